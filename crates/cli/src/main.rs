@@ -1,0 +1,2 @@
+//! `ptxvm`: the command-line front of the PTX virtual machine.
+fn main() {}
