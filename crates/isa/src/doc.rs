@@ -1,0 +1,324 @@
+//! The text behind `ptxvm doc`: one entry in detail, the list of all, the coverage table.
+
+use std::fmt::{self, Write as _};
+
+use crate::{entries, lookup, suggest, suggest_modifier, Entry, EntryKind, Form, TargetReq};
+
+/// Where the official PTX ISA document lives; an entry's anchor is appended.
+pub const DOC_BASE_URL: &str = "https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#";
+
+/// Why [`render_doc`] found nothing to show.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DocError {
+    /// The query was empty.
+    Empty,
+    /// No entry has this opcode, directive or register name.
+    Unknown {
+        /// The name that was asked for.
+        query: String,
+        /// The nearest known name, if one is close.
+        did_you_mean: Option<String>,
+    },
+}
+
+impl fmt::Display for DocError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DocError::Empty => f.write_str("no opcode given"),
+            DocError::Unknown {
+                query,
+                did_you_mean: Some(s),
+            } => write!(f, "unknown opcode `{query}`; did you mean `{s}`?"),
+            DocError::Unknown { query, .. } => write!(f, "unknown opcode `{query}`"),
+        }
+    }
+}
+
+impl std::error::Error for DocError {}
+
+/// Splits `cp.async.bulk.tensor` into (`cp`, [`.async`, `.bulk`, `.tensor`]); `%tid.x` and
+/// `.entry` keep their prefix on the name.
+fn split_query(query: &str) -> (String, Vec<String>) {
+    let (prefix, rest) = match query.chars().next() {
+        Some(c @ ('%' | '.')) => (c.to_string(), &query[1..]),
+        _ => (String::new(), query),
+    };
+    let mut parts = rest.split('.');
+    let name = format!("{prefix}{}", parts.next().unwrap_or(""));
+    let mods = parts
+        .filter(|p| !p.is_empty())
+        .map(|p| format!(".{p}"))
+        .collect();
+    (name, mods)
+}
+
+/// Renders the documentation of `query`: an opcode with optional modifiers (`add`,
+/// `add.f32`, `cp.async.bulk.tensor`), a directive (`.entry`) or a special register
+/// (`%tid`). Each matching section shows its title, syntax forms, modifiers with their
+/// alternatives, operands, the PTX version and target gates, our summary and the link to the
+/// official section. With modifiers, sections whose title names the whole query win; else
+/// the sections with a form that takes every modifier; else all sections of the opcode.
+pub fn render_doc(query: &str) -> Result<String, DocError> {
+    let query = query.trim();
+    if query.is_empty() {
+        return Err(DocError::Empty);
+    }
+    let (name, mods) = split_query(query);
+    let all = lookup(&name);
+    if all.is_empty() {
+        let did_you_mean = suggest(&name).map(|s| {
+            let prefix = if name.starts_with(['%', '.']) {
+                &name[..1]
+            } else {
+                ""
+            };
+            let mut text = format!("{prefix}{s}");
+            for m in &mods {
+                text.push_str(suggest_modifier(s, m).unwrap_or(m));
+            }
+            text
+        });
+        return Err(DocError::Unknown {
+            query: query.to_string(),
+            did_you_mean,
+        });
+    }
+    let mod_refs: Vec<&str> = mods.iter().map(String::as_str).collect();
+    let bare_query = query.trim_start_matches(['%', '.']);
+    let titled: Vec<&Entry> = all
+        .iter()
+        .filter(|e| {
+            e.names
+                .iter()
+                .any(|n| n.trim_start_matches(['%', '.']) == bare_query)
+        })
+        .collect();
+    let matching: Vec<&Entry> = all
+        .iter()
+        .filter(|e| e.forms.iter().any(|f| f.accepts_all(&mod_refs)))
+        .collect();
+    let mut out = String::new();
+    let chosen: Vec<&Entry> = if !mods.is_empty() && !titled.is_empty() {
+        titled
+    } else if mods.is_empty() || !matching.is_empty() {
+        if mods.is_empty() {
+            all.iter().collect()
+        } else {
+            matching
+        }
+    } else {
+        let unknown: Vec<String> = mods
+            .iter()
+            .filter(|m| {
+                all.iter()
+                    .all(|e| !e.forms.iter().any(|f| f.accepts_all(&[m])))
+            })
+            .map(|m| match suggest_modifier(&name, m) {
+                Some(s) => format!("{m} (did you mean {s}?)"),
+                None => m.clone(),
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "note: no form of `{name}` takes {}; showing every section.\n",
+            if unknown.is_empty() {
+                "all of these modifiers together".to_string()
+            } else {
+                unknown.join(", ")
+            }
+        );
+        all.iter().collect()
+    };
+    for (i, e) in chosen.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        render_entry(&mut out, e, &mod_refs);
+    }
+    Ok(out)
+}
+
+fn render_entry(out: &mut String, e: &Entry, mods: &[&str]) {
+    let _ = writeln!(out, "{} — {}", e.name(), e.title);
+    let _ = writeln!(out, "  {}", e.summary);
+    let _ = writeln!(out);
+    let intro = e
+        .ptx
+        .map_or("not stated".to_string(), |v| format!("PTX ISA {v}"));
+    let preview = if e.preview { " (preview feature)" } else { "" };
+    let _ = writeln!(out, "  introduced: {intro}{preview}");
+    let target = match e.target {
+        TargetReq::All => "all targets".to_string(),
+        TargetReq::Min(t) if t.variant == crate::ArchVariant::Base => format!("{t} or higher"),
+        TargetReq::Min(t) => format!("{t} only (architecture-specific)"),
+        TargetReq::Unstated => "see the gates below".to_string(),
+    };
+    let _ = writeln!(out, "  target:     {target}");
+    if !e.forms.is_empty() {
+        let _ = writeln!(out, "\n  syntax:");
+        for f in e.forms {
+            if mods.is_empty() || f.accepts_all(mods) {
+                let _ = writeln!(out, "    {}", f.text);
+            }
+        }
+        render_modifiers(out, e.forms);
+        render_operands(out, e.forms);
+    }
+    let others: Vec<_> = e
+        .definitions
+        .iter()
+        .filter(|d| {
+            !e.forms
+                .iter()
+                .any(|f| f.slots.iter().any(|s| s.name == d.name))
+        })
+        .collect();
+    if !others.is_empty() {
+        let _ = writeln!(out, "\n  value sets:");
+        for d in others {
+            let _ = writeln!(out, "    {} = {{ {} }}", d.name, d.values.join(", "));
+        }
+    }
+    if !e.ptx_gates.is_empty() || !e.target_gates.is_empty() {
+        let _ = writeln!(out, "\n  gates:");
+        for g in e.ptx_gates {
+            if let Some(v) = g.ptx {
+                let _ = writeln!(out, "    PTX {v}: {}", g.feature);
+            }
+        }
+        for g in e.target_gates {
+            match g.sm {
+                Some(t) => {
+                    let _ = writeln!(out, "    {t}: {}", g.feature);
+                }
+                None => {
+                    let _ = writeln!(out, "    all targets: {}", g.feature);
+                }
+            }
+        }
+    }
+    let _ = writeln!(out, "\n  reference: {}", e.url());
+}
+
+fn render_modifiers(out: &mut String, forms: &[Form]) {
+    let mut seen: Vec<(&str, &[&str])> = Vec::new();
+    for f in forms {
+        for s in f.slots {
+            if s.values.len() > 1 || s.placeholder {
+                let item = (s.name, s.values);
+                if !seen.contains(&item) {
+                    seen.push(item);
+                }
+            }
+        }
+    }
+    if seen.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\n  modifiers:");
+    let width = seen.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+    for (name, values) in seen {
+        let _ = writeln!(out, "    {name:<width$}  {}", values.join(" "));
+    }
+}
+
+fn render_operands(out: &mut String, forms: &[Form]) {
+    let mut names: Vec<&str> = Vec::new();
+    for f in forms {
+        for o in f.operands {
+            if !names.contains(&o.name) {
+                names.push(o.name);
+            }
+        }
+    }
+    if !names.is_empty() {
+        let _ = writeln!(out, "\n  operands: {}", names.join(", "));
+    }
+}
+
+fn kind_word(kind: EntryKind) -> &'static str {
+    match kind {
+        EntryKind::Instruction => "instruction",
+        EntryKind::Directive => "directive",
+        EntryKind::SpecialRegister => "register",
+    }
+}
+
+fn yes(b: bool) -> &'static str {
+    if b {
+        "yes"
+    } else {
+        "-"
+    }
+}
+
+/// Lists every entry, one line each: name, category, PTX version, target, summary. With
+/// `coverage`, three more columns say whether ptxvm parses, checks and executes it.
+pub fn render_list(coverage: bool) -> String {
+    let rows: Vec<(String, &Entry)> = entries().iter().map(|e| (e.name(), e)).collect();
+    let name_w = rows.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+    let cat_w = rows
+        .iter()
+        .map(|(_, e)| e.category.len())
+        .max()
+        .unwrap_or(0);
+    let mut out = String::new();
+    for (name, e) in &rows {
+        let ptx = e.ptx.map_or("-".to_string(), |v| v.to_string());
+        let _ = write!(
+            out,
+            "{name:<name_w$}  {:<cat_w$}  {ptx:<4}  {:<11}",
+            e.category,
+            e.target.to_string()
+        );
+        if coverage {
+            let c = e.coverage;
+            let _ = write!(
+                out,
+                "  parse:{:<3} check:{:<3} exec:{:<3}",
+                yes(c.parses),
+                yes(c.checks),
+                yes(c.executes)
+            );
+        }
+        let _ = writeln!(out, "  {}", e.summary);
+    }
+    out
+}
+
+/// The Markdown page `docs/isa-coverage.md`: a table of every entry with its gates and how
+/// far ptxvm supports it, with totals.
+pub fn coverage_markdown() -> String {
+    let all = entries();
+    let count = |f: fn(&Entry) -> bool| all.iter().filter(|e| f(e)).count();
+    let mut out = String::new();
+    out.push_str("# PTX ISA coverage\n\n");
+    out.push_str("Generated from the `ptx-isa` table (`ptxvm doc --list --coverage`); do not edit by hand.\n\n");
+    let _ = writeln!(
+        out,
+        "{} sections: {} parse, {} check, {} execute.\n",
+        all.len(),
+        count(|e| e.coverage.parses),
+        count(|e| e.coverage.checks),
+        count(|e| e.coverage.executes)
+    );
+    out.push_str("| name | kind | section | PTX | target | parse | check | execute |\n");
+    out.push_str("|---|---|---|---|---|---|---|---|\n");
+    for e in all {
+        let ptx = e.ptx.map_or("-".to_string(), |v| v.to_string());
+        let _ = writeln!(
+            out,
+            "| [`{}`]({}) | {} | {} | {} | {} | {} | {} | {} |",
+            e.name(),
+            e.url(),
+            kind_word(e.kind),
+            e.title.split(": ").nth(1).unwrap_or(e.title),
+            ptx,
+            e.target,
+            yes(e.coverage.parses),
+            yes(e.coverage.checks),
+            yes(e.coverage.executes)
+        );
+    }
+    out
+}

@@ -1,0 +1,272 @@
+//! Unit tests of the table as a whole (the pure helpers test themselves in their modules).
+
+use super::*;
+
+#[test]
+fn all_sections_present() {
+    assert_eq!(entries().len(), 240);
+    for e in entries() {
+        assert!(!e.summary.is_empty(), "{} has no summary", e.title);
+        assert!(!e.anchor.is_empty());
+        assert!(e.coverage.parses);
+        assert!(!e.coverage.executes);
+    }
+}
+
+#[test]
+fn every_syntax_parses_into_forms() {
+    for e in entries() {
+        if e.kind == EntryKind::SpecialRegister {
+            continue; // the reference gives registers no syntax block
+        }
+        assert!(!e.forms.is_empty(), "{} has no forms", e.title);
+        for f in e.forms {
+            let root = f.path.split('.').next().unwrap();
+            assert!(
+                e.opcode.split('/').any(|o| o == root)
+                    || e.names.iter().any(|n| n.starts_with(root)),
+                "{}: form path {} does not start with its opcode",
+                e.title,
+                f.path
+            );
+            for s in f.slots {
+                assert!(
+                    !s.values.is_empty(),
+                    "{}: slot {} has no values",
+                    e.title,
+                    s.name
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn lookup_finds_shared_opcodes() {
+    let add = lookup("add");
+    assert_eq!(add.len(), 4);
+    assert!(add
+        .iter()
+        .any(|e| e.category == "Half Precision Floating Point Instructions"));
+    assert_eq!(lookup("add.f32").len(), 4);
+    assert_eq!(lookup("cp").len(), 13);
+    assert_eq!(lookup("mov").len(), 2);
+    assert_eq!(lookup("fence").len(), 1);
+    assert_eq!(lookup("membar")[0].opcode, "membar/fence");
+    assert_eq!(lookup(".entry").len(), 1);
+    assert_eq!(lookup(".entry")[0].kind, EntryKind::Directive);
+    assert_eq!(lookup("%tid")[0].kind, EntryKind::SpecialRegister);
+    assert!(lookup("%entry").is_empty());
+    assert_eq!(lookup("%pm5")[0].opcode, "pm0");
+    assert_eq!(lookup("%envreg3")[0].opcode, "envreg<32>");
+    assert!(lookup("wibble").is_empty());
+    assert!(is_known_opcode("ld"));
+    assert!(is_known_opcode("ld.global"));
+    assert!(is_known_opcode("%laneid"));
+    assert!(!is_known_opcode("lod"));
+}
+
+#[test]
+fn forms_have_structure() {
+    let int_add = lookup("add")
+        .iter()
+        .find(|e| e.category == "Integer Arithmetic Instructions")
+        .unwrap();
+    let f = &int_add.forms[0];
+    assert_eq!(f.path, "add");
+    assert_eq!(f.slots[0].name, ".type");
+    assert!(f.slots[0].placeholder && !f.slots[0].optional);
+    assert!(f.slots[0].values.contains(&".u16x2"));
+    assert_eq!(
+        f.operands.iter().map(|o| o.name).collect::<Vec<_>>(),
+        ["d", "a", "b"]
+    );
+
+    let tensor = lookup("cp")
+        .iter()
+        .find(|e| e.names == ["cp.async.bulk.tensor"])
+        .unwrap();
+    let f = &tensor.forms[0];
+    assert_eq!(f.path, "cp.async.bulk.tensor");
+    let dim = f.slots.iter().find(|s| s.name == ".dim").unwrap();
+    assert_eq!(dim.values, [".1d", ".2d", ".3d", ".4d", ".5d"]);
+    assert!(f.slots.iter().any(|s| s.name == ".load_mode" && s.optional));
+
+    let atom = &lookup("atom")[0];
+    let space = atom.forms[0]
+        .slots
+        .iter()
+        .find(|s| s.name == ".space")
+        .unwrap();
+    assert!(space.optional);
+    assert_eq!(
+        space.values,
+        [".global", ".shared", ".shared::cta", ".shared::cluster"]
+    );
+    assert!(atom.forms[0]
+        .operands
+        .iter()
+        .any(|o| o.name == "cache-policy" && o.optional));
+    assert!(atom.forms[0].operands.iter().any(|o| o.address));
+
+    let setp = &lookup("setp")[0];
+    assert!(setp.forms[0].slots[0].values.contains(&".ltu"));
+    assert!(setp.forms[1].operands[3].negatable);
+}
+
+// Gates below were read by hand from the reference notes, independently of the generator.
+fn single(name: &str) -> &'static Entry {
+    let found = lookup(name);
+    assert_eq!(found.len(), 1, "{name}");
+    &found[0]
+}
+
+fn min_target(e: &Entry) -> SmTarget {
+    match e.target {
+        TargetReq::Min(t) => t,
+        other => panic!("{}: expected a minimum target, got {other:?}", e.title),
+    }
+}
+
+#[test]
+fn gates_match_the_reference() {
+    let redux = single("redux");
+    assert_eq!(redux.ptx, Some(PtxVersion::new(7, 0)));
+    assert_eq!(min_target(redux), SmTarget::sm(80, ArchVariant::Base));
+
+    let elect = single("elect");
+    assert_eq!(elect.ptx, Some(PtxVersion::new(8, 0)));
+    assert_eq!(min_target(elect), SmTarget::sm(90, ArchVariant::Base));
+
+    let fns = single("fns");
+    assert_eq!(fns.ptx, Some(PtxVersion::new(6, 0)));
+    assert_eq!(min_target(fns), SmTarget::sm(30, ArchVariant::Base));
+
+    // setmaxnreg is the one arch-specific (sm_90a) instruction of the reference.
+    let smr = single("setmaxnreg");
+    assert_eq!(smr.ptx, Some(PtxVersion::new(8, 0)));
+    let t = min_target(smr);
+    assert_eq!(t.to_string(), "sm_90a");
+    assert!(smr.target.allows(&SmTarget::parse("sm_90a").unwrap()));
+    assert!(!smr.target.allows(&SmTarget::parse("sm_90").unwrap()));
+    assert!(!smr.target.allows(&SmTarget::parse("sm_100a").unwrap()));
+
+    let alloca = single("alloca");
+    assert!(alloca.preview);
+    assert_eq!(alloca.ptx, Some(PtxVersion::new(7, 3)));
+    assert_eq!(min_target(alloca), SmTarget::sm(52, ArchVariant::Base));
+
+    assert_eq!(single("%clock64").ptx, Some(PtxVersion::new(2, 0)));
+    assert_eq!(single("%tid").target, TargetReq::All);
+    assert_eq!(single(".alias").ptx, Some(PtxVersion::new(6, 3)));
+
+    // atom: no statement for the whole instruction, per-feature gates instead.
+    let atom = single("atom");
+    assert_eq!(atom.ptx, Some(PtxVersion::new(1, 1)));
+    let f64_add = atom
+        .target_gates
+        .iter()
+        .find(|g| g.feature == "atom.add.f64")
+        .unwrap();
+    assert_eq!(f64_add.sm, Some(SmTarget::sm(60, ArchVariant::Base)));
+    assert!(f64_add.modifiers.contains(&".f64"));
+    let sem = atom
+        .ptx_gates
+        .iter()
+        .find(|g| g.feature == ".sem qualifier")
+        .unwrap();
+    assert_eq!(sem.ptx, Some(PtxVersion::new(6, 0)));
+
+    // floating-point abs: f64 needs sm_13.
+    let abs = &lookup("abs")[0];
+    let g = abs
+        .target_gates
+        .iter()
+        .find(|g| g.feature == "abs.f64")
+        .unwrap();
+    assert_eq!(g.sm, Some(SmTarget::sm(13, ArchVariant::Base)));
+
+    // the video SIMD list with its misspelling `varvg2` still counts as the whole entry
+    assert_eq!(
+        min_target(single("vadd2")),
+        SmTarget::sm(30, ArchVariant::Base)
+    );
+}
+
+#[test]
+fn suggestions() {
+    assert_eq!(suggest("ad"), Some("add"));
+    assert_eq!(suggest("mov"), Some("mov"));
+    assert_eq!(suggest("ld.glbal"), Some("ld"));
+    assert_eq!(suggest_modifier("ld", ".glbal"), Some(".global"));
+    assert_eq!(suggest("shfl"), Some("shfl"));
+    assert_eq!(suggest("brev1"), Some("brev"));
+    assert_eq!(suggest("%lanied"), Some("laneid"));
+    assert_eq!(suggest("qqqqqqqq"), None);
+    assert_eq!(edit_distance("abc", "acb"), 1);
+    assert_eq!(edit_distance("", "abc"), 3);
+}
+
+#[test]
+fn doc_renders_sections() {
+    let add = render_doc("add").unwrap();
+    assert_eq!(add.matches("reference: ").count(), 4);
+    assert!(add.contains("#integer-arithmetic-instructions-add"));
+
+    let f32 = render_doc("add.f32").unwrap();
+    assert!(f32.contains("Floating Point Instructions: add"));
+    assert!(!f32.contains("Integer Arithmetic Instructions: add"));
+    assert!(f32.contains(".rnd"));
+
+    let tensor = render_doc("cp.async.bulk.tensor").unwrap();
+    assert_eq!(tensor.matches("reference: ").count(), 1);
+    assert!(tensor.contains("introduced: PTX ISA 8.0"));
+    assert!(tensor.contains("sm_90 or higher"));
+    assert!(tensor.contains(
+        "https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-cp-async-bulk-tensor"
+    ));
+
+    let entry = render_doc(".entry").unwrap();
+    assert!(entry.starts_with(".entry"));
+    let tid = render_doc("%tid").unwrap();
+    assert!(tid.starts_with("%tid"));
+    assert!(tid.contains("special-registers-tid"));
+
+    match render_doc("ld.glbal") {
+        Ok(text) => assert!(text.contains("did you mean .global")),
+        Err(e) => panic!("{e}"),
+    }
+    let err = render_doc("ad").unwrap_err();
+    assert_eq!(
+        err,
+        DocError::Unknown {
+            query: "ad".into(),
+            did_you_mean: Some("add".into())
+        }
+    );
+    assert_eq!(err.to_string(), "unknown opcode `ad`; did you mean `add`?");
+    assert_eq!(
+        render_doc("lod.glbal").unwrap_err().to_string(),
+        "unknown opcode `lod.glbal`; did you mean `ld.global`?"
+    );
+    assert_eq!(render_doc(" "), Err(DocError::Empty));
+}
+
+#[test]
+fn list_and_coverage() {
+    let list = render_list(false);
+    assert_eq!(list.lines().count(), 240);
+    assert!(list
+        .lines()
+        .any(|l| l.starts_with("elect ") && l.contains("8.0")));
+    let cov = render_list(true);
+    assert!(cov.lines().all(|l| l.contains("parse:yes")));
+    let md = coverage_markdown();
+    assert!(md.starts_with("# PTX ISA coverage"));
+    assert_eq!(md.lines().filter(|l| l.starts_with("| [`")).count(), 240);
+}
+
+#[test]
+fn doc_error_is_small() {
+    assert!(std::mem::size_of::<DocError>() <= 56);
+}
