@@ -217,10 +217,6 @@ pub fn entries() -> &'static [Entry] {
 /// result to special registers or directives; anything after the first `.` of an
 /// instruction (`add.f32`) is ignored. Unknown names give an empty slice.
 pub fn lookup(opcode: &str) -> &'static [Entry] {
-    lookup_filtered(opcode).1
-}
-
-fn lookup_filtered(opcode: &str) -> (Option<EntryKind>, &'static [Entry]) {
     let (kind, bare) = if let Some(r) = opcode.strip_prefix('%') {
         (Some(EntryKind::SpecialRegister), r)
     } else if let Some(r) = opcode.strip_prefix('.') {
@@ -233,16 +229,16 @@ fn lookup_filtered(opcode: &str) -> (Option<EntryKind>, &'static [Entry]) {
             let (_, start, end) = generated::INDEX[i];
             &generated::ENTRIES[start..end]
         }
-        Err(_) => return (kind, &[]),
+        Err(_) => return &[],
     };
     match kind {
-        None => (kind, run),
+        None => run,
         Some(k) => {
             let start = run.iter().position(|e| e.kind == k);
             let end = run.iter().rposition(|e| e.kind == k);
             match (start, end) {
-                (Some(s), Some(e)) => (kind, &run[s..=e]),
-                _ => (kind, &[]),
+                (Some(s), Some(e)) => &run[s..=e],
+                _ => &[],
             }
         }
     }

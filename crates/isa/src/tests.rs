@@ -270,3 +270,18 @@ fn list_and_coverage() {
 fn doc_error_is_small() {
     assert!(std::mem::size_of::<DocError>() <= 56);
 }
+
+/// `docs/isa-coverage.md` is generated from the table; `PTX_BLESS=1` rewrites it.
+#[test]
+fn coverage_page_is_current() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/isa-coverage.md");
+    let want = coverage_markdown();
+    if std::env::var_os("PTX_BLESS").is_some() {
+        std::fs::write(&path, &want).unwrap();
+    }
+    let have = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        have == want,
+        "docs/isa-coverage.md is out of date; rerun with PTX_BLESS=1"
+    );
+}

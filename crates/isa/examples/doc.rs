@@ -1,0 +1,22 @@
+//! Prints what `ptxvm doc` will print, straight from the table:
+//! `cargo run -p ptx-isa --example doc -- add.f32` (or `--list`, `--list --coverage`).
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--list") {
+        print!(
+            "{}",
+            ptx_isa::render_list(args.iter().any(|a| a == "--coverage"))
+        );
+        return;
+    }
+    for query in &args {
+        match ptx_isa::render_doc(query) {
+            Ok(text) => print!("{text}"),
+            Err(e) => {
+                eprintln!("error: {e}");
+                std::process::exit(1);
+            }
+        }
+    }
+}
