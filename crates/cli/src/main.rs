@@ -1,2 +1,160 @@
-//! `ptxvm`: the command-line front of the PTX virtual machine.
-fn main() {}
+//! `ptxvm`: the command line of the PTX virtual machine.
+//!
+//! Subcommands: `check` (diagnostics), `fmt` (canonical formatting), `explain` (what a diagnostic
+//! code means). Exit codes: 0 success, 1 bad input (diagnostics were printed), 2 usage errors
+//! (clap) and kernel faults (later, `run`).
+
+use clap::{Parser, Subcommand, ValueEnum};
+use ptx_diag::{render_to_stderr, ColorMode, Diagnostic, SourceFile};
+use std::io::{Read, Write};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "ptxvm",
+    version,
+    about = "A PTX virtual machine: check, format and run PTX on the CPU"
+)]
+struct Cli {
+    /// When to colour diagnostics.
+    #[arg(long, value_enum, default_value_t = Color::Auto, global = true)]
+    color: Color,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Color {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check PTX files and print every problem found (exit 1 if any error).
+    Check {
+        /// PTX files; `-` reads standard input.
+        #[arg(required = true)]
+        files: Vec<String>,
+    },
+    /// Print a PTX file in canonical form.
+    Fmt {
+        /// The PTX file; `-` reads standard input.
+        file: String,
+        /// Print nothing; exit 1 if the file is not already in canonical form.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Explain a diagnostic code (e.g. `ptxvm explain E0010`).
+    Explain {
+        /// The code, e.g. E0010.
+        code: String,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let color = match cli.color {
+        Color::Auto => ColorMode::Auto,
+        Color::Always => ColorMode::Always,
+        Color::Never => ColorMode::Never,
+    };
+    match cli.command {
+        Command::Check { files } => check(&files, color),
+        Command::Fmt { file, check } => fmt(&file, check, color),
+        Command::Explain { code } => explain(&code),
+    }
+}
+
+/// Reads a file (or standard input for `-`) into a [`SourceFile`], reporting invalid UTF-8.
+fn load(path: &str) -> Result<(SourceFile, Vec<Diagnostic>), String> {
+    let mut bytes = Vec::new();
+    let name = if path == "-" {
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("<stdin>: {e}"))?;
+        "<stdin>"
+    } else {
+        bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+        path
+    };
+    Ok(ptx_syntax::decode_source(name, &bytes))
+}
+
+fn check(files: &[String], color: ColorMode) -> ExitCode {
+    let mut failed = false;
+    for path in files {
+        let (file, mut diags) = match load(path) {
+            Ok(x) => x,
+            Err(e) => {
+                eprintln!("error: cannot read {e}");
+                failed = true;
+                continue;
+            }
+        };
+        let parsed = ptx_syntax::parse(file.text());
+        diags.extend(parsed.diagnostics);
+        if ptx_diag::has_errors(&diags) {
+            failed = true;
+        }
+        render_to_stderr(&file, &diags, color);
+    }
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn fmt(path: &str, check_only: bool, color: ColorMode) -> ExitCode {
+    let (file, mut diags) = match load(path) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("error: cannot read {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let parsed = ptx_syntax::parse(file.text());
+    diags.extend(parsed.diagnostics);
+    if ptx_diag::has_errors(&diags) {
+        render_to_stderr(&file, &diags, color);
+        eprintln!(
+            "error: not formatting {}: it has syntax errors",
+            file.name()
+        );
+        return ExitCode::from(1);
+    }
+    let text = ptx_syntax::print_module(&parsed.module);
+    if check_only {
+        if text == file.text() {
+            return ExitCode::SUCCESS;
+        }
+        eprintln!(
+            "{} is not in canonical form (run `ptxvm fmt {path}`)",
+            file.name()
+        );
+        return ExitCode::from(1);
+    }
+    let mut out = std::io::stdout().lock();
+    if out
+        .write_all(text.as_bytes())
+        .and_then(|_| out.flush())
+        .is_err()
+    {
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}
+
+fn explain(code: &str) -> ExitCode {
+    let want = code.trim().to_ascii_uppercase();
+    for (c, title, text) in ptx_syntax::codes::EXPLANATIONS {
+        if c.0 == want {
+            println!("{}: {title}\n\n{text}", c.0);
+            return ExitCode::SUCCESS;
+        }
+    }
+    eprintln!("error: unknown diagnostic code `{code}`");
+    ExitCode::from(1)
+}
