@@ -441,7 +441,7 @@ mod tests {
             lop3(0xFFFF_0000, 0xFF00_FF00, 0xF0F0_F0F0, 0xE8),
             0xFFF0_F000
         );
-        // a ^ b ^ c = 0x96, a & b & c = 0x80, (a & b) | c = 0xF8
+        // a ^ b ^ c = 0x96, a & b & c = 0x80, (a & b) | c = 0xC0 | 0xAA = 0xEA, a | (b & c) = 0xF8
         assert_eq!(
             lop3(0x1234_5678, 0x9ABC_DEF0, 0x0F0F_0F0F, 0x96),
             0x1234_5678 ^ 0x9ABC_DEF0 ^ 0x0F0F_0F0F
@@ -451,8 +451,12 @@ mod tests {
             0x1234_5678 & 0x9ABC_DEF0 & 0x0F0F_0F0F
         );
         assert_eq!(
-            lop3(0x1234_5678, 0x9ABC_DEF0, 0x0F0F_0F0F, 0xF8),
+            lop3(0x1234_5678, 0x9ABC_DEF0, 0x0F0F_0F0F, 0xEA),
             (0x1234_5678 & 0x9ABC_DEF0) | 0x0F0F_0F0F
+        );
+        assert_eq!(
+            lop3(0x1234_5678, 0x9ABC_DEF0, 0x0F0F_0F0F, 0xF8),
+            0x1234_5678 | (0x9ABC_DEF0 & 0x0F0F_0F0F)
         );
         assert_eq!(lop3(1, 2, 3, 0), 0);
         assert_eq!(lop3(1, 2, 3, 0xFF), 0xFFFF_FFFF);
