@@ -1,1 +1,127 @@
-fn main() {}
+//! File-driven tests: one named test per file under the repository's `tests/` folder.
+//!
+//! - `tests/parse/ok/*.ptx`: parse with no diagnostic; `parse(fmt(x)) == parse(x)` and
+//!   `fmt(fmt(x)) == fmt(x)`.
+//! - `tests/parse/err/*.ptx`: the rendered diagnostics (plain text) equal `NAME.stderr` beside it.
+//! - `tests/corpus/ptx/*.ptx`: our own nvcc output; parses cleanly and round-trips.
+//! - `tests/fmt/*.ptx`: `ptxvm fmt` output equals `NAME.fmt.ptx` beside it.
+//!
+//! `PTX_BLESS=1 cargo test --test filetests` rewrites the expectation files.
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use ptx_diag::{render_plain, SourceFile};
+use std::path::{Path, PathBuf};
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn files(dir: &str, ext: &str) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(repo_root().join(dir))
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    out.retain(|p| {
+        p.to_str().is_some_and(|s| s.ends_with(ext))
+            && !p.to_str().is_some_and(|s| s.ends_with(".fmt.ptx"))
+    });
+    out.sort();
+    out
+}
+
+fn bless() -> bool {
+    std::env::var_os("PTX_BLESS").is_some_and(|v| v != "0")
+}
+
+fn load(path: &Path) -> Result<SourceFile, Failed> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let name = path
+        .strip_prefix(repo_root())
+        .unwrap_or(path)
+        .display()
+        .to_string();
+    Ok(ptx_syntax::decode_source(&name, &bytes).0)
+}
+
+/// Parses and renders every diagnostic of a file (decoding included).
+fn diagnostics_of(path: &Path) -> Result<(SourceFile, String, usize), Failed> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let name = path
+        .strip_prefix(repo_root())
+        .unwrap_or(path)
+        .display()
+        .to_string();
+    let (file, mut diags) = ptx_syntax::decode_source(&name, &bytes);
+    diags.extend(ptx_syntax::parse(file.text()).diagnostics);
+    let rendered = render_plain(&file, &diags);
+    Ok((file, rendered, diags.len()))
+}
+
+fn compare_or_bless(expected_path: &Path, actual: &str) -> Result<(), Failed> {
+    if bless() {
+        std::fs::write(expected_path, actual).map_err(|e| e.to_string())?;
+        return Ok(());
+    }
+    let expected = std::fs::read_to_string(expected_path).map_err(|_| {
+        format!(
+            "missing {} (run with PTX_BLESS=1 to create it)",
+            expected_path.display()
+        )
+    })?;
+    if expected != actual {
+        return Err(format!(
+            "output differs from {}\n--- expected ---\n{expected}\n--- actual ---\n{actual}",
+            expected_path.display()
+        )
+        .into());
+    }
+    Ok(())
+}
+
+fn parse_ok(path: &Path) -> Result<(), Failed> {
+    let (_, rendered, n) = diagnostics_of(path)?;
+    if n != 0 {
+        return Err(format!("expected no diagnostics, got:\n{rendered}").into());
+    }
+    let file = load(path)?;
+    ptx_syntax::roundtrip_check(file.text()).map_err(Failed::from)
+}
+
+fn parse_err(path: &Path) -> Result<(), Failed> {
+    let (_, rendered, n) = diagnostics_of(path)?;
+    if n == 0 {
+        return Err("expected at least one diagnostic, got none".into());
+    }
+    compare_or_bless(&path.with_extension("stderr"), &rendered)
+}
+
+fn fmt_golden(path: &Path) -> Result<(), Failed> {
+    let file = load(path)?;
+    let parsed = ptx_syntax::parse(file.text());
+    if !parsed.diagnostics.is_empty() {
+        return Err(render_plain(&file, &parsed.diagnostics).into());
+    }
+    let text = ptx_syntax::print_module(&parsed.module);
+    compare_or_bless(&path.with_extension("fmt.ptx"), &text)?;
+    ptx_syntax::roundtrip_check(file.text()).map_err(Failed::from)
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let mut trials = Vec::new();
+    let groups: [(&str, &str, fn(&Path) -> Result<(), Failed>); 4] = [
+        ("tests/parse/ok", "parse::ok", parse_ok),
+        ("tests/parse/err", "parse::err", parse_err),
+        ("tests/corpus/ptx", "corpus", parse_ok),
+        ("tests/fmt", "fmt", fmt_golden),
+    ];
+    for (dir, prefix, f) in groups {
+        for p in files(dir, ".ptx") {
+            let name = format!(
+                "{prefix}::{}",
+                p.file_stem().and_then(|s| s.to_str()).unwrap_or("?")
+            );
+            trials.push(Trial::test(name, move || f(&p)));
+        }
+    }
+    libtest_mimic::run(&args, trials).exit();
+}

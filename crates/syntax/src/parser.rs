@@ -466,8 +466,13 @@ impl<'s> Parser<'s> {
                     depth -= 1;
                     self.bump()?;
                 }
+                // A directive glued to the previous token (`ld.global`) is a modifier, not the
+                // start of a new statement.
                 T::DotWord
-                    if module && depth == 0 && starts_module_directive(self.text(self.tok)) =>
+                    if module
+                        && depth == 0
+                        && !self.adjacent()
+                        && starts_module_directive(self.text(self.tok)) =>
                 {
                     break
                 }

@@ -1,0 +1,165 @@
+//! Checks over the shared material beside the repository (`../shared`), run by `.ci/run` as its
+//! own step with `PTXVM_SHARED=../shared`. Without that variable this harness has no tests, so the
+//! README's test command passes on a fresh clone.
+//!
+//! - `spec-examples`: every `examples` block of `spec/isa-reference.json` parses, placed inside a
+//!   kernel body or at module level. Lines that are only `...` (the spec's "code omitted") are
+//!   dropped first. Blocks that are malformed in the spec itself are listed, with the reason, in
+//!   `tests/spec/malformed-examples.txt`; the test fails if that list is not exactly the set of
+//!   blocks that do not parse (so a new misparse, or a fixed one, shows up).
+//! - `corpus::…`: every `.ptx` under `corpus/` parses with no diagnostic, and `fmt` round-trips
+//!   and is idempotent.
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use std::path::{Path, PathBuf};
+
+const HEADER: &str = ".version 9.0\n.target sm_100a\n.address_size 64\n";
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Removes the spec's "code omitted" marks: runs of three or more dots (also `. . .`).
+fn strip_ellipses(block: &str) -> String {
+    let mut out = String::with_capacity(block.len());
+    for line in block.lines() {
+        let mut kept = String::with_capacity(line.len());
+        let chars: Vec<char> = line.chars().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            // Count dots separated by at most single spaces.
+            let mut j = i;
+            let mut dots = 0;
+            while j < chars.len()
+                && (chars[j] == '.'
+                    || (chars[j] == ' ' && dots > 0 && j + 1 < chars.len() && chars[j + 1] == '.'))
+            {
+                if chars[j] == '.' {
+                    dots += 1;
+                }
+                j += 1;
+            }
+            if dots >= 3 {
+                i = j;
+            } else {
+                kept.push(chars[i]);
+                i += 1;
+            }
+        }
+        out.push_str(&kept);
+        out.push('\n');
+    }
+    out
+}
+
+fn parses(src: &str) -> Result<(), String> {
+    let p = ptx_syntax::parse(src);
+    if p.diagnostics.is_empty() {
+        Ok(())
+    } else {
+        let file = ptx_diag::SourceFile::new("example.ptx", src);
+        Err(ptx_diag::render_plain(&file, &p.diagnostics))
+    }
+}
+
+/// Whether an examples block parses in a kernel body or at module level.
+fn example_parses(block: &str) -> Result<(), String> {
+    let body = format!("{HEADER}.visible .entry spec_example()\n{{\n{block}\n}}\n");
+    let module = format!("{HEADER}{block}\n");
+    match (parses(&body), parses(&module)) {
+        (Ok(()), _) | (_, Ok(())) => Ok(()),
+        (Err(a), Err(b)) => Err(format!("in a kernel body:\n{a}\nat module level:\n{b}")),
+    }
+}
+
+fn spec_examples(shared: &Path) -> Result<(), Failed> {
+    let json = std::fs::read_to_string(shared.join("spec/isa-reference.json"))
+        .map_err(|e| format!("isa-reference.json: {e}"))?;
+    let entries: serde_json::Value = serde_json::from_str(&json).map_err(|e| e.to_string())?;
+    let entries = entries
+        .as_array()
+        .ok_or("isa-reference.json is not an array")?;
+    let listed_text =
+        std::fs::read_to_string(repo_root().join("tests/spec/malformed-examples.txt"))
+            .map_err(|e| format!("tests/spec/malformed-examples.txt: {e}"))?;
+    let listed: std::collections::BTreeSet<String> = listed_text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .filter_map(|l| l.split(':').next().map(|k| k.trim().to_string()))
+        .collect();
+    let mut failing = std::collections::BTreeMap::new();
+    let mut total = 0;
+    for (i, e) in entries.iter().enumerate() {
+        let block = e["examples"].as_str().unwrap_or("");
+        if block.trim().is_empty() {
+            continue;
+        }
+        total += 1;
+        let key = format!("{i:03} {}", e["opcode"].as_str().unwrap_or("?"));
+        if let Err(why) = example_parses(&strip_ellipses(block)) {
+            failing.insert(key, why);
+        }
+    }
+    let unexpected: Vec<_> = failing.keys().filter(|k| !listed.contains(*k)).collect();
+    let fixed: Vec<_> = listed
+        .iter()
+        .filter(|k| !failing.contains_key(*k))
+        .collect();
+    println!(
+        "spec examples: {total} non-empty blocks, {} parse, {} listed as malformed in the spec",
+        total - failing.len(),
+        failing.len()
+    );
+    if unexpected.is_empty() && fixed.is_empty() {
+        return Ok(());
+    }
+    let mut msg = String::new();
+    for k in &unexpected {
+        msg.push_str(&format!("example {k} does not parse:\n{}\n", failing[*k]));
+    }
+    for k in &fixed {
+        msg.push_str(&format!(
+            "example {k} is listed as malformed but parses: remove it from the list\n"
+        ));
+    }
+    Err(msg.into())
+}
+
+fn corpus_file(path: &Path) -> Result<(), Failed> {
+    let src = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    parses(&src)?;
+    ptx_syntax::roundtrip_check(&src).map_err(Failed::from)
+}
+
+fn ptx_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            ptx_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "ptx") {
+            out.push(p);
+        }
+    }
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let mut trials = Vec::new();
+    if let Some(shared) = std::env::var_os("PTXVM_SHARED").map(PathBuf::from) {
+        let s = shared.clone();
+        trials.push(Trial::test("spec-examples", move || spec_examples(&s)));
+        let mut files = Vec::new();
+        ptx_files(&shared.join("corpus"), &mut files);
+        files.sort();
+        for p in files {
+            let name = p.strip_prefix(&shared).unwrap_or(&p).display().to_string();
+            trials.push(Trial::test(format!("corpus::{name}"), move || {
+                corpus_file(&p)
+            }));
+        }
+    }
+    libtest_mimic::run(&args, trials).exit();
+}
