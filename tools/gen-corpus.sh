@@ -26,6 +26,12 @@ for name in calls_recursion reduce_shared; do
   (cd "$src" && "$NVCC" -arch=sm_80 -G -ptx "$name.cu" -o "$out/${name}_sm_80_debug.ptx")
   (cd "$src" && "$NVCC" -arch=sm_80 -O3 -lineinfo -ptx "$name.cu" -o "$out/${name}_sm_80_lineinfo.ptx")
 done
+# Debug info names this machine's paths: replace them with placeholders so that the files do not
+# depend on where the repository or the CUDA package lives.
+inc="$(cd "$cu13/.." && pwd)/include/"
+for f in "$out"/*.ptx; do
+  sed -i "s#\"$src/#\"/src/#; s#\"$cu13/../include/#\"/cuda/include/#; s#\"$inc#\"/cuda/include/#" "$f"
+done
 # Every generated file must be accepted by ptxas for its own target.
 status=0
 for f in "$out"/*.ptx; do

@@ -46,6 +46,19 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
+    /// Show an instruction's, directive's or special register's syntax, modifiers, operands,
+    /// PTX version, target requirements and a summary (e.g. `ptxvm doc ld.global`, `ptxvm doc %tid`).
+    Doc {
+        /// `OPCODE[.modifiers]`, `.directive` or `%register`.
+        #[arg(required_unless_present = "list")]
+        query: Option<String>,
+        /// List every instruction, directive and special register.
+        #[arg(long)]
+        list: bool,
+        /// With `--list`: add the parse/check/execute coverage columns.
+        #[arg(long, requires = "list")]
+        coverage: bool,
+    },
     /// Explain a diagnostic code (e.g. `ptxvm explain E0010`).
     Explain {
         /// The code, e.g. E0010.
@@ -64,6 +77,7 @@ fn main() -> ExitCode {
         Command::Check { files } => check(&files, color),
         Command::Fmt { file, check } => fmt(&file, check, color),
         Command::Explain { code } => explain(&code),
+        Command::Doc { query, list, coverage } => doc(query.as_deref(), list, coverage),
     }
 }
 
@@ -145,6 +159,23 @@ fn fmt(path: &str, check_only: bool, color: ColorMode) -> ExitCode {
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS
+}
+
+fn doc(query: Option<&str>, list: bool, coverage: bool) -> ExitCode {
+    if list {
+        print!("{}", ptx_isa::render_list(coverage));
+        return ExitCode::SUCCESS;
+    }
+    match ptx_isa::render_doc(query.unwrap_or("")) {
+        Ok(text) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
 }
 
 fn explain(code: &str) -> ExitCode {
