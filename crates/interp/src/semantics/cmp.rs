@@ -129,7 +129,10 @@ pub fn cmp_f64(op: CmpOp, a: f64, b: f64) -> bool {
 /// `setp.CmpOp{.ftz}.f32`: `.ftz` flushes subnormal inputs to signed zero first.
 #[inline]
 pub fn cmp_f32(op: CmpOp, a: f32, b: f32, ftz: bool) -> bool {
-    let (a, b) = (super::float::flush_f32(a, ftz), super::float::flush_f32(b, ftz));
+    let (a, b) = (
+        super::float::flush_f32(a, ftz),
+        super::float::flush_f32(b, ftz),
+    );
     cmp_f64(op, a as f64, b as f64)
 }
 
@@ -152,13 +155,19 @@ pub fn cmp_bf16(op: CmpOp, a: u16, b: u16) -> bool {
 /// `setp.CmpOp{.ftz}.f16x2`: `(p, q)` = comparison of the low halves, of the high halves.
 #[inline]
 pub fn cmp_f16x2(op: CmpOp, a: u32, b: u32, ftz: bool) -> (bool, bool) {
-    (cmp_f16(op, a as u16, b as u16, ftz), cmp_f16(op, (a >> 16) as u16, (b >> 16) as u16, ftz))
+    (
+        cmp_f16(op, a as u16, b as u16, ftz),
+        cmp_f16(op, (a >> 16) as u16, (b >> 16) as u16, ftz),
+    )
 }
 
 /// `setp.CmpOp.bf16x2`: `(p, q)` = comparison of the low halves, of the high halves.
 #[inline]
 pub fn cmp_bf16x2(op: CmpOp, a: u32, b: u32) -> (bool, bool) {
-    (cmp_bf16(op, a as u16, b as u16), cmp_bf16(op, (a >> 16) as u16, (b >> 16) as u16))
+    (
+        cmp_bf16(op, a as u16, b as u16),
+        cmp_bf16(op, (a >> 16) as u16, (b >> 16) as u16),
+    )
 }
 
 /// The value `set` writes for a true/false outcome, by destination type.
@@ -252,11 +261,27 @@ mod tests {
     fn float_ordered_and_unordered() {
         let nan = f64::NAN;
         // Ordered ops are false and unordered ops true when a NaN is involved.
-        for op in [CmpOp::Eq, CmpOp::Ne, CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge, CmpOp::Num] {
+        for op in [
+            CmpOp::Eq,
+            CmpOp::Ne,
+            CmpOp::Lt,
+            CmpOp::Le,
+            CmpOp::Gt,
+            CmpOp::Ge,
+            CmpOp::Num,
+        ] {
             assert!(!cmp_f64(op, nan, 1.0), "{op:?}");
             assert!(!cmp_f64(op, 1.0, nan), "{op:?}");
         }
-        for op in [CmpOp::Equ, CmpOp::Neu, CmpOp::Ltu, CmpOp::Leu, CmpOp::Gtu, CmpOp::Geu, CmpOp::Nan] {
+        for op in [
+            CmpOp::Equ,
+            CmpOp::Neu,
+            CmpOp::Ltu,
+            CmpOp::Leu,
+            CmpOp::Gtu,
+            CmpOp::Geu,
+            CmpOp::Nan,
+        ] {
             assert!(cmp_f64(op, nan, 1.0), "{op:?}");
             assert!(cmp_f64(op, nan, nan), "{op:?}");
         }
@@ -312,8 +337,14 @@ mod tests {
         assert!(cmp_bf16(CmpOp::Gt, 0x3F80, 0xBF80));
         assert!(cmp_bf16(CmpOp::Nan, 0x7FC0, 0x3F80));
         // Packed: low half 1<2 true, high half 2<1 false.
-        assert_eq!(cmp_f16x2(CmpOp::Lt, 0x4000_3C00, 0x3C00_4000, false), (true, false));
-        assert_eq!(cmp_bf16x2(CmpOp::Ge, 0x3F80_3F80, 0xBF80_3F80), (true, true));
+        assert_eq!(
+            cmp_f16x2(CmpOp::Lt, 0x4000_3C00, 0x3C00_4000, false),
+            (true, false)
+        );
+        assert_eq!(
+            cmp_bf16x2(CmpOp::Ge, 0x3F80_3F80, 0xBF80_3F80),
+            (true, true)
+        );
     }
 
     #[test]

@@ -109,7 +109,11 @@ pub fn mul_f16(a: u16, b: u16, m: HalfMods) -> u16 {
 fn f16_units(x: u16) -> i128 {
     let mag = (x & 0x7FFF) as i128;
     let (exp, frac) = (mag >> 10, mag & 0x3FF);
-    let m = if exp == 0 { frac } else { (frac | 0x400) << (exp - 1) };
+    let m = if exp == 0 {
+        frac
+    } else {
+        (frac | 0x400) << (exp - 1)
+    };
     if x & 0x8000 != 0 {
         -m
     } else {
@@ -123,7 +127,11 @@ pub fn fma_f16(a: u16, b: u16, c: u16, m: HalfMods) -> u16 {
     if m.oob && (a == OOB_NAN || b == OOB_NAN || c == OOB_NAN) {
         return 0;
     }
-    let (a, b, c) = (flush(F16, a, m.ftz), flush(F16, b, m.ftz), flush(F16, c, m.ftz));
+    let (a, b, c) = (
+        flush(F16, a, m.ftz),
+        flush(F16, b, m.ftz),
+        flush(F16, c, m.ftz),
+    );
     let finite = |x: u16| x & 0x7C00 != 0x7C00;
     let r = if finite(a) && finite(b) && finite(c) {
         // Exact: a*b in units of 2^-48, c scaled to the same units.
@@ -155,7 +163,9 @@ fn ap_bf16(x: u16) -> BFloat {
 /// `add{.rn}.bf16`.
 #[inline]
 pub fn add_bf16(a: u16, b: u16) -> u16 {
-    let r = ap_bf16(a).add_r(ap_bf16(b), rustc_apfloat::Round::NearestTiesToEven).value;
+    let r = ap_bf16(a)
+        .add_r(ap_bf16(b), rustc_apfloat::Round::NearestTiesToEven)
+        .value;
     finish(BF16, r.to_bits() as u16, HalfMods::default())
 }
 
@@ -168,7 +178,11 @@ pub fn sub_bf16(a: u16, b: u16) -> u16 {
 /// `mul{.rn}.bf16`.
 #[inline]
 pub fn mul_bf16(a: u16, b: u16) -> u16 {
-    finish(BF16, round(BF16, val(BF16, a) * val(BF16, b)), HalfMods::default())
+    finish(
+        BF16,
+        round(BF16, val(BF16, a) * val(BF16, b)),
+        HalfMods::default(),
+    )
 }
 
 /// `fma.rn{.relu}{.oob}.bf16`: `a * b + c` exact, rounded once (`.ftz`/`.sat` are ignored).
@@ -177,8 +191,22 @@ pub fn fma_bf16(a: u16, b: u16, c: u16, m: HalfMods) -> u16 {
     if m.oob && (a == OOB_NAN || b == OOB_NAN || c == OOB_NAN) {
         return 0;
     }
-    let r = ap_bf16(a).mul_add_r(ap_bf16(b), ap_bf16(c), rustc_apfloat::Round::NearestTiesToEven).value;
-    finish(BF16, r.to_bits() as u16, HalfMods { ftz: false, sat: false, ..m })
+    let r = ap_bf16(a)
+        .mul_add_r(
+            ap_bf16(b),
+            ap_bf16(c),
+            rustc_apfloat::Round::NearestTiesToEven,
+        )
+        .value;
+    finish(
+        BF16,
+        r.to_bits() as u16,
+        HalfMods {
+            ftz: false,
+            sat: false,
+            ..m
+        },
+    )
 }
 
 /// Apply a scalar operation to both halves of packed operands.
@@ -245,7 +273,14 @@ pub fn fma_bf16x2(a: u32, b: u32, c: u32, m: HalfMods) -> u32 {
 #[inline]
 fn minmax16(fmt: Format, a: u16, b: u16, m: MinMax, want_max: bool) -> u16 {
     let (a, b) = (flush(fmt, a, m.ftz), flush(fmt, b, m.ftz));
-    let r = minmax_bits(fmt, a as u64, b as u64, |x, y| fp::to_f64(fmt, x) < fp::to_f64(fmt, y), m, want_max);
+    let r = minmax_bits(
+        fmt,
+        a as u64,
+        b as u64,
+        |x, y| fp::to_f64(fmt, x) < fp::to_f64(fmt, y),
+        m,
+        want_max,
+    );
     flush(fmt, r as u16, m.ftz)
 }
 
@@ -329,7 +364,14 @@ pub fn ex2_approx(a: u16, bf16: bool) -> u16 {
     let fmt = if bf16 { BF16 } else { F16 };
     let a = flush(fmt, a, bf16);
     let r = round(fmt, val(fmt, a).exp2());
-    finish(fmt, r, HalfMods { ftz: bf16, ..HalfMods::default() })
+    finish(
+        fmt,
+        r,
+        HalfMods {
+            ftz: bf16,
+            ..HalfMods::default()
+        },
+    )
 }
 
 /// `tanh.approx.{f16,bf16}`: computed in `f64` and rounded once (ISA bounds `2^-10.987` /
@@ -358,7 +400,9 @@ pub fn tanh_approx_x2(a: u32, bf16: bool) -> u32 {
 fn fma_f16_apfloat(a: u16, b: u16, c: u16) -> u16 {
     use rustc_apfloat::ieee::Half;
     let h = |x: u16| Half::from_bits(x as u128);
-    let r = h(a).mul_add_r(h(b), h(c), rustc_apfloat::Round::NearestTiesToEven).value;
+    let r = h(a)
+        .mul_add_r(h(b), h(c), rustc_apfloat::Round::NearestTiesToEven)
+        .value;
     let bits = r.to_bits() as u16;
     if F16.is_nan(bits as u64) {
         CANONICAL_NAN
@@ -374,7 +418,12 @@ mod tests {
 
     const ONE: u16 = 0x3C00;
     const TWO: u16 = 0x4000;
-    const NONE: HalfMods = HalfMods { ftz: false, sat: false, relu: false, oob: false };
+    const NONE: HalfMods = HalfMods {
+        ftz: false,
+        sat: false,
+        relu: false,
+        oob: false,
+    };
 
     #[test]
     fn f16_add_rounding() {
@@ -397,7 +446,10 @@ mod tests {
         assert_eq!(add_f16(0x0001, 0x0001, NONE), 0x0002);
         assert_eq!(add_f16(0x0001, 0x0001, HalfMods { ftz: true, ..NONE }), 0);
         assert_eq!(sub_f16(0x0400, 0x0001, NONE), 0x03FF);
-        assert_eq!(sub_f16(0x0400, 0x0001, HalfMods { ftz: true, ..NONE }), 0x0400);
+        assert_eq!(
+            sub_f16(0x0400, 0x0001, HalfMods { ftz: true, ..NONE }),
+            0x0400
+        );
         assert_eq!(sub_f16(0x0401, 0x0400, HalfMods { ftz: true, ..NONE }), 0);
         assert_eq!(sub_f16(0x0401, 0x0400, NONE), 0x0001);
     }
@@ -407,10 +459,16 @@ mod tests {
         assert_eq!(mul_f16(TWO, TWO, NONE), 0x4400);
         assert_eq!(mul_f16(TWO, TWO, HalfMods { sat: true, ..NONE }), ONE);
         assert_eq!(mul_f16(0xC000, TWO, HalfMods { sat: true, ..NONE }), 0);
-        assert_eq!(mul_f16(0x3800, 0x3800, HalfMods { sat: true, ..NONE }), 0x3400); // 0.25
-        // 2^-14 * 2^-1 = 2^-15: subnormal 0x0200; flushed with .ftz (sign kept).
+        assert_eq!(
+            mul_f16(0x3800, 0x3800, HalfMods { sat: true, ..NONE }),
+            0x3400
+        ); // 0.25
+           // 2^-14 * 2^-1 = 2^-15: subnormal 0x0200; flushed with .ftz (sign kept).
         assert_eq!(mul_f16(0x0400, 0x3800, NONE), 0x0200);
-        assert_eq!(mul_f16(0x8400, 0x3800, HalfMods { ftz: true, ..NONE }), 0x8000);
+        assert_eq!(
+            mul_f16(0x8400, 0x3800, HalfMods { ftz: true, ..NONE }),
+            0x8000
+        );
         assert_eq!(mul_f16(0x0000, 0x7C00, NONE), CANONICAL_NAN);
     }
 
@@ -475,21 +533,40 @@ mod tests {
     #[test]
     fn f16_add_mul_match_apfloat() {
         let h = |x: u16| Half::from_bits(x as u128);
-        let canon = |x: u16| if F16.is_nan(x as u64) { CANONICAL_NAN } else { x };
+        let canon = |x: u16| {
+            if F16.is_nan(x as u64) {
+                CANONICAL_NAN
+            } else {
+                x
+            }
+        };
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
         for _ in 0..60000 {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
             let (a, b) = (x as u16, (x >> 16) as u16);
-            let add = h(a).add_r(h(b), rustc_apfloat::Round::NearestTiesToEven).value.to_bits() as u16;
-            let mul = h(a).mul_r(h(b), rustc_apfloat::Round::NearestTiesToEven).value.to_bits() as u16;
+            let add = h(a)
+                .add_r(h(b), rustc_apfloat::Round::NearestTiesToEven)
+                .value
+                .to_bits() as u16;
+            let mul = h(a)
+                .mul_r(h(b), rustc_apfloat::Round::NearestTiesToEven)
+                .value
+                .to_bits() as u16;
             assert_eq!(add_f16(a, b, NONE), canon(add), "{a:#x}+{b:#x}");
             assert_eq!(mul_f16(a, b, NONE), canon(mul), "{a:#x}*{b:#x}");
             // bf16 products via f64 must match the soft-float too.
             let bf = |x: u16| BFloat::from_bits(x as u128);
-            let bmul = bf(a).mul_r(bf(b), rustc_apfloat::Round::NearestTiesToEven).value.to_bits() as u16;
-            let bmul = if BF16.is_nan(bmul as u64) { CANONICAL_NAN } else { bmul };
+            let bmul = bf(a)
+                .mul_r(bf(b), rustc_apfloat::Round::NearestTiesToEven)
+                .value
+                .to_bits() as u16;
+            let bmul = if BF16.is_nan(bmul as u64) {
+                CANONICAL_NAN
+            } else {
+                bmul
+            };
             assert_eq!(mul_bf16(a, b), bmul, "{a:#x}*{b:#x} bf16");
         }
     }
@@ -511,7 +588,10 @@ mod tests {
         assert_eq!(add_bf16x2(0x3F80_0001, 0x3F80_0001), 0x4000_0002);
         assert_eq!(mul_bf16x2(0x4000_4000, 0x4040_3F80), 0x40C0_4000);
         assert_eq!(sub_bf16x2(0x4000_4000, 0x3F80_3F80), 0x3F80_3F80);
-        assert_eq!(fma_bf16x2(0x4000_3F80, 0x4000_3F80, 0x3F80_3F80, NONE), 0x40A0_4000);
+        assert_eq!(
+            fma_bf16x2(0x4000_3F80, 0x4000_3F80, 0x3F80_3F80, NONE),
+            0x40A0_4000
+        );
     }
 
     #[test]
@@ -521,7 +601,7 @@ mod tests {
         assert_eq!(sub_f16x2(a, a, NONE), 0);
         assert_eq!(mul_f16x2(a, a, HalfMods { sat: true, ..NONE }), 0x3C00_3C00);
         assert_eq!(fma_f16x2(a, a, a, NONE), 0x4600_4000); // 2*2+2 = 6, 1*1+1 = 2
-        // NaN in one half does not touch the other.
+                                                           // NaN in one half does not touch the other.
         assert_eq!(add_f16x2(0x7E00_3C00, 0x3C00_3C00, NONE), 0x7FFF_4000);
     }
 
@@ -533,18 +613,27 @@ mod tests {
         assert_eq!(min_f16(0x7E00, TWO, m), TWO);
         assert_eq!(max_f16(ONE, 0x7E00, m), ONE);
         assert_eq!(min_f16(0x7E00, 0x7E01, m), CANONICAL_NAN);
-        assert_eq!(min_f16(0x7E00, TWO, MinMax { nan: true, ..m }), CANONICAL_NAN);
+        assert_eq!(
+            min_f16(0x7E00, TWO, MinMax { nan: true, ..m }),
+            CANONICAL_NAN
+        );
         assert_eq!(min_f16(0x8000, 0x0000, m), 0x8000);
         assert_eq!(max_f16(0x8000, 0x0000, m), 0x0000);
         // xorsign.abs: |-1| vs |2| -> min magnitude 1, sign = 1 ^ 0 -> -1.
-        let xa = MinMax { xorsign_abs: true, ..m };
+        let xa = MinMax {
+            xorsign_abs: true,
+            ..m
+        };
         assert_eq!(min_f16(0xBC00, TWO, xa), 0xBC00);
         assert_eq!(max_f16(0xBC00, TWO, xa), 0xC000);
         assert_eq!(max_f16(0xBC00, 0xC000, xa), 0x4000);
         assert_eq!(min_f16(0x0001, 0x0002, MinMax { ftz: true, ..m }), 0);
         assert_eq!(min_bf16(0x3F80, 0xBF80, m), 0xBF80);
         assert_eq!(max_bf16(0x7FC0, 0xBF80, m), 0xBF80);
-        assert_eq!(max_bf16(0x7FC0, 0xBF80, MinMax { nan: true, ..m }), CANONICAL_NAN);
+        assert_eq!(
+            max_bf16(0x7FC0, 0xBF80, MinMax { nan: true, ..m }),
+            CANONICAL_NAN
+        );
         assert_eq!(min_f16x2(0x4000_3C00, 0x3C00_4000, m), 0x3C00_3C00);
         assert_eq!(max_f16x2(0x4000_3C00, 0x3C00_4000, m), 0x4000_4000);
         assert_eq!(min_bf16x2(0x3F80_BF80, 0xBF80_3F80, m), 0xBF80_BF80);
