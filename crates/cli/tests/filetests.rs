@@ -105,10 +105,13 @@ fn fmt_golden(path: &Path) -> Result<(), Failed> {
     ptx_syntax::roundtrip_check(file.text()).map_err(Failed::from)
 }
 
+/// A check run on one file.
+type FileTest = fn(&Path) -> Result<(), Failed>;
+
 fn main() {
     let args = Arguments::from_args();
     let mut trials = Vec::new();
-    let groups: [(&str, &str, fn(&Path) -> Result<(), Failed>); 4] = [
+    let groups: [(&str, &str, FileTest); 4] = [
         ("tests/parse/ok", "parse::ok", parse_ok),
         ("tests/parse/err", "parse::err", parse_err),
         ("tests/corpus/ptx", "corpus", parse_ok),
