@@ -517,7 +517,7 @@ pub fn sqrt_f64(a: f64, rnd: Rounding) -> f64 {
         yy
     };
     if scale {
-        r * f64::from_bits(0x3E30_0000_0000_0000) // 2^-100, exact: the root is normal
+        r * f64::from_bits(0x39B0_0000_0000_0000) // 2^-100, exact: the root is normal
     } else {
         r
     }
@@ -711,5 +711,610 @@ pub fn testp_f64(op: TestOp, a: f64) -> bool {
         TestOp::NotANumber => a.is_nan(),
         TestOp::Normal => a.is_normal() || a == 0.0,
         TestOp::Subnormal => a.is_subnormal(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::semantics::fp::{self, Decoded};
+    use Rounding::*;
+
+    const MODES: [Rounding; 4] = [Rn, Rz, Rm, Rp];
+
+    fn p2(e: i32) -> f32 {
+        2f32.powi(e)
+    }
+
+    fn bits(x: f32) -> u32 {
+        x.to_bits()
+    }
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        /// A finite nonzero f32 with exponent field in `lo..=hi`.
+        fn f32_in(&mut self, lo: u32, hi: u32) -> f32 {
+            let x = self.next();
+            let e = lo + (x >> 40) as u32 % (hi - lo + 1);
+            f32::from_bits((x as u32 & 0x807F_FFFF) | e << 23)
+        }
+        fn f64_in(&mut self, lo: u64, hi: u64) -> f64 {
+            let x = self.next();
+            let e = lo + (self.next() >> 20) % (hi - lo + 1);
+            f64::from_bits((x & 0x800F_FFFF_FFFF_FFFF) | e << 52)
+        }
+    }
+
+    /// (sign, significand, exponent) of a finite nonzero value.
+    fn parts(fmt: fp::Format, b: u64) -> (bool, u128, i32) {
+        match fp::decode(fmt, b) {
+            Decoded::Finite { neg, mant, exp } => (neg, mant as u128, exp),
+            other => panic!("not finite nonzero: {other:?}"),
+        }
+    }
+
+    /// Exact signed sum of two (sign, mant, exp) triples as (neg, |sum|, exp), or None if the
+    /// alignment does not fit in 127 bits.
+    fn exact_sum(x: (bool, u128, i32), y: (bool, u128, i32)) -> Option<(bool, u128, i32)> {
+        let e = x.2.min(y.2);
+        let (sx, sy) = ((x.2 - e) as u32, (y.2 - e) as u32);
+        if sx > 70 || sy > 70 {
+            return None;
+        }
+        let vx = (x.1 << sx) as i128 * if x.0 { -1 } else { 1 };
+        let vy = (y.1 << sy) as i128 * if y.0 { -1 } else { 1 };
+        let s = vx + vy;
+        Some((s < 0, s.unsigned_abs(), e))
+    }
+
+    fn isqrt(n: u128) -> u128 {
+        // Bitwise integer square root: floor(sqrt(n)).
+        let mut x = 0u128;
+        let mut bit = 1u128 << 126;
+        let mut n = n;
+        while bit > n {
+            bit >>= 2;
+        }
+        while bit != 0 {
+            if n >= x + bit {
+                n -= x + bit;
+                x = (x >> 1) + bit;
+            } else {
+                x >>= 1;
+            }
+            bit >>= 2;
+        }
+        x
+    }
+
+    /// Correctly rounded sqrt of `m * 2^e` by integer square root with a sticky remainder.
+    fn sqrt_model(fmt: fp::Format, m: u128, e: i32, rnd: Rounding) -> u64 {
+        let (mut m, mut e) = (m, e);
+        if e & 1 != 0 {
+            m <<= 1;
+            e -= 1;
+        }
+        // Scale to ~124 bits (an even shift) so the root has 62 bits, plenty for the sticky rule.
+        let sh = (124 - (128 - m.leading_zeros() as i32)) & !1;
+        let n = m << sh;
+        let s = isqrt(n);
+        fp::round_pack(fmt, false, s, (e - sh) / 2, s * s != n, rnd).bits
+    }
+
+    #[test]
+    fn add_directed_rounding_examples() {
+        // 1 + 2^-24 is exactly half an ulp above 1.0.
+        assert_eq!(add_f32(1.0, p2(-24), Rz, false, false), 1.0);
+        assert_eq!(add_f32(1.0, p2(-24), Rm, false, false), 1.0);
+        assert_eq!(add_f32(1.0, p2(-24), Rp, false, false), 1.0 + p2(-23));
+        assert_eq!(add_f32(1.0, p2(-24), Rn, false, false), 1.0); // tie to even
+        assert_eq!(add_f32(1.0 + p2(-23), p2(-24), Rn, false, false), 1.0 + p2(-22)); // tie, odd -> up
+        assert_eq!(add_f32(-1.0, -p2(-24), Rm, false, false), -1.0 - p2(-23));
+        assert_eq!(add_f32(-1.0, -p2(-24), Rp, false, false), -1.0);
+        assert_eq!(add_f32(-1.0, -p2(-24), Rz, false, false), -1.0);
+        // A tiny addend still moves directed modes.
+        assert_eq!(add_f32(1.0, p2(-100), Rp, false, false), 1.0 + p2(-23));
+        assert_eq!(add_f32(1.0, -p2(-100), Rz, false, false), 1.0 - p2(-24));
+        assert_eq!(add_f32(1.0, -p2(-100), Rn, false, false), 1.0);
+        assert_eq!(sub_f32(1.0, p2(-100), Rm, false, false), 1.0 - p2(-24));
+        // Exact zero: +0 except under .rm.
+        assert_eq!(bits(add_f32(1.0, -1.0, Rn, false, false)), 0);
+        assert_eq!(bits(add_f32(1.0, -1.0, Rm, false, false)), 0x8000_0000);
+        assert_eq!(bits(sub_f32(2.0, 2.0, Rp, false, false)), 0);
+        assert_eq!(bits(add_f32(-0.0, -0.0, Rn, false, false)), 0x8000_0000);
+        // Overflow: .rn to inf, .rz to max, .rm/.rp by sign.
+        assert_eq!(add_f32(f32::MAX, f32::MAX, Rn, false, false), f32::INFINITY);
+        assert_eq!(add_f32(f32::MAX, f32::MAX, Rz, false, false), f32::MAX);
+        assert_eq!(add_f32(f32::MAX, f32::MAX, Rm, false, false), f32::MAX);
+        assert_eq!(add_f32(-f32::MAX, -f32::MAX, Rm, false, false), f32::NEG_INFINITY);
+        assert_eq!(add_f32(-f32::MAX, -f32::MAX, Rp, false, false), -f32::MAX);
+        // f64 the same way.
+        let e = 2f64.powi(-53);
+        assert_eq!(add_f64(1.0, e, Rz), 1.0);
+        assert_eq!(add_f64(1.0, e, Rp), 1.0 + 2.0 * e);
+        assert_eq!(add_f64(1.0, e, Rn), 1.0);
+        assert_eq!(add_f64(-1.0, -e, Rm), -1.0 - 2.0 * e);
+        assert_eq!(sub_f64(1.0, 2f64.powi(-300), Rz), 1.0 - e);
+        assert_eq!(sub_f64(1.0, 1.0, Rm).to_bits(), 0x8000_0000_0000_0000);
+        assert_eq!(add_f64(f64::MAX, f64::MAX, Rz), f64::MAX);
+    }
+
+    #[test]
+    fn mul_directed_rounding_examples() {
+        let a = 1.0 + p2(-23);
+        // (1 + 2^-23)^2 = 1 + 2^-22 + 2^-46
+        assert_eq!(mul_f32(a, a, Rn, false, false), 1.0 + p2(-22));
+        assert_eq!(mul_f32(a, a, Rz, false, false), 1.0 + p2(-22));
+        assert_eq!(mul_f32(a, a, Rp, false, false), 1.0 + 3.0 * p2(-23));
+        assert_eq!(mul_f32(-a, a, Rm, false, false), -(1.0 + 3.0 * p2(-23)));
+        assert_eq!(mul_f32(-a, a, Rp, false, false), -(1.0 + p2(-22)));
+        assert_eq!(mul_f32(-a, a, Rz, false, false), -(1.0 + p2(-22)));
+        assert_eq!(mul_f32(-a, a, Rn, false, false), -(1.0 + p2(-22)));
+        // Underflow: 2^-100 * 2^-100 is below the smallest subnormal.
+        assert_eq!(bits(mul_f32(p2(-100), p2(-100), Rn, false, false)), 0);
+        assert_eq!(bits(mul_f32(p2(-100), p2(-100), Rp, false, false)), 1);
+        assert_eq!(bits(mul_f32(-p2(-100), p2(-100), Rm, false, false)), 0x8000_0001);
+        assert_eq!(bits(mul_f32(-p2(-100), p2(-100), Rz, false, false)), 0x8000_0000);
+        // f64: (1 + 2^-52)^2 = 1 + 2^-51 + 2^-104
+        let d = 1.0 + 2f64.powi(-52);
+        assert_eq!(mul_f64(d, d, Rn), 1.0 + 2f64.powi(-51));
+        assert_eq!(mul_f64(d, d, Rp), 1.0 + 3.0 * 2f64.powi(-52));
+        assert_eq!(mul_f64(-d, d, Rm), -(1.0 + 3.0 * 2f64.powi(-52)));
+        assert_eq!(mul_f64(-d, d, Rz), -(1.0 + 2f64.powi(-51)));
+    }
+
+    #[test]
+    fn fma_single_rounding() {
+        let a = 1.0 + p2(-23);
+        let b = 1.0 - p2(-23);
+        // a*b - 1 = -2^-46 exactly; mul then add loses it.
+        assert_eq!(fma_f32(a, b, -1.0, Rn, false, false), -p2(-46));
+        assert_eq!(add_f32(mul_f32(a, b, Rn, false, false), -1.0, Rn, false, false), 0.0);
+        // (1+2^-23)^2 + 2^-24... fused: 1 + 2^-22 + 2^-46 + 2^-24 -> above the midpoint of
+        // 1+2^-22 and 1+3*2^-23? midpoint is 1 + 2^-22 + 2^-24; we are 2^-46 above -> rounds up.
+        assert_eq!(fma_f32(a, a, p2(-24), Rn, false, false), 1.0 + 3.0 * p2(-23));
+        // Unfused: 1 + 2^-22 first, then + 2^-24 ties to even 1 + 2^-22.
+        assert_eq!(add_f32(mul_f32(a, a, Rn, false, false), p2(-24), Rn, false, false), 1.0 + p2(-22));
+        assert_eq!(fma_f32(a, b, -1.0, Rz, false, false), -p2(-46));
+        assert_eq!(fma_f32(a, a, -1.0, Rm, false, false), p2(-22) + p2(-46));
+        // Directed: 1*1 + 2^-60 under .rp / .rz
+        assert_eq!(fma_f32(1.0, 1.0, p2(-60), Rp, false, false), 1.0 + p2(-23));
+        assert_eq!(fma_f32(1.0, 1.0, p2(-60), Rz, false, false), 1.0);
+        assert_eq!(fma_f32(1.0, -1.0, p2(-60), Rz, false, false), -1.0 + p2(-24));
+        // Signed zero of an exact zero sum.
+        assert_eq!(bits(fma_f32(1.0, -1.0, 1.0, Rn, false, false)), 0);
+        assert_eq!(bits(fma_f32(1.0, -1.0, 1.0, Rm, false, false)), 0x8000_0000);
+        assert_eq!(bits(fma_f32(-0.0, 1.0, -0.0, Rn, false, false)), 0x8000_0000);
+        // fma is the same as mad.rnd on sm_20+; inf*0 is invalid.
+        assert_eq!(bits(fma_f32(f32::INFINITY, 0.0, 1.0, Rn, false, false)), CANONICAL_NAN_F32);
+        // f64
+        let d = 1.0 + 2f64.powi(-52);
+        let e = 1.0 - 2f64.powi(-52);
+        assert_eq!(fma_f64(d, e, -1.0, Rn), -2f64.powi(-104));
+        assert_eq!(fma_f64(1.0, 1.0, 2f64.powi(-200), Rp), 1.0 + 2f64.powi(-52));
+        assert_eq!(fma_f64(1.0, 1.0, -2f64.powi(-200), Rm), 1.0 - 2f64.powi(-53));
+        assert_eq!(fma_f64(1.0, 1.0, -2f64.powi(-200), Rn), 1.0);
+    }
+
+    #[test]
+    fn subnormals_and_ftz() {
+        let tiny = f32::from_bits(1); // 2^-149
+        assert_eq!(bits(add_f32(tiny, tiny, Rn, false, false)), 2);
+        assert_eq!(bits(add_f32(tiny, tiny, Rn, true, false)), 0);
+        assert_eq!(bits(add_f32(-tiny, -tiny, Rn, true, false)), 0x8000_0000);
+        // 2^-126 * 0.5 = 2^-127: subnormal result; flushed (sign kept) under .ftz.
+        assert_eq!(bits(mul_f32(p2(-126), 0.5, Rn, false, false)), 0x0040_0000);
+        assert_eq!(bits(mul_f32(p2(-126), 0.5, Rn, true, false)), 0);
+        assert_eq!(bits(mul_f32(-p2(-126), 0.5, Rn, true, false)), 0x8000_0000);
+        // Subnormal input flushed before the operation: x + 1 where x subnormal under .rp.
+        assert_eq!(add_f32(1.0, tiny, Rp, false, false), 1.0 + p2(-23));
+        assert_eq!(add_f32(1.0, tiny, Rp, true, false), 1.0);
+        // A result that rounds up to the smallest normal is not flushed.
+        let max_sub = f32::from_bits(0x007F_FFFF);
+        assert_eq!(bits(add_f32(max_sub, tiny, Rn, true, false)), 0); // inputs flushed first
+        // 2^-126 * (1 - 2^-24) = 2^-126 - 2^-150: a tie that .rn rounds up to the smallest normal
+        // (kept under .ftz), while .rz gives the largest subnormal (flushed under .ftz).
+        assert_eq!(bits(mul_f32(p2(-126), 1.0 - p2(-24), Rn, true, false)), 0x0080_0000);
+        assert_eq!(bits(mul_f32(p2(-126), 1.0 - p2(-24), Rz, false, false)), 0x007F_FFFF);
+        assert_eq!(bits(mul_f32(p2(-126), 1.0 - p2(-24), Rz, true, false)), 0);
+        // div, sqrt, rcp honour .ftz too.
+        assert_eq!(bits(div_f32(p2(-126), 4.0, Rn, false)), 0x0020_0000);
+        assert_eq!(bits(div_f32(p2(-126), 4.0, Rn, true)), 0);
+        assert_eq!(rcp_f32(tiny, Rn, true), f32::INFINITY);
+        assert_eq!(rcp_f32(-tiny, Rn, true), f32::NEG_INFINITY);
+        assert_eq!(rcp_f32(tiny, Rn, false), f32::INFINITY); // 2^149 overflows anyway
+        assert_eq!(rcp_f32(tiny, Rz, false), f32::MAX);
+        assert_eq!(bits(sqrt_f32(-tiny, Rn, true)), 0x8000_0000);
+        assert_eq!(bits(sqrt_f32(-tiny, Rn, false)), CANONICAL_NAN_F32);
+        // sqrt(2^-149) = 2^-75 * sqrt(2): the bits of sqrt(2) (0x3FB504F3) with exponent 127 - 75.
+        assert_eq!(bits(sqrt_f32(tiny, Rn, false)), 0x1A35_04F3);
+        assert_eq!(abs_f32(-tiny, true).to_bits(), 0);
+        assert_eq!(neg_f32(tiny, true).to_bits(), 0x8000_0000);
+        assert_eq!(neg_f32(tiny, false).to_bits(), 0x8000_0001);
+    }
+
+    #[test]
+    fn saturation() {
+        assert_eq!(add_f32(0.5, 0.7, Rn, false, true), 1.0);
+        assert_eq!(add_f32(0.5, 0.25, Rn, false, true), 0.75);
+        assert_eq!(bits(add_f32(-1.0, 0.5, Rn, false, true)), 0);
+        assert_eq!(bits(add_f32(f32::NAN, 0.5, Rn, false, true)), 0);
+        assert_eq!(bits(mul_f32(-0.0, 1.0, Rn, false, true)), 0); // -0 -> +0
+        assert_eq!(mul_f32(f32::INFINITY, 1.0, Rn, false, true), 1.0);
+        assert_eq!(bits(mul_f32(f32::INFINITY, 0.0, Rn, false, true)), 0);
+        assert_eq!(fma_f32(2.0, 2.0, -3.5, Rn, false, true), 0.5);
+        assert_eq!(sub_f32(0.0, f32::NEG_INFINITY, Rz, false, true), 1.0);
+        assert_eq!(saturate_f64(f64::NAN), 0.0);
+        assert_eq!(saturate_f64(7.0), 1.0);
+    }
+
+    #[test]
+    fn division() {
+        let third = 1.0f32 / 3.0;
+        assert_eq!(bits(third), 0x3EAA_AAAB);
+        assert_eq!(bits(div_f32(1.0, 3.0, Rn, false)), 0x3EAA_AAAB);
+        assert_eq!(bits(div_f32(1.0, 3.0, Rp, false)), 0x3EAA_AAAB);
+        assert_eq!(bits(div_f32(1.0, 3.0, Rz, false)), 0x3EAA_AAAA);
+        assert_eq!(bits(div_f32(1.0, 3.0, Rm, false)), 0x3EAA_AAAA);
+        assert_eq!(bits(div_f32(-1.0, 3.0, Rm, false)), 0xBEAA_AAAB);
+        assert_eq!(bits(div_f32(-1.0, 3.0, Rp, false)), 0xBEAA_AAAA);
+        // 2/3 = 0x3F2AAAAB (rn rounds up), rz down.
+        assert_eq!(bits(div_f32(2.0, 3.0, Rn, false)), 0x3F2A_AAAB);
+        assert_eq!(bits(div_f32(2.0, 3.0, Rz, false)), 0x3F2A_AAAA);
+        // Exact quotients are exact in every mode.
+        for r in MODES {
+            assert_eq!(div_f32(1.0, 4.0, r, false), 0.25);
+            assert_eq!(div_f64(-9.0, 3.0, r), -3.0);
+            assert_eq!(rcp_f64(8.0, r), 0.125);
+        }
+        assert_eq!(div_f32(1.0, 0.0, Rn, false), f32::INFINITY);
+        assert_eq!(div_f32(-1.0, 0.0, Rz, false), f32::NEG_INFINITY);
+        assert_eq!(div_f32(1.0, -0.0, Rn, false), f32::NEG_INFINITY);
+        assert_eq!(bits(div_f32(0.0, 0.0, Rn, false)), CANONICAL_NAN_F32);
+        assert_eq!(bits(div_f32(f32::INFINITY, f32::INFINITY, Rp, false)), CANONICAL_NAN_F32);
+        assert_eq!(div_f32(f32::MAX, 0.5, Rn, false), f32::INFINITY);
+        assert_eq!(div_f32(f32::MAX, 0.5, Rz, false), f32::MAX);
+        assert_eq!(div_f32(-f32::MAX, 0.5, Rp, false), -f32::MAX);
+        assert_eq!(div_f32(1.0, f32::INFINITY, Rn, false), 0.0);
+        // f64: 1/3 = 0x3FD5555555555555 (rn rounds down), rp up.
+        assert_eq!(div_f64(1.0, 3.0, Rn).to_bits(), 0x3FD5_5555_5555_5555);
+        assert_eq!(div_f64(1.0, 3.0, Rz).to_bits(), 0x3FD5_5555_5555_5555);
+        assert_eq!(div_f64(1.0, 3.0, Rp).to_bits(), 0x3FD5_5555_5555_5556);
+        assert_eq!(div_f64(-1.0, 3.0, Rm).to_bits(), 0xBFD5_5555_5555_5556);
+        assert_eq!(rcp_f64(3.0, Rp).to_bits(), 0x3FD5_5555_5555_5556);
+        assert_eq!(bits(rcp_f32(3.0, Rz, false)), 0x3EAA_AAAA);
+        // Subnormal quotient: 2^-149 / 2 ties to 0 (even) under .rn, up under .rp.
+        let tiny = f32::from_bits(1);
+        assert_eq!(bits(div_f32(tiny, 2.0, Rn, false)), 0);
+        assert_eq!(bits(div_f32(tiny, 2.0, Rp, false)), 1);
+        assert_eq!(bits(div_f32(3.0 * tiny, 2.0, Rn, false)), 2); // 1.5 -> 2 (even)
+        assert_eq!(bits(div_f32(3.0 * tiny, 2.0, Rz, false)), 1);
+    }
+
+    #[test]
+    fn approximate_division() {
+        assert_eq!(div_approx_f32(1.0, 4.0), 0.25);
+        assert_eq!(div_approx_f32(-6.0, 3.0), -2.0);
+        // |b| in (2^126, 2^128): 0, or NaN for infinite a.
+        assert_eq!(bits(div_approx_f32(1.0, p2(127))), 0);
+        assert_eq!(bits(div_approx_f32(-1.0, p2(127))), 0x8000_0000);
+        assert_eq!(bits(div_approx_f32(f32::INFINITY, p2(127))), CANONICAL_NAN_F32);
+        assert_eq!(div_approx_f32(1.0, 0.0), f32::INFINITY);
+        assert_eq!(div_approx_f32(-1.0, 0.0), f32::NEG_INFINITY);
+        let q = div_approx_f32(1.0, 3.0);
+        assert!((bits(q) as i64 - 0x3EAA_AAAB).abs() <= 2);
+        assert_eq!(div_full_f32(1.0, 3.0), 1.0 / 3.0);
+        assert_eq!(bits(div_full_f32(p2(-126), 4.0)), 0); // flushed
+    }
+
+    #[test]
+    fn square_root() {
+        // sqrt(2) lies between 0x3FB504F3 (below) and 0x3FB504F4.
+        assert_eq!(bits(sqrt_f32(2.0, Rn, false)), 0x3FB5_04F3);
+        assert_eq!(bits(sqrt_f32(2.0, Rz, false)), 0x3FB5_04F3);
+        assert_eq!(bits(sqrt_f32(2.0, Rm, false)), 0x3FB5_04F3);
+        assert_eq!(bits(sqrt_f32(2.0, Rp, false)), 0x3FB5_04F4);
+        // sqrt(3) = 1.7320508075688772: f32 0x3FDDB3D7 = 1.73205077648162841796875 (below)
+        assert_eq!(bits(sqrt_f32(3.0, Rn, false)), 0x3FDD_B3D7);
+        assert_eq!(bits(sqrt_f32(3.0, Rp, false)), 0x3FDD_B3D8);
+        for r in MODES {
+            assert_eq!(sqrt_f32(4.0, r, false), 2.0);
+            assert_eq!(sqrt_f64(0.25, r), 0.5);
+            assert_eq!(bits(sqrt_f32(-0.0, r, false)), 0x8000_0000);
+            assert_eq!(sqrt_f32(f32::INFINITY, r, false), f32::INFINITY);
+            assert_eq!(bits(sqrt_f32(-1.0, r, false)), CANONICAL_NAN_F32);
+            assert_eq!(sqrt_f64(-1.0, r).to_bits(), CANONICAL_NAN_F64);
+        }
+        // f64: nearest to sqrt(2) is 0x3FF6A09E667F3BCD, which is above the exact root.
+        assert_eq!(sqrt_f64(2.0, Rn).to_bits(), 0x3FF6_A09E_667F_3BCD);
+        assert_eq!(sqrt_f64(2.0, Rp).to_bits(), 0x3FF6_A09E_667F_3BCD);
+        assert_eq!(sqrt_f64(2.0, Rz).to_bits(), 0x3FF6_A09E_667F_3BCC);
+        assert_eq!(sqrt_f64(2.0, Rm).to_bits(), 0x3FF6_A09E_667F_3BCC);
+        // Subnormal inputs (scaled path).
+        assert_eq!(sqrt_f64(f64::from_bits(4), Rz), 2f64.powi(-536));
+        assert_eq!(sqrt_f64(f64::from_bits(1), Rn), 2f64.powi(-537));
+        assert_eq!(sqrt_approx_f32(16.0, false), 4.0);
+    }
+
+    #[test]
+    fn nan_results() {
+        let payload = f32::from_bits(0x7FC0_1234);
+        assert_eq!(bits(add_f32(payload, 1.0, Rn, false, false)), CANONICAL_NAN_F32);
+        assert_eq!(bits(mul_f32(1.0, payload, Rz, false, false)), CANONICAL_NAN_F32);
+        assert_eq!(bits(add_f32(f32::INFINITY, f32::NEG_INFINITY, Rn, false, false)), CANONICAL_NAN_F32);
+        assert_eq!(bits(fma_f32(1.0, 1.0, payload, Rp, false, false)), CANONICAL_NAN_F32);
+        // f64 keeps the first NaN operand's payload, quieted.
+        let snan = f64::from_bits(0x7FF0_0000_0000_0001);
+        let qnan = f64::from_bits(0xFFF8_0000_0000_0042);
+        assert_eq!(add_f64(snan, 1.0, Rn).to_bits(), 0x7FF8_0000_0000_0001);
+        assert_eq!(add_f64(1.0, qnan, Rz).to_bits(), 0xFFF8_0000_0000_0042);
+        assert_eq!(mul_f64(qnan, snan, Rn).to_bits(), 0xFFF8_0000_0000_0042);
+        assert_eq!(fma_f64(1.0, 2.0, snan, Rm).to_bits(), 0x7FF8_0000_0000_0001);
+        assert_eq!(sub_f64(f64::INFINITY, f64::INFINITY, Rn).to_bits(), CANONICAL_NAN_F64);
+        assert_eq!(div_f64(0.0, 0.0, Rp).to_bits(), CANONICAL_NAN_F64);
+        assert_eq!(mul_f64(0.0, f64::INFINITY, Rn).to_bits(), CANONICAL_NAN_F64);
+        // abs/neg are bit operations: NaN payloads survive.
+        assert_eq!(abs_f64(f64::from_bits(0xFFF8_0000_0000_0042)).to_bits(), 0x7FF8_0000_0000_0042);
+        assert_eq!(neg_f64(snan).to_bits(), 0xFFF0_0000_0000_0001);
+        assert_eq!(abs_f32(-payload, false).to_bits(), 0x7FC0_1234);
+        assert_eq!(abs_f32(-1.5, false), 1.5);
+        assert_eq!(neg_f32(1.5, false), -1.5);
+        assert_eq!(neg_f64(0.0).to_bits(), 0x8000_0000_0000_0000);
+    }
+
+    #[test]
+    fn min_max_rules() {
+        let m = MinMax::default();
+        assert_eq!(min_f32(f32::NAN, 1.0, m), 1.0);
+        assert_eq!(min_f32(1.0, f32::NAN, m), 1.0);
+        assert_eq!(max_f32(f32::NAN, -1.0, m), -1.0);
+        assert_eq!(bits(min_f32(f32::NAN, f32::NAN, m)), CANONICAL_NAN_F32);
+        let nm = MinMax { nan: true, ..m };
+        assert_eq!(bits(min_f32(f32::NAN, 1.0, nm)), CANONICAL_NAN_F32);
+        assert_eq!(bits(max_f32(2.0, f32::NAN, nm)), CANONICAL_NAN_F32);
+        assert_eq!(max_f32(2.0, 3.0, nm), 3.0);
+        // -0 < +0 in either order.
+        assert_eq!(bits(min_f32(0.0, -0.0, m)), 0x8000_0000);
+        assert_eq!(bits(min_f32(-0.0, 0.0, m)), 0x8000_0000);
+        assert_eq!(bits(max_f32(-0.0, 0.0, m)), 0);
+        assert_eq!(bits(max_f32(0.0, -0.0, m)), 0);
+        assert_eq!(min_f32(-1.0, f32::NEG_INFINITY, m), f32::NEG_INFINITY);
+        assert_eq!(max_f32(f32::INFINITY, 1.0, m), f32::INFINITY);
+        // .xorsign.abs: magnitude from |a|,|b|; sign = sign(a) ^ sign(b).
+        let xa = MinMax { xorsign_abs: true, ..m };
+        assert_eq!(min_f32(-2.0, 3.0, xa), -2.0);
+        assert_eq!(max_f32(-2.0, 3.0, xa), -3.0);
+        assert_eq!(max_f32(-2.0, -3.0, xa), 3.0);
+        assert_eq!(min_f32(2.0, 3.0, xa), 2.0);
+        assert_eq!(max_f32(-2.0, f32::NAN, xa), -2.0); // NaN ignored, sign: 1 ^ 0
+        assert_eq!(bits(max_f32(f32::NAN, f32::NAN, xa)), CANONICAL_NAN_F32);
+        // .ftz flushes inputs: subnormal vs -0.
+        let tiny = f32::from_bits(1);
+        assert_eq!(min_f32(tiny, 0.0, m), 0.0);
+        assert_eq!(bits(min_f32(tiny, -0.0, MinMax { ftz: true, ..m })), 0x8000_0000);
+        assert_eq!(bits(max_f32(-tiny, 0.0, MinMax { ftz: true, ..m })), 0);
+        // f64
+        assert_eq!(min_f64(f64::NAN, 2.0), 2.0);
+        assert_eq!(max_f64(1.0, f64::NAN), 1.0);
+        assert_eq!(min_f64(f64::NAN, f64::NAN).to_bits(), CANONICAL_NAN_F64);
+        assert_eq!(min_f64(0.0, -0.0).to_bits(), 0x8000_0000_0000_0000);
+        assert_eq!(max_f64(-0.0, 0.0).to_bits(), 0);
+        assert_eq!(max_f64(-5.0, -7.0), -5.0);
+    }
+
+    #[test]
+    fn copysign_operand_order() {
+        // copysign d, a, b: sign of a, magnitude of b.
+        assert_eq!(copysign_f32(-1.0, 2.0), -2.0);
+        assert_eq!(copysign_f32(1.0, -2.0), 2.0);
+        assert_eq!(copysign_f64(-0.0, 3.0), -3.0);
+        assert_eq!(copysign_f64(1.0, f64::NEG_INFINITY), f64::INFINITY);
+    }
+
+    #[test]
+    fn testp_properties() {
+        use TestOp::*;
+        let sub = f32::from_bits(5);
+        let cases: [(f32, [bool; 6]); 7] = [
+            // finite infinite number notanumber normal subnormal
+            (1.0, [true, false, true, false, true, false]),
+            (0.0, [true, false, true, false, true, false]),
+            (-0.0, [true, false, true, false, true, false]),
+            (sub, [true, false, true, false, false, true]),
+            (f32::INFINITY, [false, true, true, false, false, false]),
+            (f32::NEG_INFINITY, [false, true, true, false, false, false]),
+            (f32::NAN, [false, false, false, true, false, false]),
+        ];
+        let ops = [Finite, Infinite, Number, NotANumber, Normal, Subnormal];
+        for (x, want) in cases {
+            for (op, w) in ops.iter().zip(want) {
+                assert_eq!(testp_f32(*op, x), w, "{op:?} {x}");
+                // A subnormal f32 is a normal f64, so only check f64 on the others.
+                if x != sub {
+                    assert_eq!(testp_f64(*op, x as f64), w, "{op:?} {x} f64");
+                }
+            }
+        }
+        assert!(testp_f64(Subnormal, f64::from_bits(1)));
+        assert!(!testp_f64(Normal, f64::from_bits(1)));
+    }
+
+    #[test]
+    fn approximate_functions() {
+        // Special values from the ISA's tables.
+        assert_eq!(rcp_approx_f32(0.0, false), f32::INFINITY);
+        assert_eq!(rcp_approx_f32(-0.0, false), f32::NEG_INFINITY);
+        assert_eq!(bits(rcp_approx_f32(f32::NEG_INFINITY, false)), 0x8000_0000);
+        assert_eq!(rcp_approx_f32(f32::from_bits(1), true), f32::INFINITY);
+        assert_eq!(rcp_approx_f32(4.0, false), 0.25);
+        assert_eq!(bits(sqrt_approx_f32(-0.0, false)), 0x8000_0000);
+        assert_eq!(bits(sqrt_approx_f32(-f32::from_bits(1), true)), 0x8000_0000);
+        assert_eq!(rsqrt_approx_f32(4.0, false), 0.5);
+        assert_eq!(rsqrt_approx_f32(0.0, false), f32::INFINITY);
+        assert_eq!(rsqrt_approx_f32(-0.0, false), f32::NEG_INFINITY);
+        assert_eq!(bits(rsqrt_approx_f32(f32::INFINITY, false)), 0);
+        assert_eq!(bits(rsqrt_approx_f32(-1.0, false)), CANONICAL_NAN_F32);
+        assert_eq!(bits(sin_approx_f32(f32::INFINITY, false)), CANONICAL_NAN_F32);
+        assert_eq!(bits(sin_approx_f32(-0.0, false)), 0x8000_0000);
+        assert_eq!(cos_approx_f32(0.0, false), 1.0);
+        assert_eq!(bits(cos_approx_f32(f32::NEG_INFINITY, false)), CANONICAL_NAN_F32);
+        assert_eq!(lg2_approx_f32(0.0, false), f32::NEG_INFINITY);
+        assert_eq!(lg2_approx_f32(-0.0, false), f32::NEG_INFINITY);
+        assert_eq!(lg2_approx_f32(f32::from_bits(1), true), f32::NEG_INFINITY);
+        assert_eq!(lg2_approx_f32(f32::from_bits(1), false), -149.0);
+        assert_eq!(lg2_approx_f32(f32::INFINITY, false), f32::INFINITY);
+        assert_eq!(bits(lg2_approx_f32(-1.0, false)), CANONICAL_NAN_F32);
+        assert_eq!(lg2_approx_f32(8.0, false), 3.0);
+        assert_eq!(ex2_approx_f32(f32::NEG_INFINITY, false), 0.0);
+        assert_eq!(ex2_approx_f32(-0.0, false), 1.0);
+        assert_eq!(ex2_approx_f32(f32::from_bits(1), true), 1.0);
+        assert_eq!(ex2_approx_f32(10.0, false), 1024.0);
+        assert_eq!(ex2_approx_f32(-149.0, false), f32::from_bits(1));
+        assert_eq!(bits(ex2_approx_f32(-149.0, true)), 0);
+        assert_eq!(ex2_approx_f32(200.0, false), f32::INFINITY);
+        assert_eq!(tanh_approx_f32(f32::INFINITY), 1.0);
+        assert_eq!(tanh_approx_f32(f32::NEG_INFINITY), -1.0);
+        assert_eq!(tanh_approx_f32(f32::from_bits(3)), f32::from_bits(3));
+        assert_eq!(bits(tanh_approx_f32(-0.0)), 0x8000_0000);
+        // Accuracy against the ISA bounds on a sweep of the primary ranges.
+        let mut r = Rng(0xA5A5_5A5A_1234_5678);
+        for _ in 0..2000 {
+            let x = (r.next() >> 40) as f32 / (1u64 << 24) as f32; // [0, 1)
+            let s = sin_approx_f32(x * 1.5, false) as f64;
+            assert!((s - ((x * 1.5) as f64).sin()).abs() <= 2f64.powf(-20.9));
+            let e = ex2_approx_f32(x, false) as f64;
+            assert!((e - (x as f64).exp2()).abs() <= 2f64.powf(-22.5));
+            let l = lg2_approx_f32(1.0 + x, false) as f64;
+            assert!((l - (1.0 + x as f64).log2()).abs() <= 2f64.powf(-22.6));
+            let q = rsqrt_approx_f32(1.0 + 3.0 * x, false) as f64;
+            assert!((q - 1.0 / (1.0 + 3.0 * x as f64).sqrt()).abs() <= 2f64.powf(-22.4));
+            let c = rcp_approx_f32(1.0 + x, false) as f64;
+            assert!((c - 1.0 / (1.0 + x as f64)).abs() <= 2f64.powi(-23));
+        }
+    }
+
+    #[test]
+    fn approximate_ftz_f64_forms() {
+        // rcp.approx.ftz.f64 works on the upper word only and zeroes the lower word.
+        let r = rcp_approx_ftz_f64(3.0);
+        assert_eq!(r.to_bits() & 0xFFFF_FFFF, 0);
+        assert!((r - 1.0 / 3.0).abs() < 2f64.powi(-21));
+        assert_eq!(rcp_approx_ftz_f64(2.0), 0.5);
+        // Low word of the input is ignored: 2.0 + tiny still reads as 2.0.
+        assert_eq!(rcp_approx_ftz_f64(f64::from_bits(0x4000_0000_FFFF_FFFF)), 0.5);
+        assert_eq!(rcp_approx_ftz_f64(f64::NAN).to_bits(), 0x7FFF_FFFF_0000_0000);
+        assert_eq!(rcp_approx_ftz_f64(0.0), f64::INFINITY);
+        assert_eq!(rcp_approx_ftz_f64(-f64::from_bits(1 << 40)), f64::NEG_INFINITY); // subnormal
+        assert_eq!(rcp_approx_ftz_f64(f64::NEG_INFINITY).to_bits(), 0x8000_0000_0000_0000);
+        assert_eq!(rsqrt_approx_ftz_f64(4.0), 0.5);
+        assert_eq!(rsqrt_approx_ftz_f64(-1.0).to_bits(), 0x7FFF_FFFF_0000_0000);
+        assert_eq!(rsqrt_approx_ftz_f64(0.0), f64::INFINITY);
+        assert_eq!(rsqrt_approx_ftz_f64(f64::INFINITY), 0.0);
+        assert_eq!(rsqrt_approx_f64(0.25), 2.0);
+        assert_eq!(rsqrt_approx_f64(-4.0).to_bits(), CANONICAL_NAN_F64);
+    }
+
+    /// Directed-rounding f32 add/mul/fma/div/sqrt against exact integer arithmetic rounded by
+    /// `fp::round_pack` (independent of the APFloat path used for the directed modes).
+    #[test]
+    fn f32_sweep_against_exact_arithmetic() {
+        let mut r = Rng(0x0DDB_1A5E_5BAD_5EED);
+        for i in 0..6000 {
+            // Mostly normal values close in exponent, sometimes subnormal/huge.
+            let (lo, hi) = if i % 5 == 0 { (0, 254) } else { (110, 140) };
+            let a = r.f32_in(lo, hi);
+            let b = r.f32_in(lo, hi);
+            let c = r.f32_in(lo, hi);
+            let pa = parts(fp::F32, bits(a) as u64);
+            let pb = parts(fp::F32, bits(b) as u64);
+            let pc = parts(fp::F32, bits(c) as u64);
+            for rnd in MODES {
+                // add
+                if let Some((neg, m, e)) = exact_sum(pa, pb) {
+                    if m != 0 {
+                        let want = fp::round_pack(fp::F32, neg, m, e, false, rnd).bits as u32;
+                        assert_eq!(bits(add_f32(a, b, rnd, false, false)), want, "add {a:e} {b:e} {rnd:?}");
+                    }
+                }
+                // mul: the product of significands is exact in u128.
+                let want = fp::round_pack(fp::F32, pa.0 ^ pb.0, pa.1 * pb.1, pa.2 + pb.2, false, rnd).bits as u32;
+                assert_eq!(bits(mul_f32(a, b, rnd, false, false)), want, "mul {a:e} {b:e} {rnd:?}");
+                // fma
+                let prod = (pa.0 ^ pb.0, pa.1 * pb.1, pa.2 + pb.2);
+                if let Some((neg, m, e)) = exact_sum(prod, pc) {
+                    if m != 0 {
+                        let want = fp::round_pack(fp::F32, neg, m, e, false, rnd).bits as u32;
+                        assert_eq!(bits(fma_f32(a, b, c, rnd, false, false)), want, "fma {a:e} {b:e} {c:e} {rnd:?}");
+                    }
+                }
+                // div: long division with a sticky remainder.
+                let num = pa.1 << 64;
+                let (q, rem) = (num / pb.1, num % pb.1);
+                let want = fp::round_pack(fp::F32, pa.0 ^ pb.0, q, pa.2 - pb.2 - 64, rem != 0, rnd).bits as u32;
+                assert_eq!(bits(div_f32(a, b, rnd, false)), want, "div {a:e} {b:e} {rnd:?}");
+                // sqrt of |a|
+                let want = sqrt_model(fp::F32, pa.1, pa.2, rnd) as u32;
+                assert_eq!(bits(sqrt_f32(a.abs(), rnd, false)), want, "sqrt {a:e} {rnd:?}");
+            }
+        }
+    }
+
+    /// The same for f64 (normal operands), with u128/i128 exact arithmetic.
+    #[test]
+    fn f64_sweep_against_exact_arithmetic() {
+        let mut r = Rng(0xFEED_FACE_CAFE_BEEF);
+        for i in 0..4000 {
+            let (lo, hi) = if i % 5 == 0 { (1, 2046) } else { (1000, 1050) };
+            let a = r.f64_in(lo, hi);
+            let b = r.f64_in(lo, hi);
+            let pa = parts(fp::F64, a.to_bits());
+            let pb = parts(fp::F64, b.to_bits());
+            for rnd in MODES {
+                if let Some((neg, m, e)) = exact_sum(pa, pb) {
+                    if m != 0 && m >> 126 == 0 {
+                        let want = fp::round_pack(fp::F64, neg, m, e, false, rnd).bits;
+                        assert_eq!(add_f64(a, b, rnd).to_bits(), want, "add {a:e} {b:e} {rnd:?}");
+                    }
+                }
+                let want = fp::round_pack(fp::F64, pa.0 ^ pb.0, pa.1 * pb.1, pa.2 + pb.2, false, rnd).bits;
+                assert_eq!(mul_f64(a, b, rnd).to_bits(), want, "mul {a:e} {b:e} {rnd:?}");
+                let num = pa.1 << 74;
+                let (q, rem) = (num / pb.1, num % pb.1);
+                let want = fp::round_pack(fp::F64, pa.0 ^ pb.0, q, pa.2 - pb.2 - 74, rem != 0, rnd).bits;
+                assert_eq!(div_f64(a, b, rnd).to_bits(), want, "div {a:e} {b:e} {rnd:?}");
+                let want = sqrt_model(fp::F64, pa.1, pa.2, rnd);
+                assert_eq!(sqrt_f64(a.abs(), rnd).to_bits(), want, "sqrt {a:e} {rnd:?}");
+            }
+        }
+        // Subnormal f64 square roots in every mode.
+        for k in [1u64, 2, 3, 5, 0x000F_FFFF_FFFF_FFFF, 12345] {
+            let a = f64::from_bits(k);
+            for rnd in MODES {
+                let want = sqrt_model(fp::F64, k as u128, -1074, rnd);
+                assert_eq!(sqrt_f64(a, rnd).to_bits(), want, "sqrt {k} {rnd:?}");
+            }
+        }
+    }
+
+    /// `.rn` must be exactly the host's IEEE arithmetic (canonical NaN aside).
+    #[test]
+    fn rn_is_host_arithmetic() {
+        let mut r = Rng(0x1234_5678_9ABC_DEF1);
+        for _ in 0..20000 {
+            let x = r.next();
+            let (a, b, c) = (f32::from_bits(x as u32), f32::from_bits((x >> 32) as u32), f32::from_bits(r.next() as u32));
+            let canon = |v: f32| if v.is_nan() { CANONICAL_NAN_F32 } else { bits(v) };
+            assert_eq!(bits(add_f32(a, b, Rn, false, false)), canon(a + b));
+            assert_eq!(bits(mul_f32(a, b, Rn, false, false)), canon(a * b));
+            assert_eq!(bits(div_f32(a, b, Rn, false)), canon(a / b));
+            assert_eq!(bits(fma_f32(a, b, c, Rn, false, false)), canon(a.mul_add(b, c)));
+            assert_eq!(bits(sqrt_f32(a, Rn, false)), canon(a.sqrt()));
+        }
     }
 }
