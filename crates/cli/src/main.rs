@@ -9,6 +9,11 @@ use ptx_diag::{render_to_stderr, ColorMode, Diagnostic, SourceFile};
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
+// The parser allocates many small AST nodes; mimalloc parses a 100 MB module about 2x faster than
+// the system allocator (measured in docs/performance.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "ptxvm",

@@ -336,18 +336,19 @@ pub enum Statement {
     Label(Word),
     /// An instruction.
     Instruction(Box<Instruction>),
-    /// A local declaration (`.reg`, `.local`, `.shared`, `.param`).
-    Variable(VarDecl),
+    /// A local declaration (`.reg`, `.local`, `.shared`, `.param`). Boxed, like the other large
+    /// variants, so that a statement stays small: bodies hold millions of them.
+    Variable(Box<VarDecl>),
     /// `{` opening a nested scope.
     ScopeBegin(Loc),
     /// `}` closing a nested scope.
     ScopeEnd(Loc),
     /// `.loc …`
-    DebugLoc(LocDirective),
+    DebugLoc(Box<LocDirective>),
     /// `.pragma …;`
     Pragma(Pragma),
     /// `name: .callprototype …;`
-    CallPrototype(CallPrototype),
+    CallPrototype(Box<CallPrototype>),
     /// `name: .calltargets f, g;`
     CallTargets {
         /// The label naming the list.
@@ -632,5 +633,18 @@ impl ExprKind {
     /// The value of a decimal float literal (the lexer guarantees it parses).
     pub fn float_value(text: &str) -> f64 {
         text.parse().unwrap_or(f64::NAN)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bodies hold one `Statement` per line of PTX; keep them small (see `Statement::Variable`).
+    #[test]
+    fn node_sizes() {
+        assert!(std::mem::size_of::<Statement>() <= 72, "{}", std::mem::size_of::<Statement>());
+        assert!(std::mem::size_of::<Operand>() <= 56, "{}", std::mem::size_of::<Operand>());
+        assert!(std::mem::size_of::<Expr>() <= 48, "{}", std::mem::size_of::<Expr>());
     }
 }

@@ -1108,7 +1108,7 @@ impl<'s> Parser<'s> {
                 if self.at(T::DotWord) {
                     match self.text(self.tok) {
                         ".callprototype" => {
-                            out.push(Statement::CallPrototype(self.call_prototype(name)?));
+                            out.push(Statement::CallPrototype(Box::new(self.call_prototype(name)?)));
                             return Ok(());
                         }
                         ".calltargets" => {
@@ -1153,7 +1153,7 @@ impl<'s> Parser<'s> {
             T::DotWord => {
                 let w = self.text(t);
                 match w {
-                    ".loc" => out.push(Statement::DebugLoc(self.loc_directive()?)),
+                    ".loc" => out.push(Statement::DebugLoc(Box::new(self.loc_directive()?))),
                     ".pragma" => out.push(Statement::Pragma(self.pragma()?)),
                     _ if is_state_space(w) || Linkage::from_word(w).is_some() => {
                         let linkage = Linkage::from_word(w);
@@ -1162,7 +1162,7 @@ impl<'s> Parser<'s> {
                         }
                         let v = self.var_decl(linkage, t.span, false)?;
                         self.expect(T::Semi, "`;` after the declaration")?;
-                        out.push(Statement::Variable(v));
+                        out.push(Statement::Variable(Box::new(v)));
                     }
                     _ if is_function_attr(w) => {
                         let name = self.word()?;
