@@ -55,7 +55,10 @@ impl IntType {
     /// Whether the type is signed.
     #[inline]
     pub const fn signed(self) -> bool {
-        matches!(self, IntType::S8 | IntType::S16 | IntType::S32 | IntType::S64)
+        matches!(
+            self,
+            IntType::S8 | IntType::S16 | IntType::S32 | IntType::S64
+        )
     }
     /// Smallest value.
     #[inline]
@@ -160,7 +163,11 @@ pub fn round_integral(x: f64, r: IntRounding) -> f64 {
 #[inline]
 fn src_value(src: FloatType, a: u64, ftz: bool) -> f64 {
     let a = a & src.mask();
-    let a = if ftz && src == FloatType::F32 { F32.flush(a) } else { a };
+    let a = if ftz && src == FloatType::F32 {
+        F32.flush(a)
+    } else {
+        a
+    };
     fp::to_f64(src.format(), a)
 }
 
@@ -169,7 +176,11 @@ fn src_value(src: FloatType, a: u64, ftz: bool) -> f64 {
 #[inline]
 pub fn int_to_int(dst: IntType, src: IntType, a: u64, sat: bool) -> u64 {
     let v = src.value(a);
-    let v = if sat { v.clamp(dst.min(), dst.max()) } else { v };
+    let v = if sat {
+        v.clamp(dst.min(), dst.max())
+    } else {
+        v
+    };
     dst.encode(v)
 }
 
@@ -199,7 +210,11 @@ pub fn float_to_int(dst: IntType, src: FloatType, a: u64, rnd: IntRounding, ftz:
 pub fn int_to_float(dst: FloatType, src: IntType, a: u64, rnd: Rounding, sat: bool) -> u64 {
     let v = src.value(a);
     let fmt = dst.format();
-    let bits = if v == 0 { 0 } else { fp::round_pack(fmt, v < 0, v.unsigned_abs(), 0, false, rnd).bits };
+    let bits = if v == 0 {
+        0
+    } else {
+        fp::round_pack(fmt, v < 0, v.unsigned_abs(), 0, false, rnd).bits
+    };
     if sat {
         saturate_bits(fmt, bits)
     } else {
@@ -267,9 +282,25 @@ pub fn float_to_float(dst: FloatType, src: FloatType, a: u64, rnd: CvtRound, m: 
 /// converted into the upper half, `b` into the lower half.
 #[inline]
 pub fn f32x2_to_16x2(a: f32, b: f32, bf16: bool, rnd: Rounding, m: CvtMods) -> u32 {
-    let dst = if bf16 { FloatType::Bf16 } else { FloatType::F16 };
-    let hi = float_to_float(dst, FloatType::F32, a.to_bits() as u64, CvtRound::Float(rnd), m);
-    let lo = float_to_float(dst, FloatType::F32, b.to_bits() as u64, CvtRound::Float(rnd), m);
+    let dst = if bf16 {
+        FloatType::Bf16
+    } else {
+        FloatType::F16
+    };
+    let hi = float_to_float(
+        dst,
+        FloatType::F32,
+        a.to_bits() as u64,
+        CvtRound::Float(rnd),
+        m,
+    );
+    let lo = float_to_float(
+        dst,
+        FloatType::F32,
+        b.to_bits() as u64,
+        CvtRound::Float(rnd),
+        m,
+    );
     (hi as u32) << 16 | lo as u32
 }
 
@@ -277,7 +308,17 @@ pub fn f32x2_to_16x2(a: f32, b: f32, bf16: bool, rnd: Rounding, m: CvtMods) -> u
 /// the result is an `.f32` bit pattern with the low 13 bits zero (NaN: `0x7FFF_E000`).
 #[inline]
 pub fn f32_to_tf32(a: f32, rnd: Rounding, m: CvtMods) -> u32 {
-    let r = convert_fmt(TF32, F32, a.to_bits() as u64, CvtRound::Float(rnd), CvtMods { ftz: false, sat: false, ..m });
+    let r = convert_fmt(
+        TF32,
+        F32,
+        a.to_bits() as u64,
+        CvtRound::Float(rnd),
+        CvtMods {
+            ftz: false,
+            sat: false,
+            ..m
+        },
+    );
     (r as u32) << 13
 }
 
@@ -303,7 +344,11 @@ impl Fp8 {
 /// One `.f32` (or `.f16`, via `src`) to one FP8 value, `.rn.satfinite{.relu}`.
 #[inline]
 fn to_fp8(ty: Fp8, src: Format, a: u64, relu: bool) -> u8 {
-    let m = CvtMods { relu, satfinite: true, ..CvtMods::default() };
+    let m = CvtMods {
+        relu,
+        satfinite: true,
+        ..CvtMods::default()
+    };
     convert_fmt(ty.format(), src, a, CvtRound::Float(Rounding::Rn), m) as u8
 }
 
@@ -328,8 +373,12 @@ pub fn f16x2_to_fp8x2(ty: Fp8, a: u32, relu: bool) -> u16 {
 /// byte into the upper half.
 #[inline]
 pub fn fp8x2_to_f16x2(ty: Fp8, a: u16, relu: bool) -> u32 {
-    let m = CvtMods { relu, ..CvtMods::default() };
-    let conv = |x: u16| convert_fmt(F16, ty.format(), x as u64, CvtRound::Float(Rounding::Rn), m) as u32;
+    let m = CvtMods {
+        relu,
+        ..CvtMods::default()
+    };
+    let conv =
+        |x: u16| convert_fmt(F16, ty.format(), x as u64, CvtRound::Float(Rounding::Rn), m) as u32;
     conv(a >> 8) << 16 | conv(a & 0xFF)
 }
 
@@ -422,21 +471,45 @@ mod tests {
         assert_eq!(f2i(It::S16, -0.5, Rni), 0);
         assert_eq!(f2i(It::U16, 65535.4, Rni), 65535);
         assert_eq!(f2i(It::S64, 9.3e18, Rzi), i64::MAX);
-        assert_eq!(float_to_int(It::U64, Ft::F32, 1.9e19f32.to_bits() as u64, Rzi, false), u64::MAX);
+        assert_eq!(
+            float_to_int(It::U64, Ft::F32, 1.9e19f32.to_bits() as u64, Rzi, false),
+            u64::MAX
+        );
         // Negative s8 results are sign-extended to 64 bits.
-        assert_eq!(float_to_int(It::S8, Ft::F32, (-1.0f32).to_bits() as u64, Rni, false), u64::MAX);
-        assert_eq!(float_to_int(It::U8, Ft::F32, 200f32.to_bits() as u64, Rni, false), 200);
+        assert_eq!(
+            float_to_int(It::S8, Ft::F32, (-1.0f32).to_bits() as u64, Rni, false),
+            u64::MAX
+        );
+        assert_eq!(
+            float_to_int(It::U8, Ft::F32, 200f32.to_bits() as u64, Rni, false),
+            200
+        );
         // .ftz and subnormals under directed rounding.
         let sub = f32::from_bits(1).to_bits() as u64;
         assert_eq!(float_to_int(It::S32, Ft::F32, sub, Rpi, false), 1);
         assert_eq!(float_to_int(It::S32, Ft::F32, sub, Rpi, true), 0);
         // f64, f16 and bf16 sources.
-        assert_eq!(float_to_int(It::S32, Ft::F64, (-7.5f64).to_bits(), Rni, false) as i64, -8);
-        assert_eq!(float_to_int(It::S32, Ft::F64, 2147483647.5f64.to_bits(), Rzi, false) as i64, 2147483647);
-        assert_eq!(float_to_int(It::S32, Ft::F64, 2147483648.0f64.to_bits(), Rzi, false) as i64, 2147483647);
+        assert_eq!(
+            float_to_int(It::S32, Ft::F64, (-7.5f64).to_bits(), Rni, false) as i64,
+            -8
+        );
+        assert_eq!(
+            float_to_int(It::S32, Ft::F64, 2147483647.5f64.to_bits(), Rzi, false) as i64,
+            2147483647
+        );
+        assert_eq!(
+            float_to_int(It::S32, Ft::F64, 2147483648.0f64.to_bits(), Rzi, false) as i64,
+            2147483647
+        );
         assert_eq!(float_to_int(It::U32, Ft::F16, 0x4500, Rni, false), 5); // f16 5.0
-        assert_eq!(float_to_int(It::S32, Ft::F16, 0xFC00, Rni, false) as i64, i32::MIN as i64); // -inf
-        assert_eq!(float_to_int(It::S8, Ft::Bf16, 0xC2F6, Rni, false) as i64, -123); // bf16 -123
+        assert_eq!(
+            float_to_int(It::S32, Ft::F16, 0xFC00, Rni, false) as i64,
+            i32::MIN as i64
+        ); // -inf
+        assert_eq!(
+            float_to_int(It::S8, Ft::Bf16, 0xC2F6, Rni, false) as i64,
+            -123
+        ); // bf16 -123
         assert_eq!(float_to_int(It::S32, Ft::Bf16, 0x7FC0, Rni, false), 0); // NaN
     }
 
@@ -445,18 +518,30 @@ mod tests {
         assert_eq!(int_to_int(It::U8, It::S32, 300, false), 44);
         assert_eq!(int_to_int(It::U8, It::S32, 300, true), 255);
         assert_eq!(int_to_int(It::U8, It::S32, (-5i32) as u32 as u64, true), 0);
-        assert_eq!(int_to_int(It::U8, It::S32, (-5i32) as u32 as u64, false), 251);
+        assert_eq!(
+            int_to_int(It::U8, It::S32, (-5i32) as u32 as u64, false),
+            251
+        );
         assert_eq!(int_to_int(It::S8, It::S32, 200, false), (-56i64) as u64);
         assert_eq!(int_to_int(It::S8, It::S32, 200, true), 127);
         assert_eq!(int_to_int(It::S32, It::S8, 0x80, false), (-128i64) as u64);
         assert_eq!(int_to_int(It::U32, It::S8, 0x80, false), 0xFFFF_FF80);
         assert_eq!(int_to_int(It::U32, It::S8, 0x80, true), 0);
-        assert_eq!(int_to_int(It::S64, It::U32, 0xFFFF_FFFF, false), 0xFFFF_FFFF);
+        assert_eq!(
+            int_to_int(It::S64, It::U32, 0xFFFF_FFFF, false),
+            0xFFFF_FFFF
+        );
         assert_eq!(int_to_int(It::S32, It::U32, 0xFFFF_FFFF, true), 0x7FFF_FFFF);
         assert_eq!(int_to_int(It::U64, It::S64, u64::MAX, true), 0);
-        assert_eq!(int_to_int(It::S64, It::U64, u64::MAX, true), i64::MAX as u64);
+        assert_eq!(
+            int_to_int(It::S64, It::U64, u64::MAX, true),
+            i64::MAX as u64
+        );
         assert_eq!(int_to_int(It::U16, It::U64, 0x1_2345, false), 0x2345);
-        assert_eq!(int_to_int(It::S16, It::U64, 0x1_8000, false), (-32768i64) as u64);
+        assert_eq!(
+            int_to_int(It::S16, It::U64, 0x1_8000, false),
+            (-32768i64) as u64
+        );
         // Only the source's low bits count.
         assert_eq!(int_to_int(It::U32, It::U8, 0xFFFF_FF01, false), 1);
     }
@@ -466,24 +551,60 @@ mod tests {
         use Rounding::*;
         // 2^24 + 1 is a tie in f32.
         let v = (1u64 << 24) + 1;
-        assert_eq!(int_to_float(Ft::F32, It::U32, v, Rn, false), (16777216.0f32).to_bits() as u64);
-        assert_eq!(int_to_float(Ft::F32, It::U32, v, Rp, false), (16777218.0f32).to_bits() as u64);
-        assert_eq!(int_to_float(Ft::F32, It::U32, v + 2, Rn, false), (16777220.0f32).to_bits() as u64);
+        assert_eq!(
+            int_to_float(Ft::F32, It::U32, v, Rn, false),
+            (16777216.0f32).to_bits() as u64
+        );
+        assert_eq!(
+            int_to_float(Ft::F32, It::U32, v, Rp, false),
+            (16777218.0f32).to_bits() as u64
+        );
+        assert_eq!(
+            int_to_float(Ft::F32, It::U32, v + 2, Rn, false),
+            (16777220.0f32).to_bits() as u64
+        );
         let neg = (-(1i64 << 24) - 1) as u64;
-        assert_eq!(int_to_float(Ft::F32, It::S64, neg, Rm, false), (-16777218.0f32).to_bits() as u64);
-        assert_eq!(int_to_float(Ft::F32, It::S64, neg, Rz, false), (-16777216.0f32).to_bits() as u64);
-        assert_eq!(int_to_float(Ft::F64, It::U64, u64::MAX, Rn, false), 2f64.powi(64).to_bits());
-        assert_eq!(int_to_float(Ft::F64, It::U64, u64::MAX, Rz, false), (2f64.powi(64) - 2048.0).to_bits());
-        assert_eq!(int_to_float(Ft::F64, It::S64, i64::MIN as u64, Rn, false), (-(2f64.powi(63))).to_bits());
+        assert_eq!(
+            int_to_float(Ft::F32, It::S64, neg, Rm, false),
+            (-16777218.0f32).to_bits() as u64
+        );
+        assert_eq!(
+            int_to_float(Ft::F32, It::S64, neg, Rz, false),
+            (-16777216.0f32).to_bits() as u64
+        );
+        assert_eq!(
+            int_to_float(Ft::F64, It::U64, u64::MAX, Rn, false),
+            2f64.powi(64).to_bits()
+        );
+        assert_eq!(
+            int_to_float(Ft::F64, It::U64, u64::MAX, Rz, false),
+            (2f64.powi(64) - 2048.0).to_bits()
+        );
+        assert_eq!(
+            int_to_float(Ft::F64, It::S64, i64::MIN as u64, Rn, false),
+            (-(2f64.powi(63))).to_bits()
+        );
         assert_eq!(int_to_float(Ft::F16, It::U32, 65520, Rn, false), 0x7C00);
         assert_eq!(int_to_float(Ft::F16, It::U32, 65520, Rz, false), 0x7BFF);
-        assert_eq!(int_to_float(Ft::F16, It::S32, (-3i32) as u32 as u64, Rn, false), 0xC200);
+        assert_eq!(
+            int_to_float(Ft::F16, It::S32, (-3i32) as u32 as u64, Rn, false),
+            0xC200
+        );
         assert_eq!(int_to_float(Ft::Bf16, It::S32, 257, Rn, false), 0x4380); // 256
         assert_eq!(int_to_float(Ft::Bf16, It::S32, 257, Rp, false), 0x4381); // 258
-        assert_eq!(int_to_float(Ft::F32, It::S32, 5, Rn, true), 1.0f32.to_bits() as u64);
-        assert_eq!(int_to_float(Ft::F32, It::S32, (-5i32) as u32 as u64, Rn, true), 0);
+        assert_eq!(
+            int_to_float(Ft::F32, It::S32, 5, Rn, true),
+            1.0f32.to_bits() as u64
+        );
+        assert_eq!(
+            int_to_float(Ft::F32, It::S32, (-5i32) as u32 as u64, Rn, true),
+            0
+        );
         assert_eq!(int_to_float(Ft::F32, It::S32, 0, Rn, false), 0);
-        assert_eq!(int_to_float(Ft::F32, It::S8, 0xFF, Rn, false), (-1.0f32).to_bits() as u64);
+        assert_eq!(
+            int_to_float(Ft::F32, It::S8, 0xFF, Rn, false),
+            (-1.0f32).to_bits() as u64
+        );
     }
 
     #[test]
@@ -495,9 +616,18 @@ mod tests {
             x ^= x >> 7;
             x ^= x << 17;
             let y = x >> (x & 63);
-            assert_eq!(int_to_float(Ft::F32, It::U64, y, Rounding::Rn, false), (y as f32).to_bits() as u64);
-            assert_eq!(int_to_float(Ft::F64, It::S64, y, Rounding::Rn, false), ((y as i64) as f64).to_bits());
-            assert_eq!(int_to_float(Ft::F32, It::S32, y, Rounding::Rn, false), ((y as i32) as f32).to_bits() as u64);
+            assert_eq!(
+                int_to_float(Ft::F32, It::U64, y, Rounding::Rn, false),
+                (y as f32).to_bits() as u64
+            );
+            assert_eq!(
+                int_to_float(Ft::F64, It::S64, y, Rounding::Rn, false),
+                ((y as i64) as f64).to_bits()
+            );
+            assert_eq!(
+                int_to_float(Ft::F32, It::S32, y, Rounding::Rn, false),
+                ((y as i32) as f32).to_bits() as u64
+            );
         }
     }
 
@@ -512,31 +642,67 @@ mod tests {
         assert_eq!(ff(Ft::F16, Ft::F32, f(1.0), Rn), 0x3C00);
         // 1 + 2^-11 is a tie -> even (1.0); 1 + 3*2^-11 -> 1 + 2^-9.
         assert_eq!(ff(Ft::F16, Ft::F32, f(1.0 + 2f32.powi(-11)), Rn), 0x3C00);
-        assert_eq!(ff(Ft::F16, Ft::F32, f(1.0 + 3.0 * 2f32.powi(-11)), Rn), 0x3C02);
+        assert_eq!(
+            ff(Ft::F16, Ft::F32, f(1.0 + 3.0 * 2f32.powi(-11)), Rn),
+            0x3C02
+        );
         assert_eq!(ff(Ft::F16, Ft::F32, f(1.0 + 2f32.powi(-11)), Rp), 0x3C01);
         assert_eq!(ff(Ft::F16, Ft::F32, f(-1.0 - 2f32.powi(-11)), Rm), 0xBC01);
         assert_eq!(ff(Ft::F16, Ft::F32, f(-1.0 - 2f32.powi(-11)), Rz), 0xBC00);
         // Overflow to inf, or max finite with .satfinite or .rz.
         assert_eq!(ff(Ft::F16, Ft::F32, f(70000.0), Rn), 0x7C00);
         assert_eq!(ff(Ft::F16, Ft::F32, f(70000.0), Rz), 0x7BFF);
-        let sf = CvtMods { satfinite: true, ..CvtMods::default() };
-        assert_eq!(float_to_float(Ft::F16, Ft::F32, f(70000.0), CvtRound::Float(Rn), sf), 0x7BFF);
-        assert_eq!(float_to_float(Ft::F16, Ft::F32, f(-1e30), CvtRound::Float(Rn), sf), 0xFBFF);
-        assert_eq!(float_to_float(Ft::F16, Ft::F32, f(f32::INFINITY), CvtRound::Float(Rn), sf), 0x7BFF);
-        assert_eq!(float_to_float(Ft::F16, Ft::F32, f(f32::NAN), CvtRound::Float(Rn), sf), 0x7FFF);
+        let sf = CvtMods {
+            satfinite: true,
+            ..CvtMods::default()
+        };
+        assert_eq!(
+            float_to_float(Ft::F16, Ft::F32, f(70000.0), CvtRound::Float(Rn), sf),
+            0x7BFF
+        );
+        assert_eq!(
+            float_to_float(Ft::F16, Ft::F32, f(-1e30), CvtRound::Float(Rn), sf),
+            0xFBFF
+        );
+        assert_eq!(
+            float_to_float(Ft::F16, Ft::F32, f(f32::INFINITY), CvtRound::Float(Rn), sf),
+            0x7BFF
+        );
+        assert_eq!(
+            float_to_float(Ft::F16, Ft::F32, f(f32::NAN), CvtRound::Float(Rn), sf),
+            0x7FFF
+        );
         // Subnormal f16 results; tiny values round to zero or min subnormal.
         assert_eq!(ff(Ft::F16, Ft::F32, f(2f32.powi(-24)), Rn), 0x0001);
         assert_eq!(ff(Ft::F16, Ft::F32, f(2f32.powi(-25)), Rn), 0x0000);
         assert_eq!(ff(Ft::F16, Ft::F32, f(2f32.powi(-25)), Rp), 0x0001);
         assert_eq!(ff(Ft::F16, Ft::F32, f(1.5 * 2f32.powi(-25)), Rn), 0x0001);
         // .relu
-        let relu = CvtMods { relu: true, ..CvtMods::default() };
-        assert_eq!(float_to_float(Ft::F16, Ft::F32, f(-3.0), CvtRound::Float(Rn), relu), 0);
-        assert_eq!(float_to_float(Ft::F16, Ft::F32, f(3.0), CvtRound::Float(Rn), relu), 0x4200);
-        assert_eq!(float_to_float(Ft::F16, Ft::F32, f(f32::NAN), CvtRound::Float(Rn), relu), 0x7FFF);
+        let relu = CvtMods {
+            relu: true,
+            ..CvtMods::default()
+        };
+        assert_eq!(
+            float_to_float(Ft::F16, Ft::F32, f(-3.0), CvtRound::Float(Rn), relu),
+            0
+        );
+        assert_eq!(
+            float_to_float(Ft::F16, Ft::F32, f(3.0), CvtRound::Float(Rn), relu),
+            0x4200
+        );
+        assert_eq!(
+            float_to_float(Ft::F16, Ft::F32, f(f32::NAN), CvtRound::Float(Rn), relu),
+            0x7FFF
+        );
         // f16 -> f32 is exact.
-        assert_eq!(float_to_float(Ft::F32, Ft::F16, 0x0001, CvtRound::None, CvtMods::default()), 2f32.powi(-24).to_bits() as u64);
-        assert_eq!(float_to_float(Ft::F32, Ft::F16, 0xFC00, CvtRound::None, CvtMods::default()), f(f32::NEG_INFINITY));
+        assert_eq!(
+            float_to_float(Ft::F32, Ft::F16, 0x0001, CvtRound::None, CvtMods::default()),
+            2f32.powi(-24).to_bits() as u64
+        );
+        assert_eq!(
+            float_to_float(Ft::F32, Ft::F16, 0xFC00, CvtRound::None, CvtMods::default()),
+            f(f32::NEG_INFINITY)
+        );
     }
 
     #[test]
@@ -555,9 +721,19 @@ mod tests {
             }
             for r in [Rounding::Rn, Rounding::Rz, Rounding::Rm, Rounding::Rp] {
                 let mut loses = false;
-                let want: Half = Single::from_bits(bits as u128).convert_r(r.apfloat(), &mut loses).value;
-                let want = if want.is_nan() { 0x7FFF } else { want.to_bits() as u64 };
-                assert_eq!(ff(Ft::F16, Ft::F32, bits as u64, r), want, "{bits:#x} {r:?}");
+                let want: Half = Single::from_bits(bits as u128)
+                    .convert_r(r.apfloat(), &mut loses)
+                    .value;
+                let want = if want.is_nan() {
+                    0x7FFF
+                } else {
+                    want.to_bits() as u64
+                };
+                assert_eq!(
+                    ff(Ft::F16, Ft::F32, bits as u64, r),
+                    want,
+                    "{bits:#x} {r:?}"
+                );
             }
         }
     }
@@ -575,8 +751,14 @@ mod tests {
         assert_eq!(ff(Ft::Bf16, Ft::F32, 0xBF80_0001, Rm), 0xBF81);
         assert_eq!(ff(Ft::Bf16, Ft::F32, f(f32::MAX), Rn), 0x7F80); // rounds up to inf
         assert_eq!(ff(Ft::Bf16, Ft::F32, f(f32::MAX), Rz), 0x7F7F);
-        let sf = CvtMods { satfinite: true, ..CvtMods::default() };
-        assert_eq!(float_to_float(Ft::Bf16, Ft::F32, f(f32::MAX), CvtRound::Float(Rn), sf), 0x7F7F);
+        let sf = CvtMods {
+            satfinite: true,
+            ..CvtMods::default()
+        };
+        assert_eq!(
+            float_to_float(Ft::Bf16, Ft::F32, f(f32::MAX), CvtRound::Float(Rn), sf),
+            0x7F7F
+        );
         // f64 -> bf16 rounds once (no double rounding through f32):
         // 1 + 2^-8 + 2^-40 is just above the tie -> 0x3F81; via f32 it would tie to 0x3F80.
         let d = 1.0 + 2f64.powi(-8) + 2f64.powi(-40);
@@ -585,29 +767,94 @@ mod tests {
         assert_eq!(ff(Ft::F16, Ft::Bf16, 0x4780, Rn), 0x7C00); // 65536 -> inf in f16
         assert_eq!(ff(Ft::F16, Ft::Bf16, 0x4780, Rz), 0x7BFF);
         // bf16 -> bf16 with integer rounding: 2.5 (0x4020) -> 2.0 under .rni.
-        assert_eq!(float_to_float(Ft::Bf16, Ft::Bf16, 0x4020, CvtRound::Int(IntRounding::Rni), CvtMods::default()), 0x4000);
+        assert_eq!(
+            float_to_float(
+                Ft::Bf16,
+                Ft::Bf16,
+                0x4020,
+                CvtRound::Int(IntRounding::Rni),
+                CvtMods::default()
+            ),
+            0x4000
+        );
     }
 
     #[test]
     fn f64_to_f32_and_integral() {
         use Rounding::*;
         let d = 1.0 + 2f64.powi(-24); // tie in f32
-        assert_eq!(ff(Ft::F32, Ft::F64, d.to_bits(), Rn), 1.0f32.to_bits() as u64);
-        assert_eq!(ff(Ft::F32, Ft::F64, d.to_bits(), Rp), (1.0f32 + f32::EPSILON).to_bits() as u64);
-        assert_eq!(ff(Ft::F32, Ft::F64, (-d).to_bits(), Rm), (-1.0f32 - f32::EPSILON).to_bits() as u64);
-        assert_eq!(ff(Ft::F32, Ft::F64, 1e300f64.to_bits(), Rn), f32::INFINITY.to_bits() as u64);
-        assert_eq!(ff(Ft::F32, Ft::F64, 1e300f64.to_bits(), Rz), f32::MAX.to_bits() as u64);
-        assert_eq!(ff(Ft::F32, Ft::F64, (-1e300f64).to_bits(), Rp), (-f32::MAX).to_bits() as u64);
+        assert_eq!(
+            ff(Ft::F32, Ft::F64, d.to_bits(), Rn),
+            1.0f32.to_bits() as u64
+        );
+        assert_eq!(
+            ff(Ft::F32, Ft::F64, d.to_bits(), Rp),
+            (1.0f32 + f32::EPSILON).to_bits() as u64
+        );
+        assert_eq!(
+            ff(Ft::F32, Ft::F64, (-d).to_bits(), Rm),
+            (-1.0f32 - f32::EPSILON).to_bits() as u64
+        );
+        assert_eq!(
+            ff(Ft::F32, Ft::F64, 1e300f64.to_bits(), Rn),
+            f32::INFINITY.to_bits() as u64
+        );
+        assert_eq!(
+            ff(Ft::F32, Ft::F64, 1e300f64.to_bits(), Rz),
+            f32::MAX.to_bits() as u64
+        );
+        assert_eq!(
+            ff(Ft::F32, Ft::F64, (-1e300f64).to_bits(), Rp),
+            (-f32::MAX).to_bits() as u64
+        );
         assert_eq!(ff(Ft::F32, Ft::F64, 1e-50f64.to_bits(), Rn), 0);
         assert_eq!(ff(Ft::F32, Ft::F64, 1e-50f64.to_bits(), Rp), 1);
         // .ftz on an f32 result flushes a subnormal.
-        let ftz = CvtMods { ftz: true, ..CvtMods::default() };
-        assert_eq!(float_to_float(Ft::F32, Ft::F64, 1e-40f64.to_bits(), CvtRound::Float(Rn), ftz), 0);
-        assert_eq!(float_to_float(Ft::F32, Ft::F64, (-1e-40f64).to_bits(), CvtRound::Float(Rn), ftz), 0x8000_0000);
+        let ftz = CvtMods {
+            ftz: true,
+            ..CvtMods::default()
+        };
+        assert_eq!(
+            float_to_float(
+                Ft::F32,
+                Ft::F64,
+                1e-40f64.to_bits(),
+                CvtRound::Float(Rn),
+                ftz
+            ),
+            0
+        );
+        assert_eq!(
+            float_to_float(
+                Ft::F32,
+                Ft::F64,
+                (-1e-40f64).to_bits(),
+                CvtRound::Float(Rn),
+                ftz
+            ),
+            0x8000_0000
+        );
         // Widening f32 -> f64 is exact.
-        assert_eq!(float_to_float(Ft::F64, Ft::F32, 0x0000_0001, CvtRound::None, CvtMods::default()), 2f64.powi(-149).to_bits());
+        assert_eq!(
+            float_to_float(
+                Ft::F64,
+                Ft::F32,
+                0x0000_0001,
+                CvtRound::None,
+                CvtMods::default()
+            ),
+            2f64.powi(-149).to_bits()
+        );
         // cvt.rni.f32.f32 keeps the value a float; the sign of zero survives.
-        let ri = |x: f32, r| f32::from_bits(float_to_float(Ft::F32, Ft::F32, x.to_bits() as u64, CvtRound::Int(r), CvtMods::default()) as u32);
+        let ri = |x: f32, r| {
+            f32::from_bits(float_to_float(
+                Ft::F32,
+                Ft::F32,
+                x.to_bits() as u64,
+                CvtRound::Int(r),
+                CvtMods::default(),
+            ) as u32)
+        };
         assert_eq!(ri(2.5, IntRounding::Rni), 2.0);
         assert_eq!(ri(-0.4, IntRounding::Rni).to_bits(), (-0.0f32).to_bits());
         assert_eq!(ri(-2.5, IntRounding::Rmi), -3.0);
@@ -616,11 +863,38 @@ mod tests {
         assert_eq!(ri(1e30, IntRounding::Rni), 1e30);
         assert!(ri(f32::NAN, IntRounding::Rni).is_nan());
         // .sat on floats
-        let sat = CvtMods { sat: true, ..CvtMods::default() };
-        assert_eq!(float_to_float(Ft::F32, Ft::F64, 2.0f64.to_bits(), CvtRound::Float(Rn), sat), 1.0f32.to_bits() as u64);
-        assert_eq!(float_to_float(Ft::F32, Ft::F64, f64::NAN.to_bits(), CvtRound::Float(Rn), sat), 0);
-        assert_eq!(float_to_float(Ft::F32, Ft::F32, (-0.5f32).to_bits() as u64, CvtRound::None, sat), 0);
-        assert_eq!(float_to_float(Ft::F64, Ft::F64, 0.25f64.to_bits(), CvtRound::None, sat), 0.25f64.to_bits());
+        let sat = CvtMods {
+            sat: true,
+            ..CvtMods::default()
+        };
+        assert_eq!(
+            float_to_float(Ft::F32, Ft::F64, 2.0f64.to_bits(), CvtRound::Float(Rn), sat),
+            1.0f32.to_bits() as u64
+        );
+        assert_eq!(
+            float_to_float(
+                Ft::F32,
+                Ft::F64,
+                f64::NAN.to_bits(),
+                CvtRound::Float(Rn),
+                sat
+            ),
+            0
+        );
+        assert_eq!(
+            float_to_float(
+                Ft::F32,
+                Ft::F32,
+                (-0.5f32).to_bits() as u64,
+                CvtRound::None,
+                sat
+            ),
+            0
+        );
+        assert_eq!(
+            float_to_float(Ft::F64, Ft::F64, 0.25f64.to_bits(), CvtRound::None, sat),
+            0.25f64.to_bits()
+        );
     }
 
     #[test]
@@ -629,9 +903,15 @@ mod tests {
         // a goes to the upper half, b to the lower half.
         assert_eq!(f32x2_to_16x2(1.0, 2.0, false, Rounding::Rn, m), 0x3C00_4000);
         assert_eq!(f32x2_to_16x2(1.0, 2.0, true, Rounding::Rn, m), 0x3F80_4000);
-        assert_eq!(f32x2_to_16x2(-1.0, 1e6, false, Rounding::Rz, m), 0xBC00_7BFF);
+        assert_eq!(
+            f32x2_to_16x2(-1.0, 1e6, false, Rounding::Rz, m),
+            0xBC00_7BFF
+        );
         let relu = CvtMods { relu: true, ..m };
-        assert_eq!(f32x2_to_16x2(-1.0, 1.0, true, Rounding::Rn, relu), 0x0000_3F80);
+        assert_eq!(
+            f32x2_to_16x2(-1.0, 1.0, true, Rounding::Rn, relu),
+            0x0000_3F80
+        );
     }
 
     #[test]
@@ -644,7 +924,10 @@ mod tests {
         assert_eq!(f32_to_tf32(x, Rounding::Rz, m), 0x3F80_0000);
         assert_eq!(f32_to_tf32(-x, Rounding::Rna, m), 0xBF80_2000);
         assert_eq!(f32_to_tf32(f32::MAX, Rounding::Rna, m), 0x7F80_0000);
-        let sf = CvtMods { satfinite: true, ..m };
+        let sf = CvtMods {
+            satfinite: true,
+            ..m
+        };
         assert_eq!(f32_to_tf32(f32::MAX, Rounding::Rna, sf), 0x7F7F_E000);
         assert_eq!(f32_to_tf32(f32::NAN, Rounding::Rna, sf), 0x7FFF_E000);
         let relu = CvtMods { relu: true, ..m };
@@ -657,17 +940,29 @@ mod tests {
         // e4m3: 448 max, no inf; 1.0 = 0x38; 2^-9 min subnormal = 0x01.
         assert_eq!(f32x2_to_fp8x2(Fp8::E4m3, 1.0, 448.0, false), 0x387E);
         assert_eq!(f32x2_to_fp8x2(Fp8::E4m3, 1000.0, -1000.0, false), 0x7EFE);
-        assert_eq!(f32x2_to_fp8x2(Fp8::E4m3, f32::INFINITY, f32::NAN, false), 0x7E7F);
-        assert_eq!(f32x2_to_fp8x2(Fp8::E4m3, 2f32.powi(-9), 2f32.powi(-11), false), 0x0100);
+        assert_eq!(
+            f32x2_to_fp8x2(Fp8::E4m3, f32::INFINITY, f32::NAN, false),
+            0x7E7F
+        );
+        assert_eq!(
+            f32x2_to_fp8x2(Fp8::E4m3, 2f32.powi(-9), 2f32.powi(-11), false),
+            0x0100
+        );
         assert_eq!(f32x2_to_fp8x2(Fp8::E4m3, 464.0, 465.0, false), 0x7E7E); // tie to even, then sat
-        // 1 + 1/16 ties to 1.0 (fraction 000); 1 + 3/16 ties between 001 and 010 -> 1.25 (0x3A).
+                                                                            // 1 + 1/16 ties to 1.0 (fraction 000); 1 + 3/16 ties between 001 and 010 -> 1.25 (0x3A).
         assert_eq!(f32x2_to_fp8x2(Fp8::E4m3, 1.0625, 1.1875, false), 0x383A);
         assert_eq!(f32x2_to_fp8x2(Fp8::E4m3, -1.0, 1.0, true), 0x0038);
         // e5m2: max 57344 (0x7B), inf 0x7C; 1.0 = 0x3C.
         assert_eq!(f32x2_to_fp8x2(Fp8::E5m2, 1.0, 57344.0, false), 0x3C7B);
-        assert_eq!(f32x2_to_fp8x2(Fp8::E5m2, 1e9, f32::NEG_INFINITY, false), 0x7BFB);
+        assert_eq!(
+            f32x2_to_fp8x2(Fp8::E5m2, 1e9, f32::NEG_INFINITY, false),
+            0x7BFB
+        );
         assert_eq!(f32x2_to_fp8x2(Fp8::E5m2, 1.125, 1.375, false), 0x3C3E); // ties to even
-        assert_eq!(f32x2_to_fp8x2(Fp8::E5m2, f32::NAN, 2f32.powi(-16), false), 0x7F01);
+        assert_eq!(
+            f32x2_to_fp8x2(Fp8::E5m2, f32::NAN, 2f32.powi(-16), false),
+            0x7F01
+        );
         // From f16x2: upper half to upper byte.
         assert_eq!(f16x2_to_fp8x2(Fp8::E4m3, 0x3C00_4000, false), 0x3840);
         assert_eq!(f16x2_to_fp8x2(Fp8::E5m2, 0x3C00_4000, false), 0x3C40);
@@ -696,7 +991,10 @@ mod tests {
         assert_eq!(cvt_pack_sat(PackType::S8, -200, 100, 0), 0x8064);
         assert_eq!(cvt_pack_sat(PackType::S4, -9, 8, 0xF), 0xF87);
         assert_eq!(cvt_pack_sat(PackType::U4, 3, 20, 0), 0x3F);
-        assert_eq!(cvt_pack_sat(PackType::S2, 1, -1, 0xABC), (0xABC << 4) | 0b0111);
+        assert_eq!(
+            cvt_pack_sat(PackType::S2, 1, -1, 0xABC),
+            (0xABC << 4) | 0b0111
+        );
         assert_eq!(cvt_pack_sat(PackType::U2, 7, -7, 0), 0b1100);
     }
 }

@@ -209,9 +209,7 @@ pub fn div_approx_f32(a: f32, b: f32) -> f32 {
     let (a, b) = (flush_f32(a, true), flush_f32(b, true));
     let big = b.abs() > f32::from_bits(0x7E80_0000) && b.is_finite(); // 2^126
     if big {
-        return if a.is_infinite() {
-            nan_f32()
-        } else if a.is_nan() {
+        return if a.is_infinite() || a.is_nan() {
             nan_f32()
         } else {
             f32::from_bits((a.to_bits() ^ b.to_bits()) & 0x8000_0000)
@@ -814,7 +812,10 @@ mod tests {
         assert_eq!(add_f32(1.0, p2(-24), Rm, false, false), 1.0);
         assert_eq!(add_f32(1.0, p2(-24), Rp, false, false), 1.0 + p2(-23));
         assert_eq!(add_f32(1.0, p2(-24), Rn, false, false), 1.0); // tie to even
-        assert_eq!(add_f32(1.0 + p2(-23), p2(-24), Rn, false, false), 1.0 + p2(-22)); // tie, odd -> up
+        assert_eq!(
+            add_f32(1.0 + p2(-23), p2(-24), Rn, false, false),
+            1.0 + p2(-22)
+        ); // tie, odd -> up
         assert_eq!(add_f32(-1.0, -p2(-24), Rm, false, false), -1.0 - p2(-23));
         assert_eq!(add_f32(-1.0, -p2(-24), Rp, false, false), -1.0);
         assert_eq!(add_f32(-1.0, -p2(-24), Rz, false, false), -1.0);
@@ -832,7 +833,10 @@ mod tests {
         assert_eq!(add_f32(f32::MAX, f32::MAX, Rn, false, false), f32::INFINITY);
         assert_eq!(add_f32(f32::MAX, f32::MAX, Rz, false, false), f32::MAX);
         assert_eq!(add_f32(f32::MAX, f32::MAX, Rm, false, false), f32::MAX);
-        assert_eq!(add_f32(-f32::MAX, -f32::MAX, Rm, false, false), f32::NEG_INFINITY);
+        assert_eq!(
+            add_f32(-f32::MAX, -f32::MAX, Rm, false, false),
+            f32::NEG_INFINITY
+        );
         assert_eq!(add_f32(-f32::MAX, -f32::MAX, Rp, false, false), -f32::MAX);
         // f64 the same way.
         let e = 2f64.powi(-53);
@@ -859,8 +863,14 @@ mod tests {
         // Underflow: 2^-100 * 2^-100 is below the smallest subnormal.
         assert_eq!(bits(mul_f32(p2(-100), p2(-100), Rn, false, false)), 0);
         assert_eq!(bits(mul_f32(p2(-100), p2(-100), Rp, false, false)), 1);
-        assert_eq!(bits(mul_f32(-p2(-100), p2(-100), Rm, false, false)), 0x8000_0001);
-        assert_eq!(bits(mul_f32(-p2(-100), p2(-100), Rz, false, false)), 0x8000_0000);
+        assert_eq!(
+            bits(mul_f32(-p2(-100), p2(-100), Rm, false, false)),
+            0x8000_0001
+        );
+        assert_eq!(
+            bits(mul_f32(-p2(-100), p2(-100), Rz, false, false)),
+            0x8000_0000
+        );
         // f64: (1 + 2^-52)^2 = 1 + 2^-51 + 2^-104
         let d = 1.0 + 2f64.powi(-52);
         assert_eq!(mul_f64(d, d, Rn), 1.0 + 2f64.powi(-51));
@@ -875,30 +885,51 @@ mod tests {
         let b = 1.0 - p2(-23);
         // a*b - 1 = -2^-46 exactly; mul then add loses it.
         assert_eq!(fma_f32(a, b, -1.0, Rn, false, false), -p2(-46));
-        assert_eq!(add_f32(mul_f32(a, b, Rn, false, false), -1.0, Rn, false, false), 0.0);
+        assert_eq!(
+            add_f32(mul_f32(a, b, Rn, false, false), -1.0, Rn, false, false),
+            0.0
+        );
         // (1+2^-23)^2 + 2^-24... fused: 1 + 2^-22 + 2^-46 + 2^-24 -> above the midpoint of
         // 1+2^-22 and 1+3*2^-23? midpoint is 1 + 2^-22 + 2^-24; we are 2^-46 above -> rounds up.
-        assert_eq!(fma_f32(a, a, p2(-24), Rn, false, false), 1.0 + 3.0 * p2(-23));
+        assert_eq!(
+            fma_f32(a, a, p2(-24), Rn, false, false),
+            1.0 + 3.0 * p2(-23)
+        );
         // Unfused: 1 + 2^-22 first, then + 2^-24 ties to even 1 + 2^-22.
-        assert_eq!(add_f32(mul_f32(a, a, Rn, false, false), p2(-24), Rn, false, false), 1.0 + p2(-22));
+        assert_eq!(
+            add_f32(mul_f32(a, a, Rn, false, false), p2(-24), Rn, false, false),
+            1.0 + p2(-22)
+        );
         assert_eq!(fma_f32(a, b, -1.0, Rz, false, false), -p2(-46));
         assert_eq!(fma_f32(a, a, -1.0, Rm, false, false), p2(-22) + p2(-46));
         // Directed: 1*1 + 2^-60 under .rp / .rz
         assert_eq!(fma_f32(1.0, 1.0, p2(-60), Rp, false, false), 1.0 + p2(-23));
         assert_eq!(fma_f32(1.0, 1.0, p2(-60), Rz, false, false), 1.0);
-        assert_eq!(fma_f32(1.0, -1.0, p2(-60), Rz, false, false), -1.0 + p2(-24));
+        assert_eq!(
+            fma_f32(1.0, -1.0, p2(-60), Rz, false, false),
+            -1.0 + p2(-24)
+        );
         // Signed zero of an exact zero sum.
         assert_eq!(bits(fma_f32(1.0, -1.0, 1.0, Rn, false, false)), 0);
         assert_eq!(bits(fma_f32(1.0, -1.0, 1.0, Rm, false, false)), 0x8000_0000);
-        assert_eq!(bits(fma_f32(-0.0, 1.0, -0.0, Rn, false, false)), 0x8000_0000);
+        assert_eq!(
+            bits(fma_f32(-0.0, 1.0, -0.0, Rn, false, false)),
+            0x8000_0000
+        );
         // fma is the same as mad.rnd on sm_20+; inf*0 is invalid.
-        assert_eq!(bits(fma_f32(f32::INFINITY, 0.0, 1.0, Rn, false, false)), CANONICAL_NAN_F32);
+        assert_eq!(
+            bits(fma_f32(f32::INFINITY, 0.0, 1.0, Rn, false, false)),
+            CANONICAL_NAN_F32
+        );
         // f64
         let d = 1.0 + 2f64.powi(-52);
         let e = 1.0 - 2f64.powi(-52);
         assert_eq!(fma_f64(d, e, -1.0, Rn), -2f64.powi(-104));
         assert_eq!(fma_f64(1.0, 1.0, 2f64.powi(-200), Rp), 1.0 + 2f64.powi(-52));
-        assert_eq!(fma_f64(1.0, 1.0, -2f64.powi(-200), Rm), 1.0 - 2f64.powi(-53));
+        assert_eq!(
+            fma_f64(1.0, 1.0, -2f64.powi(-200), Rm),
+            1.0 - 2f64.powi(-53)
+        );
         assert_eq!(fma_f64(1.0, 1.0, -2f64.powi(-200), Rn), 1.0);
     }
 
@@ -918,10 +949,16 @@ mod tests {
         // A result that rounds up to the smallest normal is not flushed.
         let max_sub = f32::from_bits(0x007F_FFFF);
         assert_eq!(bits(add_f32(max_sub, tiny, Rn, true, false)), 0); // inputs flushed first
-        // 2^-126 * (1 - 2^-24) = 2^-126 - 2^-150: a tie that .rn rounds up to the smallest normal
-        // (kept under .ftz), while .rz gives the largest subnormal (flushed under .ftz).
-        assert_eq!(bits(mul_f32(p2(-126), 1.0 - p2(-24), Rn, true, false)), 0x0080_0000);
-        assert_eq!(bits(mul_f32(p2(-126), 1.0 - p2(-24), Rz, false, false)), 0x007F_FFFF);
+                                                                      // 2^-126 * (1 - 2^-24) = 2^-126 - 2^-150: a tie that .rn rounds up to the smallest normal
+                                                                      // (kept under .ftz), while .rz gives the largest subnormal (flushed under .ftz).
+        assert_eq!(
+            bits(mul_f32(p2(-126), 1.0 - p2(-24), Rn, true, false)),
+            0x0080_0000
+        );
+        assert_eq!(
+            bits(mul_f32(p2(-126), 1.0 - p2(-24), Rz, false, false)),
+            0x007F_FFFF
+        );
         assert_eq!(bits(mul_f32(p2(-126), 1.0 - p2(-24), Rz, true, false)), 0);
         // div, sqrt, rcp honour .ftz too.
         assert_eq!(bits(div_f32(p2(-126), 4.0, Rn, false)), 0x0020_0000);
@@ -977,7 +1014,10 @@ mod tests {
         assert_eq!(div_f32(-1.0, 0.0, Rz, false), f32::NEG_INFINITY);
         assert_eq!(div_f32(1.0, -0.0, Rn, false), f32::NEG_INFINITY);
         assert_eq!(bits(div_f32(0.0, 0.0, Rn, false)), CANONICAL_NAN_F32);
-        assert_eq!(bits(div_f32(f32::INFINITY, f32::INFINITY, Rp, false)), CANONICAL_NAN_F32);
+        assert_eq!(
+            bits(div_f32(f32::INFINITY, f32::INFINITY, Rp, false)),
+            CANONICAL_NAN_F32
+        );
         assert_eq!(div_f32(f32::MAX, 0.5, Rn, false), f32::INFINITY);
         assert_eq!(div_f32(f32::MAX, 0.5, Rz, false), f32::MAX);
         assert_eq!(div_f32(-f32::MAX, 0.5, Rp, false), -f32::MAX);
@@ -1004,7 +1044,10 @@ mod tests {
         // |b| in (2^126, 2^128): 0, or NaN for infinite a.
         assert_eq!(bits(div_approx_f32(1.0, p2(127))), 0);
         assert_eq!(bits(div_approx_f32(-1.0, p2(127))), 0x8000_0000);
-        assert_eq!(bits(div_approx_f32(f32::INFINITY, p2(127))), CANONICAL_NAN_F32);
+        assert_eq!(
+            bits(div_approx_f32(f32::INFINITY, p2(127))),
+            CANONICAL_NAN_F32
+        );
         assert_eq!(div_approx_f32(1.0, 0.0), f32::INFINITY);
         assert_eq!(div_approx_f32(-1.0, 0.0), f32::NEG_INFINITY);
         let q = div_approx_f32(1.0, 3.0);
@@ -1045,10 +1088,22 @@ mod tests {
     #[test]
     fn nan_results() {
         let payload = f32::from_bits(0x7FC0_1234);
-        assert_eq!(bits(add_f32(payload, 1.0, Rn, false, false)), CANONICAL_NAN_F32);
-        assert_eq!(bits(mul_f32(1.0, payload, Rz, false, false)), CANONICAL_NAN_F32);
-        assert_eq!(bits(add_f32(f32::INFINITY, f32::NEG_INFINITY, Rn, false, false)), CANONICAL_NAN_F32);
-        assert_eq!(bits(fma_f32(1.0, 1.0, payload, Rp, false, false)), CANONICAL_NAN_F32);
+        assert_eq!(
+            bits(add_f32(payload, 1.0, Rn, false, false)),
+            CANONICAL_NAN_F32
+        );
+        assert_eq!(
+            bits(mul_f32(1.0, payload, Rz, false, false)),
+            CANONICAL_NAN_F32
+        );
+        assert_eq!(
+            bits(add_f32(f32::INFINITY, f32::NEG_INFINITY, Rn, false, false)),
+            CANONICAL_NAN_F32
+        );
+        assert_eq!(
+            bits(fma_f32(1.0, 1.0, payload, Rp, false, false)),
+            CANONICAL_NAN_F32
+        );
         // f64 keeps the first NaN operand's payload, quieted.
         let snan = f64::from_bits(0x7FF0_0000_0000_0001);
         let qnan = f64::from_bits(0xFFF8_0000_0000_0042);
@@ -1056,11 +1111,17 @@ mod tests {
         assert_eq!(add_f64(1.0, qnan, Rz).to_bits(), 0xFFF8_0000_0000_0042);
         assert_eq!(mul_f64(qnan, snan, Rn).to_bits(), 0xFFF8_0000_0000_0042);
         assert_eq!(fma_f64(1.0, 2.0, snan, Rm).to_bits(), 0x7FF8_0000_0000_0001);
-        assert_eq!(sub_f64(f64::INFINITY, f64::INFINITY, Rn).to_bits(), CANONICAL_NAN_F64);
+        assert_eq!(
+            sub_f64(f64::INFINITY, f64::INFINITY, Rn).to_bits(),
+            CANONICAL_NAN_F64
+        );
         assert_eq!(div_f64(0.0, 0.0, Rp).to_bits(), CANONICAL_NAN_F64);
         assert_eq!(mul_f64(0.0, f64::INFINITY, Rn).to_bits(), CANONICAL_NAN_F64);
         // abs/neg are bit operations: NaN payloads survive.
-        assert_eq!(abs_f64(f64::from_bits(0xFFF8_0000_0000_0042)).to_bits(), 0x7FF8_0000_0000_0042);
+        assert_eq!(
+            abs_f64(f64::from_bits(0xFFF8_0000_0000_0042)).to_bits(),
+            0x7FF8_0000_0000_0042
+        );
         assert_eq!(neg_f64(snan).to_bits(), 0xFFF0_0000_0000_0001);
         assert_eq!(abs_f32(-payload, false).to_bits(), 0x7FC0_1234);
         assert_eq!(abs_f32(-1.5, false), 1.5);
@@ -1087,7 +1148,10 @@ mod tests {
         assert_eq!(min_f32(-1.0, f32::NEG_INFINITY, m), f32::NEG_INFINITY);
         assert_eq!(max_f32(f32::INFINITY, 1.0, m), f32::INFINITY);
         // .xorsign.abs: magnitude from |a|,|b|; sign = sign(a) ^ sign(b).
-        let xa = MinMax { xorsign_abs: true, ..m };
+        let xa = MinMax {
+            xorsign_abs: true,
+            ..m
+        };
         assert_eq!(min_f32(-2.0, 3.0, xa), -2.0);
         assert_eq!(max_f32(-2.0, 3.0, xa), -3.0);
         assert_eq!(max_f32(-2.0, -3.0, xa), 3.0);
@@ -1097,7 +1161,10 @@ mod tests {
         // .ftz flushes inputs: subnormal vs -0.
         let tiny = f32::from_bits(1);
         assert_eq!(min_f32(tiny, 0.0, m), 0.0);
-        assert_eq!(bits(min_f32(tiny, -0.0, MinMax { ftz: true, ..m })), 0x8000_0000);
+        assert_eq!(
+            bits(min_f32(tiny, -0.0, MinMax { ftz: true, ..m })),
+            0x8000_0000
+        );
         assert_eq!(bits(max_f32(-tiny, 0.0, MinMax { ftz: true, ..m })), 0);
         // f64
         assert_eq!(min_f64(f64::NAN, 2.0), 2.0);
@@ -1160,10 +1227,16 @@ mod tests {
         assert_eq!(rsqrt_approx_f32(-0.0, false), f32::NEG_INFINITY);
         assert_eq!(bits(rsqrt_approx_f32(f32::INFINITY, false)), 0);
         assert_eq!(bits(rsqrt_approx_f32(-1.0, false)), CANONICAL_NAN_F32);
-        assert_eq!(bits(sin_approx_f32(f32::INFINITY, false)), CANONICAL_NAN_F32);
+        assert_eq!(
+            bits(sin_approx_f32(f32::INFINITY, false)),
+            CANONICAL_NAN_F32
+        );
         assert_eq!(bits(sin_approx_f32(-0.0, false)), 0x8000_0000);
         assert_eq!(cos_approx_f32(0.0, false), 1.0);
-        assert_eq!(bits(cos_approx_f32(f32::NEG_INFINITY, false)), CANONICAL_NAN_F32);
+        assert_eq!(
+            bits(cos_approx_f32(f32::NEG_INFINITY, false)),
+            CANONICAL_NAN_F32
+        );
         assert_eq!(lg2_approx_f32(0.0, false), f32::NEG_INFINITY);
         assert_eq!(lg2_approx_f32(-0.0, false), f32::NEG_INFINITY);
         assert_eq!(lg2_approx_f32(f32::from_bits(1), true), f32::NEG_INFINITY);
@@ -1207,11 +1280,23 @@ mod tests {
         assert!((r - 1.0 / 3.0).abs() < 2f64.powi(-21));
         assert_eq!(rcp_approx_ftz_f64(2.0), 0.5);
         // Low word of the input is ignored: 2.0 + tiny still reads as 2.0.
-        assert_eq!(rcp_approx_ftz_f64(f64::from_bits(0x4000_0000_FFFF_FFFF)), 0.5);
-        assert_eq!(rcp_approx_ftz_f64(f64::NAN).to_bits(), 0x7FFF_FFFF_0000_0000);
+        assert_eq!(
+            rcp_approx_ftz_f64(f64::from_bits(0x4000_0000_FFFF_FFFF)),
+            0.5
+        );
+        assert_eq!(
+            rcp_approx_ftz_f64(f64::NAN).to_bits(),
+            0x7FFF_FFFF_0000_0000
+        );
         assert_eq!(rcp_approx_ftz_f64(0.0), f64::INFINITY);
-        assert_eq!(rcp_approx_ftz_f64(-f64::from_bits(1 << 40)), f64::NEG_INFINITY); // subnormal
-        assert_eq!(rcp_approx_ftz_f64(f64::NEG_INFINITY).to_bits(), 0x8000_0000_0000_0000);
+        assert_eq!(
+            rcp_approx_ftz_f64(-f64::from_bits(1 << 40)),
+            f64::NEG_INFINITY
+        ); // subnormal
+        assert_eq!(
+            rcp_approx_ftz_f64(f64::NEG_INFINITY).to_bits(),
+            0x8000_0000_0000_0000
+        );
         assert_eq!(rsqrt_approx_ftz_f64(4.0), 0.5);
         assert_eq!(rsqrt_approx_ftz_f64(-1.0).to_bits(), 0x7FFF_FFFF_0000_0000);
         assert_eq!(rsqrt_approx_ftz_f64(0.0), f64::INFINITY);
@@ -1239,28 +1324,51 @@ mod tests {
                 if let Some((neg, m, e)) = exact_sum(pa, pb) {
                     if m != 0 {
                         let want = fp::round_pack(fp::F32, neg, m, e, false, rnd).bits as u32;
-                        assert_eq!(bits(add_f32(a, b, rnd, false, false)), want, "add {a:e} {b:e} {rnd:?}");
+                        assert_eq!(
+                            bits(add_f32(a, b, rnd, false, false)),
+                            want,
+                            "add {a:e} {b:e} {rnd:?}"
+                        );
                     }
                 }
                 // mul: the product of significands is exact in u128.
-                let want = fp::round_pack(fp::F32, pa.0 ^ pb.0, pa.1 * pb.1, pa.2 + pb.2, false, rnd).bits as u32;
-                assert_eq!(bits(mul_f32(a, b, rnd, false, false)), want, "mul {a:e} {b:e} {rnd:?}");
+                let want =
+                    fp::round_pack(fp::F32, pa.0 ^ pb.0, pa.1 * pb.1, pa.2 + pb.2, false, rnd).bits
+                        as u32;
+                assert_eq!(
+                    bits(mul_f32(a, b, rnd, false, false)),
+                    want,
+                    "mul {a:e} {b:e} {rnd:?}"
+                );
                 // fma
                 let prod = (pa.0 ^ pb.0, pa.1 * pb.1, pa.2 + pb.2);
                 if let Some((neg, m, e)) = exact_sum(prod, pc) {
                     if m != 0 {
                         let want = fp::round_pack(fp::F32, neg, m, e, false, rnd).bits as u32;
-                        assert_eq!(bits(fma_f32(a, b, c, rnd, false, false)), want, "fma {a:e} {b:e} {c:e} {rnd:?}");
+                        assert_eq!(
+                            bits(fma_f32(a, b, c, rnd, false, false)),
+                            want,
+                            "fma {a:e} {b:e} {c:e} {rnd:?}"
+                        );
                     }
                 }
                 // div: long division with a sticky remainder.
                 let num = pa.1 << 64;
                 let (q, rem) = (num / pb.1, num % pb.1);
-                let want = fp::round_pack(fp::F32, pa.0 ^ pb.0, q, pa.2 - pb.2 - 64, rem != 0, rnd).bits as u32;
-                assert_eq!(bits(div_f32(a, b, rnd, false)), want, "div {a:e} {b:e} {rnd:?}");
+                let want = fp::round_pack(fp::F32, pa.0 ^ pb.0, q, pa.2 - pb.2 - 64, rem != 0, rnd)
+                    .bits as u32;
+                assert_eq!(
+                    bits(div_f32(a, b, rnd, false)),
+                    want,
+                    "div {a:e} {b:e} {rnd:?}"
+                );
                 // sqrt of |a|
                 let want = sqrt_model(fp::F32, pa.1, pa.2, rnd) as u32;
-                assert_eq!(bits(sqrt_f32(a.abs(), rnd, false)), want, "sqrt {a:e} {rnd:?}");
+                assert_eq!(
+                    bits(sqrt_f32(a.abs(), rnd, false)),
+                    want,
+                    "sqrt {a:e} {rnd:?}"
+                );
             }
         }
     }
@@ -1279,15 +1387,29 @@ mod tests {
                 if let Some((neg, m, e)) = exact_sum(pa, pb) {
                     if m != 0 && m >> 126 == 0 {
                         let want = fp::round_pack(fp::F64, neg, m, e, false, rnd).bits;
-                        assert_eq!(add_f64(a, b, rnd).to_bits(), want, "add {a:e} {b:e} {rnd:?}");
+                        assert_eq!(
+                            add_f64(a, b, rnd).to_bits(),
+                            want,
+                            "add {a:e} {b:e} {rnd:?}"
+                        );
                     }
                 }
-                let want = fp::round_pack(fp::F64, pa.0 ^ pb.0, pa.1 * pb.1, pa.2 + pb.2, false, rnd).bits;
-                assert_eq!(mul_f64(a, b, rnd).to_bits(), want, "mul {a:e} {b:e} {rnd:?}");
+                let want =
+                    fp::round_pack(fp::F64, pa.0 ^ pb.0, pa.1 * pb.1, pa.2 + pb.2, false, rnd).bits;
+                assert_eq!(
+                    mul_f64(a, b, rnd).to_bits(),
+                    want,
+                    "mul {a:e} {b:e} {rnd:?}"
+                );
                 let num = pa.1 << 74;
                 let (q, rem) = (num / pb.1, num % pb.1);
-                let want = fp::round_pack(fp::F64, pa.0 ^ pb.0, q, pa.2 - pb.2 - 74, rem != 0, rnd).bits;
-                assert_eq!(div_f64(a, b, rnd).to_bits(), want, "div {a:e} {b:e} {rnd:?}");
+                let want =
+                    fp::round_pack(fp::F64, pa.0 ^ pb.0, q, pa.2 - pb.2 - 74, rem != 0, rnd).bits;
+                assert_eq!(
+                    div_f64(a, b, rnd).to_bits(),
+                    want,
+                    "div {a:e} {b:e} {rnd:?}"
+                );
                 let want = sqrt_model(fp::F64, pa.1, pa.2, rnd);
                 assert_eq!(sqrt_f64(a.abs(), rnd).to_bits(), want, "sqrt {a:e} {rnd:?}");
             }
@@ -1308,12 +1430,25 @@ mod tests {
         let mut r = Rng(0x1234_5678_9ABC_DEF1);
         for _ in 0..20000 {
             let x = r.next();
-            let (a, b, c) = (f32::from_bits(x as u32), f32::from_bits((x >> 32) as u32), f32::from_bits(r.next() as u32));
-            let canon = |v: f32| if v.is_nan() { CANONICAL_NAN_F32 } else { bits(v) };
+            let (a, b, c) = (
+                f32::from_bits(x as u32),
+                f32::from_bits((x >> 32) as u32),
+                f32::from_bits(r.next() as u32),
+            );
+            let canon = |v: f32| {
+                if v.is_nan() {
+                    CANONICAL_NAN_F32
+                } else {
+                    bits(v)
+                }
+            };
             assert_eq!(bits(add_f32(a, b, Rn, false, false)), canon(a + b));
             assert_eq!(bits(mul_f32(a, b, Rn, false, false)), canon(a * b));
             assert_eq!(bits(div_f32(a, b, Rn, false)), canon(a / b));
-            assert_eq!(bits(fma_f32(a, b, c, Rn, false, false)), canon(a.mul_add(b, c)));
+            assert_eq!(
+                bits(fma_f32(a, b, c, Rn, false, false)),
+                canon(a.mul_add(b, c))
+            );
             assert_eq!(bits(sqrt_f32(a, Rn, false)), canon(a.sqrt()));
         }
     }

@@ -506,7 +506,7 @@ mod tests {
             x ^= x >> 7;
             x ^= x << 17;
             // Keep the exponent in the f32 range and around it.
-            let e = ((x >> 52) % 320) as u64 + 1023 - 170;
+            let e = ((x >> 52) % 320) + 1023 - 170;
             let v = f64::from_bits((x & 0x800F_FFFF_FFFF_FFFF) | (e << 52));
             let got = from_f64(F32, v, Rounding::Rn) as u32;
             assert_eq!(got, (v as f32).to_bits(), "{v:e}");
