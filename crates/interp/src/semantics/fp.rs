@@ -232,6 +232,12 @@ pub fn round_pack(
     }
     // Normalise so that bit 126 is the leading one: every rounding position is then at least one
     // bit above the least significant bit, and the tail stays below it.
+    let (mant, exp, sticky) = if mant >> 127 != 0 {
+        // Keep bit 127 free: fold the dropped bit into the sticky tail.
+        (mant >> 1, exp + 1, sticky || mant & 1 != 0)
+    } else {
+        (mant, exp, sticky)
+    };
     let lz = mant.leading_zeros() as i32;
     let mant = mant << (lz - 1);
     let exp = exp - (lz - 1);
@@ -494,6 +500,28 @@ mod tests {
         assert_eq!(
             round_pack(E4M3, false, 256, 0, false, Rounding::Rn).bits,
             0x78
+        );
+    }
+
+    #[test]
+    fn round_pack_full_width_mantissa() {
+        // 2^127 + 1 (128 significant bits) scaled to ~1.0: just above 1.0.
+        let m = (1u128 << 127) | 1;
+        assert_eq!(
+            round_pack(F32, false, m, -127, false, Rounding::Rn).bits,
+            0x3F80_0000
+        );
+        assert_eq!(
+            round_pack(F32, false, m, -127, false, Rounding::Rp).bits,
+            0x3F80_0001
+        );
+        assert_eq!(
+            round_pack(F32, true, u128::MAX, -128, false, Rounding::Rz).bits,
+            0xBF7F_FFFF
+        );
+        assert_eq!(
+            round_pack(F32, true, u128::MAX, -128, false, Rounding::Rn).bits,
+            0xBF80_0000
         );
     }
 
