@@ -1,0 +1,413 @@
+//! Instruction checks: opcode and modifiers against the table, version and target gates, and
+//! operand shapes and types for the core instructions compilers emit.
+
+use crate::codes;
+use crate::header::Header;
+use crate::scope::{operand_names, FnChecker, Resolved, SymbolKind};
+use ptx_diag::{Diagnostic, Span};
+use ptx_isa::{
+    lookup, suggest, suggest_modifier, Entry, EntryKind, PtxVersion, ScalarType, TargetReq,
+};
+use ptx_syntax::ast::{Expr, ExprKind, Instruction, Operand, UnaryOp};
+
+/// Modifiers accepted on any instruction in addition to those of the table.
+const COMMON_MODIFIERS: &[&str] = &[".uni", ".sync", ".aligned"];
+
+/// Real PTX instructions that the reference extract behind `ptx-isa` does not describe yet:
+/// accepted without modifier, gate or operand checks.
+const OUTSIDE_TABLE: &[&str] = &[
+    "bfi",
+    "bfind",
+    "bmsk",
+    "clusterlaunchcontrol",
+    "ldmatrix",
+    "mma",
+    "movmatrix",
+    "stmatrix",
+    "tcgen05",
+    "tensormap",
+    "wgmma",
+    "wmma",
+];
+
+fn has(ins: &Instruction, m: &str) -> bool {
+    ins.modifiers.iter().any(|w| w.text == m)
+}
+
+fn types_of(ins: &Instruction) -> Vec<ScalarType> {
+    ins.modifiers
+        .iter()
+        .filter_map(|m| ScalarType::from_suffix(&m.text))
+        .collect()
+}
+
+fn vec_width(ins: &Instruction) -> Option<usize> {
+    ins.modifiers
+        .iter()
+        .find_map(|m| m.text.strip_prefix(".v").and_then(|n| n.parse().ok()))
+}
+
+/// Checks one instruction.
+pub(crate) fn check_instruction(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
+    if let Some(g) = &ins.guard {
+        if c.use_name(&g.pred.text, g.pred.loc.0) {
+            if let Resolved::Symbol(s) = c.resolve(&g.pred.text) {
+                if s.kind == SymbolKind::Register && s.ty.is_some_and(|t| t != ScalarType::Pred) {
+                    let ty = s.ty.map(|t| t.suffix()).unwrap_or("");
+                    c.diags.push(
+                        Diagnostic::error(
+                            codes::PREDICATE_MISUSE,
+                            format!("guard `@{}` is not a predicate register", g.pred.text),
+                            g.pred.loc.0,
+                        )
+                        .with_label_message(format!("this register is {ty}"))
+                        .with_secondary(s.span, "declared here")
+                        .with_help("guards take a `.pred` register; compute one with `setp`"),
+                    );
+                }
+            }
+        }
+    }
+    let op = ins.opcode.text.as_str();
+    let is_call = op == "call";
+    // Resolve every name (the callee of a call is checked by the call rules).
+    let mut names = Vec::new();
+    for (i, o) in ins.operands.iter().enumerate() {
+        if is_call && matches!(o, Operand::Expr(_)) && i <= 1 {
+            continue;
+        }
+        operand_names(o, &mut names);
+    }
+    for (n, sp) in names {
+        c.use_name(&n, sp);
+    }
+
+    let entries: Vec<&'static Entry> = lookup(op)
+        .iter()
+        .filter(|e| e.kind == EntryKind::Instruction)
+        .collect();
+    if entries.is_empty() && OUTSIDE_TABLE.contains(&op) {
+        return;
+    }
+    if entries.is_empty() {
+        let mut d = Diagnostic::error(
+            codes::UNKNOWN_OPCODE,
+            format!("unknown instruction `{op}`"),
+            ins.opcode.loc.0,
+        )
+        .with_label_message("not a PTX instruction");
+        d = match suggest(op) {
+            Some(s) => d.with_help(format!("did you mean `{s}`?")),
+            None => d.with_help("see `ptxvm doc --list` for the instructions PTX has"),
+        };
+        c.diags.push(d);
+        return;
+    }
+    if !check_modifiers(c, ins, &entries) {
+        return;
+    }
+    if op == "shfl" && !has(ins, ".sync") {
+        check_shfl_without_sync(c, ins);
+    } else {
+        check_gates(c, ins, &entries);
+    }
+    crate::insn::operands::check(c, ins);
+}
+
+fn check_modifiers(
+    c: &mut FnChecker<'_, '_>,
+    ins: &Instruction,
+    entries: &[&'static Entry],
+) -> bool {
+    let mut known: Vec<&str> = COMMON_MODIFIERS.to_vec();
+    for e in entries {
+        for f in e.forms {
+            for seg in f.path.split('.').skip(1) {
+                known.push(seg);
+            }
+            for s in f.slots {
+                known.extend(s.values.iter().copied());
+            }
+        }
+        for d in e.definitions {
+            known.extend(d.values.iter().copied());
+        }
+    }
+    let mut ok = true;
+    for m in &ins.modifiers {
+        let t = m.text.as_str();
+        let bare = t.trim_start_matches('.');
+        if known
+            .iter()
+            .any(|k| *k == t || k.trim_start_matches('.') == bare)
+        {
+            continue;
+        }
+        let op = ins.opcode.text.as_str();
+        if matches!(op, "st" | "atom" | "red") && ptx_isa::StateSpace::from_suffix(t).is_some() {
+            // A state space the instruction cannot use: reported as E0208 by the operand rules.
+            continue;
+        }
+        if !CORE.contains(&op) && known_anywhere(t) {
+            // The table's forms of less common instructions are not exhaustive: accept a
+            // modifier that PTX uses elsewhere rather than risk rejecting valid code.
+            continue;
+        }
+        ok = false;
+        let mut d = Diagnostic::error(
+            codes::UNKNOWN_MODIFIER,
+            format!("unknown modifier `{t}` for instruction `{op}`"),
+            m.loc.0,
+        )
+        .with_label_message(format!("`{op}` has no such modifier"));
+        d = match suggest_modifier(op, t) {
+            Some(s) => d.with_help(format!(
+                "did you mean `{s}`? (`ptxvm doc {op}` lists the forms)"
+            )),
+            None => d.with_help(format!(
+                "`ptxvm doc {op}` lists the modifiers `{op}` accepts"
+            )),
+        };
+        c.diags.push(d);
+    }
+    ok
+}
+
+/// Instructions whose forms in the table are complete enough to reject any other modifier.
+const CORE: &[&str] = &[
+    "abs", "add", "and", "atom", "bra", "call", "cvt", "cvta", "div", "fma", "ld", "mad", "max",
+    "min", "mov", "mul", "neg", "not", "or", "red", "rem", "ret", "selp", "setp", "shl", "shr",
+    "st", "sub", "xor",
+];
+
+/// Whether any entry of the table uses modifier `m`, or it is a type or state space.
+fn known_anywhere(m: &str) -> bool {
+    use std::sync::OnceLock;
+    static ALL: OnceLock<std::collections::HashSet<&'static str>> = OnceLock::new();
+    let all = ALL.get_or_init(|| {
+        let mut s = std::collections::HashSet::new();
+        for e in ptx_isa::entries() {
+            for f in e.forms {
+                let mut rest = f.path;
+                while let Some(i) = rest.find('.') {
+                    rest = &rest[i..];
+                    let end = rest[1..].find('.').map_or(rest.len(), |j| j + 1);
+                    s.insert(&rest[..end]);
+                    rest = &rest[end..];
+                }
+                for sl in f.slots {
+                    s.extend(sl.values.iter().copied());
+                }
+            }
+            for d in e.definitions {
+                s.extend(d.values.iter().copied());
+            }
+        }
+        s
+    });
+    all.contains(m)
+        || ScalarType::from_suffix(m).is_some()
+        || ptx_isa::StateSpace::from_suffix(m).is_some()
+        || m.split("::")
+            .next()
+            .is_some_and(|b| all.contains(b) || ptx_isa::StateSpace::from_suffix(b).is_some())
+}
+
+fn check_shfl_without_sync(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
+    let h: &Header = c.header;
+    let new_target = h.target.is_some_and(|t| t.number >= 70);
+    let new_version = h.version.is_some_and(|v| v >= PtxVersion::new(6, 4));
+    let help = "write `shfl.sync.MODE.b32 d, a, b, c, 0xffffffff;` (the last operand is the mask \
+                of participating lanes)";
+    if new_target && new_version {
+        let (t, v) = (
+            h.target.map(|t| t.to_string()),
+            h.version.map(|v| v.to_string()),
+        );
+        c.diags.push(
+            Diagnostic::error(
+                codes::SHFL_WITHOUT_SYNC,
+                format!(
+                    "`shfl` without `.sync` is not supported on .target {} with PTX ISA {}",
+                    t.unwrap_or_default(),
+                    v.unwrap_or_default()
+                ),
+                ins.opcode.loc.0,
+            )
+            .with_label_message("needs `.sync` on sm_70 and later from PTX 6.4")
+            .with_help(help),
+        );
+    } else {
+        c.diags.push(
+            Diagnostic::warning(
+                codes::SHFL_DEPRECATED,
+                "`shfl` without `.sync` is deprecated",
+                ins.opcode.loc.0,
+            )
+            .with_help(help),
+        );
+    }
+}
+
+/// Whether a gate's modifier hint `m` is present in the instruction (placeholders such as
+/// `.scope` stand for any value of the slot with that name).
+fn gate_mod_present(m: &str, ins: &Instruction, e: &Entry) -> bool {
+    if ins
+        .modifiers
+        .iter()
+        .any(|w| w.text == m || (m.starts_with("::") && w.text.ends_with(m)))
+    {
+        return true;
+    }
+    e.forms.iter().any(|f| {
+        f.slots.iter().any(|s| {
+            s.placeholder
+                && s.name == m
+                && ins
+                    .modifiers
+                    .iter()
+                    .any(|w| s.values.contains(&w.text.as_str()))
+        })
+    })
+}
+
+fn check_gates(c: &mut FnChecker<'_, '_>, ins: &Instruction, entries: &[&'static Entry]) {
+    let mods: Vec<&str> = ins.modifiers.iter().map(|m| m.text.as_str()).collect();
+    let mut cands: Vec<&'static Entry> = entries
+        .iter()
+        .copied()
+        .filter(|e| e.forms.iter().any(|f| f.accepts_all(&mods)))
+        .collect();
+    if cands.is_empty() {
+        cands = entries.to_vec();
+    }
+    let full = ins.full_opcode();
+    let span = ins
+        .opcode
+        .loc
+        .0
+        .to(ins.modifiers.last().map_or(ins.opcode.loc.0, |m| m.loc.0));
+    let h: Header = *c.header;
+    // Whole-instruction version requirement: the least of the candidate sections.
+    if let Some(v) = h.version {
+        let need = cands
+            .iter()
+            .map(|e| e.ptx)
+            .collect::<Option<Vec<_>>>()
+            .and_then(|v| v.into_iter().min());
+        if let Some(need) = need {
+            if v < need {
+                c.diags.push(needs_version(
+                    &full,
+                    ins.opcode.text.as_str(),
+                    need,
+                    v,
+                    span,
+                ));
+                return;
+            }
+        }
+    }
+    if let Some(t) = h.target {
+        let reqs: Vec<_> = cands
+            .iter()
+            .map(|e| match e.target {
+                TargetReq::Min(r) => Some(r),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()
+            .unwrap_or_default();
+        if !reqs.is_empty() && !reqs.iter().any(|r| t.supports(r)) {
+            let need = reqs[0];
+            c.diags.push(needs_target(
+                &full,
+                ins.opcode.text.as_str(),
+                &need.to_string(),
+                &t.to_string(),
+                span,
+            ));
+            return;
+        }
+    }
+    if cands.len() != 1 {
+        return;
+    }
+    let e = cands[0];
+    if let Some(v) = h.version {
+        for g in e.ptx_gates {
+            let Some(need) = g.ptx else { continue };
+            if need > v
+                && !g.modifiers.is_empty()
+                && g.modifiers.iter().all(|m| gate_mod_present(m, ins, e))
+            {
+                c.diags.push(needs_version(&full, g.feature, need, v, span));
+                return;
+            }
+        }
+    }
+    if let Some(t) = h.target {
+        for g in e.target_gates {
+            let Some(need) = g.sm else { continue };
+            if !t.supports(&need)
+                && !g.modifiers.is_empty()
+                && g.modifiers.iter().all(|m| gate_mod_present(m, ins, e))
+            {
+                c.diags.push(needs_target(
+                    &full,
+                    g.feature,
+                    &need.to_string(),
+                    &t.to_string(),
+                    span,
+                ));
+                return;
+            }
+        }
+    }
+}
+
+fn needs_version(
+    full: &str,
+    feature: &str,
+    need: PtxVersion,
+    have: PtxVersion,
+    span: Span,
+) -> Diagnostic {
+    Diagnostic::error(
+        codes::NEEDS_VERSION,
+        format!("`{full}` requires PTX ISA .version {need} or later, but the module declares .version {have}"),
+        span,
+    )
+    .with_label_message(format!("'{feature}' was introduced in PTX ISA {need}"))
+    .with_help(format!("raise `.version` to {need} or later"))
+}
+
+fn needs_target(full: &str, feature: &str, need: &str, have: &str, span: Span) -> Diagnostic {
+    Diagnostic::error(
+        codes::NEEDS_TARGET,
+        format!("`{full}` requires .target {need} or higher, but the module targets {have}"),
+        span,
+    )
+    .with_label_message(format!("'{feature}' needs {need}"))
+    .with_help(format!("compile for {need} or later (`.target {need}` or `--target {need}`), or avoid this instruction"))
+}
+
+pub(crate) mod operands;
+
+/// Helpers shared by the operand rules.
+pub(crate) fn is_int_literal(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Int { .. } => true,
+        ExprKind::Unary(UnaryOp::Neg | UnaryOp::Plus | UnaryOp::BitNot, a) => is_int_literal(a),
+        ExprKind::Binary(_, a, b) => is_int_literal(a) && is_int_literal(b),
+        _ => false,
+    }
+}
+
+/// Whether `e` is a floating-point literal (possibly negated).
+pub(crate) fn is_float_literal(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::F32Bits(_) | ExprKind::F64Bits(_) | ExprKind::Float(_) => true,
+        ExprKind::Unary(UnaryOp::Neg | UnaryOp::Plus, a) => is_float_literal(a),
+        _ => false,
+    }
+}

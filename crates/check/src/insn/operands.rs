@@ -1,0 +1,896 @@
+//! Operand rules for the core instructions (`mov`, `ld`, `st`, arithmetic, `setp`, `selp`,
+//! `cvt`, `cvta`, `bra`, `call`, `ret`, logic and shifts, `atom`/`red`, `bar`, `shfl.sync`,
+//! `vote.sync`).
+
+use super::{has, is_float_literal, is_int_literal, types_of, vec_width};
+use crate::codes;
+use crate::scope::{FnChecker, Resolved, SymbolKind};
+use crate::types::{compatible, widened};
+use ptx_diag::{Diagnostic, Span};
+use ptx_isa::{ScalarType, TypeKind};
+use ptx_syntax::ast::{ExprKind, Function, Instruction, Operand, UnaryOp, VarDecl};
+
+/// What an operand position wants.
+#[derive(Clone, Copy)]
+enum Want {
+    /// A value of this type (register or immediate).
+    Val(ScalarType),
+    /// A destination register of this type.
+    Dst(ScalarType),
+    /// A predicate (possibly negated when `neg`).
+    Pred { neg: bool },
+    /// A predicate destination, optionally paired `p|q`.
+    PredDst,
+    /// Anything (not checked).
+    Any,
+}
+
+pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
+    let op = ins.opcode.text.as_str();
+    let tys = types_of(ins);
+    let ty = tys.last().copied();
+    let n = ins.operands.len();
+    use ScalarType as T;
+    match op {
+        "add" | "sub" | "mul" | "min" | "max" | "and" | "or" | "xor" | "div" | "rem" | "addc"
+        | "subc" | "copysign" => {
+            if !arity(c, ins, 3, 3, "d, a, b") {
+                return;
+            }
+            let Some(t) = need_type(c, ins, ty) else {
+                return;
+            };
+            let d = if has(ins, ".wide") {
+                widened(t).unwrap_or(t)
+            } else {
+                t
+            };
+            run(c, ins, &[Want::Dst(d), Want::Val(t), Want::Val(t)], false);
+        }
+        "mad" | "fma" | "madc" => {
+            if !arity(c, ins, 4, 4, "d, a, b, c") {
+                return;
+            }
+            let Some(t) = need_type(c, ins, ty) else {
+                return;
+            };
+            let d = if has(ins, ".wide") {
+                widened(t).unwrap_or(t)
+            } else {
+                t
+            };
+            run(
+                c,
+                ins,
+                &[Want::Dst(d), Want::Val(t), Want::Val(t), Want::Val(d)],
+                false,
+            );
+        }
+        "not" | "neg" | "abs" | "brev" | "cnot" => {
+            if !arity(c, ins, 2, 2, "d, a") {
+                return;
+            }
+            let Some(t) = need_type(c, ins, ty) else {
+                return;
+            };
+            run(c, ins, &[Want::Dst(t), Want::Val(t)], false);
+        }
+        "popc" | "clz" => {
+            if !arity(c, ins, 2, 2, "d, a") {
+                return;
+            }
+            let Some(t) = need_type(c, ins, ty) else {
+                return;
+            };
+            run(c, ins, &[Want::Dst(T::U32), Want::Val(t)], false);
+        }
+        "shl" | "shr" => {
+            if !arity(c, ins, 3, 3, "d, a, b") {
+                return;
+            }
+            let Some(t) = need_type(c, ins, ty) else {
+                return;
+            };
+            run(
+                c,
+                ins,
+                &[Want::Dst(t), Want::Val(t), Want::Val(T::U32)],
+                false,
+            );
+        }
+        "setp" => {
+            if !arity(c, ins, 3, 4, "p[|q], a, b[, {!}c]") {
+                return;
+            }
+            let Some(t) = need_type(c, ins, ty) else {
+                return;
+            };
+            run(
+                c,
+                ins,
+                &[
+                    Want::PredDst,
+                    Want::Val(t),
+                    Want::Val(t),
+                    Want::Pred { neg: true },
+                ],
+                false,
+            );
+        }
+        "selp" => {
+            if !arity(c, ins, 4, 4, "d, a, b, c") {
+                return;
+            }
+            let Some(t) = need_type(c, ins, ty) else {
+                return;
+            };
+            run(
+                c,
+                ins,
+                &[
+                    Want::Dst(t),
+                    Want::Val(t),
+                    Want::Val(t),
+                    Want::Pred { neg: false },
+                ],
+                false,
+            );
+        }
+        "mov" => check_mov(c, ins, ty),
+        "ld" | "ldu" => check_ld_st(c, ins, ty, true),
+        "st" => check_ld_st(c, ins, ty, false),
+        "cvt" => check_cvt(c, ins, &tys),
+        "cvta" => {
+            if !arity(c, ins, 2, 2, "d, a") {
+                return;
+            }
+            if let Some(t) = ty {
+                run(c, ins, &[Want::Dst(t), Want::Any], false);
+            }
+        }
+        "bra" => {
+            if !arity(c, ins, 1, 1, "target") {
+                return;
+            }
+            check_branch_target(c, &ins.operands[0]);
+        }
+        "ret" | "exit" => {
+            arity(c, ins, 0, 0, "");
+        }
+        "call" => check_call(c, ins),
+        "atom" | "red" => check_atom(c, ins, ty, op == "atom"),
+        "bar" | "barrier" => {
+            if has(ins, ".cluster") {
+            } else if has(ins, ".red") {
+                arity(c, ins, 3, 4, "p, a[, b], {!}c");
+            } else if has(ins, ".warp") {
+                arity(c, ins, 1, 1, "membermask");
+            } else if has(ins, ".arrive") {
+                arity(c, ins, 2, 2, "a, b");
+            } else if n > 0 {
+                arity(c, ins, 1, 2, "a[, b]");
+            }
+        }
+        "shfl" if has(ins, ".sync") => {
+            if !arity(c, ins, 5, 5, "d[|p], a, b, c, membermask") {
+                return;
+            }
+            run(
+                c,
+                ins,
+                &[
+                    Want::Dst(T::B32),
+                    Want::Val(T::B32),
+                    Want::Val(T::B32),
+                    Want::Val(T::B32),
+                    Want::Val(T::B32),
+                ],
+                false,
+            );
+        }
+        "vote" if has(ins, ".sync") => {
+            if !arity(c, ins, 3, 3, "d, {!}a, membermask") {
+                return;
+            }
+            let d = if has(ins, ".ballot") {
+                Want::Dst(T::B32)
+            } else {
+                Want::PredDst
+            };
+            run(
+                c,
+                ins,
+                &[d, Want::Pred { neg: true }, Want::Val(T::B32)],
+                false,
+            );
+        }
+        _ => {}
+    }
+    let _ = n;
+}
+
+fn instr_span(ins: &Instruction) -> Span {
+    ins.opcode
+        .loc
+        .0
+        .to(ins.modifiers.last().map_or(ins.opcode.loc.0, |m| m.loc.0))
+}
+
+/// Checks the operand count; returns whether it is within `min..=max`.
+fn arity(
+    c: &mut FnChecker<'_, '_>,
+    ins: &Instruction,
+    min: usize,
+    max: usize,
+    shape: &str,
+) -> bool {
+    let n = ins.operands.len();
+    if (min..=max).contains(&n) {
+        return true;
+    }
+    let full = ins.full_opcode();
+    let want = if min == max {
+        format!("{min}")
+    } else {
+        format!("{min} to {max}")
+    };
+    let span = if n > max {
+        ins.operands[max].loc().0
+    } else {
+        ins.operands.last().map_or(instr_span(ins), |o| o.loc().0)
+    };
+    let plural = if min == max && min == 1 { "" } else { "s" };
+    c.diags.push(
+        Diagnostic::error(
+            codes::OPERAND_COUNT,
+            format!("`{full}` takes {want} operand{plural}, found {n}"),
+            span,
+        )
+        .with_label_message(if n > max {
+            "unexpected operand"
+        } else {
+            "operands end here"
+        })
+        .with_help(if shape.is_empty() {
+            format!("write `{full};` without operands")
+        } else {
+            format!("write `{full} {shape};`")
+        }),
+    );
+    false
+}
+
+fn need_type(
+    c: &mut FnChecker<'_, '_>,
+    ins: &Instruction,
+    ty: Option<ScalarType>,
+) -> Option<ScalarType> {
+    if ty.is_none() {
+        let full = ins.full_opcode();
+        c.diags.push(
+            Diagnostic::error(
+                codes::MISSING_TYPE,
+                format!("`{full}` has no type modifier"),
+                instr_span(ins),
+            )
+            .with_label_message("the operand type is missing")
+            .with_help(format!("add the type, e.g. `{full}.s32` or `{full}.f32`")),
+        );
+    }
+    ty
+}
+
+fn run(c: &mut FnChecker<'_, '_>, ins: &Instruction, wants: &[Want], relaxed: bool) {
+    for (o, w) in ins.operands.iter().zip(wants) {
+        check_operand(c, ins, o, *w, relaxed);
+    }
+}
+
+/// The register type of a plain name operand, if it is a declared register.
+fn reg_type(c: &FnChecker<'_, '_>, name: &str) -> Option<(ScalarType, Span)> {
+    match c.resolve(name) {
+        Resolved::Symbol(s) if s.kind == SymbolKind::Register => s.ty.map(|t| (t, s.span)),
+        _ => None,
+    }
+}
+
+fn check_operand(
+    c: &mut FnChecker<'_, '_>,
+    ins: &Instruction,
+    o: &Operand,
+    w: Want,
+    relaxed: bool,
+) {
+    match (o, w) {
+        (Operand::Pair(a, b), Want::PredDst) => {
+            check_operand(c, ins, a, Want::PredDst, relaxed);
+            check_operand(c, ins, b, Want::PredDst, relaxed);
+        }
+        (Operand::Pair(a, b), Want::Dst(t)) if ins.opcode.text == "shfl" => {
+            check_operand(c, ins, a, Want::Dst(t), relaxed);
+            check_operand(c, ins, b, Want::PredDst, relaxed);
+        }
+        (Operand::Expr(e), _) => {
+            let e = match (&e.kind, w) {
+                (ExprKind::Unary(UnaryOp::Not, inner), Want::Pred { neg: true }) => inner.as_ref(),
+                _ => e,
+            };
+            match &e.kind {
+                ExprKind::Symbol(name) => {
+                    let Some((rt, decl)) = reg_type(c, name) else {
+                        return;
+                    };
+                    match w {
+                        Want::Val(t) | Want::Dst(t) => {
+                            if compatible(t, rt, relaxed) {
+                                return;
+                            }
+                            type_mismatch(c, ins, e.loc.0, name, rt, t, decl);
+                        }
+                        Want::Pred { .. } | Want::PredDst => {
+                            if rt != ScalarType::Pred {
+                                c.diags.push(
+                                    Diagnostic::error(
+                                        codes::PREDICATE_MISUSE,
+                                        format!(
+                                            "`{}` needs a predicate here, but `{name}` is {rt}",
+                                            ins.full_opcode()
+                                        ),
+                                        e.loc.0,
+                                    )
+                                    .with_label_message(format!("this register is {rt}"))
+                                    .with_secondary(decl, "declared here")
+                                    .with_help("use a `.pred` register (compute one with `setp`)"),
+                                );
+                            }
+                        }
+                        Want::Any => {}
+                    }
+                }
+                _ if is_int_literal(e) => match w {
+                    Want::Val(t) if t.kind() == TypeKind::Float => {
+                        c.diags.push(
+                            Diagnostic::error(
+                                codes::IMMEDIATE_KIND,
+                                format!(
+                                    "integer literal used as a {t} operand of `{}`",
+                                    ins.full_opcode()
+                                ),
+                                e.loc.0,
+                            )
+                            .with_label_message(
+                                "ptxas does not convert integer literals to floating point",
+                            )
+                            .with_help(float_help(t, e)),
+                        );
+                    }
+                    Want::Dst(_) | Want::PredDst => immediate_dest(c, ins, e.loc.0),
+                    _ => {}
+                },
+                _ if is_float_literal(e) => match w {
+                    Want::Val(t) if t.is_integer() || t == ScalarType::Pred => {
+                        c.diags.push(
+                            Diagnostic::error(
+                                codes::IMMEDIATE_KIND,
+                                format!("floating-point literal used as a {t} operand of `{}`", ins.full_opcode()),
+                                e.loc.0,
+                            )
+                            .with_label_message("an integer is required here")
+                            .with_help(format!("write an integer constant, or use a `.b{}` instruction type to move raw bits", t.size_bits())),
+                        );
+                    }
+                    Want::Dst(_) | Want::PredDst => immediate_dest(c, ins, e.loc.0),
+                    _ => {}
+                },
+                _ => {}
+            }
+        }
+        (Operand::Vector(..), Want::Val(_) | Want::Dst(_))
+            if !matches!(ins.opcode.text.as_str(), "mov" | "ld" | "st" | "ldu") =>
+        {
+            c.diags.push(
+                Diagnostic::error(
+                    codes::VECTOR_WIDTH,
+                    format!(
+                        "`{}` takes a scalar operand here, not a vector",
+                        ins.full_opcode()
+                    ),
+                    o.loc().0,
+                )
+                .with_help("pass a single register"),
+            );
+        }
+        (Operand::Address(_), Want::Val(_) | Want::Dst(_) | Want::Pred { .. } | Want::PredDst) => {
+            c.diags.push(
+                Diagnostic::error(
+                    codes::OPERAND_SHAPE,
+                    format!(
+                        "`{}` does not take a memory address here",
+                        ins.full_opcode()
+                    ),
+                    o.loc().0,
+                )
+                .with_help("load the value into a register with `ld` first"),
+            );
+        }
+        _ => {}
+    }
+}
+
+fn float_help(t: ScalarType, e: &ptx_syntax::ast::Expr) -> String {
+    let v = match &e.kind {
+        ExprKind::Int { value, .. } => Some(*value),
+        _ => None,
+    };
+    match (t, v) {
+        (ScalarType::F32, Some(v)) => format!(
+            "write `{v}.0` or the exact bits `0f{:08X}`",
+            (v as f32).to_bits()
+        ),
+        (ScalarType::F64, Some(v)) => format!(
+            "write `{v}.0` or the exact bits `0d{:016X}`",
+            (v as f64).to_bits()
+        ),
+        _ => "write a floating-point literal (`1.0`, `0f3F800000`)".to_string(),
+    }
+}
+
+fn immediate_dest(c: &mut FnChecker<'_, '_>, ins: &Instruction, span: Span) {
+    c.diags.push(
+        Diagnostic::error(
+            codes::OPERAND_SHAPE,
+            format!(
+                "the destination of `{}` must be a register, not a constant",
+                ins.full_opcode()
+            ),
+            span,
+        )
+        .with_help("write a register (or `_` where the result is not needed)"),
+    );
+}
+
+fn type_mismatch(
+    c: &mut FnChecker<'_, '_>,
+    ins: &Instruction,
+    span: Span,
+    name: &str,
+    rt: ScalarType,
+    t: ScalarType,
+    decl: Span,
+) {
+    let full = ins.full_opcode();
+    if rt == ScalarType::Pred {
+        c.diags.push(
+            Diagnostic::error(
+                codes::PREDICATE_MISUSE,
+                format!("predicate register `{name}` used as a {t} operand of `{full}`"),
+                span,
+            )
+            .with_label_message("this register is .pred")
+            .with_secondary(decl, "declared here")
+            .with_help("convert first: `selp.u32 %r, 1, 0, %p;` gives 1 or 0"),
+        );
+        return;
+    }
+    let rule = match t.kind() {
+        TypeKind::Bit => format!("any non-predicate register of {} bits", t.size_bits()),
+        TypeKind::Unsigned | TypeKind::Signed => {
+            format!(".u{0}, .s{0} or .b{0} registers", t.size_bits())
+        }
+        TypeKind::Float => format!("{t} or .b{} registers", t.size_bits()),
+        TypeKind::Pred => ".pred registers".to_string(),
+    };
+    c.diags.push(
+        Diagnostic::error(
+            codes::OPERAND_TYPE,
+            format!("operand type {rt} does not match instruction type {t}"),
+            span,
+        )
+        .with_label_message(format!("this register is {rt}"))
+        .with_secondary(decl, "declared here")
+        .with_help(format!(
+            "`{full}` accepts {rule}; convert with `cvt` or use a register of a matching type"
+        )),
+    );
+}
+
+fn check_mov(c: &mut FnChecker<'_, '_>, ins: &Instruction, ty: Option<ScalarType>) {
+    if !arity(c, ins, 2, 2, "d, a") {
+        return;
+    }
+    let Some(t) = need_type(c, ins, ty) else {
+        return;
+    };
+    for (i, o) in ins.operands.iter().enumerate() {
+        match o {
+            Operand::Vector(items, loc) => {
+                // pack/unpack: the elements split the type's bits evenly.
+                let n = items.len() as u32;
+                if n == 0 || t.size_bits() % n != 0 || t.kind() == TypeKind::Pred {
+                    c.diags.push(
+                        Diagnostic::error(
+                            codes::VECTOR_WIDTH,
+                            format!("`{}` cannot split {} bits into {n} elements", ins.full_opcode(), t.size_bits()),
+                            loc.0,
+                        )
+                        .with_help("pack or unpack 2 or 4 registers that together have the instruction's size"),
+                    );
+                    continue;
+                }
+                let part = t.size_bits() / n;
+                if let Some(et) = ScalarType::from_suffix(&format!(".b{part}")) {
+                    for it in items {
+                        check_operand(
+                            c,
+                            ins,
+                            it,
+                            if i == 0 { Want::Dst(et) } else { Want::Val(et) },
+                            false,
+                        );
+                    }
+                }
+            }
+            _ => check_operand(
+                c,
+                ins,
+                o,
+                if i == 0 { Want::Dst(t) } else { Want::Val(t) },
+                false,
+            ),
+        }
+    }
+}
+
+fn check_ld_st(c: &mut FnChecker<'_, '_>, ins: &Instruction, ty: Option<ScalarType>, is_ld: bool) {
+    let full = ins.full_opcode();
+    if !is_ld && (has(ins, ".const") || has(ins, ".tex")) {
+        let m = ins
+            .modifiers
+            .iter()
+            .find(|m| m.text == ".const" || m.text == ".tex");
+        let span = m.map_or(instr_span(ins), |m| m.loc.0);
+        c.diags.push(
+            Diagnostic::error(
+                codes::STATE_SPACE,
+                format!(
+                    "`st` cannot write to the read-only {} state space",
+                    m.map_or("", |m| m.text.as_str())
+                ),
+                span,
+            )
+            .with_label_message("read-only state space")
+            .with_help("store to `.global`, `.shared`, `.local` or `.param` memory instead"),
+        );
+        return;
+    }
+    if !arity(c, ins, 2, 3, if is_ld { "d, [a]" } else { "[a], b" }) {
+        return;
+    }
+    let Some(t) = need_type(c, ins, ty) else {
+        return;
+    };
+    let (addr, val) = if is_ld {
+        (&ins.operands[1], &ins.operands[0])
+    } else {
+        (&ins.operands[0], &ins.operands[1])
+    };
+    if !matches!(addr, Operand::Address(_)) {
+        c.diags.push(
+            Diagnostic::error(
+                codes::OPERAND_SHAPE,
+                format!("`{full}` needs a memory address in brackets"),
+                addr.loc().0,
+            )
+            .with_label_message("not an address")
+            .with_help("write the address in brackets, e.g. `[%rd1]`, `[%rd1+8]` or `[var]`"),
+        );
+    }
+    let w = if is_ld { Want::Dst(t) } else { Want::Val(t) };
+    match (vec_width(ins), val) {
+        (Some(vn), Operand::Vector(items, loc)) => {
+            if items.len() != vn {
+                c.diags.push(
+                    Diagnostic::error(
+                        codes::VECTOR_WIDTH,
+                        format!("`{full}` needs {vn} vector elements, found {}", items.len()),
+                        loc.0,
+                    )
+                    .with_label_message(format!("{} elements", items.len()))
+                    .with_help(format!(
+                        "write {vn} registers in the braces, or use `.v{}`",
+                        items.len()
+                    )),
+                );
+            }
+            for it in items {
+                check_operand(c, ins, it, w, true);
+            }
+        }
+        (Some(vn), Operand::Expr(e)) if matches!(&e.kind, ExprKind::Symbol(n) if vector_register(c, n) == Some(vn)) =>
+            {}
+        (Some(vn), other) => c.diags.push(
+            Diagnostic::error(
+                codes::VECTOR_WIDTH,
+                format!("`{full}` needs a vector of {vn} registers"),
+                other.loc().0,
+            )
+            .with_label_message("a scalar operand")
+            .with_help(format!(
+                "write `{{a, b{}}}`, or drop `.v{vn}`",
+                if vn > 2 { ", …" } else { "" }
+            )),
+        ),
+        (None, Operand::Vector(items, _)) if items.len() == 1 => {
+            check_operand(c, ins, &items[0], w, true)
+        }
+        (None, Operand::Vector(items, loc)) => c.diags.push(
+            Diagnostic::error(
+                codes::VECTOR_WIDTH,
+                format!(
+                    "`{full}` is scalar but the operand is a vector of {}",
+                    items.len()
+                ),
+                loc.0,
+            )
+            .with_help(format!("add `.v{}` before the type", items.len())),
+        ),
+        (None, o) => check_operand(c, ins, o, w, true),
+    }
+}
+
+/// The width of a vector register (`.reg .v4 .f32 %v`), if `name` is one.
+fn vector_register(c: &FnChecker<'_, '_>, name: &str) -> Option<usize> {
+    match c.resolve(name) {
+        Resolved::Symbol(s) if s.vector > 1 => Some(s.vector as usize),
+        _ => None,
+    }
+}
+
+fn check_cvt(c: &mut FnChecker<'_, '_>, ins: &Instruction, tys: &[ScalarType]) {
+    if has(ins, ".pack") || tys.len() != 2 {
+        return;
+    }
+    let (dt, at) = (tys[0], tys[1]);
+    let full = ins.full_opcode();
+    let irnd = [".rni", ".rzi", ".rmi", ".rpi"].iter().any(|m| has(ins, m));
+    let frnd = [".rn", ".rz", ".rm", ".rp", ".rna", ".rs"]
+        .iter()
+        .any(|m| has(ins, m));
+    let is_float = |t: ScalarType| t.kind() == TypeKind::Float;
+    let need = if is_float(at) && dt.is_integer() {
+        (!irnd).then_some((
+            "an integer rounding modifier",
+            ".rni, .rzi, .rmi or .rpi",
+            ".rzi",
+        ))
+    } else if (at.is_integer() && is_float(dt))
+        || (is_float(at) && is_float(dt) && dt.size_bits() < at.size_bits())
+    {
+        (!frnd).then_some((
+            "a floating-point rounding modifier",
+            ".rn, .rz, .rm or .rp",
+            ".rn",
+        ))
+    } else {
+        None
+    };
+    if let Some((what, list, example)) = need {
+        c.diags.push(
+            Diagnostic::error(
+                codes::CVT_ROUNDING,
+                format!(
+                    "rounding modifier required for `{full}`: converting {at} to {dt} needs {what}"
+                ),
+                instr_span(ins),
+            )
+            .with_label_message("no rounding modifier")
+            .with_help(format!("add one of {list}, e.g. `cvt{example}{dt}{at}`")),
+        );
+    }
+    if ins.operands.len() == 2 {
+        check_operand(c, ins, &ins.operands[0], Want::Dst(dt), true);
+        check_operand(c, ins, &ins.operands[1], Want::Val(at), true);
+    } else if dt.lanes() == 2 {
+        arity(c, ins, 2, 3, "d, a[, b]");
+    } else {
+        arity(c, ins, 2, 2, "d, a");
+    }
+}
+
+fn check_branch_target(c: &mut FnChecker<'_, '_>, o: &Operand) {
+    let Operand::Expr(e) = o else {
+        c.diags.push(
+            Diagnostic::error(
+                codes::BRANCH_TARGET,
+                "branch target must be a label",
+                o.loc().0,
+            )
+            .with_help("write `bra LABEL;` with a label of this function"),
+        );
+        return;
+    };
+    let ExprKind::Symbol(name) = &e.kind else {
+        c.diags.push(
+            Diagnostic::error(
+                codes::BRANCH_TARGET,
+                "branch target must be a label",
+                e.loc.0,
+            )
+            .with_help("write `bra LABEL;` with a label of this function"),
+        );
+        return;
+    };
+    if let Resolved::Symbol(s) = c.resolve(name) {
+        c.diags.push(
+            Diagnostic::error(codes::BRANCH_TARGET, format!("branch target `{name}` is not a label"), e.loc.0)
+                .with_secondary(s.span, "declared here as something else")
+                .with_help("`bra` jumps to a label of this function; use `brx.idx` with `.branchtargets` for computed jumps"),
+        );
+    }
+}
+
+fn check_atom(c: &mut FnChecker<'_, '_>, ins: &Instruction, ty: Option<ScalarType>, is_atom: bool) {
+    for bad in [".const", ".local", ".param"] {
+        if let Some(m) = ins.modifiers.iter().find(|m| m.text == bad) {
+            c.diags.push(
+                Diagnostic::error(
+                    codes::STATE_SPACE,
+                    format!(
+                        "`{}` cannot operate on the {bad} state space",
+                        ins.opcode.text
+                    ),
+                    m.loc.0,
+                )
+                .with_help(
+                    "atomics operate on `.global` or `.shared` memory (or generic addresses)",
+                ),
+            );
+            return;
+        }
+    }
+    let (min, max, shape) = if is_atom {
+        (3, 4, "d, [a], b[, c]")
+    } else {
+        (2, 3, "[a], b")
+    };
+    if !arity(c, ins, min, max, shape) {
+        return;
+    }
+    if vec_width(ins).is_some() {
+        return;
+    }
+    let Some(t) = ty else { return };
+    if is_atom {
+        let cas = has(ins, ".cas");
+        run(
+            c,
+            ins,
+            &[
+                Want::Dst(t),
+                Want::Any,
+                Want::Val(t),
+                if cas { Want::Val(t) } else { Want::Any },
+            ],
+            false,
+        );
+    } else {
+        run(c, ins, &[Want::Any, Want::Val(t)], false);
+    }
+}
+
+/// Parameter list of a callee or prototype.
+fn param_counts(rets: &Option<Vec<VarDecl>>, params: &Option<Vec<VarDecl>>) -> (usize, usize) {
+    let count = |l: &Option<Vec<VarDecl>>| l.iter().flatten().map(|v| v.declarators.len()).sum();
+    (count(rets), count(params))
+}
+
+fn check_call(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
+    let ops = &ins.operands;
+    let mut i = 0;
+    let mut rets: Option<(usize, Span)> = None;
+    if let Some(Operand::List(items, loc)) = ops.first() {
+        if ops.len() > 1 {
+            rets = Some((items.len(), loc.0));
+            i = 1;
+        }
+    }
+    let Some(callee) = ops.get(i) else {
+        c.diags.push(
+            Diagnostic::error(codes::CALL_SHAPE, "`call` has no callee", instr_span(ins))
+                .with_help("write `call (results), function, (arguments);`"),
+        );
+        return;
+    };
+    let args = match ops.get(i + 1) {
+        Some(Operand::List(items, loc)) => Some((items.len(), loc.0)),
+        _ => None,
+    };
+    let Operand::Expr(e) = callee else {
+        c.diags.push(
+            Diagnostic::error(
+                codes::CALL_SHAPE,
+                "the callee must be a function name or a register",
+                callee.loc().0,
+            )
+            .with_help("write `call (results), function, (arguments);`"),
+        );
+        return;
+    };
+    let ExprKind::Symbol(name) = &e.kind else {
+        return;
+    };
+    // Indirect call through a register: the prototype gives the signature.
+    let proto_name = ops.iter().skip(i + 1).rev().find_map(|o| match o {
+        Operand::Expr(pe) => match &pe.kind {
+            ExprKind::Symbol(n) => Some(n.clone()),
+            _ => None,
+        },
+        _ => None,
+    });
+    if name.starts_with('%')
+        || matches!(c.resolve(name), Resolved::Symbol(s) if s.kind != SymbolKind::Function)
+    {
+        c.use_name(name, e.loc.0);
+        if let Some(p) = &proto_name {
+            c.use_name(p, e.loc.0);
+        }
+        return;
+    }
+    let f: Option<&Function> = c.globals.functions.get(name.as_str()).copied();
+    let Some(f) = f else {
+        let mut d = Diagnostic::error(
+            codes::UNDECLARED_FUNCTION,
+            format!("call to undeclared function `{name}`"),
+            e.loc.0,
+        )
+        .with_label_message("no function of this name is declared in the module");
+        let best = c
+            .globals
+            .functions
+            .keys()
+            .map(|k| (ptx_isa::edit_distance(name, k), k.to_string()))
+            .filter(|(dd, _)| *dd <= (name.len() / 3).max(1))
+            .min();
+        d = match best {
+            Some((_, k)) => d.with_help(format!("did you mean `{k}`?")),
+            None => d.with_help(format!(
+                "declare it before the call, e.g. `.extern .func {name}(.param .b32 a);`, or define it"
+            )),
+        };
+        c.diags.push(d);
+        return;
+    };
+    c.use_name(name, e.loc.0);
+    let (want_rets, want_args) = param_counts(&f.returns, &f.params);
+    let decl = f.name.loc.0;
+    let got_rets = rets.map_or(0, |r| r.0);
+    if got_rets != want_rets {
+        let span = rets.map_or(e.loc.0, |r| r.1);
+        c.diags.push(
+            Diagnostic::error(
+                codes::CALL_RET_COUNT,
+                format!("call has wrong number of return values: `{name}` returns {want_rets}, the call expects {got_rets}"),
+                span,
+            )
+            .with_secondary(decl, format!("`{name}` declared here"))
+            .with_help(if want_rets == 0 {
+                format!("drop the result list: `call {name}, (…);`")
+            } else {
+                format!("list {want_rets} result parameter(s): `call (r), {name}, (…);`")
+            }),
+        );
+    }
+    let got_args = args.map_or(0, |a| a.0);
+    if got_args != want_args {
+        let span = args.map_or(e.loc.0, |a| a.1);
+        c.diags.push(
+            Diagnostic::error(
+                codes::CALL_ARG_COUNT,
+                format!("call has wrong number of arguments: `{name}` takes {want_args}, the call passes {got_args}"),
+                span,
+            )
+            .with_secondary(decl, format!("`{name}` declared here"))
+            .with_help(format!("pass exactly {want_args} argument(s)")),
+        );
+    }
+}

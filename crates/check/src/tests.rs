@@ -1,0 +1,264 @@
+//! Unit tests: one module per diagnostic code, each with a failing and (where useful) a passing
+//! input.
+
+use crate::{check_module, CheckOptions, Checked};
+use ptx_diag::Severity;
+
+fn check_with(src: &str, target: Option<&str>) -> Checked {
+    let parsed = ptx_syntax::parse(src);
+    check_module(
+        &parsed.module,
+        &CheckOptions {
+            target_override: target.map(String::from),
+        },
+    )
+}
+
+/// The codes reported for a kernel body under `.version 8.0 / .target sm_80`.
+fn body_codes(body: &str) -> Vec<&'static str> {
+    codes(&format!(
+        ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n{body}\n}}\n"
+    ))
+}
+
+fn codes(src: &str) -> Vec<&'static str> {
+    check_with(src, None)
+        .diagnostics
+        .iter()
+        .map(|d| d.code.0)
+        .collect()
+}
+
+const HDR: &str = ".version 8.0\n.target sm_80\n.address_size 64\n";
+
+macro_rules! code_test {
+    ($m:ident, $code:literal, bad: $bad:expr, good: $good:expr) => {
+        mod $m {
+            use super::*;
+            #[test]
+            fn reports() {
+                let got = body_codes($bad);
+                assert!(got.contains(&$code), "expected {} in {:?}", $code, got);
+            }
+            #[test]
+            fn accepts() {
+                let got = body_codes($good);
+                assert!(got.is_empty(), "unexpected {:?}", got);
+            }
+        }
+    };
+}
+
+code_test!(e0101, "E0101", bad: ".reg .b32 %x;\n.reg .b32 %x;", good: ".reg .b32 %x;\n{ .reg .f32 %x; }");
+code_test!(e0102, "E0102", bad: ".reg .b32 %r<2>;\nadd.u32 %r1, %r7, 1;", good: ".reg .b32 %r<8>;\nadd.u32 %r1, %r7, 1;");
+code_test!(e0103, "E0103", bad: "bra $L_x;", good: "bra $L_x;\n$L_x:\nret;");
+code_test!(e0104, "E0104", bad: ".reg .bf16 %h;", good: ".reg .b16 %h;");
+code_test!(e0201, "E0201", bad: "ad.u32 _, 1, 2;", good: "ret;");
+code_test!(e0202, "E0202", bad: ".reg .b32 %r;\n.reg .b64 %rd;\nld.foo.u32 %r, [%rd];", good: ".reg .b32 %r;\n.reg .b64 %rd;\nld.global.u32 %r, [%rd];");
+code_test!(e0203, "E0203", bad: ".reg .b32 %r<3>;\nadd.s32 %r1, %r2;", good: ".reg .b32 %r<3>;\nadd.s32 %r1, %r2, %r0;");
+code_test!(e0204, "E0204", bad: ".reg .b32 %r;\n.reg .f32 %f;\nadd.u32 %r, %f, 1;", good: ".reg .b32 %r;\n.reg .f32 %f;\nadd.f32 %f, %r, %f;");
+code_test!(e0205, "E0205", bad: ".reg .pred %p;\n.reg .b32 %r;\nadd.s32 %r, %p, 1;", good: ".reg .pred %p;\n.reg .b32 %r;\nselp.u32 %r, 1, 0, %p;");
+code_test!(e0206, "E0206", bad: ".reg .f32 %f;\nmov.f32 %f, 1;", good: ".reg .f32 %f;\nmov.f32 %f, 0f3F800000;");
+code_test!(e0207, "E0207", bad: ".reg .b32 %r<3>;\n.reg .b64 %rd;\nld.global.v4.u32 {%r1, %r2}, [%rd];", good: ".reg .b32 %r<3>;\n.reg .b64 %rd;\nld.global.v2.u32 {%r1, %r2}, [%rd];");
+code_test!(e0208, "E0208", bad: ".reg .b64 %rd;\nst.const.u32 [%rd], 1;", good: ".reg .b64 %rd;\nst.global.u32 [%rd], 1;");
+code_test!(e0209, "E0209", bad: ".reg .b32 %r;\n.reg .f32 %f;\ncvt.s32.f32 %r, %f;", good: ".reg .b32 %r;\n.reg .f32 %f;\ncvt.rzi.s32.f32 %r, %f;\ncvt.rn.f32.s32 %f, %r;");
+code_test!(e0210, "E0210", bad: ".reg .b32 %r;\nadd %r, %r, 1;", good: ".reg .b32 %r;\nadd.u32 %r, %r, 1;");
+code_test!(e0211, "E0211", bad: ".reg .b32 %r;\n.reg .b64 %rd;\nld.global.u32 %r, %rd;", good: ".reg .b32 %r;\n.reg .b64 %rd;\nld.global.u32 %r, [%rd+4];");
+code_test!(e0404, "E0404", bad: ".reg .b32 %r;\nbra %r;", good: "bra.uni $L;\n$L:");
+
+mod header {
+    use super::*;
+
+    #[test]
+    fn e0301_missing_version() {
+        assert!(codes(".target sm_80\n").contains(&"E0301"));
+    }
+
+    #[test]
+    fn e0302_target_not_after_version() {
+        assert!(codes(".version 8.0\n.address_size 64\n.target sm_80\n").contains(&"E0302"));
+        assert!(codes(".version 8.0\n").contains(&"E0302"));
+        assert!(check_with(".version 8.0\n", Some("sm_80"))
+            .diagnostics
+            .is_empty());
+    }
+
+    #[test]
+    fn e0303_unknown_target() {
+        assert!(codes(".version 8.0\n.target sm_81\n").contains(&"E0303"));
+        let c = check_with(HDR, Some("sm_999"));
+        assert!(c.diagnostics.iter().any(|d| d.code.0 == "E0303"));
+    }
+
+    #[test]
+    fn e0304_target_needs_version() {
+        assert_eq!(codes(".version 6.0\n.target sm_90\n"), ["E0304"]);
+        assert!(codes(".version 7.8\n.target sm_90\n").is_empty());
+        assert!(codes(".version 7.8\n.target sm_90a\n").contains(&"E0304"));
+    }
+
+    #[test]
+    fn e0305_address_size() {
+        assert!(codes(".version 8.0\n.target sm_80\n.address_size 48\n").contains(&"E0305"));
+    }
+
+    #[test]
+    fn e0308_unknown_version() {
+        assert!(codes(".version 0.5\n.target sm_80\n").contains(&"E0308"));
+    }
+
+    #[test]
+    fn override_replaces_target() {
+        let src = format!(
+            "{HDR}.entry k() {{ .reg .b32 %r; .reg .pred %p; elect.sync %r|%p, -1; ret; }}"
+        );
+        assert!(check_with(&src, None)
+            .diagnostics
+            .iter()
+            .any(|d| d.code.0 == "E0307"));
+        let c = check_with(&src, Some("sm_90"));
+        assert!(c.diagnostics.is_empty(), "{:?}", c.diagnostics);
+        assert_eq!(c.target.map(|t| t.number), Some(90));
+    }
+}
+
+mod gates {
+    use super::*;
+
+    #[test]
+    fn e0306_needs_version() {
+        let src = ".version 7.8\n.target sm_90\n.entry k() { .reg .b32 %r; .reg .pred %p; elect.sync %r|%p, -1; ret; }";
+        let c = check_with(src, None);
+        let d = c.diagnostics.iter().find(|d| d.code.0 == "E0306").unwrap();
+        assert!(
+            d.message.contains("8.0") && d.message.contains("7.8"),
+            "{}",
+            d.message
+        );
+    }
+
+    #[test]
+    fn e0307_needs_target() {
+        let src = ".version 8.0\n.target sm_75\n.entry k() { .reg .b32 %r; .reg .pred %p; elect.sync %r|%p, -1; ret; }";
+        let c = check_with(src, None);
+        let d = c.diagnostics.iter().find(|d| d.code.0 == "E0307").unwrap();
+        assert!(
+            d.message.contains("sm_90") && d.message.contains("sm_75"),
+            "{}",
+            d.message
+        );
+        assert!(d.help.is_some());
+    }
+
+    #[test]
+    fn e0307_feature_gate() {
+        let src = ".version 8.0\n.target sm_50\n.entry k(.param .u64 p) { .reg .b64 %rd; .reg .f64 %fd; atom.global.add.f64 %fd, [%rd], %fd; ret; }";
+        assert!(codes(src).contains(&"E0307"));
+    }
+
+    #[test]
+    fn e0309_and_w0301_shfl() {
+        let body = ".reg .b32 %r<3>;\nshfl.down.b32 %r1, %r2, 1, 31;";
+        assert!(body_codes(body).contains(&"E0309"));
+        let old = format!(".version 6.0\n.target sm_60\n.entry k() {{ {body} ret; }}");
+        let c = check_with(&old, None);
+        assert!(c
+            .diagnostics
+            .iter()
+            .all(|d| d.severity == Severity::Warning));
+        assert!(c.diagnostics.iter().any(|d| d.code.0 == "W0301"));
+    }
+
+    #[test]
+    fn w0302_maxnctapersm() {
+        let src = format!("{HDR}.entry k() .maxnctapersm 2 {{ ret; }}");
+        let c = check_with(&src, None);
+        assert_eq!(c.diagnostics.len(), 1, "{:?}", c.diagnostics);
+        assert_eq!(c.diagnostics[0].code.0, "W0302");
+        assert!(!c.has_errors());
+    }
+}
+
+mod calls {
+    use super::*;
+
+    const CALLEE: &str = ".func (.param .b32 r) f(.param .b32 x)\n{\nret;\n}\n";
+
+    fn call(stmt: &str) -> Vec<&'static str> {
+        codes(&format!(
+            "{HDR}{CALLEE}.entry k()\n{{\n{{\n.param .b32 a;\n.param .b32 b;\n.param .b32 rv;\n{stmt}\n}}\nret;\n}}\n"
+        ))
+    }
+
+    #[test]
+    fn e0401_undeclared_function() {
+        assert_eq!(call("call.uni g, (a);"), ["E0401"]);
+    }
+
+    #[test]
+    fn e0402_argument_count() {
+        assert_eq!(call("call.uni (rv), f, (a, b);"), ["E0402"]);
+    }
+
+    #[test]
+    fn e0403_return_count() {
+        assert_eq!(call("call.uni f, (a);"), ["E0403"]);
+    }
+
+    #[test]
+    fn good_call() {
+        assert!(call("call.uni (rv), f, (a);").is_empty());
+    }
+
+    #[test]
+    fn e0405_malformed_call() {
+        assert!(call("call.uni;").contains(&"E0405"));
+    }
+}
+
+mod tables {
+    use super::*;
+    use crate::NameRef;
+
+    #[test]
+    fn side_tables_record_uses() {
+        let src = format!(
+            "{HDR}.global .u32 g;\n.entry k()\n{{\n.reg .b32 %r<4>;\nmov.u32 %r3, %tid.x;\n@%p bra L;\nL:\nld.global.u32 %r1, [g];\nret;\n}}\n"
+        );
+        let c = check_with(&src, None);
+        // `%p` is undeclared
+        assert_eq!(c.diagnostics.len(), 1);
+        assert_eq!(c.diagnostics[0].code.0, "E0102");
+        let f = &c.functions[0];
+        assert_eq!(f.labels.len(), 1);
+        assert!(f.uses.iter().any(|(_, r)| *r == NameRef::Special));
+        assert!(f.uses.iter().any(|(_, r)| matches!(r, NameRef::Module(_))));
+        assert!(f.uses.iter().any(|(_, r)| matches!(r, NameRef::Label(_))));
+        assert_eq!(c.module_symbols.len(), 2);
+    }
+
+    #[test]
+    fn explanations_cover_every_code() {
+        let src = include_str!("codes.rs");
+        let declared = src.matches("pub const ").count() - 1;
+        assert_eq!(crate::EXPLANATIONS.len(), declared);
+        for (c, title, text) in crate::EXPLANATIONS {
+            assert!(!title.is_empty() && text.len() > 40, "{c}");
+        }
+    }
+
+    #[test]
+    fn partial_trees_do_not_panic() {
+        for src in [
+            "",
+            ".version",
+            ".entry k( { add.s32 %r1, ; }",
+            ".version 8.0\n.target sm_80\n.entry k() { { { ld.v4 {}, [; } ",
+            ".version 8.0\n.target\n.func f(.param) { call (), , (); bra; mov; cvt.rn; }",
+            "}}} .reg .b32 %r<99999999999>; add",
+        ] {
+            let _ = check_with(src, None);
+            let _ = check_with(src, Some("nonsense"));
+        }
+    }
+}
