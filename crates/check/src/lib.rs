@@ -89,3 +89,16 @@ pub fn check_module(module: &Module, opts: &CheckOptions) -> Checked {
 
 #[cfg(test)]
 mod tests;
+
+/// Parses `text` and, when its syntax is clean, checks it: every diagnostic, in source order.
+/// (Checking a partial tree after syntax errors would only add follow-on errors.)
+pub fn check_source(text: &str, opts: &CheckOptions) -> Vec<Diagnostic> {
+    let parsed = ptx_syntax::parse(text);
+    if ptx_diag::has_errors(&parsed.diagnostics) {
+        return parsed.diagnostics;
+    }
+    let mut diags = parsed.diagnostics;
+    diags.extend(check_module(&parsed.module, opts).diagnostics);
+    diags.sort_by_key(|d| d.primary_span().map(|s| s.start));
+    diags
+}

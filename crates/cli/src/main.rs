@@ -37,11 +37,14 @@ enum Color {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Check PTX files and print every problem found (exit 1 if any error).
+    /// Check PTX files as strictly as ptxas and print every problem found (exit 1 if any error).
     Check {
         /// PTX files; `-` reads standard input.
         #[arg(required = true)]
         files: Vec<String>,
+        /// Check against this target (e.g. `sm_75`) instead of the module's `.target`.
+        #[arg(long, value_name = "sm_XX")]
+        target: Option<String>,
     },
     /// Print a PTX file in canonical form.
     Fmt {
@@ -79,10 +82,14 @@ fn main() -> ExitCode {
         Color::Never => ColorMode::Never,
     };
     match cli.command {
-        Command::Check { files } => check(&files, color),
+        Command::Check { files, target } => check(&files, target, color),
         Command::Fmt { file, check } => fmt(&file, check, color),
         Command::Explain { code } => explain(&code),
-        Command::Doc { query, list, coverage } => doc(query.as_deref(), list, coverage),
+        Command::Doc {
+            query,
+            list,
+            coverage,
+        } => doc(query.as_deref(), list, coverage),
     }
 }
 
@@ -101,7 +108,7 @@ fn load(path: &str) -> Result<(SourceFile, Vec<Diagnostic>), String> {
     Ok(ptx_syntax::decode_source(name, &bytes))
 }
 
-fn check(files: &[String], color: ColorMode) -> ExitCode {
+fn check(files: &[String], target: Option<String>, color: ColorMode) -> ExitCode {
     let mut failed = false;
     for path in files {
         let (file, mut diags) = match load(path) {
@@ -112,8 +119,12 @@ fn check(files: &[String], color: ColorMode) -> ExitCode {
                 continue;
             }
         };
-        let parsed = ptx_syntax::parse(file.text());
-        diags.extend(parsed.diagnostics);
+        if diags.is_empty() {
+            let opts = ptx_check::CheckOptions {
+                target_override: target.clone(),
+            };
+            diags = ptx_check::check_source(file.text(), &opts);
+        }
         if ptx_diag::has_errors(&diags) {
             failed = true;
         }
@@ -185,7 +196,10 @@ fn doc(query: Option<&str>, list: bool, coverage: bool) -> ExitCode {
 
 fn explain(code: &str) -> ExitCode {
     let want = code.trim().to_ascii_uppercase();
-    for (c, title, text) in ptx_syntax::codes::EXPLANATIONS {
+    let all = ptx_syntax::codes::EXPLANATIONS
+        .iter()
+        .chain(ptx_check::EXPLANATIONS);
+    for (c, title, text) in all {
         if c.0 == want {
             println!("{}: {title}\n\n{text}", c.0);
             return ExitCode::SUCCESS;

@@ -5,6 +5,9 @@
 //! - `tests/parse/err/*.ptx`: the rendered diagnostics (plain text) equal `NAME.stderr` beside it.
 //! - `tests/corpus/ptx/*.ptx`: our own nvcc output; parses cleanly and round-trips.
 //! - `tests/fmt/*.ptx`: `ptxvm fmt` output equals `NAME.fmt.ptx` beside it.
+//! - `tests/check/ok/*.ptx`: modules ptxas accepts; `ptxvm check` reports nothing.
+//! - `tests/check/err/*.ptx`: modules ptxas rejects (its output is in `NAME.ptxas.txt`); the
+//!   rendered `ptxvm check` diagnostics equal `NAME.stderr`.
 //!
 //! `PTX_BLESS=1 cargo test --test filetests` rewrites the expectation files.
 
@@ -94,6 +97,29 @@ fn parse_err(path: &Path) -> Result<(), Failed> {
     compare_or_bless(&path.with_extension("stderr"), &rendered)
 }
 
+fn check_diagnostics(path: &Path) -> Result<(SourceFile, String, usize), Failed> {
+    let file = load(path)?;
+    let diags = ptx_check::check_source(file.text(), &ptx_check::CheckOptions::default());
+    let n = diags.iter().filter(|d| d.is_error()).count();
+    Ok((file.clone(), render_plain(&file, &diags), n))
+}
+
+fn check_ok(path: &Path) -> Result<(), Failed> {
+    let (_, rendered, _) = check_diagnostics(path)?;
+    if !rendered.is_empty() {
+        return Err(format!("expected no diagnostics, got:\n{rendered}").into());
+    }
+    Ok(())
+}
+
+fn check_err(path: &Path) -> Result<(), Failed> {
+    let (_, rendered, errors) = check_diagnostics(path)?;
+    if errors == 0 {
+        return Err(format!("expected an error, got:\n{rendered}").into());
+    }
+    compare_or_bless(&path.with_extension("stderr"), &rendered)
+}
+
 fn fmt_golden(path: &Path) -> Result<(), Failed> {
     let file = load(path)?;
     let parsed = ptx_syntax::parse(file.text());
@@ -111,11 +137,13 @@ type FileTest = fn(&Path) -> Result<(), Failed>;
 fn main() {
     let args = Arguments::from_args();
     let mut trials = Vec::new();
-    let groups: [(&str, &str, FileTest); 4] = [
+    let groups: [(&str, &str, FileTest); 6] = [
         ("tests/parse/ok", "parse::ok", parse_ok),
         ("tests/parse/err", "parse::err", parse_err),
         ("tests/corpus/ptx", "corpus", parse_ok),
         ("tests/fmt", "fmt", fmt_golden),
+        ("tests/check/ok", "check::ok", check_ok),
+        ("tests/check/err", "check::err", check_err),
     ];
     for (dir, prefix, f) in groups {
         for p in files(dir, ".ptx") {

@@ -7,8 +7,8 @@
 //!   dropped first. Blocks that are malformed in the spec itself are listed, with the reason, in
 //!   `tests/spec/malformed-examples.txt`; the test fails if that list is not exactly the set of
 //!   blocks that do not parse (so a new misparse, or a fixed one, shows up).
-//! - `corpus::…`: every `.ptx` under `corpus/` parses with no diagnostic, and `fmt` round-trips
-//!   and is idempotent.
+//! - `corpus::…`: every `.ptx` under `corpus/` (all accepted by ptxas) parses and checks with no
+//!   diagnostic (no error, no warning), and `fmt` round-trips and is idempotent.
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::{Path, PathBuf};
@@ -127,7 +127,11 @@ fn spec_examples(shared: &Path) -> Result<(), Failed> {
 
 fn corpus_file(path: &Path) -> Result<(), Failed> {
     let src = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    parses(&src)?;
+    let diags = ptx_check::check_source(&src, &ptx_check::CheckOptions::default());
+    if !diags.is_empty() {
+        let file = ptx_diag::SourceFile::new(path.display().to_string(), src.as_str());
+        return Err(ptx_diag::render_plain(&file, &diags).into());
+    }
     ptx_syntax::roundtrip_check(&src).map_err(Failed::from)
 }
 
