@@ -643,8 +643,20 @@ mod tests {
     /// Bodies hold one `Statement` per line of PTX; keep them small (see `Statement::Variable`).
     #[test]
     fn node_sizes() {
-        assert!(std::mem::size_of::<Statement>() <= 72, "{}", std::mem::size_of::<Statement>());
-        assert!(std::mem::size_of::<Operand>() <= 56, "{}", std::mem::size_of::<Operand>());
-        assert!(std::mem::size_of::<Expr>() <= 48, "{}", std::mem::size_of::<Expr>());
+        assert!(
+            std::mem::size_of::<Statement>() <= 72,
+            "{}",
+            std::mem::size_of::<Statement>()
+        );
+        assert!(
+            std::mem::size_of::<Operand>() <= 56,
+            "{}",
+            std::mem::size_of::<Operand>()
+        );
+        assert!(
+            std::mem::size_of::<Expr>() <= 48,
+            "{}",
+            std::mem::size_of::<Expr>()
+        );
     }
 }

@@ -1086,6 +1086,11 @@ impl<'s> Parser<'s> {
                     if !self.suppress {
                         self.report_always(d)?;
                     }
+                    // Close the nested scopes left open, so the body stays balanced.
+                    for _ in 1..open_scopes.len() {
+                        body.statements
+                            .push(Statement::ScopeEnd(Loc(Span::at(self.prev_end))));
+                    }
                     return Ok(body);
                 }
                 _ => match self.statement(&mut body.statements) {
@@ -1108,7 +1113,9 @@ impl<'s> Parser<'s> {
                 if self.at(T::DotWord) {
                     match self.text(self.tok) {
                         ".callprototype" => {
-                            out.push(Statement::CallPrototype(Box::new(self.call_prototype(name)?)));
+                            out.push(Statement::CallPrototype(Box::new(
+                                self.call_prototype(name)?,
+                            )));
                             return Ok(());
                         }
                         ".calltargets" => {
@@ -1439,11 +1446,16 @@ impl<'s> Parser<'s> {
     }
 
     fn expr_rest(&mut self, mut lhs: Expr, min: u8, dot_names: bool) -> SResult<Expr> {
+        // Each operator of a chain (`1+1+…`) deepens the left-leaning tree by one, so it counts
+        // against the nesting limit like a parenthesis does.
+        let mut chain = 0;
         while let Some(op) = self.binary_op() {
             let prec = op.precedence();
             if prec < min.max(1) {
                 break;
             }
+            self.nest(self.tok.span)?;
+            chain += 1;
             self.bump()?;
             let rhs = self.expr_bp(prec + 1, dot_names)?;
             let loc = Loc(lhs.loc.0.to(rhs.loc.0));
@@ -1465,6 +1477,7 @@ impl<'s> Parser<'s> {
                 loc,
             };
         }
+        self.nesting -= chain;
         Ok(lhs)
     }
 
@@ -1489,12 +1502,15 @@ impl<'s> Parser<'s> {
 
     fn postfix(&mut self, dot_names: bool) -> SResult<Expr> {
         let mut e = self.primary(dot_names)?;
+        // Each `[i]` or selector deepens the tree by one, so a chain `a[0][0]…` counts against the
+        // nesting limit like parentheses do.
+        let mut chain = 0;
         loop {
             if self.at(T::LBracket) && matches!(e.kind, ExprKind::Symbol(_) | ExprKind::Index(..)) {
                 self.bump()?;
                 self.nest(e.loc.0)?;
+                chain += 1;
                 let i = self.expr()?;
-                self.unnest();
                 self.expect(T::RBracket, "`]`")?;
                 let loc = Loc(e.loc.0.to(Span::at(self.prev_end)));
                 e = Expr {
@@ -1505,6 +1521,8 @@ impl<'s> Parser<'s> {
                 && self.adjacent()
                 && matches!(e.kind, ExprKind::Symbol(_) | ExprKind::Index(..))
             {
+                self.nest(self.tok.span)?;
+                chain += 1;
                 let sel = self.word()?;
                 let loc = Loc(e.loc.0.to(sel.loc.0));
                 e = Expr {
@@ -1512,6 +1530,7 @@ impl<'s> Parser<'s> {
                     loc,
                 };
             } else {
+                self.nesting -= chain;
                 return Ok(e);
             }
         }

@@ -1,6 +1,7 @@
 //! The printer: AST to canonical PTX text (`ptxvm fmt`).
 //!
-//! The canonical form: one statement per line, bodies indented with one tab per scope level,
+//! The canonical form: one statement per line, bodies indented with one tab per scope level (up to
+//! 16 levels),
 //! labels one level out, a single space between an opcode and its operands, `, ` between operands,
 //! and binary operators without spaces (`[%rd1+4]`). Integer literals keep their base; float
 //! literals keep their text. Comments are not part of the AST and are not printed.
@@ -45,10 +46,14 @@ struct Printer {
 }
 
 const UNARY_PREC: u8 = 11;
+/// Indentation stops growing at this depth.
+const MAX_INDENT: usize = 16;
 
 impl Printer {
     fn indent(&mut self, n: usize) {
-        for _ in 0..n {
+        // Deeper scopes share the last indentation level, so output stays linear in the input
+        // even for thousands of nested `{ }`.
+        for _ in 0..n.min(MAX_INDENT) {
             self.out.push('\t');
         }
     }

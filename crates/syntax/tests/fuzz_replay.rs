@@ -72,52 +72,6 @@ fn check(src: &str) -> Result<(), String> {
     }
 }
 
-/// Parser bugs already reported, each pinned by an `#[ignore]`d test below and a file in
-/// `fuzz/regressions/roundtrip/`. The mutation fuzzer skips inputs that hit one (so that it keeps
-/// finding new ones); delete the entry when the bug is fixed.
-fn known_bug(src: &str) -> Option<&'static str> {
-    use ptx_syntax::ast::{Directive, Statement};
-    let parsed = ptx_syntax::parse(src);
-    for d in &parsed.module.directives {
-        if let Directive::Function(f) = d {
-            if let Some(body) = &f.body {
-                let mut depth = 0i64;
-                for s in &body.statements {
-                    match s {
-                        Statement::ScopeBegin(_) => depth += 1,
-                        Statement::ScopeEnd(_) => depth -= 1,
-                        _ => {}
-                    }
-                }
-                if depth != 0 {
-                    return Some("unclosed nested scope at EOF keeps an unmatched ScopeBegin");
-                }
-            }
-        }
-    }
-    None
-}
-
-/// Known bugs that overflow the stack, so `check` cannot be run to find out: statements of more
-/// than 2 000 tokens (long `1+1+…` or `a[0][0]…` chains build unboundedly deep expression trees).
-fn known_bug_before(src: &str) -> Option<&'static str> {
-    use ptx_syntax::lexer::TokenKind as T;
-    let mut run = 0usize;
-    for t in ptx_syntax::lexer::tokenize(src) {
-        if matches!(t.kind, T::Semi | T::LBrace | T::RBrace) {
-            run = 0;
-        } else {
-            run += 1;
-            if run > 2_000 {
-                return Some(
-                    "long operator/index chain: unbounded expression depth, stack overflow",
-                );
-            }
-        }
-    }
-    None
-}
-
 /// Greedy minimization: drop chunks (halving sizes) while the input still fails.
 fn minimize(src: &str) -> String {
     let mut cur = src.to_string();
@@ -128,7 +82,7 @@ fn minimize(src: &str) -> String {
             let end = (i + chunk).min(cur.len());
             if cur.is_char_boundary(i) && cur.is_char_boundary(end) {
                 let cand = format!("{}{}", &cur[..i], &cur[end..]);
-                if check(&cand).is_err() && known_bug(&cand).is_none() {
+                if check(&cand).is_err() {
                     cur = cand;
                     continue;
                 }
@@ -157,15 +111,7 @@ fn replay_seeds_and_regressions() {
             n += 1;
             // As the fuzz target: only UTF-8 inputs; the lossy decoding is checked as well.
             let lossy = String::from_utf8_lossy(&bytes);
-            if let Some(bug) = known_bug_before(&lossy) {
-                eprintln!("{sub}/{name}: known parser bug ({bug}): skipped");
-                continue;
-            }
             if let Err(e) = quiet_panics(|| check(&lossy)) {
-                if let Some(bug) = known_bug(&lossy) {
-                    eprintln!("{sub}/{name}: known parser bug ({bug}): {e}");
-                    continue;
-                }
                 failures.push(format!("{sub}/{name}: {e}"));
             }
         }
@@ -405,16 +351,13 @@ fn mutation_fuzz() {
     for sub in ["seeds/roundtrip", "regressions/roundtrip"] {
         for (_, bytes) in files_in(&fuzz_dir().join(sub)) {
             let text = String::from_utf8_lossy(&bytes).into_owned();
-            if known_bug_before(&text).is_none() {
-                seeds.push(text);
-            }
+            seeds.push(text);
         }
     }
     assert!(!seeds.is_empty(), "no seeds under {:?}", fuzz_dir());
 
     let mut rng = Rng((seed ^ 0x9E37_79B9_7F4A_7C15).wrapping_mul(0xBF58_476D_1CE4_E5B9) | 1);
     let mut failures: Vec<(String, String)> = Vec::new();
-    let mut known = 0usize;
     quiet_panics(|| {
         for _ in 0..iters {
             let mut input = rng.pick(&seeds).clone();
@@ -429,15 +372,7 @@ fn mutation_fuzz() {
                 }
                 input.truncate(at);
             }
-            if known_bug_before(&input).is_some() {
-                known += 1;
-                continue;
-            }
             if let Err(e) = check(&input) {
-                if known_bug(&input).is_some() {
-                    known += 1;
-                    continue;
-                }
                 if failures.len() < 5 {
                     let small = minimize(&input);
                     let why = check(&small).err().unwrap_or(e);
@@ -448,9 +383,6 @@ fn mutation_fuzz() {
             }
         }
     });
-    if known > 0 {
-        eprintln!("mutation_fuzz: {known} of {iters} inputs hit already-reported parser bugs");
-    }
     if failures.is_empty() {
         return;
     }
@@ -469,10 +401,9 @@ fn mutation_fuzz() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Parser bugs found by the fuzzer (minimized inputs also in fuzz/regressions/roundtrip/).
+// Regression tests for parser bugs found by the fuzzer (inputs also in fuzz/regressions/roundtrip/).
 
 #[test]
-#[ignore = "bug: a nested `{` left open at EOF keeps an unmatched ScopeBegin; the printed text has one `}` too few (E0011 on re-parse)"]
 fn bug_unclosed_nested_scope_at_eof() {
     for src in [".entry k{{", ".entry k()\n{\n\t{\n\t\tret;\n"] {
         assert_eq!(ptx_syntax::roundtrip_check(src), Ok(()), "input {src:?}");

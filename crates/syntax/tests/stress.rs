@@ -556,7 +556,7 @@ fn linear_time() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Parser/printer bugs found here; each is `#[ignore]`d until fixed in crates/syntax/src.
+// Regression tests for parser/printer bugs found here (all fixed).
 
 fn chain_kernel(operand: &str) -> String {
     format!("{HEADER}.entry k()\n{{\n\tmov.u32 %r1, {operand};\n\tret;\n}}\n")
@@ -567,7 +567,6 @@ fn chain_kernel(operand: &str) -> String {
 /// Debug build, 2 MiB stack: `roundtrip_check` overflows at ~3 000 terms (6 KB of input), a plain
 /// `parse` + drop at ~100 000 terms.
 #[test]
-#[ignore = "bug: long binary-operator chain `1+1+...+1` is unbounded in depth: stack overflow in drop/eq/print"]
 fn bug_long_binary_chain_overflows_stack() {
     on_small_stack(|| {
         let src = chain_kernel(&vec!["1"; 100_000].join("+"));
@@ -582,7 +581,6 @@ fn bug_long_binary_chain_overflows_stack() {
 /// Postfix index chains (`a[0][0]…[0]`): `nest`/`unnest` per bracket, so the depth of the
 /// `Index` tree is unbounded. Same failure as the binary chain.
 #[test]
-#[ignore = "bug: long index chain `a[0][0]...[0]` is unbounded in depth: stack overflow in drop/eq/print"]
 fn bug_long_index_chain_overflows_stack() {
     on_small_stack(|| {
         let src = chain_kernel(&format!("a{}", "[0]".repeat(100_000)));
@@ -597,7 +595,6 @@ fn bug_long_index_chain_overflows_stack() {
 /// The printer indents each statement by its scope depth, so printing D nested scopes writes
 /// O(D^2) tabs: 3 000 nested `{ }` (6 KB) print as ~9 MB; 10 000 as ~100 MB.
 #[test]
-#[ignore = "bug: print_module output is quadratic in the depth of nested `{ }` scopes (indentation)"]
 fn bug_printer_quadratic_in_scope_depth() {
     let d = 3_000;
     let src = format!(
