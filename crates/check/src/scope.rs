@@ -131,6 +131,24 @@ fn duplicate(name: &str, span: Span, prev: Span, what: &str) -> Diagnostic {
     .with_help("rename one of them, or declare it in a nested `{ }` block to shadow the outer one")
 }
 
+impl Symbol {
+    /// A symbol without a storage type (function, prototype, target list), in the outermost scope.
+    fn untyped(name: &ptx_syntax::ast::Word, kind: SymbolKind) -> Symbol {
+        Symbol {
+            name: name.text.clone(),
+            kind,
+            space: None,
+            ty: None,
+            type_name: Name::default(),
+            vector: 1,
+            count: None,
+            array: false,
+            scope: 0,
+            span: name.loc.0,
+        }
+    }
+}
+
 impl<'m> ModuleTable<'m> {
     pub(crate) fn build(module: &'m Module, diags: &mut Vec<Diagnostic>) -> ModuleTable<'m> {
         let mut t = ModuleTable {
@@ -153,18 +171,7 @@ impl<'m> ModuleTable<'m> {
                 Directive::Function(f) => {
                     let is_def = f.body.is_some();
                     let weak = matches!(f.linkage, Some(Linkage::Weak | Linkage::Common));
-                    let s = Symbol {
-                        name: f.name.text.clone(),
-                        kind: SymbolKind::Function,
-                        space: None,
-                        ty: None,
-                        type_name: Name::default(),
-                        vector: 1,
-                        count: None,
-                        array: false,
-                        scope: 0,
-                        span: f.name.loc.0,
-                    };
+                    let s = Symbol::untyped(&f.name, SymbolKind::Function);
                     if let Some(&i) = t.by_name.get(&f.name.text) {
                         if t.symbols[i].kind == SymbolKind::Function {
                             if is_def && defined[i].0 && !(weak || defined[i].1) {
@@ -592,18 +599,7 @@ pub(crate) fn check_function(
             }
             Some(k) => {
                 c.protos.insert(name.text.clone(), c.table.symbols.len());
-                c.table.symbols.push(Symbol {
-                    name: name.text.clone(),
-                    kind: k,
-                    space: None,
-                    ty: None,
-                    type_name: Name::default(),
-                    vector: 1,
-                    count: None,
-                    array: false,
-                    scope: 0,
-                    span: name.loc.0,
-                });
+                c.table.symbols.push(Symbol::untyped(name, k));
             }
         }
     }

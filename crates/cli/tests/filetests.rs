@@ -12,7 +12,7 @@
 //! `PTX_BLESS=1 cargo test --test filetests` rewrites the expectation files.
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use ptx_diag::{render_plain, SourceFile};
+use ptx_diag::{render_plain, Diagnostic, SourceFile};
 use std::path::{Path, PathBuf};
 
 fn repo_root() -> PathBuf {
@@ -35,25 +35,24 @@ fn bless() -> bool {
     std::env::var_os("PTX_BLESS").is_some_and(|v| v != "0")
 }
 
-fn load(path: &Path) -> Result<SourceFile, Failed> {
+/// Reads and decodes a file; the diagnostics are those of decoding (invalid UTF-8).
+fn read(path: &Path) -> Result<(SourceFile, Vec<Diagnostic>), Failed> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let name = path
         .strip_prefix(repo_root())
         .unwrap_or(path)
         .display()
         .to_string();
-    Ok(ptx_syntax::decode_source(&name, &bytes).0)
+    Ok(ptx_syntax::decode_source(&name, &bytes))
+}
+
+fn load(path: &Path) -> Result<SourceFile, Failed> {
+    Ok(read(path)?.0)
 }
 
 /// Parses and renders every diagnostic of a file (decoding included).
 fn diagnostics_of(path: &Path) -> Result<(SourceFile, String, usize), Failed> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let name = path
-        .strip_prefix(repo_root())
-        .unwrap_or(path)
-        .display()
-        .to_string();
-    let (file, mut diags) = ptx_syntax::decode_source(&name, &bytes);
+    let (file, mut diags) = read(path)?;
     diags.extend(ptx_syntax::parse(file.text()).diagnostics);
     let rendered = render_plain(&file, &diags);
     Ok((file, rendered, diags.len()))

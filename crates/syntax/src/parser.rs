@@ -442,12 +442,8 @@ impl<'s> Parser<'s> {
         loop {
             match self.tok.kind {
                 T::Eof => break,
-                T::Semi if depth == self.stmt_braces.min(depth) && depth == 0 => {
-                    self.bump()?;
-                    break;
-                }
+                // The statement's `;`, also when it sits inside a vector operand left unclosed.
                 T::Semi if depth <= self.stmt_braces => {
-                    // A `;` inside an unclosed vector operand ends the statement too.
                     self.bump()?;
                     break;
                 }
