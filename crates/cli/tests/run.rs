@@ -1,0 +1,2 @@
+//! Run tests: placeholder until the harness lands (see tests/run/README.md).
+fn main() {}
