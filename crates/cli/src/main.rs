@@ -4,6 +4,9 @@
 //! code means). Exit codes: 0 success, 1 bad input (diagnostics were printed), 2 usage errors
 //! (clap) and kernel faults (later, `run`).
 
+mod npy;
+mod run_args;
+
 use clap::{Parser, Subcommand, ValueEnum};
 use ptx_diag::{render_to_stderr, ColorMode, Diagnostic, SourceFile};
 use std::io::{Read, Write};

@@ -7,4 +7,5 @@
 //! by the interpreter, constant folding and a later JIT. They follow the PTX ISA to the bit:
 //! rounding modes, flush-to-zero, saturation, wrap-around and NaN rules.
 
+pub mod printf;
 pub mod semantics;

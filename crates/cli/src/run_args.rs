@@ -1,0 +1,1 @@
+//! `ptxvm run` argument specs (RUN-FORMAT.md). (Being written.)

@@ -1,0 +1,1 @@
+//! CUDA device `printf` (`vprintf`) formatting. (Being written.)
