@@ -1,1 +1,1765 @@
-//! `ptxvm run` argument specs (RUN-FORMAT.md). (Being written.)
+//! `ptxvm run` argument specs (`shared/corpus/RUN-FORMAT.md`): turning one `--arg` text into the
+//! bytes of a scalar parameter or the contents of a device buffer, and printing buffers back.
+//!
+//! One spec per kernel parameter:
+//! - a **scalar** (`42`, `-7`, `0x1f`, `2.5`, `-1e-3`, `inf`, `nan`, `true`) is parsed according to
+//!   the parameter's declared PTX type and becomes exactly the parameter's bytes, little-endian.
+//!   Integers are decimal (range-checked for the type) or `0x` hex, taken as raw bits (so `0xff` is
+//!   `-1` for `.s8`; hex has no sign). `.b32`/`.b64` also take a float, stored as its `f32`/`f64`
+//!   bits. Floats (`.f16 .bf16 .f32 .f64`) are decimal, `inf`, `-inf` or `nan`, correctly rounded
+//!   to the type (ties to even), or `0x` hex raw bits. `.pred` takes `0 1 true false`. An aggregate
+//!   (`.align A .b8 name[N]`) takes an unsigned integer or `0x` hex of any length, stored
+//!   little-endian and zero-extended to its N bytes (so `0` is an all-zero struct).
+//! - a **buffer** is passed by its device address, so only to a `.u64`, `.s64` or `.b64` parameter:
+//!   `DTYPE[N]` (zero-filled), `DTYPE[N]=iota` (0, 1, 2, … converted to DTYPE: integers wrap
+//!   modulo 2^bits, floats round to nearest even), `DTYPE[N]=VALUE` (VALUE parsed as a scalar of
+//!   DTYPE), `DTYPE[N]=rand` / `=rand:SEED` (see below), `@PATH.npy` (the array in the file, its
+//!   dtype) or `@PATH` (the file's raw bytes, `u8`). N may be 0; a buffer holds at most
+//!   [`MAX_BUFFER_BYTES`].
+//!
+//! **Random fill.** The generator is SplitMix64 (Steele, Lea and Flood, 2014: state += 0x9E37…7C15,
+//! then two xor-shift-multiply rounds), seeded with SEED (decimal or `0x` hex; [`DEFAULT_SEED`] = 0
+//! when omitted), one 64-bit output per element, in element order: the same values on every
+//! platform and run. Integers are uniform in [0, 100) (rejection sampling, so unbiased); floats are
+//! uniform in [0, 1) on the grid of the type's significand: the top 53 (`f64`), 24 (`f32`), 11 (`f16`)
+//! or 8 (`bf16`) bits of the output times 2^-53, 2^-24, 2^-11 or 2^-8, all exactly representable.
+
+#![allow(dead_code)] // used by the run subcommand (issue 4)
+
+use crate::npy;
+use std::cmp::Ordering;
+use std::path::Path;
+
+/// The largest device buffer a spec may ask for, in bytes (16 GiB).
+pub const MAX_BUFFER_BYTES: u64 = 1 << 34;
+
+/// The seed of `=rand` without `:SEED`.
+pub const DEFAULT_SEED: u64 = 0;
+
+/// Element type of a host buffer (RUN-FORMAT `DTYPE`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dtype {
+    /// 8-bit unsigned integer.
+    U8,
+    /// 8-bit signed integer.
+    I8,
+    /// 16-bit unsigned integer.
+    U16,
+    /// 16-bit signed integer.
+    I16,
+    /// 32-bit unsigned integer.
+    U32,
+    /// 32-bit signed integer.
+    I32,
+    /// 64-bit unsigned integer.
+    U64,
+    /// 64-bit signed integer.
+    I64,
+    /// IEEE 754 binary16.
+    F16,
+    /// bfloat16 (the top half of an `f32`).
+    BF16,
+    /// IEEE 754 binary32.
+    F32,
+    /// IEEE 754 binary64.
+    F64,
+}
+
+impl Dtype {
+    /// Every dtype, in the order RUN-FORMAT lists them.
+    pub const ALL: [Dtype; 12] = [
+        Dtype::U8,
+        Dtype::I8,
+        Dtype::U16,
+        Dtype::I16,
+        Dtype::U32,
+        Dtype::I32,
+        Dtype::U64,
+        Dtype::I64,
+        Dtype::F16,
+        Dtype::BF16,
+        Dtype::F32,
+        Dtype::F64,
+    ];
+
+    /// Size of one element in bytes.
+    pub fn size(self) -> usize {
+        match self {
+            Dtype::U8 | Dtype::I8 => 1,
+            Dtype::U16 | Dtype::I16 | Dtype::F16 | Dtype::BF16 => 2,
+            Dtype::U32 | Dtype::I32 | Dtype::F32 => 4,
+            Dtype::U64 | Dtype::I64 | Dtype::F64 => 8,
+        }
+    }
+
+    /// The name used in specs: `u8`, `bf16`, `f32`, …
+    pub fn name(self) -> &'static str {
+        match self {
+            Dtype::U8 => "u8",
+            Dtype::I8 => "i8",
+            Dtype::U16 => "u16",
+            Dtype::I16 => "i16",
+            Dtype::U32 => "u32",
+            Dtype::I32 => "i32",
+            Dtype::U64 => "u64",
+            Dtype::I64 => "i64",
+            Dtype::F16 => "f16",
+            Dtype::BF16 => "bf16",
+            Dtype::F32 => "f32",
+            Dtype::F64 => "f64",
+        }
+    }
+
+    /// The dtype of a spec name (`f32`), if it is one.
+    pub fn from_name(name: &str) -> Option<Dtype> {
+        Dtype::ALL.into_iter().find(|d| d.name() == name)
+    }
+
+    /// The NumPy type string `.npy` files use: `<f4`, `|u1`, … (`bf16`, which NumPy lacks, is
+    /// written as its raw bits, `<u2`).
+    pub fn npy_descr(self) -> &'static str {
+        match self {
+            Dtype::U8 => "|u1",
+            Dtype::I8 => "|i1",
+            Dtype::U16 | Dtype::BF16 => "<u2",
+            Dtype::I16 => "<i2",
+            Dtype::U32 => "<u4",
+            Dtype::I32 => "<i4",
+            Dtype::U64 => "<u8",
+            Dtype::I64 => "<i8",
+            Dtype::F16 => "<f2",
+            Dtype::F32 => "<f4",
+            Dtype::F64 => "<f8",
+        }
+    }
+
+    /// How a `=VALUE` of this dtype is parsed.
+    fn kind(self) -> Kind {
+        match self {
+            Dtype::U8 => Kind::Unsigned(8),
+            Dtype::I8 => Kind::Signed(8),
+            Dtype::U16 => Kind::Unsigned(16),
+            Dtype::I16 => Kind::Signed(16),
+            Dtype::U32 => Kind::Unsigned(32),
+            Dtype::I32 => Kind::Signed(32),
+            Dtype::U64 => Kind::Unsigned(64),
+            Dtype::I64 => Kind::Signed(64),
+            Dtype::F16 => Kind::Float(FloatFormat::F16),
+            Dtype::BF16 => Kind::Float(FloatFormat::BF16),
+            Dtype::F32 => Kind::Float(FloatFormat::F32),
+            Dtype::F64 => Kind::Float(FloatFormat::F64),
+        }
+    }
+}
+
+/// The declared PTX type of a kernel parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ParamType {
+    /// `.u8`
+    U8,
+    /// `.u16`
+    U16,
+    /// `.u32`
+    U32,
+    /// `.u64`
+    U64,
+    /// `.s8`
+    S8,
+    /// `.s16`
+    S16,
+    /// `.s32`
+    S32,
+    /// `.s64`
+    S64,
+    /// `.b8`
+    B8,
+    /// `.b16`
+    B16,
+    /// `.b32`
+    B32,
+    /// `.b64`
+    B64,
+    /// `.f16`
+    F16,
+    /// `.bf16`
+    BF16,
+    /// `.f32`
+    F32,
+    /// `.f64`
+    F64,
+    /// `.pred`
+    Pred,
+    /// An array parameter (`.b8 name[N]`, `.align A .b8 name[N]`): a by-value struct of
+    /// [`ParamInfo::size`] bytes.
+    Aggregate,
+}
+
+impl ParamType {
+    /// The type of a PTX type name, with or without its dot (`.u32`, `u32`); not for aggregates.
+    pub fn from_ptx(name: &str) -> Option<ParamType> {
+        let name = name.strip_prefix('.').unwrap_or(name);
+        Some(match name {
+            "u8" => ParamType::U8,
+            "u16" => ParamType::U16,
+            "u32" => ParamType::U32,
+            "u64" => ParamType::U64,
+            "s8" => ParamType::S8,
+            "s16" => ParamType::S16,
+            "s32" => ParamType::S32,
+            "s64" => ParamType::S64,
+            "b8" => ParamType::B8,
+            "b16" => ParamType::B16,
+            "b32" => ParamType::B32,
+            "b64" => ParamType::B64,
+            "f16" => ParamType::F16,
+            "bf16" => ParamType::BF16,
+            "f32" => ParamType::F32,
+            "f64" => ParamType::F64,
+            "pred" => ParamType::Pred,
+            _ => return None,
+        })
+    }
+
+    /// The PTX spelling, with its dot (`.u32`); `.b8[]` for an aggregate.
+    pub fn name(self) -> &'static str {
+        match self {
+            ParamType::U8 => ".u8",
+            ParamType::U16 => ".u16",
+            ParamType::U32 => ".u32",
+            ParamType::U64 => ".u64",
+            ParamType::S8 => ".s8",
+            ParamType::S16 => ".s16",
+            ParamType::S32 => ".s32",
+            ParamType::S64 => ".s64",
+            ParamType::B8 => ".b8",
+            ParamType::B16 => ".b16",
+            ParamType::B32 => ".b32",
+            ParamType::B64 => ".b64",
+            ParamType::F16 => ".f16",
+            ParamType::BF16 => ".bf16",
+            ParamType::F32 => ".f32",
+            ParamType::F64 => ".f64",
+            ParamType::Pred => ".pred",
+            ParamType::Aggregate => ".b8[]",
+        }
+    }
+
+    /// How a scalar for this type is parsed; `None` for an aggregate.
+    fn kind(self) -> Option<Kind> {
+        Some(match self {
+            ParamType::U8 => Kind::Unsigned(8),
+            ParamType::U16 => Kind::Unsigned(16),
+            ParamType::U32 => Kind::Unsigned(32),
+            ParamType::U64 => Kind::Unsigned(64),
+            ParamType::S8 => Kind::Signed(8),
+            ParamType::S16 => Kind::Signed(16),
+            ParamType::S32 => Kind::Signed(32),
+            ParamType::S64 => Kind::Signed(64),
+            ParamType::B8 => Kind::Bits(8),
+            ParamType::B16 => Kind::Bits(16),
+            ParamType::B32 => Kind::Bits(32),
+            ParamType::B64 => Kind::Bits(64),
+            ParamType::F16 => Kind::Float(FloatFormat::F16),
+            ParamType::BF16 => Kind::Float(FloatFormat::BF16),
+            ParamType::F32 => Kind::Float(FloatFormat::F32),
+            ParamType::F64 => Kind::Float(FloatFormat::F64),
+            ParamType::Pred => Kind::Pred,
+            ParamType::Aggregate => return None,
+        })
+    }
+}
+
+/// What the CLI knows of a kernel parameter (filled from the module by the caller).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamInfo {
+    /// The parameter's name in the PTX.
+    pub name: String,
+    /// Its declared type.
+    pub ty: ParamType,
+    /// Its size in bytes (the type's width; N for an aggregate `.b8 name[N]`).
+    pub size: usize,
+}
+
+impl ParamInfo {
+    /// The declared type as PTX writes it: `.u32`, `.b8[16]`.
+    fn type_text(&self) -> String {
+        match self.ty {
+            ParamType::Aggregate => format!(".b8[{}]", self.size),
+            ty => ty.name().to_string(),
+        }
+    }
+}
+
+/// A parsed `--arg`: what to put in the parameter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HostArg {
+    /// The parameter's value: exactly [`ParamInfo::size`] little-endian bytes.
+    Scalar(Vec<u8>),
+    /// A device buffer to allocate and fill with `data`; the parameter gets its address.
+    Buffer {
+        /// The element type (for `--print` and `--out`).
+        dtype: Dtype,
+        /// The contents, little-endian elements (a multiple of `dtype.size()` bytes).
+        data: Vec<u8>,
+    },
+}
+
+/// Parses one `--arg` spec for `param`. Relative `@PATH`s are resolved against `base_dir` (the caller
+/// passes the current directory). Errors are one line naming the offending text.
+pub fn parse_arg(spec: &str, param: &ParamInfo, base_dir: &Path) -> Result<HostArg, String> {
+    if spec.is_empty() {
+        return Err("empty argument (expected a number, DTYPE[N] or @PATH)".to_string());
+    }
+    let is_buffer = spec.starts_with('@') || spec.contains('[');
+    if !is_buffer {
+        return parse_scalar(spec, param).map(HostArg::Scalar);
+    }
+    if !matches!(param.ty, ParamType::U64 | ParamType::S64 | ParamType::B64) || param.size != 8 {
+        return Err(format!(
+            "`{spec}`: a buffer is passed by its device address, which needs a .u64, .s64 or .b64 parameter, but `{}` is {}",
+            param.name,
+            param.type_text()
+        ));
+    }
+    match spec.strip_prefix('@') {
+        Some(path) => read_file_buffer(spec, path, base_dir),
+        None => make_buffer(spec),
+    }
+}
+
+/// Formats the elements of a buffer for `--print N[:COUNT]`: `[1, 2, 3]`, or with `…` after the first
+/// `count`. Numbers read back exactly: integers in decimal, floats in the shortest text that rounds
+/// back to them (`1.5`, `0.1`, `1e-45`, `-0`, `inf`, `nan`; `f16`/`bf16` via their `f32` value).
+pub fn format_values(dtype: Dtype, data: &[u8], count: Option<usize>) -> String {
+    let elements = data.chunks_exact(dtype.size());
+    let total = elements.len();
+    let shown = count.map_or(total, |c| c.min(total));
+    let mut parts: Vec<String> = elements
+        .take(shown)
+        .map(|e| format_element(dtype, e))
+        .collect();
+    if shown < total {
+        parts.push("…".to_string());
+    }
+    format!("[{}]", parts.join(", "))
+}
+
+/// One element, `bytes` being exactly `dtype.size()` long.
+fn format_element(dtype: Dtype, bytes: &[u8]) -> String {
+    let mut raw = [0u8; 8];
+    raw[..bytes.len()].copy_from_slice(bytes);
+    let bits = u64::from_le_bytes(raw);
+    match dtype {
+        Dtype::U8 | Dtype::U16 | Dtype::U32 | Dtype::U64 => bits.to_string(),
+        Dtype::I8 => (bits as u8 as i8).to_string(),
+        Dtype::I16 => (bits as u16 as i16).to_string(),
+        Dtype::I32 => (bits as u32 as i32).to_string(),
+        Dtype::I64 => (bits as i64).to_string(),
+        Dtype::F16 => format_float(FloatFormat::F16.to_f64(bits) as f32),
+        Dtype::BF16 => format_float(FloatFormat::BF16.to_f64(bits) as f32),
+        Dtype::F32 => format_float(f32::from_bits(bits as u32)),
+        Dtype::F64 => format_float(f64::from_bits(bits)),
+    }
+}
+
+/// Shortest round-trip text of a float, without Rust's `.0` on whole numbers: `1`, `-0`, `1e-45`.
+fn format_float<T: std::fmt::Debug>(x: T) -> String {
+    let text = format!("{x:?}");
+    match text.as_str() {
+        "NaN" => "nan".to_string(),
+        _ => text.strip_suffix(".0").unwrap_or(&text).to_string(),
+    }
+}
+
+/// A `@PATH` buffer: a `.npy` array or raw bytes.
+fn read_file_buffer(spec: &str, path: &str, base_dir: &Path) -> Result<HostArg, String> {
+    if path.is_empty() {
+        return Err("`@`: missing file path after `@`".to_string());
+    }
+    let full = base_dir.join(path);
+    let bytes = std::fs::read(&full)
+        .map_err(|e| format!("`{spec}`: cannot read `{}`: {e}", full.display()))?;
+    let is_npy = Path::new(path)
+        .extension()
+        .is_some_and(|ext| ext.eq_ignore_ascii_case("npy"));
+    let (dtype, data) = if is_npy {
+        npy::read_npy(&bytes).map_err(|e| format!("`{spec}`: {e}"))?
+    } else {
+        (Dtype::U8, bytes)
+    };
+    if data.len() as u64 > MAX_BUFFER_BYTES {
+        return Err(format!(
+            "`{spec}`: the buffer would be {} bytes, more than the limit of {MAX_BUFFER_BYTES} (16 GiB)",
+            data.len()
+        ));
+    }
+    Ok(HostArg::Buffer { dtype, data })
+}
+
+/// How a `DTYPE[N]` buffer is filled.
+enum Fill {
+    Zero,
+    Iota,
+    Value(u64),
+    Rand(u64),
+}
+
+/// A `DTYPE[N]` spec with its optional `=…` fill.
+fn make_buffer(spec: &str) -> Result<HostArg, String> {
+    let open = spec.find('[').unwrap_or(spec.len());
+    let dtype_text = &spec[..open];
+    let dtype = Dtype::from_name(dtype_text).ok_or_else(|| {
+        let names: Vec<&str> = Dtype::ALL.iter().map(|d| d.name()).collect();
+        format!(
+            "`{spec}`: unknown dtype `{dtype_text}` (expected one of {})",
+            names.join(" ")
+        )
+    })?;
+    let after_open = spec.get(open + 1..).unwrap_or("");
+    let close = after_open
+        .find(']')
+        .ok_or_else(|| format!("`{spec}`: missing `]` after the element count"))?;
+    let count_text = &after_open[..close];
+    if count_text.is_empty() || !count_text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "`{spec}`: the element count `{count_text}` is not a non-negative decimal integer"
+        ));
+    }
+    let bytes = count_text
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(dtype.size() as u64))
+        .filter(|&b| b <= MAX_BUFFER_BYTES)
+        .ok_or_else(|| {
+            format!(
+                "`{spec}`: {count_text} elements of {} are more than the buffer limit of {MAX_BUFFER_BYTES} bytes (16 GiB)",
+                dtype.name()
+            )
+        })?;
+    let fill = match &after_open[close + 1..] {
+        "" => Fill::Zero,
+        "=iota" => Fill::Iota,
+        "=rand" => Fill::Rand(DEFAULT_SEED),
+        rest => {
+            if let Some(seed) = rest.strip_prefix("=rand:") {
+                Fill::Rand(parse_seed(seed).map_err(|e| format!("`{spec}`: {e}"))?)
+            } else if let Some(value) = rest.strip_prefix('=') {
+                Fill::Value(parse_kind(value, dtype.kind()).map_err(|e| format!("`{spec}`: {e}"))?)
+            } else {
+                return Err(format!(
+                    "`{spec}`: unexpected `{rest}` after `]` (expected nothing, `=iota`, `=VALUE`, `=rand` or `=rand:SEED`)"
+                ));
+            }
+        }
+    };
+    let len = usize::try_from(bytes)
+        .map_err(|_| format!("`{spec}`: {bytes} bytes do not fit in this machine's memory"))?;
+    let mut data = Vec::new();
+    data.try_reserve_exact(len)
+        .map_err(|_| format!("`{spec}`: cannot allocate {bytes} bytes"))?;
+    let size = dtype.size();
+    let count = len / size;
+    match fill {
+        Fill::Zero => data.resize(len, 0),
+        Fill::Value(bits) => {
+            let element = &bits.to_le_bytes()[..size];
+            for _ in 0..count {
+                data.extend_from_slice(element);
+            }
+        }
+        Fill::Iota => {
+            for i in 0..count as u64 {
+                data.extend_from_slice(&iota_bits(dtype, i).to_le_bytes()[..size]);
+            }
+        }
+        Fill::Rand(seed) => {
+            let mut rng = SplitMix64(seed);
+            for _ in 0..count {
+                data.extend_from_slice(&random_bits(dtype, &mut rng).to_le_bytes()[..size]);
+            }
+        }
+    }
+    Ok(HostArg::Buffer { dtype, data })
+}
+
+/// The bits of `i` converted to `dtype` (integers wrap, floats round to nearest even).
+fn iota_bits(dtype: Dtype, i: u64) -> u64 {
+    match dtype {
+        Dtype::F16 => FloatFormat::F16.round(i as f64, || Ordering::Equal),
+        Dtype::BF16 => FloatFormat::BF16.round(i as f64, || Ordering::Equal),
+        Dtype::F32 => u64::from((i as f32).to_bits()),
+        Dtype::F64 => (i as f64).to_bits(),
+        // Truncation to the element's bytes happens when it is stored.
+        _ => i,
+    }
+}
+
+/// One random element: integers uniform in [0, 100), floats uniform in [0, 1).
+fn random_bits(dtype: Dtype, rng: &mut SplitMix64) -> u64 {
+    match dtype {
+        Dtype::F16 => {
+            FloatFormat::F16.round((rng.next() >> 53) as f64 / 2048.0, || Ordering::Equal)
+        }
+        Dtype::BF16 => {
+            FloatFormat::BF16.round((rng.next() >> 56) as f64 / 256.0, || Ordering::Equal)
+        }
+        Dtype::F32 => u64::from(((rng.next() >> 40) as f32 / 16_777_216.0).to_bits()),
+        Dtype::F64 => ((rng.next() >> 11) as f64 / 9_007_199_254_740_992.0).to_bits(),
+        _ => {
+            // The largest multiple of 100 representable, so that `x % 100` is unbiased below it.
+            const ZONE: u64 = u64::MAX / 100 * 100;
+            loop {
+                let x = rng.next();
+                if x < ZONE {
+                    return x % 100;
+                }
+            }
+        }
+    }
+}
+
+/// SplitMix64 (Steele, Lea, Flood: "Fast splittable pseudorandom number generators", 2014).
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// A `=rand:SEED` seed: a decimal or `0x` hex `u64`.
+fn parse_seed(text: &str) -> Result<u64, String> {
+    let value = match parse_int(text) {
+        Some(IntLit::Hex(digits)) => hex_value(digits),
+        Some(IntLit::Dec {
+            negative: false,
+            magnitude,
+        }) => magnitude,
+        _ => None,
+    };
+    value
+        .and_then(|v| u64::try_from(v).ok())
+        .ok_or_else(|| format!("the seed `{text}` is not a 64-bit unsigned integer"))
+}
+
+/// How a scalar's text is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Unsigned(u32),
+    Signed(u32),
+    Bits(u32),
+    Float(FloatFormat),
+    Pred,
+}
+
+impl Kind {
+    /// Width of the value in bytes.
+    fn width(self) -> usize {
+        match self {
+            Kind::Unsigned(b) | Kind::Signed(b) | Kind::Bits(b) => b as usize / 8,
+            Kind::Float(f) => f.width(),
+            Kind::Pred => 1,
+        }
+    }
+
+    /// The PTX name of the type, for messages.
+    fn name(self) -> String {
+        match self {
+            Kind::Unsigned(b) => format!(".u{b}"),
+            Kind::Signed(b) => format!(".s{b}"),
+            Kind::Bits(b) => format!(".b{b}"),
+            Kind::Float(f) => f.name().to_string(),
+            Kind::Pred => ".pred".to_string(),
+        }
+    }
+}
+
+/// The bytes of a scalar parameter.
+fn parse_scalar(text: &str, param: &ParamInfo) -> Result<Vec<u8>, String> {
+    let Some(kind) = param.ty.kind() else {
+        return parse_aggregate(text, param.size);
+    };
+    let bits = parse_kind(text, kind)?;
+    let width = kind.width();
+    if param.size < width {
+        return Err(format!(
+            "parameter `{}` is declared {} but has only {} bytes",
+            param.name,
+            param.type_text(),
+            param.size
+        ));
+    }
+    let mut bytes = bits.to_le_bytes()[..width].to_vec();
+    bytes.resize(param.size, 0);
+    Ok(bytes)
+}
+
+/// An aggregate's bytes: an unsigned integer or hex of any length, little-endian, zero-extended.
+fn parse_aggregate(text: &str, size: usize) -> Result<Vec<u8>, String> {
+    let mut bytes = match parse_int(text) {
+        Some(IntLit::Hex(digits)) => {
+            let digits = digits.trim_start_matches('0').as_bytes();
+            // Pairs of digits from the right: the least significant byte first.
+            digits
+                .rchunks(2)
+                .map(|pair| {
+                    pair.iter()
+                        .fold(0u8, |acc, &d| (acc << 4) | hex_digit(d).unwrap_or(0))
+                })
+                .collect()
+        }
+        Some(IntLit::Dec {
+            negative: false,
+            magnitude: Some(v),
+        }) => {
+            let mut bytes = v.to_le_bytes().to_vec();
+            while bytes.last() == Some(&0) {
+                bytes.pop();
+            }
+            bytes
+        }
+        _ => Vec::new(),
+    };
+    let valid = matches!(
+        parse_int(text),
+        Some(IntLit::Hex(_))
+            | Some(IntLit::Dec {
+                negative: false,
+                magnitude: Some(_)
+            })
+    );
+    if !valid || bytes.len() > size {
+        return Err(format!(
+            "`{text}` does not fit a {size}-byte aggregate parameter (expected an unsigned integer or 0x hex of at most {size} bytes, stored little-endian)"
+        ));
+    }
+    bytes.resize(size, 0);
+    Ok(bytes)
+}
+
+/// An integer literal's shape.
+enum IntLit<'a> {
+    /// `0x…`: the hex digits (at least one).
+    Hex(&'a str),
+    /// Decimal with an optional sign; `None` when the magnitude exceeds `u128`.
+    Dec {
+        negative: bool,
+        magnitude: Option<u128>,
+    },
+}
+
+/// Recognises `0x1F`, `42`, `-7`, `+3`; `None` for anything else (floats, words, signed hex).
+fn parse_int(text: &str) -> Option<IntLit<'_>> {
+    if let Some(digits) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        return (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_hexdigit()))
+            .then_some(IntLit::Hex(digits));
+    }
+    let (negative, digits) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let magnitude = digits.bytes().try_fold(0u128, |acc, d| {
+        acc.checked_mul(10)?.checked_add(u128::from(d - b'0'))
+    });
+    Some(IntLit::Dec {
+        negative,
+        magnitude,
+    })
+}
+
+fn hex_digit(d: u8) -> Option<u8> {
+    char::from(d).to_digit(16).map(|v| v as u8)
+}
+
+/// The value of hex digits, `None` beyond `u128`.
+fn hex_value(digits: &str) -> Option<u128> {
+    digits.bytes().try_fold(0u128, |acc, d| {
+        acc.checked_mul(16)?.checked_add(u128::from(hex_digit(d)?))
+    })
+}
+
+/// Parses a scalar's text for `kind` into its bits (the low `kind.width()` bytes).
+fn parse_kind(text: &str, kind: Kind) -> Result<u64, String> {
+    let bits = match kind {
+        Kind::Unsigned(b) | Kind::Signed(b) | Kind::Bits(b) => b,
+        Kind::Float(format) => return parse_float(text, format),
+        Kind::Pred => {
+            return match text {
+                "0" | "false" => Ok(0),
+                "1" | "true" => Ok(1),
+                _ => Err(format!(
+                    "`{text}` is not a predicate value (expected 0, 1, true or false)"
+                )),
+            }
+        }
+    };
+    let mask = u128::MAX >> (128 - bits);
+    match parse_int(text) {
+        Some(IntLit::Hex(digits)) => match hex_value(digits) {
+            Some(v) if v <= mask => Ok(v as u64),
+            _ => Err(format!(
+                "`{text}` does not fit in {} (at most 0x{mask:x})",
+                kind.name()
+            )),
+        },
+        Some(IntLit::Dec {
+            negative,
+            magnitude,
+        }) => {
+            let half = 1i128 << (bits - 1);
+            let (min, max) = match kind {
+                Kind::Unsigned(_) => (0, mask as i128),
+                Kind::Signed(_) => (-half, half - 1),
+                _ => (-half, mask as i128),
+            };
+            let value = magnitude
+                .and_then(|m| i128::try_from(m).ok())
+                .map(|m| if negative { -m } else { m })
+                .filter(|v| (min..=max).contains(v));
+            match value {
+                Some(v) => Ok((v as u128 & mask) as u64),
+                None => Err(format!(
+                    "`{text}` is out of range for {} ({min}..={max})",
+                    kind.name()
+                )),
+            }
+        }
+        None if text.starts_with("-0x") || text.starts_with("+0x") => Err(format!(
+            "`{text}`: hex is taken as raw bits and has no sign (expected a {} value)",
+            kind.name()
+        )),
+        None => match kind {
+            Kind::Bits(32) => {
+                parse_float(text, FloatFormat::F32).map_err(|_| bits_error(text, kind))
+            }
+            Kind::Bits(64) => {
+                parse_float(text, FloatFormat::F64).map_err(|_| bits_error(text, kind))
+            }
+            _ => Err(format!(
+                "`{text}` is not an integer (expected a {} value: decimal or 0x hex)",
+                kind.name()
+            )),
+        },
+    }
+}
+
+fn bits_error(text: &str, kind: Kind) -> String {
+    format!(
+        "`{text}` is not a number (expected a {} value: an integer, 0x hex bits or a float)",
+        kind.name()
+    )
+}
+
+/// A binary floating-point format a scalar may be parsed into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FloatFormat {
+    F16,
+    BF16,
+    F32,
+    F64,
+}
+
+impl FloatFormat {
+    fn width(self) -> usize {
+        match self {
+            FloatFormat::F16 | FloatFormat::BF16 => 2,
+            FloatFormat::F32 => 4,
+            FloatFormat::F64 => 8,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            FloatFormat::F16 => ".f16",
+            FloatFormat::BF16 => ".bf16",
+            FloatFormat::F32 => ".f32",
+            FloatFormat::F64 => ".f64",
+        }
+    }
+
+    /// Exponent and explicit significand bits of the 16-bit formats.
+    fn small_layout(self) -> (u32, u32) {
+        match self {
+            FloatFormat::BF16 => (8, 7),
+            _ => (5, 10),
+        }
+    }
+
+    /// The value of 16-bit `bits` (exact: f64 holds every f16 and bf16).
+    fn to_f64(self, bits: u64) -> f64 {
+        let (e_bits, m_bits) = self.small_layout();
+        let sign = if bits >> (e_bits + m_bits) & 1 == 1 {
+            -1.0
+        } else {
+            1.0
+        };
+        let exp_field = (bits >> m_bits) & ((1 << e_bits) - 1);
+        let mantissa = bits & ((1 << m_bits) - 1);
+        let bias = (1i32 << (e_bits - 1)) - 1;
+        let magnitude = if exp_field == (1 << e_bits) - 1 {
+            if mantissa == 0 {
+                f64::INFINITY
+            } else {
+                f64::NAN
+            }
+        } else if exp_field == 0 {
+            mantissa as f64 * 2f64.powi(1 - bias - m_bits as i32)
+        } else {
+            (mantissa | 1 << m_bits) as f64 * 2f64.powi(exp_field as i32 - bias - m_bits as i32)
+        };
+        sign * magnitude
+    }
+
+    /// Rounds `x` to nearest, ties to even, into this 16-bit format's bits. `x` may itself be rounded
+    /// from an exact value: when `x` lies exactly halfway between two neighbours, `exact_vs_x` says
+    /// whether the exact value is above, below or equal to it (for `|x|`), which decides the tie.
+    fn round(self, x: f64, exact_vs_x: impl FnOnce() -> Ordering) -> u64 {
+        let (e_bits, m_bits) = self.small_layout();
+        let sign = u64::from(x.is_sign_negative()) << (e_bits + m_bits);
+        let inf = ((1u64 << e_bits) - 1) << m_bits;
+        if x.is_nan() {
+            return sign | inf | 1 << (m_bits - 1);
+        }
+        if x.is_infinite() {
+            return sign | inf;
+        }
+        if x == 0.0 {
+            return sign;
+        }
+        // |x| = mant * 2^exp2 exactly.
+        let raw = x.abs().to_bits();
+        let exp_field = (raw >> 52) as i32;
+        let (mant, exp2) = if exp_field == 0 {
+            (raw & ((1 << 52) - 1), -1074)
+        } else {
+            (raw & ((1 << 52) - 1) | 1 << 52, exp_field - 1075)
+        };
+        let top = exp2 + 63 - mant.leading_zeros() as i32; // floor(log2 |x|)
+        let bias = (1i32 << (e_bits - 1)) - 1;
+        if top > bias {
+            return sign | inf;
+        }
+        let emin = 1 - bias;
+        let e = top.max(emin);
+        // The result is n * 2^(e - m_bits) with n the rounded significand.
+        let shift = e - m_bits as i32 - exp2;
+        let n = if shift <= 0 {
+            mant << -shift // exact; top <= bias keeps this small
+        } else if shift > 63 {
+            0 // below a quarter of the smallest subnormal: rounds to zero
+        } else {
+            let kept = mant >> shift;
+            let rest = mant & ((1u64 << shift) - 1);
+            let half = 1u64 << (shift - 1);
+            let up = match rest.cmp(&half) {
+                Ordering::Less => false,
+                Ordering::Greater => true,
+                Ordering::Equal => match exact_vs_x() {
+                    Ordering::Less => false,
+                    Ordering::Greater => true,
+                    Ordering::Equal => kept & 1 == 1,
+                },
+            };
+            kept + u64::from(up)
+        };
+        // Normal: biased exponent (e - emin + 1) and n - 2^m_bits; subnormal (e = emin, n < 2^m_bits):
+        // exponent 0. Both are ((e - emin) << m_bits) + n, and a carry out of n bumps the exponent.
+        let magnitude = (((e - emin) as u64) << m_bits) + n;
+        sign | magnitude.min(inf)
+    }
+}
+
+/// Parses a float's text (decimal, `inf`, `nan`, or `0x` raw bits) into `format`'s bits.
+fn parse_float(text: &str, format: FloatFormat) -> Result<u64, String> {
+    let width_bits = format.width() as u32 * 8;
+    if let Some(IntLit::Hex(digits)) = parse_int(text) {
+        let max = u128::MAX >> (128 - width_bits);
+        return match hex_value(digits) {
+            Some(v) if v <= max => Ok(v as u64),
+            _ => Err(format!(
+                "`{text}` does not fit in {} (at most 0x{max:x})",
+                format.name()
+            )),
+        };
+    }
+    let error = || {
+        if text.starts_with("-0x") || text.starts_with("+0x") {
+            format!(
+                "`{text}`: hex is taken as raw bits and has no sign (expected a {} value)",
+                format.name()
+            )
+        } else {
+            format!(
+                "`{text}` is not a number (expected a {} value: a decimal float, inf, nan or 0x hex bits)",
+                format.name()
+            )
+        }
+    };
+    match format {
+        FloatFormat::F32 => text
+            .parse::<f32>()
+            .map(|v| u64::from(v.to_bits()))
+            .map_err(|_| error()),
+        FloatFormat::F64 => text.parse::<f64>().map(f64::to_bits).map_err(|_| error()),
+        FloatFormat::F16 | FloatFormat::BF16 => {
+            let x = text.parse::<f64>().map_err(|_| error())?;
+            Ok(format.round(x, || compare_decimal(text, x)))
+        }
+    }
+}
+
+/// A positive decimal number as 0.DIGITS × 10^exp (no leading or trailing zeros in DIGITS).
+#[derive(Debug, PartialEq, Eq)]
+struct Decimal {
+    digits: Vec<u8>,
+    exp: i128,
+}
+
+impl Decimal {
+    /// Reads `[+-]digits[.digits][e[+-]digits]` (sign ignored); `None` for other text (inf, nan).
+    fn parse(text: &str) -> Option<Decimal> {
+        let text = text.trim_start_matches(['+', '-']);
+        let (mantissa, exponent) = match text.find(['e', 'E']) {
+            Some(i) => (&text[..i], &text[i + 1..]),
+            None => (text, "0"),
+        };
+        let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        let (exp_negative, exp_digits) = match exponent.as_bytes().first() {
+            Some(b'-') => (true, &exponent[1..]),
+            Some(b'+') => (false, &exponent[1..]),
+            _ => (false, exponent),
+        };
+        let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+        if !all_digits(int_part)
+            || !all_digits(frac_part)
+            || exp_digits.is_empty()
+            || !all_digits(exp_digits)
+        {
+            return None;
+        }
+        // Saturate huge exponents: beyond 10^±10^18 every f64 is 0 or inf anyway.
+        let exp10 = exp_digits.bytes().fold(0i128, |acc, d| {
+            (acc * 10 + i128::from(d - b'0')).min(1_000_000_000_000_000_000)
+        });
+        let exp10 = if exp_negative { -exp10 } else { exp10 };
+        let mut digits: Vec<u8> = int_part.bytes().chain(frac_part.bytes()).collect();
+        let mut exp = exp10 + int_part.len() as i128;
+        let leading = digits.iter().take_while(|&&d| d == b'0').count();
+        digits.drain(..leading);
+        exp -= leading as i128;
+        while digits.last() == Some(&b'0') {
+            digits.pop();
+        }
+        Some(Decimal { digits, exp })
+    }
+
+    fn cmp_value(&self, other: &Decimal) -> Ordering {
+        match (self.digits.is_empty(), other.digits.is_empty()) {
+            (true, true) => Ordering::Equal,
+            (true, false) => Ordering::Less,
+            (false, true) => Ordering::Greater,
+            (false, false) => self
+                .exp
+                .cmp(&other.exp)
+                .then_with(|| self.digits.cmp(&other.digits)),
+        }
+    }
+}
+
+/// How the exact value of the decimal `text` compares with `|x|`, the finite f64 it was parsed to.
+fn compare_decimal(text: &str, x: f64) -> Ordering {
+    // 1100 digits after the point print any f64 exactly (at most 767 significant digits).
+    let exact_x = format!("{:.1100e}", x.abs());
+    match (Decimal::parse(text), Decimal::parse(&exact_x)) {
+        (Some(d), Some(x)) => d.cmp_value(&x),
+        _ => Ordering::Equal,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn param(ty: &str) -> ParamInfo {
+        let ty = ParamType::from_ptx(ty).unwrap();
+        let size = match ty {
+            ParamType::Pred => 1,
+            _ => ty.kind().unwrap().width(),
+        };
+        ParamInfo {
+            name: "p".to_string(),
+            ty,
+            size,
+        }
+    }
+
+    fn aggregate(size: usize) -> ParamInfo {
+        ParamInfo {
+            name: "s".to_string(),
+            ty: ParamType::Aggregate,
+            size,
+        }
+    }
+
+    fn here() -> PathBuf {
+        PathBuf::from(".")
+    }
+
+    /// The scalar's bytes as a little-endian number.
+    fn scalar(spec: &str, ty: &str) -> u64 {
+        match parse_arg(spec, &param(ty), &here()) {
+            Ok(HostArg::Scalar(bytes)) => {
+                let mut raw = [0u8; 8];
+                raw[..bytes.len()].copy_from_slice(&bytes);
+                u64::from_le_bytes(raw)
+            }
+            other => panic!("`{spec}` for {ty}: {other:?}"),
+        }
+    }
+
+    fn error(spec: &str, ty: &str) -> String {
+        parse_arg(spec, &param(ty), &here()).unwrap_err()
+    }
+
+    fn buffer(spec: &str) -> (Dtype, Vec<u8>) {
+        match parse_arg(spec, &param("u64"), &here()) {
+            Ok(HostArg::Buffer { dtype, data }) => (dtype, data),
+            other => panic!("`{spec}`: {other:?}"),
+        }
+    }
+
+    fn buffer_error(spec: &str) -> String {
+        parse_arg(spec, &param("u64"), &here()).unwrap_err()
+    }
+
+    /// Buffer contents as `format_values` prints them.
+    fn shown(spec: &str) -> String {
+        let (dtype, data) = buffer(spec);
+        format_values(dtype, &data, None)
+    }
+
+    #[test]
+    fn integers_in_range() {
+        assert_eq!(scalar("0", "u8"), 0);
+        assert_eq!(scalar("255", "u8"), 255);
+        assert_eq!(scalar("+7", "u16"), 7);
+        assert_eq!(scalar("-0", "u32"), 0);
+        assert_eq!(scalar("007", "u32"), 7);
+        assert_eq!(scalar("4294967295", "u32"), 0xffff_ffff);
+        assert_eq!(scalar("18446744073709551615", "u64"), u64::MAX);
+        assert_eq!(scalar("-128", "s8"), 0x80);
+        assert_eq!(scalar("127", "s8"), 0x7f);
+        assert_eq!(scalar("-1", "s16"), 0xffff);
+        assert_eq!(scalar("-2147483648", "s32"), 0x8000_0000);
+        assert_eq!(scalar("-9223372036854775808", "s64"), 1 << 63);
+        assert_eq!(scalar("9223372036854775807", "s64"), i64::MAX as u64);
+        // .bN takes both signed and unsigned readings.
+        assert_eq!(scalar("-1", "b8"), 0xff);
+        assert_eq!(scalar("255", "b8"), 0xff);
+        assert_eq!(scalar("-32768", "b16"), 0x8000);
+        assert_eq!(scalar("4294967295", "b32"), 0xffff_ffff);
+        assert_eq!(scalar("-9223372036854775808", "b64"), 1 << 63);
+        assert_eq!(scalar("18446744073709551615", "b64"), u64::MAX);
+    }
+
+    #[test]
+    fn hex_is_raw_bits() {
+        assert_eq!(scalar("0x1f", "u32"), 0x1f);
+        assert_eq!(scalar("0X1F", "u8"), 0x1f);
+        assert_eq!(scalar("0xff", "s8"), 0xff);
+        assert_eq!(scalar("0x80000000", "s32"), 0x8000_0000);
+        assert_eq!(scalar("0xffffffffffffffff", "s64"), u64::MAX);
+        assert_eq!(scalar("0x000000000000000000ff", "u8"), 0xff);
+        assert_eq!(scalar("0xdeadbeef", "b32"), 0xdead_beef);
+        assert_eq!(scalar("0x3f800000", "f32"), 0x3f80_0000);
+        assert_eq!(scalar("0x7ff8000000000001", "f64"), 0x7ff8_0000_0000_0001);
+        assert_eq!(scalar("0x7e00", "f16"), 0x7e00);
+        assert_eq!(scalar("0xffff", "bf16"), 0xffff);
+    }
+
+    #[test]
+    fn integer_errors() {
+        assert_eq!(
+            error("300", "u8"),
+            "`300` is out of range for .u8 (0..=255)"
+        );
+        assert_eq!(
+            error("-1", "u32"),
+            "`-1` is out of range for .u32 (0..=4294967295)"
+        );
+        assert_eq!(
+            error("128", "s8"),
+            "`128` is out of range for .s8 (-128..=127)"
+        );
+        assert_eq!(
+            error("-129", "s8"),
+            "`-129` is out of range for .s8 (-128..=127)"
+        );
+        assert_eq!(
+            error("-9223372036854775809", "s64"),
+            "`-9223372036854775809` is out of range for .s64 (-9223372036854775808..=9223372036854775807)"
+        );
+        assert_eq!(
+            error("18446744073709551616", "u64"),
+            "`18446744073709551616` is out of range for .u64 (0..=18446744073709551615)"
+        );
+        assert_eq!(
+            error("99999999999999999999999999999999999999999", "u64"),
+            "`99999999999999999999999999999999999999999` is out of range for .u64 (0..=18446744073709551615)"
+        );
+        assert_eq!(
+            error("4294967296", "b32"),
+            "`4294967296` is out of range for .b32 (-2147483648..=4294967295)"
+        );
+        assert_eq!(
+            error("-129", "b8"),
+            "`-129` is out of range for .b8 (-128..=255)"
+        );
+        assert_eq!(
+            error("0x100", "u8"),
+            "`0x100` does not fit in .u8 (at most 0xff)"
+        );
+        assert_eq!(
+            error("0x1ffffffffffffffffffffffffffffffff", "u64"),
+            "`0x1ffffffffffffffffffffffffffffffff` does not fit in .u64 (at most 0xffffffffffffffff)"
+        );
+        assert_eq!(
+            error("-0x1", "s32"),
+            "`-0x1`: hex is taken as raw bits and has no sign (expected a .s32 value)"
+        );
+        assert_eq!(
+            error("2.5", "u32"),
+            "`2.5` is not an integer (expected a .u32 value: decimal or 0x hex)"
+        );
+        assert_eq!(
+            error("1e3", "s64"),
+            "`1e3` is not an integer (expected a .s64 value: decimal or 0x hex)"
+        );
+        assert_eq!(
+            error("0x", "u32"),
+            "`0x` is not an integer (expected a .u32 value: decimal or 0x hex)"
+        );
+        assert_eq!(
+            error("1.5", "b16"),
+            "`1.5` is not an integer (expected a .b16 value: decimal or 0x hex)"
+        );
+        assert_eq!(
+            error(" 1", "u32"),
+            "` 1` is not an integer (expected a .u32 value: decimal or 0x hex)"
+        );
+        assert_eq!(
+            error("", "u32"),
+            "empty argument (expected a number, DTYPE[N] or @PATH)"
+        );
+    }
+
+    #[test]
+    fn bits_take_floats() {
+        assert_eq!(scalar("1.5", "b32"), 0x3fc0_0000);
+        assert_eq!(scalar("-inf", "b32"), 0xff80_0000);
+        assert_eq!(scalar("1e-3", "b64"), 0x3f50_624d_d2f1_a9fc);
+        assert_eq!(scalar("1e3", "b32"), 0x447a_0000);
+        assert_eq!(
+            error("abc", "b32"),
+            "`abc` is not a number (expected a .b32 value: an integer, 0x hex bits or a float)"
+        );
+        assert_eq!(
+            error("1.5.", "b64"),
+            "`1.5.` is not a number (expected a .b64 value: an integer, 0x hex bits or a float)"
+        );
+    }
+
+    // Expected bits from `numpy.float32(text).view(np.uint32)` and `numpy.float64`.
+    #[test]
+    fn floats_f32_f64() {
+        assert_eq!(scalar("2.5", "f32"), 0x4020_0000);
+        assert_eq!(scalar("-1e-3", "f32"), 0xba83_126f);
+        assert_eq!(scalar("0.1", "f32"), 0x3dcc_cccd);
+        assert_eq!(scalar("3", "f32"), 0x4040_0000);
+        assert_eq!(scalar("-0", "f32"), 0x8000_0000);
+        assert_eq!(scalar("inf", "f32"), 0x7f80_0000);
+        assert_eq!(scalar("-inf", "f32"), 0xff80_0000);
+        assert_eq!(scalar("nan", "f32"), 0x7fc0_0000);
+        assert_eq!(scalar("1e-45", "f32"), 1);
+        assert_eq!(scalar("1e39", "f32"), 0x7f80_0000);
+        // Double rounding via f64 would give 0x3f800000 (the f64 value is an exact f32 tie).
+        assert_eq!(scalar("1.00000005960464477550", "f32"), 0x3f80_0001);
+        assert_eq!(scalar("0.1", "f64"), 0x3fb9_9999_9999_999a);
+        assert_eq!(scalar("-1e-3", "f64"), 0xbf50_624d_d2f1_a9fc);
+        assert_eq!(scalar("5e-324", "f64"), 1);
+        assert_eq!(scalar("nan", "f64"), 0x7ff8_0000_0000_0000);
+        assert_eq!(
+            error("1,5", "f32"),
+            "`1,5` is not a number (expected a .f32 value: a decimal float, inf, nan or 0x hex bits)"
+        );
+        assert_eq!(
+            error("0x100000000", "f32"),
+            "`0x100000000` does not fit in .f32 (at most 0xffffffff)"
+        );
+        assert_eq!(
+            error("-0x3f800000", "f32"),
+            "`-0x3f800000`: hex is taken as raw bits and has no sign (expected a .f32 value)"
+        );
+    }
+
+    // Expected bits computed in Python with exact rational arithmetic (fractions.Fraction, round to
+    // nearest even), not via numpy (whose float16 parsing goes through double).
+    #[test]
+    fn floats_f16_bf16_correctly_rounded() {
+        let f16_cases = [
+            ("1", 0x3c00),
+            ("2.5", 0x4100),
+            ("-1e-3", 0x9419),
+            ("0.1", 0x2e66),
+            ("65504", 0x7bff),
+            ("65519.99", 0x7bff),
+            ("65520", 0x7c00), // the tie above the largest finite rounds to even: inf
+            ("1e5", 0x7c00),
+            ("-inf", 0xfc00),
+            ("nan", 0x7e00),
+            ("-0", 0x8000),
+            ("5.9604644775390625e-8", 0x0001), // 2^-24, the smallest subnormal
+            ("2.98023223876953125e-8", 0x0000), // 2^-25: tie, to even (zero)
+            ("2.98023223876953125000001e-8", 0x0001), // just above the tie
+            ("1e-9", 0x0000),
+            ("6.103515625e-5", 0x0400), // 2^-14, the smallest normal
+            ("1.00048828125", 0x3c00),  // 1 + 2^-11: tie, to even
+            ("1.00146484375", 0x3c02),  // 1 + 3*2^-11: tie, to even (up)
+            // 1 + 2^-11 + 10^-30: the f64 is the tie 1 + 2^-11, the exact value is above it.
+            ("1.000488281250000000000000000001", 0x3c01),
+            ("1.000488281249999999999999999999", 0x3c00),
+            ("-1.000488281250000000000000000001", 0xbc01),
+            ("100000000000000000000000000000000000000000000e-40", 0x70e2), // 10^4 = 10000
+        ];
+        for (text, bits) in f16_cases {
+            assert_eq!(scalar(text, "f16"), bits, "f16 `{text}`");
+        }
+        let bf16_cases = [
+            ("1", 0x3f80),
+            ("2.5", 0x4020),
+            ("0.1", 0x3dcd),
+            ("-1e-3", 0xba83),
+            ("3.3895313892515355e38", 0x7f7f), // the largest finite
+            ("3.3961775292304e38", 0x7f7f),    // just below the overflow tie
+            ("339617752923046005526922703901628039168", 0x7f80), // the tie: to even, inf
+            ("1e-45", 0x0000),
+            ("1.00390625", 0x3f80), // 1 + 2^-8: tie, to even
+            ("1.003906250000000000000000000000001", 0x3f81),
+            ("9.183549615799121e-41", 0x0001), // about 2^-133, the smallest subnormal
+            ("inf", 0x7f80),
+        ];
+        for (text, bits) in bf16_cases {
+            assert_eq!(scalar(text, "bf16"), bits, "bf16 `{text}`");
+        }
+        assert_eq!(
+            error("0x10000", "f16"),
+            "`0x10000` does not fit in .f16 (at most 0xffff)"
+        );
+        assert_eq!(
+            error("one", "bf16"),
+            "`one` is not a number (expected a .bf16 value: a decimal float, inf, nan or 0x hex bits)"
+        );
+    }
+
+    #[test]
+    fn decimal_comparison() {
+        let d = |t: &str| Decimal::parse(t).unwrap();
+        assert_eq!(
+            d("0012.3400e1"),
+            Decimal {
+                digits: b"1234".to_vec(),
+                exp: 3
+            }
+        );
+        assert_eq!(
+            d(".5"),
+            Decimal {
+                digits: b"5".to_vec(),
+                exp: 0
+            }
+        );
+        assert_eq!(
+            d("5."),
+            Decimal {
+                digits: b"5".to_vec(),
+                exp: 1
+            }
+        );
+        assert_eq!(
+            d("0.000"),
+            Decimal {
+                digits: vec![],
+                exp: -3
+            }
+        );
+        assert_eq!(
+            d("1e-99999999999999999999999").exp,
+            -999_999_999_999_999_999
+        );
+        assert_eq!(Decimal::parse("inf"), None);
+        assert_eq!(Decimal::parse("1e"), None);
+        assert_eq!(d("1.5").cmp_value(&d("15e-1")), Ordering::Equal);
+        assert_eq!(d("1.5").cmp_value(&d("1.49999")), Ordering::Greater);
+        assert_eq!(d("0.09").cmp_value(&d("0.1")), Ordering::Less);
+        assert_eq!(d("0").cmp_value(&d("0.1")), Ordering::Less);
+        assert_eq!(d("0.1").cmp_value(&d("0")), Ordering::Greater);
+        assert_eq!(d("0").cmp_value(&d("0e5")), Ordering::Equal);
+        assert_eq!(compare_decimal("0.1", 0.1), Ordering::Less); // f64 0.1 is above 1/10
+        assert_eq!(compare_decimal("0.5", 0.5), Ordering::Equal);
+        assert_eq!(compare_decimal("inf", f64::MAX), Ordering::Equal);
+    }
+
+    #[test]
+    fn predicates() {
+        assert_eq!(scalar("1", "pred"), 1);
+        assert_eq!(scalar("true", "pred"), 1);
+        assert_eq!(scalar("0", "pred"), 0);
+        assert_eq!(scalar("false", "pred"), 0);
+        assert_eq!(
+            error("2", "pred"),
+            "`2` is not a predicate value (expected 0, 1, true or false)"
+        );
+        // A predicate parameter laid out in 4 bytes is zero-extended.
+        let wide = ParamInfo {
+            size: 4,
+            ..param("pred")
+        };
+        assert_eq!(
+            parse_arg("true", &wide, &here()),
+            Ok(HostArg::Scalar(vec![1, 0, 0, 0]))
+        );
+    }
+
+    #[test]
+    fn scalar_bytes_are_exactly_the_param_size() {
+        assert_eq!(
+            parse_arg("0x01020304", &param("u32"), &here()),
+            Ok(HostArg::Scalar(vec![4, 3, 2, 1]))
+        );
+        assert_eq!(
+            parse_arg("-2", &param("s16"), &here()),
+            Ok(HostArg::Scalar(vec![0xfe, 0xff]))
+        );
+        assert_eq!(
+            parse_arg("1", &param("f64"), &here()),
+            Ok(HostArg::Scalar(1f64.to_bits().to_le_bytes().to_vec()))
+        );
+        let short = ParamInfo {
+            size: 2,
+            ..param("u32")
+        };
+        assert_eq!(
+            parse_arg("1", &short, &here()),
+            Err("parameter `p` is declared .u32 but has only 2 bytes".to_string())
+        );
+    }
+
+    #[test]
+    fn aggregates() {
+        let arg = |spec: &str, size| parse_arg(spec, &aggregate(size), &here());
+        assert_eq!(arg("0", 12), Ok(HostArg::Scalar(vec![0; 12])));
+        assert_eq!(
+            arg("0x0000000200000001", 8),
+            Ok(HostArg::Scalar(vec![1, 0, 0, 0, 2, 0, 0, 0]))
+        );
+        assert_eq!(
+            arg("0x102030405060708090a0b0c0d0e0f0", 16),
+            Ok(HostArg::Scalar(vec![
+                0xf0, 0xe0, 0xd0, 0xc0, 0xb0, 0xa0, 0x90, 0x80, 0x70, 0x60, 0x50, 0x40, 0x30, 0x20,
+                0x10, 0
+            ]))
+        );
+        assert_eq!(arg("258", 3), Ok(HostArg::Scalar(vec![2, 1, 0])));
+        assert_eq!(arg("0x00000000ff", 1), Ok(HostArg::Scalar(vec![0xff])));
+        let message = "does not fit a 2-byte aggregate parameter (expected an unsigned integer or 0x hex of at most 2 bytes, stored little-endian)";
+        assert_eq!(arg("65536", 2), Err(format!("`65536` {message}")));
+        assert_eq!(arg("0x10000", 2), Err(format!("`0x10000` {message}")));
+        assert_eq!(arg("-1", 2), Err(format!("`-1` {message}")));
+        assert_eq!(arg("1.5", 2), Err(format!("`1.5` {message}")));
+        assert_eq!(
+            arg(&"9".repeat(50), 2),
+            Err(format!("`{}` {message}", "9".repeat(50)))
+        );
+        assert_eq!(
+            arg("f32[4]", 8),
+            Err("`f32[4]`: a buffer is passed by its device address, which needs a .u64, .s64 or .b64 parameter, but `s` is .b8[8]".to_string())
+        );
+    }
+
+    #[test]
+    fn buffers_only_for_8_byte_params() {
+        for ty in ["u64", "s64", "b64"] {
+            assert!(matches!(
+                parse_arg("u8[1]", &param(ty), &here()),
+                Ok(HostArg::Buffer { .. })
+            ));
+        }
+        assert_eq!(
+            error("f32[4]", "u32"),
+            "`f32[4]`: a buffer is passed by its device address, which needs a .u64, .s64 or .b64 parameter, but `p` is .u32"
+        );
+        assert_eq!(
+            error("@missing.npy", "f64"),
+            "`@missing.npy`: a buffer is passed by its device address, which needs a .u64, .s64 or .b64 parameter, but `p` is .f64"
+        );
+    }
+
+    #[test]
+    fn zero_filled_buffers() {
+        assert_eq!(buffer("f32[3]"), (Dtype::F32, vec![0; 12]));
+        assert_eq!(buffer("bf16[2]"), (Dtype::BF16, vec![0; 4]));
+        assert_eq!(buffer("u8[0]"), (Dtype::U8, vec![]));
+        assert_eq!(buffer("i64[0]=iota"), (Dtype::I64, vec![]));
+        for dtype in Dtype::ALL {
+            let (d, data) = buffer(&format!("{}[5]", dtype.name()));
+            assert_eq!((d, data.len()), (dtype, 5 * dtype.size()));
+        }
+    }
+
+    #[test]
+    fn iota() {
+        assert_eq!(shown("i32[4]=iota"), "[0, 1, 2, 3]");
+        assert_eq!(shown("f64[3]=iota"), "[0, 1, 2]");
+        assert_eq!(buffer("u16[3]=iota").1, vec![0, 0, 1, 0, 2, 0]);
+        // Integers wrap like numpy.arange(n).astype(dtype).
+        let (_, bytes) = buffer("u8[258]=iota");
+        assert_eq!((bytes[255], bytes[256], bytes[257]), (255, 0, 1));
+        let (_, bytes) = buffer("i8[130]=iota");
+        assert_eq!(
+            format_values(Dtype::I8, &bytes[127..], None),
+            "[127, -128, -127]"
+        );
+        // Floats round to nearest even: f16 has 11 significant bits, bf16 8, f32 24.
+        let (_, bytes) = buffer("f16[2052]=iota");
+        assert_eq!(
+            format_values(Dtype::F16, &bytes[2 * 2047..], None),
+            "[2047, 2048, 2048, 2050, 2052]"
+        );
+        let (_, bytes) = buffer("bf16[260]=iota");
+        assert_eq!(
+            format_values(Dtype::BF16, &bytes[2 * 255..], None),
+            "[255, 256, 256, 258, 260]"
+        );
+        let (_, bytes) = buffer("f16[65600]=iota");
+        assert_eq!(
+            format_values(Dtype::F16, &bytes[2 * 65503..2 * 65505], None),
+            "[65504, 65504]"
+        );
+        assert_eq!(
+            format_values(Dtype::F16, &bytes[2 * 65519..2 * 65521], None),
+            "[65504, inf]"
+        );
+    }
+
+    #[test]
+    fn value_fill() {
+        assert_eq!(shown("f32[3]=1.5"), "[1.5, 1.5, 1.5]");
+        assert_eq!(shown("i16[2]=-7"), "[-7, -7]");
+        assert_eq!(shown("u8[2]=0xff"), "[255, 255]");
+        assert_eq!(shown("i8[1]=0x80"), "[-128]");
+        assert_eq!(shown("f16[2]=0.1"), "[0.099975586, 0.099975586]");
+        assert_eq!(shown("bf16[1]=-inf"), "[-inf]");
+        assert_eq!(shown("f64[1]=nan"), "[nan]");
+        assert_eq!(
+            shown("u64[1]=18446744073709551615"),
+            "[18446744073709551615]"
+        );
+        assert_eq!(
+            buffer_error("u8[4]=300"),
+            "`u8[4]=300`: `300` is out of range for .u8 (0..=255)"
+        );
+        assert_eq!(
+            buffer_error("i32[4]=1.5"),
+            "`i32[4]=1.5`: `1.5` is not an integer (expected a .s32 value: decimal or 0x hex)"
+        );
+        assert_eq!(
+            buffer_error("f32[4]="),
+            "`f32[4]=`: `` is not a number (expected a .f32 value: a decimal float, inf, nan or 0x hex bits)"
+        );
+    }
+
+    // Expected values from a Python SplitMix64 (the reference's first outputs for seed 0 are
+    // 0xe220a8397b1dcdaf, 0x6e789e6aa1b965f4, 0x06c45d188009454f).
+    #[test]
+    fn random_fill() {
+        let mut rng = SplitMix64(0);
+        assert_eq!(
+            [rng.next(), rng.next(), rng.next()],
+            [
+                0xe220_a839_7b1d_cdaf,
+                0x6e78_9e6a_a1b9_65f4,
+                0x06c4_5d18_8009_454f
+            ]
+        );
+        assert_eq!(buffer("u32[3]=rand"), buffer("u32[3]=rand:0"));
+        assert_eq!(buffer("u32[3]=rand:0x2a"), buffer("u32[3]=rand:42"));
+        assert_ne!(buffer("u32[3]=rand:1").1, buffer("u32[3]=rand:2").1);
+        assert_eq!(shown("u32[5]=rand"), "[35, 0, 79, 44, 47]");
+        assert_eq!(shown("i8[5]=rand:7"), "[87, 4, 46, 3, 74]");
+        assert_eq!(
+            shown("f64[3]=rand"),
+            "[0.8833108082136426, 0.43152799704850997, 0.026433771592597743]"
+        );
+        assert_eq!(shown("f32[3]=rand"), "[0.8833108, 0.43152797, 0.026433766]");
+        assert_eq!(shown("f16[3]=rand"), "[0.8833008, 0.43115234, 0.026367188]");
+        assert_eq!(shown("bf16[3]=rand"), "[0.8828125, 0.4296875, 0.0234375]");
+        // Integers are in [0, 100), floats in [0, 1).
+        let (_, data) = buffer("u64[1000]=rand:5");
+        assert!(data
+            .chunks(8)
+            .all(|c| u64::from_le_bytes(c.try_into().unwrap()) < 100));
+        let (_, data) = buffer("f32[1000]=rand:5");
+        assert!(data.chunks(4).all(|c| {
+            let x = f32::from_le_bytes(c.try_into().unwrap());
+            (0.0..1.0).contains(&x)
+        }));
+        assert_eq!(
+            buffer_error("f32[2]=rand:x"),
+            "`f32[2]=rand:x`: the seed `x` is not a 64-bit unsigned integer"
+        );
+        assert_eq!(
+            buffer_error("f32[2]=rand:-1"),
+            "`f32[2]=rand:-1`: the seed `-1` is not a 64-bit unsigned integer"
+        );
+        assert_eq!(
+            buffer_error("f32[2]=rand:18446744073709551616"),
+            "`f32[2]=rand:18446744073709551616`: the seed `18446744073709551616` is not a 64-bit unsigned integer"
+        );
+    }
+
+    #[test]
+    fn buffer_spec_errors() {
+        assert_eq!(
+            buffer_error("f33[4]"),
+            "`f33[4]`: unknown dtype `f33` (expected one of u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64)"
+        );
+        assert_eq!(
+            buffer_error("[4]"),
+            "`[4]`: unknown dtype `` (expected one of u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64)"
+        );
+        assert_eq!(
+            buffer_error("f32[4"),
+            "`f32[4`: missing `]` after the element count"
+        );
+        assert_eq!(
+            buffer_error("f32[]"),
+            "`f32[]`: the element count `` is not a non-negative decimal integer"
+        );
+        assert_eq!(
+            buffer_error("f32[-1]"),
+            "`f32[-1]`: the element count `-1` is not a non-negative decimal integer"
+        );
+        assert_eq!(
+            buffer_error("f32[0x10]"),
+            "`f32[0x10]`: the element count `0x10` is not a non-negative decimal integer"
+        );
+        assert_eq!(
+            buffer_error("f32[4294967297]"),
+            "`f32[4294967297]`: 4294967297 elements of f32 are more than the buffer limit of 17179869184 bytes (16 GiB)"
+        );
+        assert_eq!(
+            buffer_error("u8[99999999999999999999999]"),
+            "`u8[99999999999999999999999]`: 99999999999999999999999 elements of u8 are more than the buffer limit of 17179869184 bytes (16 GiB)"
+        );
+        assert_eq!(
+            buffer_error("f32[4]x"),
+            "`f32[4]x`: unexpected `x` after `]` (expected nothing, `=iota`, `=VALUE`, `=rand` or `=rand:SEED`)"
+        );
+        assert_eq!(
+            buffer_error("f32[4]]"),
+            "`f32[4]]`: unexpected `]` after `]` (expected nothing, `=iota`, `=VALUE`, `=rand` or `=rand:SEED`)"
+        );
+    }
+
+    fn data_dir() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/npy")
+    }
+
+    #[test]
+    fn file_buffers() {
+        let dir = data_dir();
+        let arg = |spec: &str| parse_arg(spec, &param("u64"), &dir);
+        assert_eq!(
+            arg("@f32_1d.npy"),
+            Ok(HostArg::Buffer {
+                dtype: Dtype::F32,
+                data: [1.5f32, -0.0, 0.1, f32::INFINITY]
+                    .iter()
+                    .flat_map(|x| x.to_le_bytes())
+                    .collect()
+            })
+        );
+        // An absolute path ignores base_dir; a file that is not .npy is raw bytes.
+        let readme = dir.join("README.md");
+        let spec = format!("@{}", readme.display());
+        assert_eq!(
+            parse_arg(&spec, &param("b64"), Path::new("/nonexistent")),
+            Ok(HostArg::Buffer {
+                dtype: Dtype::U8,
+                data: std::fs::read(&readme).unwrap()
+            })
+        );
+        // Any case of the extension is a .npy file.
+        let err = arg("@README.NPY").unwrap_err();
+        assert!(err.starts_with("`@README.NPY`: cannot read `"), "{err}");
+        assert_eq!(
+            arg("@i32_big_endian.npy"),
+            Err("`@i32_big_endian.npy`: big-endian arrays (`>i4`) are not supported; save `a.astype('<i4')` instead".to_string())
+        );
+        assert_eq!(
+            arg("@"),
+            Err("`@`: missing file path after `@`".to_string())
+        );
+        let err = arg("@nope.npy").unwrap_err();
+        let expected_path = dir.join("nope.npy");
+        assert!(
+            err.starts_with(&format!(
+                "`@nope.npy`: cannot read `{}`: ",
+                expected_path.display()
+            )),
+            "{err}"
+        );
+        // A directory cannot be read as a file.
+        let err = parse_arg("@npy", &param("u64"), &dir.join("..")).unwrap_err();
+        assert!(err.starts_with("`@npy`: cannot read `"), "{err}");
+    }
+
+    #[test]
+    fn formats_values() {
+        let bytes = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<_>>();
+        assert_eq!(
+            format_values(Dtype::U32, &bytes(&[1, 2, 3]), None),
+            "[1, 2, 3]"
+        );
+        assert_eq!(
+            format_values(Dtype::U32, &bytes(&[1, 2, 3]), Some(2)),
+            "[1, 2, …]"
+        );
+        assert_eq!(
+            format_values(Dtype::U32, &bytes(&[1, 2, 3]), Some(3)),
+            "[1, 2, 3]"
+        );
+        assert_eq!(
+            format_values(Dtype::U32, &bytes(&[1, 2, 3]), Some(9)),
+            "[1, 2, 3]"
+        );
+        assert_eq!(
+            format_values(Dtype::U32, &bytes(&[1, 2, 3]), Some(0)),
+            "[…]"
+        );
+        assert_eq!(format_values(Dtype::U32, &[], None), "[]");
+        assert_eq!(format_values(Dtype::U32, &[1, 0, 0, 0, 7], None), "[1]");
+        assert_eq!(
+            format_values(Dtype::I32, &bytes(&[u32::MAX, 0x8000_0000]), None),
+            "[-1, -2147483648]"
+        );
+        assert_eq!(format_values(Dtype::I16, &[0xff, 0xff], None), "[-1]");
+        assert_eq!(format_values(Dtype::U16, &[0xff, 0xff], None), "[65535]");
+        assert_eq!(
+            format_values(Dtype::I64, &i64::MIN.to_le_bytes(), None),
+            "[-9223372036854775808]"
+        );
+        assert_eq!(
+            format_values(Dtype::U64, &u64::MAX.to_le_bytes(), None),
+            "[18446744073709551615]"
+        );
+        let f32s: Vec<u8> = [
+            1.5f32,
+            0.1,
+            1e-45,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            -0.0,
+            1e20,
+            100.0,
+        ]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+        assert_eq!(
+            format_values(Dtype::F32, &f32s, None),
+            "[1.5, 0.1, 1e-45, inf, -inf, nan, -0, 1e20, 100]"
+        );
+        let f64s: Vec<u8> = [0.1f64, 5e-324, -2.0, 1.7976931348623157e308]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        assert_eq!(
+            format_values(Dtype::F64, &f64s, None),
+            "[0.1, 5e-324, -2, 1.7976931348623157e308]"
+        );
+        // f16: 1, the smallest subnormal, the largest finite, -inf, a NaN, -0.
+        let f16s: Vec<u8> = [0x3c00u16, 0x0001, 0x7bff, 0xfc00, 0x7e01, 0x8000]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        assert_eq!(
+            format_values(Dtype::F16, &f16s, None),
+            "[1, 5.9604645e-8, 65504, -inf, nan, -0]"
+        );
+        let bf16s: Vec<u8> = [0x3f80u16, 0x3dcd, 0x7f7f, 0x0001, 0xff81]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        assert_eq!(
+            format_values(Dtype::BF16, &bf16s, None),
+            "[1, 0.100097656, 3.3895314e38, 9.1835e-41, nan]"
+        );
+    }
+
+    #[test]
+    fn printed_values_read_back_exactly() {
+        for spec in [
+            "f32[200]=rand:3",
+            "f64[200]=rand:3",
+            "f16[200]=rand:3",
+            "bf16[200]=rand:3",
+        ] {
+            let (dtype, data) = buffer(spec);
+            let text = format_values(dtype, &data, None);
+            let values = text.trim_matches(['[', ']']).split(", ");
+            let reparsed: Vec<u8> = values
+                .flat_map(|v| {
+                    let bits = parse_kind(v, dtype.kind()).unwrap();
+                    bits.to_le_bytes()[..dtype.size()].to_vec()
+                })
+                .collect();
+            assert_eq!(reparsed, data, "{spec}");
+        }
+        // Every f16 and bf16 bit pattern (NaNs aside) survives print and parse.
+        for format in [FloatFormat::F16, FloatFormat::BF16] {
+            for bits in 0..=0xffffu64 {
+                let x = format.to_f64(bits);
+                if x.is_nan() {
+                    continue;
+                }
+                let text = format_float(x as f32);
+                assert_eq!(parse_float(&text, format), Ok(bits), "{format:?} {text}");
+            }
+        }
+    }
+
+    #[test]
+    fn param_types() {
+        assert_eq!(ParamType::from_ptx(".u32"), Some(ParamType::U32));
+        assert_eq!(ParamType::from_ptx("bf16"), Some(ParamType::BF16));
+        assert_eq!(ParamType::from_ptx(".pred"), Some(ParamType::Pred));
+        assert_eq!(ParamType::from_ptx(".f16x2"), None);
+        assert_eq!(ParamType::U32.name(), ".u32");
+        assert_eq!(Dtype::from_name("bf16"), Some(Dtype::BF16));
+        assert_eq!(Dtype::from_name("F32"), None);
+        for dtype in Dtype::ALL {
+            assert_eq!(Dtype::from_name(dtype.name()), Some(dtype));
+        }
+    }
+}
