@@ -1,11 +1,25 @@
 //! Execution of PTX kernels on the CPU.
 //!
-//! This crate will turn the IR of `ptx-ir` into a compact register bytecode and run it on a warp
-//! executor (32 lanes per warp, an active mask, registers stored lane-major per slot). What every
-//! instruction *computes* lives apart from how it is dispatched: [`semantics`] holds the scalar
-//! behaviour of each instruction as pure, allocation-free functions (`add_sat_s32(a, b)`), shared
-//! by the interpreter, constant folding and a later JIT. They follow the PTX ISA to the bit:
-//! rounding modes, flush-to-zero, saturation, wrap-around and NaN rules.
+//! The pipeline: [`compile`] turns the IR of one kernel (and every function reachable from
+//! it) into [`program::Program`], a pre-decoded bytecode over register *slots*; [`exec`] runs
+//! it one CTA at a time on a SIMT warp executor (32 lanes per warp, an active mask, registers
+//! stored lane-major per slot so that one dispatch serves all active lanes); [`launch`] spreads
+//! the CTAs of a grid over OS threads. What each instruction *computes* lives apart from how it
+//! is dispatched: [`semantics`] holds the scalar behaviour of every instruction as pure,
+//! allocation-free functions (`add_sat_s32(a, b)`), shared by the interpreter, constant folding
+//! and a later JIT. They follow the PTX ISA to the bit: rounding modes, flush-to-zero,
+//! saturation, wrap-around and NaN rules. [`mem`] is device memory; [`printf`] formats device
+//! `printf` exactly as CUDA does.
 
+pub mod compile;
+pub mod exec;
+pub(crate) mod handlers;
+pub mod launch;
+pub mod mem;
+pub(crate) mod ops_float;
+pub(crate) mod ops_int;
+pub(crate) mod ops_move;
+pub(crate) mod ops_warp;
 pub mod printf;
+pub mod program;
 pub mod semantics;

@@ -1,1 +1,347 @@
-//! (empty for now)
+//! `ptx-ir`: the program representation between the checked AST and execution.
+//!
+//! Lowering ([`lower`]) turns a checked [`ptx_syntax::ast::Module`] into a [`Module`] in which
+//! every name is resolved: registers become typed slots of their function ([`RegId`]), variables
+//! become module [`Global`]s or function [`LocalVar`]s with byte layouts and evaluated
+//! initializers (addresses of other symbols as [`Reloc`]s), labels become instruction indices,
+//! and callees become function indices. Instructions keep their opcode and modifiers as written
+//! (the interpreter decodes them once, when it compiles its bytecode); operands are typed
+//! [`Operand`]s. Each function carries its control-flow graph ([`Block`]s with successors) and
+//! the immediate post-dominator of every block: the reconvergence point of a divergent branch.
+//! [`verify`] checks the invariants the interpreter relies on, and [`print`] writes the text
+//! form that `ptxvm ir FILE` shows.
+//!
+//! Storage is arena-style: each function owns flat vectors (`regs`, `locals`, `insts`,
+//! `blocks`) and refers to their elements by `u32` indices, so the IR is compact, cheap to
+//! clone and free of reference cycles.
+
+mod cfg;
+mod lower;
+mod print;
+mod verify;
+
+pub use cfg::{build_cfg, post_dominators};
+pub use lower::lower;
+pub use print::print;
+pub use verify::verify;
+
+use ptx_diag::Span;
+use ptx_isa::{ScalarType, StateSpace};
+use ptx_syntax::ast::Name;
+
+/// A register slot of a function: an index into [`Function::regs`].
+pub type RegId = u32;
+
+/// A lowered module.
+#[derive(Clone, Debug, Default)]
+pub struct Module {
+    /// `.address_size` (32 or 64).
+    pub address_size: u32,
+    /// Module-level variables in memory state spaces, in declaration order.
+    pub globals: Vec<Global>,
+    /// Every function and kernel, declared or defined, in declaration order.
+    pub functions: Vec<Function>,
+    /// `.file` directives: index → path.
+    pub files: Vec<(u64, String)>,
+}
+
+impl Module {
+    /// The function with this name.
+    pub fn function(&self, name: &str) -> Option<(u32, &Function)> {
+        self.functions
+            .iter()
+            .enumerate()
+            .find(|(_, f)| f.name == name)
+            .map(|(i, f)| (i as u32, f))
+    }
+    /// The path of `.file` number `index`.
+    pub fn file(&self, index: u64) -> Option<&str> {
+        self.files
+            .iter()
+            .find(|(i, _)| *i == index)
+            .map(|(_, p)| p.as_str())
+    }
+}
+
+/// A module-level variable.
+#[derive(Clone, Debug)]
+pub struct Global {
+    /// Name.
+    pub name: Name,
+    /// State space (`.global`, `.const`, `.shared`, `.local`).
+    pub space: StateSpace,
+    /// Element type, when it is a fundamental type.
+    pub ty: Option<ScalarType>,
+    /// Size in bytes (0 for an unsized `.extern .shared` array: dynamic shared memory).
+    pub size: u64,
+    /// Alignment in bytes.
+    pub align: u64,
+    /// Initial bytes (`size` long, zeros where not initialized); empty when uninitialized.
+    pub init: Vec<u8>,
+    /// Addresses of other symbols stored into `init`.
+    pub relocs: Vec<Reloc>,
+    /// Declared `.extern` (no storage of its own unless it is dynamic shared memory).
+    pub external: bool,
+    /// Where it was declared.
+    pub span: Span,
+}
+
+/// The address of a symbol stored into an initializer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reloc {
+    /// Byte offset in the initializer.
+    pub offset: u64,
+    /// Size of the stored value in bytes (4 or 8).
+    pub size: u8,
+    /// The symbol whose address is stored.
+    pub target: SymbolRef,
+    /// Added to the address.
+    pub addend: i64,
+    /// `generic(sym)`: the generic address rather than the state-space address.
+    pub generic: bool,
+}
+
+/// A symbol that has an address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SymbolRef {
+    /// A module variable: index into [`Module::globals`].
+    Global(u32),
+    /// A function: index into [`Module::functions`].
+    Function(u32),
+}
+
+/// `.entry` or `.func`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FunctionKind {
+    /// A kernel.
+    Entry,
+    /// A device function.
+    Func,
+}
+
+/// A kernel or function.
+#[derive(Clone, Debug)]
+pub struct Function {
+    /// Name.
+    pub name: Name,
+    /// Kernel or function.
+    pub kind: FunctionKind,
+    /// Has a body.
+    pub defined: bool,
+    /// Parameters, in order.
+    pub params: Vec<Param>,
+    /// Return parameters, in order.
+    pub returns: Vec<Param>,
+    /// Register slots.
+    pub regs: Vec<RegInfo>,
+    /// Variables declared in the body (and, for a `.func`, its parameters and return
+    /// parameters, which live in its frame).
+    pub locals: Vec<LocalVar>,
+    /// Size in bytes of the per-thread frame: `.local` variables and `.param` variables.
+    pub frame_size: u64,
+    /// Alignment of the frame.
+    pub frame_align: u64,
+    /// Size in bytes of the kernel parameter buffer (kernels only).
+    pub param_size: u64,
+    /// The instructions, in order.
+    pub insts: Vec<Inst>,
+    /// Labels: name and the index of the instruction they precede.
+    pub labels: Vec<(Name, u32)>,
+    /// Basic blocks, in instruction order.
+    pub blocks: Vec<Block>,
+    /// Immediate post-dominator of each block (`None`: the virtual exit, or no path to exit).
+    pub ipdom: Vec<Option<u32>>,
+    /// Module globals this function refers to (shared-memory layout needs them).
+    pub uses_globals: Vec<u32>,
+    /// Functions this function calls directly or takes the address of.
+    pub callees: Vec<u32>,
+    /// `.maxntid`/`.reqntid` and other header directives, as written.
+    pub attrs: Vec<(Name, Vec<u64>)>,
+    /// Where it was declared.
+    pub span: Span,
+}
+
+/// A parameter of a kernel or function.
+#[derive(Clone, Debug)]
+pub struct Param {
+    /// Name.
+    pub name: Name,
+    /// Element type (for `.b8 x[16]` arrays: `.b8`).
+    pub ty: Option<ScalarType>,
+    /// Type as written.
+    pub type_name: Name,
+    /// Size in bytes.
+    pub size: u64,
+    /// Alignment in bytes.
+    pub align: u64,
+    /// Declared as an array.
+    pub array: bool,
+    /// Byte offset: in the kernel parameter buffer (kernels) or in the frame (functions).
+    pub offset: u64,
+    /// `.reg` parameter (old-style function parameters passed in registers).
+    pub reg: Option<RegId>,
+}
+
+/// A register slot.
+#[derive(Clone, Debug)]
+pub struct RegInfo {
+    /// Name as written (`%r12` for the 13th register of `%r<20>`).
+    pub name: Name,
+    /// Type (`.pred` for predicates).
+    pub ty: ScalarType,
+}
+
+/// A variable declared inside a function body.
+#[derive(Clone, Debug)]
+pub struct LocalVar {
+    /// Name.
+    pub name: Name,
+    /// `.local`, `.param` (call arguments and the function's own parameters) or `.shared`.
+    pub space: StateSpace,
+    /// Size in bytes.
+    pub size: u64,
+    /// Alignment.
+    pub align: u64,
+    /// Byte offset in the frame (`.local`, `.param`); for `.shared`, 0 until the interpreter
+    /// lays out shared memory.
+    pub offset: u64,
+    /// Initial bytes (empty: none).
+    pub init: Vec<u8>,
+}
+
+/// A basic block: instructions `start..end` of its function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Block {
+    /// First instruction.
+    pub start: u32,
+    /// One past the last instruction.
+    pub end: u32,
+    /// Successor blocks.
+    pub succs: Vec<u32>,
+}
+
+/// `@p` / `@!p`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Guard {
+    /// The predicate register.
+    pub reg: RegId,
+    /// `@!p`.
+    pub negated: bool,
+}
+
+/// A CUDA source position from `.loc`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SrcLoc {
+    /// `.file` number.
+    pub file: u32,
+    /// Line.
+    pub line: u32,
+    /// Column.
+    pub col: u32,
+}
+
+/// An instruction.
+#[derive(Clone, Debug)]
+pub struct Inst {
+    /// Guard predicate.
+    pub guard: Option<Guard>,
+    /// Opcode, e.g. `add`.
+    pub opcode: Name,
+    /// Modifiers in source order with their dots, e.g. `.rn`, `.f32`.
+    pub mods: Vec<Name>,
+    /// Operands in source order.
+    pub operands: Vec<Operand>,
+    /// The instruction's text in the PTX file.
+    pub span: Span,
+    /// The CUDA source position of the last `.loc` before it.
+    pub src: Option<SrcLoc>,
+}
+
+impl Inst {
+    /// Whether the instruction has this modifier.
+    pub fn has(&self, m: &str) -> bool {
+        self.mods.iter().any(|x| x == m)
+    }
+    /// The fundamental types among the modifiers, in order.
+    pub fn types(&self) -> impl Iterator<Item = ScalarType> + '_ {
+        self.mods.iter().filter_map(|m| ScalarType::from_suffix(m))
+    }
+    /// The state space among the modifiers.
+    pub fn space(&self) -> Option<StateSpace> {
+        self.mods.iter().find_map(|m| StateSpace::from_suffix(m))
+    }
+    /// `opcode.mod1.mod2`.
+    pub fn full_name(&self) -> String {
+        let mut s = self.opcode.to_string();
+        for m in &self.mods {
+            s.push_str(m);
+        }
+        s
+    }
+}
+
+/// An immediate value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Imm {
+    /// An integer (two's complement bits).
+    Int(u64),
+    /// A float written in decimal or `0d` form (converted to the instruction type when used).
+    F64(f64),
+    /// A `0f` single-precision literal's bits.
+    F32(u32),
+}
+
+/// A special register read: `%tid.x` is `{ name: "%tid", comp: Some(0) }`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpecialReg {
+    /// The register's name.
+    pub name: Name,
+    /// Component `.x .y .z .w` as 0..3.
+    pub comp: Option<u8>,
+}
+
+/// What an address or symbol value is relative to.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Base {
+    /// A register's value.
+    Reg(RegId),
+    /// A module variable.
+    Global(u32),
+    /// A variable of this function's frame or shared memory (index into `locals`).
+    Local(u32),
+    /// A kernel parameter (index into `params`; kernels only).
+    KernelParam(u32),
+    /// A function (its address is an opaque code address).
+    Function(u32),
+    /// No base: an absolute address.
+    Absolute,
+}
+
+/// An instruction operand.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operand {
+    /// A register.
+    Reg(RegId),
+    /// An immediate.
+    Imm(Imm),
+    /// A special register.
+    Special(SpecialReg),
+    /// The address of a symbol (plus an offset) used as a value: `mov.u64 %rd, var;`.
+    Symbol(Base, i64),
+    /// A memory address `[base+offset]`.
+    Address(Base, i64),
+    /// A label: the index of the instruction it marks.
+    Label(u32),
+    /// A list of labels (`.branchtargets`).
+    Targets(Vec<u32>),
+    /// A `.callprototype` or `.calltargets` name (indirect calls).
+    Prototype(Name),
+    /// `{a, b, c, d}`.
+    Vector(Vec<Operand>),
+    /// `(a, b)` in `call`.
+    List(Vec<Operand>),
+    /// `d|p`.
+    Pair(Box<Operand>, Box<Operand>),
+    /// `_`.
+    Sink,
+}

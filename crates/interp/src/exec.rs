@@ -1,0 +1,1285 @@
+//! The SIMT executor: warps, reconvergence, calls, barriers, and the CTA scheduler.
+//!
+//! Each lane of a warp has its own program counter. The warp runs one *group* at a time: the
+//! lanes that share the lowest program counter. Structured code (everything nvcc, clang, Triton
+//! and Numba emit is laid out with a branch's join point after both arms) therefore reconverges
+//! at the immediate post-dominator: the arm with the lower address runs first, reaches the join
+//! point, and waits there, because the other arm's lanes now have the lower counter; when they
+//! arrive the group is whole again. A group that keeps the warp for [`STARVE_LIMIT`] steps while
+//! other lanes wait is preempted in favour of the next group by address, so a lane spinning on a
+//! lock held by another lane of its own warp lets the holder run (independent thread
+//! scheduling, sm_70+).
+//!
+//! Warp-synchronous instructions wait until every lane of their member mask that has not exited
+//! is in the group. Barriers count threads (`bar.sync a, b`: `b` threads, or the whole CTA);
+//! when every warp of a CTA is blocked and no barrier can complete, the launch stops with a
+//! deadlock report naming who waits where and how many threads exited.
+
+use crate::mem::MemMap;
+use crate::program::{
+    BarKind, CallOperand, CallTarget, Ctx, Fault, FaultKind, Insn, Lanes, Op, Program,
+    RedOp, SregInit, FULL, NO_PRED,
+};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+/// Steps a group may run while other lanes of its warp wait before it is preempted.
+pub const STARVE_LIMIT: u32 = 4096;
+/// Warp steps per scheduling slice (also how often budgets are checked).
+const SLICE: u32 = 16384;
+/// Largest local memory (stack) per thread.
+pub const LOCAL_LIMIT: u64 = 1 << 20;
+
+/// Where a thread is and what stopped it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThreadPos {
+    /// `%ctaid`.
+    pub block: [u32; 3],
+    /// `%tid`.
+    pub thread: [u32; 3],
+    /// IR function index.
+    pub func: u32,
+    /// Instruction index in the function.
+    pub inst: u32,
+}
+
+/// Why a launch stopped.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExecError {
+    /// A lane faulted.
+    Fault {
+        /// What.
+        kind: FaultKind,
+        /// Where.
+        pos: ThreadPos,
+    },
+    /// `trap`.
+    Trap(ThreadPos),
+    /// `__assertfail`.
+    Assert {
+        /// Message, file, line, function.
+        message: String,
+        /// Where.
+        pos: ThreadPos,
+    },
+    /// A barrier that can never complete.
+    Deadlock {
+        /// `%ctaid` of the block.
+        block: [u32; 3],
+        /// Who waits where: (threads, barrier id, function, inst).
+        waits: Vec<(u32, u32, u32, u32)>,
+        /// Threads of the block.
+        threads: u32,
+        /// Exited threads.
+        exited: u32,
+        /// Threads parked at warp-synchronous instructions.
+        other: String,
+    },
+    /// An aligned barrier executed by part of a warp.
+    DivergentBarrier {
+        /// Where.
+        pos: ThreadPos,
+        /// Lanes that arrived.
+        arrived: u32,
+        /// Lanes expected.
+        expected: u32,
+    },
+    /// Instruction budget exhausted.
+    Budget(u64),
+    /// Wall-clock limit.
+    Timeout(f64),
+    /// Valid but unsupported instruction.
+    Unsupported {
+        /// Message.
+        message: String,
+        /// Where.
+        pos: ThreadPos,
+    },
+    /// Stopped because another CTA failed.
+    Cancelled,
+}
+
+/// Limits and shared state of one launch.
+pub struct LaunchShared<'a> {
+    /// The compiled kernel.
+    pub prog: &'a Program,
+    /// Memory map.
+    pub mem: &'a MemMap,
+    /// Kernel parameter buffer (words).
+    pub params: &'a [u32],
+    /// Grid size.
+    pub grid: [u32; 3],
+    /// Block size.
+    pub block: [u32; 3],
+    /// Dynamic shared bytes.
+    pub dyn_shared: u64,
+    /// Thread-instruction budget.
+    pub max_instructions: u64,
+    /// Thread instructions executed so far (flushed per slice).
+    pub executed: AtomicU64,
+    /// Warp instructions executed so far.
+    pub warp_executed: AtomicU64,
+    /// Deadline.
+    pub deadline: Option<Instant>,
+    /// Start of the launch.
+    pub start: Instant,
+    /// Set when any CTA fails.
+    pub cancel: AtomicBool,
+    /// Number of emulated SMs (`%nsmid`).
+    pub nsm: u32,
+}
+
+#[derive(Clone, Debug)]
+struct Frame {
+    ret_pc: u32,
+    fp: u64,
+    sp: u64,
+    call: u32,
+    callee: u32,
+    caller: u32,
+    saved: Vec<u64>,
+    saved_preds: Vec<bool>,
+}
+
+struct Warp {
+    regs: Vec<Lanes>,
+    preds: Vec<u32>,
+    pcs: [u32; 32],
+    ready: u32,
+    exited: u32,
+    parked: u32,
+    barrier: u32,
+    bar_pc: [u32; 32],
+    stacks: Vec<Vec<Frame>>,
+    local: Vec<Vec<u32>>,
+    sp: [u64; 32],
+    /// Function (index in `Program::funcs`) each lane is executing.
+    func: [u32; 32],
+    cur: Option<(u32, u32)>,
+    others_min: u32,
+    run_len: u32,
+}
+
+#[derive(Clone, Default)]
+struct BarState {
+    arrived: u32,
+    expected: u32,
+    waiting: Vec<(usize, u32)>,
+    pc: u32,
+    red_popc: u32,
+    red_and: bool,
+    red_or: bool,
+    red_dest: Vec<(usize, u32, u32)>,
+}
+
+/// Output of one CTA.
+#[derive(Default)]
+pub struct CtaOutput {
+    /// printf output, in execution order.
+    pub stdout: Vec<u8>,
+    /// Thread instructions executed.
+    pub thread_insts: u64,
+    /// Warp instructions executed.
+    pub warp_insts: u64,
+}
+
+/// Runs one CTA to completion.
+pub fn run_cta(sh: &LaunchShared<'_>, ctaid: [u32; 3], linear: u64) -> Result<CtaOutput, ExecError> {
+    let mut cta = Cta::new(sh, ctaid, linear)?;
+    cta.run()?;
+    Ok(cta.out)
+}
+
+struct Cta<'s, 'a> {
+    sh: &'s LaunchShared<'a>,
+    ctaid: [u32; 3],
+    nthreads: u32,
+    warps: Vec<Warp>,
+    shared: Vec<u32>,
+    shared_size: u64,
+    bars: Vec<BarState>,
+    out: CtaOutput,
+    pending_insts: u64,
+}
+
+fn lane_bits(mask: u32) -> impl Iterator<Item = usize> {
+    let mut m = mask;
+    std::iter::from_fn(move || {
+        if m == 0 {
+            None
+        } else {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            Some(l)
+        }
+    })
+}
+
+impl<'s, 'a> Cta<'s, 'a> {
+    fn new(sh: &'s LaunchShared<'a>, ctaid: [u32; 3], linear: u64) -> Result<Self, ExecError> {
+        let prog = sh.prog;
+        let [bx, by, bz] = sh.block;
+        let nthreads = bx * by * bz;
+        let nwarps = nthreads.div_ceil(32);
+        let shared_size = prog.shared_static + sh.dyn_shared;
+        let kernel = &prog.funcs[0];
+        let mut warps = Vec::with_capacity(nwarps as usize);
+        for w in 0..nwarps {
+            let mut regs = vec![[0u64; 32]; prog.nslots as usize];
+            let mut preds = vec![0u32; prog.npreds as usize];
+            for &(s, v) in &prog.consts {
+                regs[s as usize] = [v; 32];
+            }
+            for &(s, v) in &prog.const_preds {
+                preds[s as usize] = v;
+            }
+            let mut valid = 0u32;
+            for l in 0..32u32 {
+                let t = w * 32 + l;
+                if t < nthreads {
+                    valid |= 1 << l;
+                }
+            }
+            for &(s, init) in &prog.sreg_slots {
+                let r = &mut regs[s as usize];
+                for (l, x) in r.iter_mut().enumerate() {
+                    let t = w * 32 + l as u32;
+                    let tid = [t % bx, (t / bx) % by, t / (bx * by)];
+                    *x = match init {
+                        SregInit::Tid(c) => tid[c as usize] as u64,
+                        SregInit::Ntid(c) => sh.block[c as usize] as u64,
+                        SregInit::Ctaid(c) => ctaid[c as usize] as u64,
+                        SregInit::Nctaid(c) => sh.grid[c as usize] as u64,
+                        SregInit::Laneid => l as u64,
+                        SregInit::Warpid => w as u64,
+                        SregInit::Nwarpid => nwarps as u64,
+                        SregInit::LanemaskEq => 1u64 << l,
+                        SregInit::LanemaskLt => (1u64 << l) - 1,
+                        SregInit::LanemaskLe => ((1u64 << (l + 1)) - 1) & 0xFFFF_FFFF,
+                        SregInit::LanemaskGt => (!((1u64 << (l + 1)) - 1)) & 0xFFFF_FFFF,
+                        SregInit::LanemaskGe => (!((1u64 << l) - 1)) & 0xFFFF_FFFF,
+                        SregInit::Smid => linear % sh.nsm as u64,
+                        SregInit::Nsmid => sh.nsm as u64,
+                        SregInit::Gridid => 1,
+                        SregInit::DynSmem => sh.dyn_shared,
+                        SregInit::TotalSmem => shared_size,
+                        SregInit::Zero => 0,
+                        SregInit::One => 1,
+                    };
+                }
+            }
+            let frame = kernel.frame_size;
+            let words = (frame.div_ceil(4)) as usize;
+            regs[prog.fp_slot as usize] = [0; 32];
+            warps.push(Warp {
+                regs,
+                preds,
+                pcs: [kernel.entry; 32],
+                ready: valid,
+                exited: !valid,
+                parked: 0,
+                barrier: 0,
+                bar_pc: [0; 32],
+                stacks: vec![Vec::new(); 32],
+                local: (0..32).map(|_| vec![0u32; words]).collect(),
+                sp: [frame; 32],
+                func: [0; 32],
+                cur: None,
+                others_min: u32::MAX,
+                run_len: 0,
+            });
+        }
+        let shared_words = shared_size.div_ceil(4) as usize;
+        let mut shared = Vec::new();
+        if shared_words > 0 {
+            shared
+                .try_reserve_exact(shared_words)
+                .map_err(|_| ExecError::Fault {
+                    kind: FaultKind::Other(format!(
+                        "cannot allocate {shared_size} bytes of shared memory"
+                    )),
+                    pos: ThreadPos {
+                        block: ctaid,
+                        thread: [0; 3],
+                        func: 0,
+                        inst: 0,
+                    },
+                })?;
+            shared.resize(shared_words, 0);
+        }
+        Ok(Cta {
+            sh,
+            ctaid,
+            nthreads,
+            warps,
+            shared,
+            shared_size,
+            bars: vec![BarState::default(); 16],
+            out: CtaOutput::default(),
+            pending_insts: 0,
+        })
+    }
+
+    fn pos(&self, w: usize, lane: usize, insn: &Insn) -> ThreadPos {
+        let [bx, by, _] = self.sh.block;
+        let t = w as u32 * 32 + lane as u32;
+        ThreadPos {
+            block: self.ctaid,
+            thread: [t % bx, (t / bx) % by, t / (bx * by)],
+            func: insn.func,
+            inst: insn.inst,
+        }
+    }
+
+    fn run(&mut self) -> Result<(), ExecError> {
+        loop {
+            let mut progress = false;
+            let mut all_done = true;
+            for w in 0..self.warps.len() {
+                if self.warps[w].ready != 0 || self.warps[w].parked != 0 {
+                    all_done = false;
+                }
+                if self.warps[w].ready == 0 && self.warps[w].parked == 0 {
+                    continue;
+                }
+                if self.run_warp(w)? {
+                    progress = true;
+                }
+                self.flush_budget()?;
+            }
+            if all_done {
+                let waiting: u32 = self.warps.iter().map(|w| w.barrier.count_ones()).sum();
+                if waiting == 0 {
+                    self.flush_budget()?;
+                    return Ok(());
+                }
+                return Err(self.deadlock());
+            }
+            if !progress {
+                return Err(self.deadlock());
+            }
+        }
+    }
+
+    fn flush_budget(&mut self) -> Result<(), ExecError> {
+        let sh = self.sh;
+        if sh.cancel.load(Ordering::Relaxed) {
+            return Err(ExecError::Cancelled);
+        }
+        let n = std::mem::take(&mut self.pending_insts);
+        let total = sh.executed.fetch_add(n, Ordering::Relaxed) + n;
+        if total > sh.max_instructions {
+            return Err(ExecError::Budget(sh.max_instructions));
+        }
+        if let Some(d) = sh.deadline {
+            if Instant::now() >= d {
+                return Err(ExecError::Timeout(
+                    d.saturating_duration_since(sh.start).as_secs_f64(),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn deadlock(&self) -> ExecError {
+        let mut waits: Vec<(u32, u32, u32, u32)> = Vec::new();
+        for (id, b) in self.bars.iter().enumerate() {
+            let n: u32 = b.waiting.iter().map(|(_, m)| m.count_ones()).sum();
+            if n > 0 {
+                let insn = &self.sh.prog.code[b.pc as usize];
+                waits.push((n, id as u32, insn.func, insn.inst));
+            }
+        }
+        let exited = self
+            .warps
+            .iter()
+            .enumerate()
+            .map(|(w, x)| {
+                let valid = (w as u32 * 32..w as u32 * 32 + 32)
+                    .filter(|t| *t < self.nthreads)
+                    .count() as u32;
+                let invalid = 32 - valid;
+                x.exited.count_ones() - invalid
+            })
+            .sum();
+        let parked: u32 = self.warps.iter().map(|w| w.parked.count_ones()).sum();
+        ExecError::Deadlock {
+            block: self.ctaid,
+            waits,
+            threads: self.nthreads,
+            exited,
+            other: if parked > 0 {
+                format!("{parked} threads wait at warp-synchronous instructions")
+            } else {
+                String::new()
+            },
+        }
+    }
+
+    /// Picks the group with the lowest pc among ready lanes.
+    fn pick(w: &mut Warp) {
+        if w.ready == 0 {
+            w.cur = None;
+            return;
+        }
+        let mut min = u32::MAX;
+        for l in lane_bits(w.ready) {
+            min = min.min(w.pcs[l]);
+        }
+        let mut mask = 0;
+        let mut others = u32::MAX;
+        for l in lane_bits(w.ready) {
+            if w.pcs[l] == min {
+                mask |= 1 << l;
+            } else {
+                others = others.min(w.pcs[l]);
+            }
+        }
+        w.cur = Some((min, mask));
+        w.others_min = others;
+        w.run_len = 0;
+    }
+
+    /// Preempts a starving warp: the next group by address after `pc` runs.
+    fn pick_after(w: &mut Warp, pc: u32) {
+        let mut best = u32::MAX;
+        for l in lane_bits(w.ready) {
+            if w.pcs[l] > pc {
+                best = best.min(w.pcs[l]);
+            }
+        }
+        if best == u32::MAX {
+            Self::pick(w);
+            return;
+        }
+        let mut mask = 0;
+        for l in lane_bits(w.ready) {
+            if w.pcs[l] == best {
+                mask |= 1 << l;
+            }
+        }
+        w.cur = Some((best, mask));
+        // run it for a while regardless of lower groups
+        w.others_min = u32::MAX;
+        w.run_len = 0;
+    }
+
+    fn save(w: &mut Warp, pc: u32, mask: u32) {
+        for l in lane_bits(mask) {
+            w.pcs[l] = pc;
+        }
+    }
+
+    /// Runs warp `wi` for one slice. Returns whether it made progress.
+    fn run_warp(&mut self, wi: usize) -> Result<bool, ExecError> {
+        let prog = self.sh.prog;
+        let code = &prog.code[..];
+        let mut steps = 0u32;
+        let mut thread_insts = 0u64;
+        let mut progress = false;
+        // Unpark lanes whose partners can no longer arrive.
+        {
+            let w = &mut self.warps[wi];
+            if w.ready == 0 && w.parked != 0 {
+                w.ready |= w.parked;
+                w.parked = 0;
+                w.cur = None;
+                for l in lane_bits(w.ready) {
+                    w.pcs[l] |= 0x8000_0000; // mark: run unparked (cleared below)
+                }
+                for l in lane_bits(w.ready) {
+                    w.pcs[l] &= 0x7FFF_FFFF;
+                }
+                self.warps[wi].run_len = u32::MAX; // force: execute partial warp-sync
+            }
+        }
+        loop {
+            let w = &mut self.warps[wi];
+            let (mut pc, mask) = match w.cur {
+                Some(c) => c,
+                None => {
+                    Self::pick(w);
+                    match w.cur {
+                        Some(c) => c,
+                        None => break,
+                    }
+                }
+            };
+            if pc >= w.others_min || (w.others_min != u32::MAX && w.run_len > STARVE_LIMIT) {
+                Self::save(w, pc, mask);
+                if pc < w.others_min {
+                    Self::pick_after(w, pc);
+                } else {
+                    Self::pick(w);
+                }
+                continue;
+            }
+            if steps >= SLICE {
+                Self::save(w, pc, mask);
+                w.cur = None;
+                break;
+            }
+            steps += 1;
+            w.run_len = w.run_len.saturating_add(1);
+            progress = true;
+            let insn = &code[pc as usize];
+            let m = if insn.guard == NO_PRED {
+                mask
+            } else {
+                let p = w.preds[insn.guard as usize];
+                mask & if insn.neg { !p } else { p }
+            };
+            thread_insts += mask.count_ones() as u64;
+            match insn.op {
+                Op::Alu(f) => {
+                    if m != 0 {
+                        f(&mut w.regs, &mut w.preds, insn, m);
+                    }
+                    pc += 1;
+                    w.cur = Some((pc, mask));
+                }
+                Op::Mem(f) => {
+                    if m != 0 {
+                        let mut ctx = Ctx {
+                            regs: &mut w.regs,
+                            preds: &mut w.preds,
+                            mem: self.sh.mem,
+                            shared: &mut self.shared,
+                            shared_size: self.shared_size,
+                            local: &mut w.local,
+                            sp: &mut w.sp,
+                            params: self.sh.params,
+                            param_size: prog.param_size,
+                            in_kernel: w.func[m.trailing_zeros() as usize] == 0,
+                            live: !w.exited,
+                            clock: self.sh.start.elapsed().as_nanos() as u64,
+                        };
+                        if let Err(e) = f(&mut ctx, insn, m) {
+                            return Err(self.fault(wi, insn, e, m));
+                        }
+                    }
+                    pc += 1;
+                    self.warps[wi].cur = Some((pc, mask));
+                }
+                Op::WarpSync(f) => {
+                    let member = if insn.b == u32::MAX {
+                        FULL
+                    } else {
+                        w.regs[insn.b as usize][m.trailing_zeros().min(31) as usize] as u32
+                    };
+                    let need = member & !w.exited;
+                    // merge lanes parked at this instruction
+                    let mut group = mask;
+                    for l in lane_bits(w.parked) {
+                        if w.pcs[l] == pc {
+                            group |= 1 << l;
+                        }
+                    }
+                    let forced = w.run_len == u32::MAX;
+                    if need & !group & !w.parked != 0 && !forced && m != 0 {
+                        // wait for the missing lanes
+                        w.parked |= mask;
+                        w.ready &= !mask;
+                        Self::save(w, pc, mask);
+                        w.cur = None;
+                        continue;
+                    }
+                    w.parked &= !group;
+                    w.ready |= group;
+                    let m = m | (group & !mask);
+                    if m != 0 {
+                        let mut ctx = Ctx {
+                            regs: &mut w.regs,
+                            preds: &mut w.preds,
+                            mem: self.sh.mem,
+                            shared: &mut self.shared,
+                            shared_size: self.shared_size,
+                            local: &mut w.local,
+                            sp: &mut w.sp,
+                            params: self.sh.params,
+                            param_size: prog.param_size,
+                            in_kernel: true,
+                            live: !w.exited,
+                            clock: 0,
+                        };
+                        if let Err(e) = f(&mut ctx, insn, m) {
+                            return Err(self.fault(wi, insn, e, m));
+                        }
+                    }
+                    let w = &mut self.warps[wi];
+                    w.cur = Some((pc + 1, group));
+                    if w.run_len == u32::MAX {
+                        w.run_len = 0;
+                    }
+                    Self::pick_keep(w);
+                }
+                Op::Nop => {
+                    pc += 1;
+                    w.cur = Some((pc, mask));
+                }
+                Op::Bra(t) => {
+                    if m == mask {
+                        w.cur = Some((t, mask));
+                    } else if m == 0 {
+                        w.cur = Some((pc + 1, mask));
+                    } else {
+                        Self::save(w, t, m);
+                        Self::save(w, pc + 1, mask & !m);
+                        w.cur = None;
+                    }
+                }
+                Op::Brx(tab) => {
+                    let table = &prog.tables[tab as usize];
+                    let mut bad = None;
+                    for l in lane_bits(m) {
+                        let idx = w.regs[insn.a as usize][l] as u32;
+                        match table.get(idx as usize) {
+                            Some(&t) => w.pcs[l] = t,
+                            None => {
+                                bad = Some((l, idx));
+                                break;
+                            }
+                        }
+                    }
+                    if let Some((l, idx)) = bad {
+                        let e = Fault {
+                            kind: FaultKind::Other(format!(
+                                "brx.idx index {idx} is outside its target list of {} labels",
+                                table.len()
+                            )),
+                            lane: Some(l as u32),
+                        };
+                        return Err(self.fault(wi, insn, e, m));
+                    }
+                    Self::save(w, pc + 1, mask & !m);
+                    w.cur = None;
+                }
+                Op::Exit => {
+                    self.exit_lanes(wi, m, insn)?;
+                    let w = &mut self.warps[wi];
+                    let rest = mask & !m;
+                    w.cur = if rest != 0 { Some((pc + 1, rest)) } else { None };
+                }
+                Op::Trap => {
+                    if m != 0 {
+                        let l = m.trailing_zeros() as usize;
+                        return Err(ExecError::Trap(self.pos(wi, l, insn)));
+                    }
+                    w.cur = Some((pc + 1, mask));
+                }
+                Op::Unsupported(k) => {
+                    if m != 0 {
+                        let l = m.trailing_zeros() as usize;
+                        return Err(ExecError::Unsupported {
+                            message: prog.messages[k as usize].clone(),
+                            pos: self.pos(wi, l, insn),
+                        });
+                    }
+                    w.cur = Some((pc + 1, mask));
+                }
+                Op::Call(k) => {
+                    self.call(wi, pc, mask, m, k)?;
+                }
+                Op::Ret => {
+                    self.ret(wi, pc, mask, m)?;
+                }
+                Op::Bar(k) => {
+                    self.barrier(wi, pc, mask, m, k)?;
+                }
+            }
+        }
+        self.pending_insts += thread_insts;
+        self.out.thread_insts += thread_insts;
+        self.out.warp_insts += steps as u64;
+        Ok(progress)
+    }
+
+    /// After a warp-sync instruction: keep the group unless lower lanes are ready.
+    fn pick_keep(w: &mut Warp) {
+        if let Some((pc, mask)) = w.cur {
+            let mut others = u32::MAX;
+            for l in lane_bits(w.ready & !mask) {
+                others = others.min(w.pcs[l]);
+            }
+            w.others_min = others;
+            let _ = pc;
+        }
+    }
+
+    fn fault(&self, wi: usize, insn: &Insn, e: Fault, m: u32) -> ExecError {
+        let lane = e.lane.unwrap_or(m.trailing_zeros()) as usize;
+        ExecError::Fault {
+            kind: e.kind,
+            pos: self.pos(wi, lane.min(31), insn),
+        }
+    }
+
+    fn exit_lanes(&mut self, wi: usize, m: u32, insn: &Insn) -> Result<(), ExecError> {
+        let w = &mut self.warps[wi];
+        w.exited |= m;
+        w.ready &= !m;
+        // lanes of this warp waiting at an aligned barrier while others exit: divergent
+        if w.barrier != 0 && m != 0 {
+            let bpc = w.bar_pc[w.barrier.trailing_zeros() as usize];
+            let b = &self.sh.prog.code[bpc as usize];
+            if let Op::Bar(k) = b.op {
+                if self.sh.prog.barriers[k as usize].aligned {
+                    let arrived = self.warps[wi].barrier;
+                    let l = arrived.trailing_zeros() as usize;
+                    let _ = insn;
+                    return Err(ExecError::DivergentBarrier {
+                        pos: self.pos(wi, l, b),
+                        arrived: arrived.count_ones(),
+                        expected: (arrived | m).count_ones(),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn barrier(&mut self, wi: usize, pc: u32, mask: u32, m: u32, k: u32) -> Result<(), ExecError> {
+        let prog = self.sh.prog;
+        let insn = &prog.code[pc as usize];
+        let bar = &prog.barriers[k as usize];
+        let w = &mut self.warps[wi];
+        let rest = mask & !m;
+        if m == 0 {
+            w.cur = Some((pc + 1, mask));
+            return Ok(());
+        }
+        if bar.kind == BarKind::Warp {
+            w.cur = Some((pc + 1, mask));
+            return Ok(());
+        }
+        let first = m.trailing_zeros() as usize;
+        let id = match bar.id_slot {
+            Some(s) => w.regs[s as usize][first] as u32,
+            None => bar.id,
+        };
+        if id >= 16 {
+            let e = Fault {
+                kind: FaultKind::Other(format!("barrier id {id} is out of range (0..15)")),
+                lane: Some(first as u32),
+            };
+            return Err(self.fault(wi, insn, e, m));
+        }
+        let expected = match (bar.count_slot, bar.count) {
+            (Some(s), _) => w.regs[s as usize][first] as u32,
+            (None, Some(c)) => c,
+            (None, None) => self.nthreads,
+        };
+        // aligned barriers: every live lane of the warp must arrive together
+        let live = !w.exited;
+        if bar.aligned && bar.kind != BarKind::Arrive {
+            let others_waiting = w.barrier;
+            if others_waiting != 0 {
+                let other_pc = w.bar_pc[others_waiting.trailing_zeros() as usize];
+                if other_pc != pc {
+                    return Err(ExecError::DivergentBarrier {
+                        pos: self.pos(wi, first, insn),
+                        arrived: m.count_ones(),
+                        expected: live.count_ones(),
+                    });
+                }
+            }
+            if rest != 0 {
+                // part of the group is guarded off: divergent use of an aligned barrier
+                return Err(ExecError::DivergentBarrier {
+                    pos: self.pos(wi, first, insn),
+                    arrived: m.count_ones(),
+                    expected: live.count_ones(),
+                });
+            }
+        }
+        let b = &mut self.bars[id as usize];
+        if b.arrived == 0 {
+            b.expected = expected;
+            b.pc = pc;
+            b.red_popc = 0;
+            b.red_and = true;
+            b.red_or = false;
+        }
+        b.arrived += m.count_ones();
+        if let Some((op, _, src, neg)) = bar.red {
+            let p = w.preds[src as usize];
+            let p = if neg { !p } else { p };
+            let vals = p & m;
+            b.red_popc += vals.count_ones();
+            if vals != m {
+                b.red_and = false;
+            }
+            if vals != 0 {
+                b.red_or = true;
+            }
+            let _ = op;
+        }
+        match bar.kind {
+            BarKind::Arrive => {
+                w.cur = Some((pc + 1, mask));
+            }
+            _ => {
+                w.barrier |= m;
+                w.ready &= !m;
+                for l in lane_bits(m) {
+                    w.bar_pc[l] = pc;
+                    w.pcs[l] = pc + 1;
+                }
+                b.waiting.push((wi, m));
+                if let Some((_, dst, _, _)) = bar.red {
+                    b.red_dest.push((wi, m, dst));
+                }
+                w.cur = if rest != 0 { Some((pc + 1, rest)) } else { None };
+            }
+        }
+        let b = &mut self.bars[id as usize];
+        if b.arrived >= b.expected {
+            let waiting = std::mem::take(&mut b.waiting);
+            let dests = std::mem::take(&mut b.red_dest);
+            let (popc, and, or) = (b.red_popc, b.red_and, b.red_or);
+            b.arrived = 0;
+            for (wj, lanes) in waiting {
+                let w = &mut self.warps[wj];
+                w.barrier &= !lanes;
+                w.ready |= lanes;
+                if wj == wi {
+                    // the current group keeps its place; the released lanes join by pc
+                    if let Some((cpc, cm)) = w.cur {
+                        Self::save(w, cpc, cm);
+                    }
+                    w.cur = None;
+                } else {
+                    w.cur = None;
+                }
+            }
+            for (wj, lanes, dst) in dests {
+                let w = &mut self.warps[wj];
+                if let Some((op, _, _, _)) = bar.red {
+                    match op {
+                        RedOp::Popc => {
+                            for l in lane_bits(lanes) {
+                                w.regs[dst as usize][l] = popc as u64;
+                            }
+                        }
+                        RedOp::And | RedOp::Or => {
+                            let v = if op == RedOp::And { and } else { or };
+                            let p = &mut w.preds[dst as usize];
+                            *p = if v { *p | lanes } else { *p & !lanes };
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn call(&mut self, wi: usize, pc: u32, mask: u32, m: u32, k: u32) -> Result<(), ExecError> {
+        let prog = self.sh.prog;
+        let insn = &prog.code[pc as usize];
+        let site = &prog.calls[k as usize];
+        let rest = mask & !m;
+        if m == 0 {
+            self.warps[wi].cur = Some((pc + 1, mask));
+            return Ok(());
+        }
+        match &site.target {
+            CallTarget::Func(f) => {
+                self.enter(wi, pc, m, k, *f)?;
+            }
+            CallTarget::Indirect(slot) => {
+                let mut left = m;
+                while left != 0 {
+                    let l = left.trailing_zeros() as usize;
+                    let addr = self.warps[wi].regs[*slot as usize][l];
+                    let Some(f) = crate::compile::func_of_addr(prog, addr) else {
+                        let e = Fault {
+                            kind: FaultKind::Other(format!(
+                                "indirect call to {addr:#x}, which is not the address of a function"
+                            )),
+                            lane: Some(l as u32),
+                        };
+                        return Err(self.fault(wi, insn, e, m));
+                    };
+                    let mut same = 0;
+                    for x in lane_bits(left) {
+                        if self.warps[wi].regs[*slot as usize][x] == addr {
+                            same |= 1 << x;
+                        }
+                    }
+                    self.enter(wi, pc, same, k, f)?;
+                    left &= !same;
+                }
+                // lanes may now be in different functions: regroup by pc
+                let w = &mut self.warps[wi];
+                let target_pc = w.pcs[m.trailing_zeros() as usize];
+                let all_same = lane_bits(m).all(|l| w.pcs[l] == target_pc);
+                if !all_same || rest != 0 {
+                    Self::save(w, pc + 1, rest);
+                    w.cur = None;
+                } else {
+                    w.cur = Some((target_pc, m));
+                }
+                return Ok(());
+            }
+            CallTarget::Vprintf => {
+                self.vprintf(wi, insn, m, site)?;
+                self.warps[wi].cur = Some((pc + 1, mask));
+                return Ok(());
+            }
+            CallTarget::AssertFail => {
+                let l = m.trailing_zeros() as usize;
+                let message = self.assert_message(wi, l, site);
+                return Err(ExecError::Assert {
+                    message,
+                    pos: self.pos(wi, l, insn),
+                });
+            }
+            CallTarget::Undefined(name) => {
+                let l = m.trailing_zeros() as usize;
+                return Err(ExecError::Unsupported {
+                    message: format!(
+                        "call to `{name}`, which is declared but not defined in this module"
+                    ),
+                    pos: self.pos(wi, l, insn),
+                });
+            }
+        }
+        let w = &mut self.warps[wi];
+        let entry = w.pcs[m.trailing_zeros() as usize];
+        if rest != 0 {
+            Self::save(w, pc + 1, rest);
+            w.cur = None;
+        } else {
+            w.cur = Some((entry, m));
+        }
+        Ok(())
+    }
+
+    /// Pushes a frame for lanes `m` calling function `f` from call site `k` at `pc`.
+    fn enter(&mut self, wi: usize, pc: u32, m: u32, k: u32, f: u32) -> Result<(), ExecError> {
+        let prog = self.sh.prog;
+        let insn = &prog.code[pc as usize];
+        let callee = &prog.funcs[f as usize];
+        let site = &prog.calls[k as usize];
+        let fp_slot = prog.fp_slot as usize;
+        for l in lane_bits(m) {
+            let w = &mut self.warps[wi];
+            let caller_fp = w.regs[fp_slot][l];
+            let new_fp = (w.sp[l] + 15) & !15;
+            let new_sp = new_fp + callee.frame_size;
+            if new_sp > LOCAL_LIMIT {
+                let e = Fault {
+                    kind: FaultKind::Other(format!(
+                        "stack overflow: calling `{}` needs {new_sp} bytes of local memory, the limit is {LOCAL_LIMIT}",
+                        callee.name
+                    )),
+                    lane: Some(l as u32),
+                };
+                return Err(self.fault(wi, insn, e, m));
+            }
+            let local = &mut w.local[l];
+            let need = new_sp.div_ceil(4) as usize;
+            if local.len() < need {
+                local.resize(need, 0);
+            }
+            // arguments
+            for (arg, param) in site.args.iter().zip(&callee.params) {
+                let (poff, psize, preg) = *param;
+                match (arg, preg) {
+                    (CallOperand::Frame(off, size), None) => {
+                        let n = (*size).min(psize);
+                        copy_local(local, caller_fp + off, new_fp + poff, n);
+                    }
+                    (CallOperand::Slot(s), None) => {
+                        let v = w.regs[*s as usize][l];
+                        for b in 0..psize.min(8) {
+                            crate::mem::store(local, new_fp + poff + b, 1, v >> (8 * b));
+                        }
+                    }
+                    (CallOperand::Slot(s), Some(r)) => {
+                        w.regs[r as usize][l] = w.regs[*s as usize][l];
+                    }
+                    (CallOperand::Frame(off, size), Some(r)) => {
+                        let mut v = 0u64;
+                        for b in 0..(*size).min(8) {
+                            v |= crate::mem::load(local, caller_fp + off + b, 1) << (8 * b);
+                        }
+                        w.regs[r as usize][l] = v;
+                    }
+                }
+            }
+            let (saved, saved_preds) = if callee.recursive {
+                let (a, b) = callee.slots;
+                let (pa, pb) = callee.pred_slots;
+                (
+                    (a..b).map(|s| w.regs[s as usize][l]).collect(),
+                    (pa..pb).map(|s| w.preds[s as usize] >> l & 1 != 0).collect(),
+                )
+            } else {
+                (Vec::new(), Vec::new())
+            };
+            let caller = w.func[l];
+            w.stacks[l].push(Frame {
+                ret_pc: pc + 1,
+                fp: caller_fp,
+                sp: w.sp[l],
+                call: k,
+                callee: f,
+                caller,
+                saved,
+                saved_preds,
+            });
+            if w.stacks[l].len() > 100_000 {
+                let e = Fault {
+                    kind: FaultKind::Other("call depth exceeds 100000: runaway recursion".into()),
+                    lane: Some(l as u32),
+                };
+                return Err(self.fault(wi, insn, e, m));
+            }
+            w.regs[fp_slot][l] = new_fp;
+            w.sp[l] = new_sp;
+            w.func[l] = f;
+            w.pcs[l] = callee.entry;
+        }
+        Ok(())
+    }
+
+    fn ret(&mut self, wi: usize, pc: u32, mask: u32, m: u32) -> Result<(), ExecError> {
+        let prog = self.sh.prog;
+        let fp_slot = prog.fp_slot as usize;
+        let rest = mask & !m;
+        if m == 0 {
+            self.warps[wi].cur = Some((pc + 1, mask));
+            return Ok(());
+        }
+        let mut exiting = 0u32;
+        {
+            let w = &mut self.warps[wi];
+            for l in lane_bits(m) {
+                let Some(fr) = w.stacks[l].pop() else {
+                    exiting |= 1 << l;
+                    continue;
+                };
+                let callee = &prog.funcs[fr.callee as usize];
+                let site = &prog.calls[fr.call as usize];
+                let callee_fp = w.regs[fp_slot][l];
+                // results
+                for (dst, ret) in site.rets.iter().zip(&callee.returns) {
+                    let (roff, rsize, rreg) = *ret;
+                    match (dst, rreg) {
+                        (CallOperand::Frame(off, size), None) => {
+                            copy_local(
+                                &mut w.local[l],
+                                callee_fp + roff,
+                                fr.fp + off,
+                                (*size).min(rsize),
+                            );
+                        }
+                        (CallOperand::Slot(s), None) => {
+                            let mut v = 0u64;
+                            for b in 0..rsize.min(8) {
+                                v |= crate::mem::load(&w.local[l], callee_fp + roff + b, 1)
+                                    << (8 * b);
+                            }
+                            w.regs[*s as usize][l] = v;
+                        }
+                        (CallOperand::Slot(s), Some(r)) => {
+                            w.regs[*s as usize][l] = w.regs[r as usize][l];
+                        }
+                        (CallOperand::Frame(off, size), Some(r)) => {
+                            let v = w.regs[r as usize][l];
+                            for b in 0..(*size).min(8) {
+                                crate::mem::store(&mut w.local[l], fr.fp + off + b, 1, v >> (8 * b));
+                            }
+                        }
+                    }
+                }
+                if callee.recursive {
+                    let (a, _) = callee.slots;
+                    for (i, v) in fr.saved.iter().enumerate() {
+                        w.regs[a as usize + i][l] = *v;
+                    }
+                    let (pa, _) = callee.pred_slots;
+                    for (i, v) in fr.saved_preds.iter().enumerate() {
+                        let p = &mut w.preds[pa as usize + i];
+                        *p = (*p & !(1 << l)) | ((*v as u32) << l);
+                    }
+                }
+                w.regs[fp_slot][l] = fr.fp;
+                w.sp[l] = fr.sp;
+                w.func[l] = fr.caller;
+                w.pcs[l] = fr.ret_pc;
+            }
+        }
+        if exiting != 0 {
+            let insn = &prog.code[pc as usize];
+            self.exit_lanes(wi, exiting, insn)?;
+        }
+        let w = &mut self.warps[wi];
+        let back = m & !exiting;
+        Self::save(w, pc + 1, rest);
+        if back != 0 {
+            let t = w.pcs[back.trailing_zeros() as usize];
+            if rest == 0 && lane_bits(back).all(|l| w.pcs[l] == t) {
+                w.cur = Some((t, back));
+                let mut others = u32::MAX;
+                for l in lane_bits(w.ready & !back) {
+                    others = others.min(w.pcs[l]);
+                }
+                w.others_min = others;
+                return Ok(());
+            }
+        }
+        w.cur = None;
+        Ok(())
+    }
+
+    fn read_frame_u64(&self, wi: usize, l: usize, off: u64) -> u64 {
+        let w = &self.warps[wi];
+        let fp = w.regs[self.sh.prog.fp_slot as usize][l];
+        let mut v = 0u64;
+        for b in 0..8 {
+            let a = fp + off + b;
+            if a + 1 > w.local[l].len() as u64 * 4 {
+                return 0;
+            }
+            v |= crate::mem::load(&w.local[l], a, 1) << (8 * b);
+        }
+        v
+    }
+
+    fn arg_u64(&self, wi: usize, l: usize, site: &crate::program::CallSite, i: usize) -> u64 {
+        match site.args.get(i) {
+            Some(CallOperand::Frame(off, _)) => self.read_frame_u64(wi, l, *off),
+            Some(CallOperand::Slot(s)) => self.warps[wi].regs[*s as usize][l],
+            None => 0,
+        }
+    }
+
+    /// Reads a NUL-terminated string at a generic address (at most 64 KiB).
+    fn read_cstr(&self, wi: usize, l: usize, addr: u64) -> Option<Vec<u8>> {
+        let mut out = Vec::new();
+        let mut a = addr;
+        while out.len() < 65536 {
+            let b = self.read_byte(wi, l, a)?;
+            if b == 0 {
+                return Some(out);
+            }
+            out.push(b);
+            a += 1;
+        }
+        Some(out)
+    }
+
+    fn read_byte(&self, wi: usize, l: usize, addr: u64) -> Option<u8> {
+        use crate::mem::{LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
+        if (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_SIZE).contains(&addr) {
+            let off = addr - LOCAL_WINDOW;
+            let local = &self.warps[wi].local[l];
+            if off < local.len() as u64 * 4 {
+                return Some(crate::mem::load(local, off, 1) as u8);
+            }
+            return None;
+        }
+        if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&addr) {
+            let off = addr - SHARED_WINDOW;
+            if off < self.shared_size {
+                return Some(crate::mem::load(&self.shared, off, 1) as u8);
+            }
+            return None;
+        }
+        let a = self.sh.mem.find(addr, 1)?;
+        Some(crate::mem::load(&a.words, addr - a.base, 1) as u8)
+    }
+
+    fn vprintf(
+        &mut self,
+        wi: usize,
+        insn: &Insn,
+        m: u32,
+        site: &crate::program::CallSite,
+    ) -> Result<(), ExecError> {
+        for l in lane_bits(m) {
+            let fmt_addr = self.arg_u64(wi, l, site, 0);
+            let args_addr = self.arg_u64(wi, l, site, 1);
+            let Some(fmt) = self.read_cstr(wi, l, fmt_addr) else {
+                let e = Fault {
+                    kind: FaultKind::Other(format!(
+                        "printf format string at {fmt_addr:#x} is not in device memory"
+                    )),
+                    lane: Some(l as u32),
+                };
+                return Err(self.fault(wi, insn, e, m));
+            };
+            // The argument buffer: read up to 32 8-byte slots, as far as memory allows.
+            let mut args = Vec::new();
+            if args_addr != 0 {
+                for k in 0..(32 * 8 + 64) {
+                    match self.read_byte(wi, l, args_addr + k) {
+                        Some(b) => args.push(b),
+                        None => break,
+                    }
+                }
+            }
+            let mut read = |a: u64| self.read_cstr(wi, l, a);
+            match crate::printf::format(&fmt, &args, &mut read) {
+                Ok(text) => self.out.stdout.extend_from_slice(&text),
+                Err(e) => {
+                    let f = Fault {
+                        kind: FaultKind::Other(format!("printf: {e}")),
+                        lane: Some(l as u32),
+                    };
+                    return Err(self.fault(wi, insn, f, m));
+                }
+            }
+            // return value: number of arguments (CUDA returns the count); write 0-extended
+            if let Some(CallOperand::Frame(off, _)) = site.rets.first() {
+                let w = &mut self.warps[wi];
+                let fp = w.regs[self.sh.prog.fp_slot as usize][l];
+                crate::mem::store(&mut w.local[l], fp + off, 4, 0);
+            }
+        }
+        Ok(())
+    }
+
+    fn assert_message(&self, wi: usize, l: usize, site: &crate::program::CallSite) -> String {
+        let s = |i: usize| {
+            let a = self.arg_u64(wi, l, site, i);
+            self.read_cstr(wi, l, a)
+                .map(|v| String::from_utf8_lossy(&v).into_owned())
+                .unwrap_or_else(|| "?".into())
+        };
+        let line = self.arg_u64(wi, l, site, 2) as u32;
+        format!(
+            "assertion `{}` failed at {}:{} in {}",
+            s(0),
+            s(1),
+            line,
+            s(3)
+        )
+    }
+}
+
+fn copy_local(local: &mut Vec<u32>, from: u64, to: u64, n: u64) {
+    let len = local.len() as u64 * 4;
+    for b in 0..n {
+        if from + b + 1 > len || to + b + 1 > len {
+            break;
+        }
+        let v = crate::mem::load(local, from + b, 1);
+        crate::mem::store(local, to + b, 1, v);
+    }
+}
+
+impl Warp {
+    #[allow(dead_code)]
+    fn live(&self) -> u32 {
+        !self.exited
+    }
+}
+
+/// Reads an instruction's guard-free lanes helper for tests.
+#[allow(dead_code)]
+fn full(m: u32) -> bool {
+    m == FULL
+}

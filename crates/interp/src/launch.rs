@@ -1,0 +1,144 @@
+//! Grid launch: CTAs spread over OS threads.
+//!
+//! CTAs are independent work items: worker threads take the next CTA index from a shared
+//! counter until the grid is done or a CTA fails. printf output is kept per CTA and written in
+//! CTA order at the end, so the output never depends on the number of threads.
+
+use crate::exec::{run_cta, ExecError, LaunchShared};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Launch geometry and limits.
+#[derive(Clone, Debug)]
+pub struct LaunchConfig {
+    /// Grid size in CTAs.
+    pub grid: [u32; 3],
+    /// Block size in threads.
+    pub block: [u32; 3],
+    /// Dynamic shared memory bytes.
+    pub shared_bytes: u64,
+    /// OS threads (0: all cores).
+    pub threads: usize,
+    /// Thread-instruction budget.
+    pub max_instructions: u64,
+    /// Wall-clock limit.
+    pub timeout: Option<Duration>,
+}
+
+/// What a launch did.
+#[derive(Clone, Debug, Default)]
+pub struct LaunchStats {
+    /// Thread instructions executed.
+    pub thread_instructions: u64,
+    /// Warp instructions executed.
+    pub warp_instructions: u64,
+    /// printf output in CTA order.
+    pub stdout: Vec<u8>,
+    /// Seconds.
+    pub seconds: f64,
+}
+
+/// Runs `prog` over the grid.
+pub fn launch(
+    prog: &crate::program::Program,
+    params: &[u32],
+    cfg: &LaunchConfig,
+    progress: Option<&(dyn Fn(u64, u64) + Sync)>,
+) -> Result<LaunchStats, (ExecError, LaunchStats)> {
+    let start = Instant::now();
+    let [gx, gy, gz] = cfg.grid;
+    let total = gx as u64 * gy as u64 * gz as u64;
+    let threads = if cfg.threads == 0 {
+        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+    } else {
+        cfg.threads
+    }
+    .max(1)
+    .min(total.max(1) as usize);
+    let sh = LaunchShared {
+        prog,
+        mem: &prog.mem,
+        params,
+        grid: cfg.grid,
+        block: cfg.block,
+        dyn_shared: cfg.shared_bytes,
+        max_instructions: cfg.max_instructions,
+        executed: AtomicU64::new(0),
+        warp_executed: AtomicU64::new(0),
+        deadline: cfg.timeout.map(|t| start + t),
+        start,
+        cancel: AtomicBool::new(false),
+        nsm: 132,
+    };
+    let next = AtomicU64::new(0);
+    let done = AtomicU64::new(0);
+    let outputs: Mutex<Vec<(u64, Vec<u8>)>> = Mutex::new(Vec::new());
+    let error: Mutex<Option<(u64, ExecError)>> = Mutex::new(None);
+    let warp_insts = AtomicU64::new(0);
+    let thread_insts = AtomicU64::new(0);
+    let worker = || loop {
+        if sh.cancel.load(Ordering::Relaxed) {
+            return;
+        }
+        let k = next.fetch_add(1, Ordering::Relaxed);
+        if k >= total {
+            return;
+        }
+        let ctaid = [
+            (k % gx as u64) as u32,
+            ((k / gx as u64) % gy as u64) as u32,
+            (k / (gx as u64 * gy as u64)) as u32,
+        ];
+        match run_cta(&sh, ctaid, k) {
+            Ok(out) => {
+                warp_insts.fetch_add(out.warp_insts, Ordering::Relaxed);
+                thread_insts.fetch_add(out.thread_insts, Ordering::Relaxed);
+                if !out.stdout.is_empty() {
+                    if let Ok(mut o) = outputs.lock() {
+                        o.push((k, out.stdout));
+                    }
+                }
+                let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if let Some(p) = progress {
+                    p(d, total);
+                }
+            }
+            Err(ExecError::Cancelled) => return,
+            Err(e) => {
+                if let Ok(mut slot) = error.lock() {
+                    let replace = match &*slot {
+                        None => true,
+                        Some((j, _)) => k < *j,
+                    };
+                    if replace {
+                        *slot = Some((k, e));
+                    }
+                }
+                sh.cancel.store(true, Ordering::Relaxed);
+                return;
+            }
+        }
+    };
+    if threads == 1 {
+        worker();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(worker);
+            }
+        });
+    }
+    let mut outs = outputs.into_inner().unwrap_or_default();
+    outs.sort_by_key(|(k, _)| *k);
+    let stats = LaunchStats {
+        thread_instructions: thread_insts.into_inner(),
+        warp_instructions: warp_insts.into_inner(),
+        stdout: outs.into_iter().flat_map(|(_, o)| o).collect(),
+        seconds: start.elapsed().as_secs_f64(),
+    };
+    match error.into_inner().ok().flatten() {
+        Some((_, e)) => Err((e, stats)),
+        None => Ok(stats),
+    }
+}

@@ -1,0 +1,306 @@
+//! Device memory: the global allocation map, per-CTA shared memory, per-thread local memory.
+//!
+//! One 64-bit device address space. Global allocations (device buffers, module `.global` and
+//! `.const` variables) live below [`WINDOW_BASE`], each at its own address with a guard gap after
+//! it, so an access one past the end is reported, never lands in a neighbour. Addresses are
+//! never reused. Shared, local and kernel-parameter memory are reached through windows of the
+//! generic address space (`cvta`), each 4 GiB wide: generic `SHARED_WINDOW + off` is shared-space
+//! address `off` of the executing CTA, and likewise for local (per thread) and param.
+//!
+//! Global memory is shared by CTAs running on several OS threads, so it is stored as
+//! `AtomicU32` words and accessed with relaxed atomics: sound in Rust, and plain loads and
+//! stores on x86 and ARM. A 64-bit access is two word accesses (it can tear only if the program
+//! itself races); 8- and 16-bit stores update their word with a compare-and-swap loop so that
+//! neighbouring bytes written by other threads are never lost. Shared and local memory belong
+//! to one CTA, run by one OS thread, and are plain `u32` words.
+
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::Arc;
+
+/// Start of the generic-address windows; global allocations are all below it.
+pub const WINDOW_BASE: u64 = 0x0000_7C00_0000_0000;
+/// Generic window of code addresses (`mov.u64 %rd, function`).
+pub const FUNC_WINDOW: u64 = 0x0000_7C00_0000_0000;
+/// Generic window of the kernel parameter buffer.
+pub const PARAM_WINDOW: u64 = 0x0000_7D00_0000_0000;
+/// Generic window of the executing thread's local memory.
+pub const LOCAL_WINDOW: u64 = 0x0000_7E00_0000_0000;
+/// Generic window of the executing CTA's shared memory.
+pub const SHARED_WINDOW: u64 = 0x0000_7F00_0000_0000;
+/// Width of each window.
+pub const WINDOW_SIZE: u64 = 1 << 32;
+/// First global address handed out.
+pub const GLOBAL_BASE: u64 = 0x0000_0010_0000_0000;
+
+/// Word storage that loads and stores can go through.
+pub trait Words {
+    /// Loads word `i`.
+    fn get(&self, i: usize) -> u32;
+}
+
+/// Mutable word storage.
+pub trait WordsMut: Words {
+    /// Stores word `i`.
+    fn set(&mut self, i: usize, v: u32);
+    /// Replaces the bytes selected by `mask` in word `i` with those of `v`.
+    fn merge(&mut self, i: usize, v: u32, mask: u32) {
+        let old = self.get(i);
+        self.set(i, (old & !mask) | (v & mask));
+    }
+}
+
+impl Words for [u32] {
+    #[inline]
+    fn get(&self, i: usize) -> u32 {
+        self[i]
+    }
+}
+impl WordsMut for [u32] {
+    #[inline]
+    fn set(&mut self, i: usize, v: u32) {
+        self[i] = v;
+    }
+}
+impl Words for Vec<u32> {
+    #[inline]
+    fn get(&self, i: usize) -> u32 {
+        self[i]
+    }
+}
+impl WordsMut for Vec<u32> {
+    #[inline]
+    fn set(&mut self, i: usize, v: u32) {
+        self[i] = v;
+    }
+}
+
+/// Loads `size` (1, 2, 4 or 8) bytes at byte offset `off` (aligned to `size`).
+#[inline]
+pub fn load<W: Words + ?Sized>(w: &W, off: u64, size: u32) -> u64 {
+    let i = (off >> 2) as usize;
+    match size {
+        4 => w.get(i) as u64,
+        8 => w.get(i) as u64 | (w.get(i + 1) as u64) << 32,
+        2 => (w.get(i) >> ((off & 2) * 8)) as u64 & 0xFFFF,
+        _ => (w.get(i) >> ((off & 3) * 8)) as u64 & 0xFF,
+    }
+}
+
+/// Stores the low `size` bytes of `v` at byte offset `off` (aligned to `size`).
+#[inline]
+pub fn store<W: WordsMut + ?Sized>(w: &mut W, off: u64, size: u32, v: u64) {
+    let i = (off >> 2) as usize;
+    match size {
+        4 => w.set(i, v as u32),
+        8 => {
+            w.set(i, v as u32);
+            w.set(i + 1, (v >> 32) as u32);
+        }
+        2 => {
+            let sh = (off & 2) * 8;
+            w.merge(i, (v as u32) << sh, 0xFFFF << sh)
+        }
+        _ => {
+            let sh = (off & 3) * 8;
+            w.merge(i, (v as u32 & 0xFF) << sh, 0xFF << sh)
+        }
+    }
+}
+
+/// Global memory words: shared between OS threads.
+pub struct AtomicWords(pub Box<[AtomicU32]>);
+
+impl AtomicWords {
+    /// `n` zeroed words.
+    pub fn zeroed(n: usize) -> AtomicWords {
+        AtomicWords((0..n).map(|_| AtomicU32::new(0)).collect())
+    }
+    /// Atomically applies `f` to word `i`, returning the old value.
+    #[inline]
+    pub fn update(&self, i: usize, f: impl Fn(u32) -> u32) -> u32 {
+        let cell = &self.0[i];
+        let mut old = cell.load(Relaxed);
+        loop {
+            match cell.compare_exchange_weak(old, f(old), Relaxed, Relaxed) {
+                Ok(v) => return v,
+                Err(v) => old = v,
+            }
+        }
+    }
+    /// The word cell.
+    #[inline]
+    pub fn cell(&self, i: usize) -> &AtomicU32 {
+        &self.0[i]
+    }
+}
+
+impl Words for AtomicWords {
+    #[inline]
+    fn get(&self, i: usize) -> u32 {
+        self.0[i].load(Relaxed)
+    }
+}
+
+/// A store into shared global memory (through `&self`: atomics).
+#[inline]
+pub fn store_atomic(w: &AtomicWords, off: u64, size: u32, v: u64) {
+    let i = (off >> 2) as usize;
+    match size {
+        4 => w.0[i].store(v as u32, Relaxed),
+        8 => {
+            w.0[i].store(v as u32, Relaxed);
+            w.0[i + 1].store((v >> 32) as u32, Relaxed);
+        }
+        2 => {
+            let sh = (off & 2) * 8;
+            let m = 0xFFFFu32 << sh;
+            let x = (v as u32) << sh;
+            w.update(i, |o| (o & !m) | (x & m));
+        }
+        _ => {
+            let sh = (off & 3) * 8;
+            let m = 0xFFu32 << sh;
+            let x = (v as u32 & 0xFF) << sh;
+            w.update(i, |o| (o & !m) | (x & m));
+        }
+    }
+}
+
+/// One global allocation.
+pub struct Allocation {
+    /// Device address of the first byte.
+    pub base: u64,
+    /// Size in bytes.
+    pub size: u64,
+    /// Contents (rounded up to whole words).
+    pub words: AtomicWords,
+    /// `.const` data: stores fault.
+    pub read_only: bool,
+    /// What it is, for messages (`buffer #2`, `.global x`).
+    pub label: String,
+}
+
+impl Allocation {
+    /// Copies `bytes` in at byte offset `off` (host side; bounds already checked).
+    pub fn write_bytes(&self, off: u64, bytes: &[u8]) {
+        for (k, b) in bytes.iter().enumerate() {
+            store_atomic(&self.words, off + k as u64, 1, *b as u64);
+        }
+    }
+    /// Reads `len` bytes at `off` (host side).
+    pub fn read_bytes(&self, off: u64, len: u64) -> Vec<u8> {
+        (off..off + len)
+            .map(|a| load(&self.words, a, 1) as u8)
+            .collect()
+    }
+}
+
+/// The global allocation map of a device.
+#[derive(Default)]
+pub struct GlobalMemory {
+    allocs: Vec<Arc<Allocation>>, // sorted by base (bases only grow)
+    next: u64,
+}
+
+/// Why an allocation failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AllocError(pub String);
+
+impl GlobalMemory {
+    /// Allocates `size` zeroed bytes aligned to 256.
+    pub fn alloc(
+        &mut self,
+        size: u64,
+        read_only: bool,
+        label: String,
+    ) -> Result<Arc<Allocation>, AllocError> {
+        const LIMIT: u64 = 1 << 40;
+        if size > LIMIT {
+            return Err(AllocError(format!(
+                "cannot allocate {size} bytes: the limit is {LIMIT} bytes"
+            )));
+        }
+        if self.next == 0 {
+            self.next = GLOBAL_BASE;
+        }
+        let base = self.next;
+        // guard gap of at least 4 KiB, next allocation 256-aligned
+        self.next = (base + size + 4096 + 255) & !255;
+        if self.next >= WINDOW_BASE {
+            return Err(AllocError("device address space exhausted".into()));
+        }
+        let words = size.div_ceil(4) as usize;
+        let mut v: Vec<AtomicU32> = Vec::new();
+        v.try_reserve_exact(words)
+            .map_err(|_| AllocError(format!("out of host memory allocating {size} bytes")))?;
+        v.resize_with(words, || AtomicU32::new(0));
+        let a = Arc::new(Allocation {
+            base,
+            size,
+            words: AtomicWords(v.into_boxed_slice()),
+            read_only,
+            label,
+        });
+        self.allocs.push(a.clone());
+        Ok(a)
+    }
+
+    /// Removes an allocation (its addresses are never handed out again).
+    pub fn free(&mut self, base: u64) -> bool {
+        let before = self.allocs.len();
+        self.allocs.retain(|a| a.base != base);
+        before != self.allocs.len()
+    }
+
+    /// A snapshot of the map for one launch.
+    pub fn snapshot(&self) -> MemMap {
+        MemMap {
+            allocs: self.allocs.clone(),
+        }
+    }
+
+    /// The allocation containing `[addr, addr+len)`.
+    pub fn find(&self, addr: u64, len: u64) -> Option<&Arc<Allocation>> {
+        find_in(&self.allocs, addr, len)
+    }
+}
+
+fn find_in(allocs: &[Arc<Allocation>], addr: u64, len: u64) -> Option<&Arc<Allocation>> {
+    let i = allocs.partition_point(|a| a.base <= addr);
+    let a = allocs.get(i.checked_sub(1)?)?;
+    (addr - a.base).checked_add(len).filter(|&e| e <= a.size)?;
+    Some(a)
+}
+
+/// The allocation map as seen by one launch (immutable while kernels run).
+#[derive(Clone, Default)]
+pub struct MemMap {
+    /// Allocations sorted by base address.
+    pub allocs: Vec<Arc<Allocation>>,
+}
+
+impl MemMap {
+    /// The allocation containing `[addr, addr+len)`.
+    #[inline]
+    pub fn find(&self, addr: u64, len: u64) -> Option<&Allocation> {
+        find_in(&self.allocs, addr, len).map(|a| &**a)
+    }
+    /// The allocation nearest to `addr` (for messages).
+    pub fn nearest(&self, addr: u64) -> Option<&Allocation> {
+        let i = self.allocs.partition_point(|a| a.base <= addr);
+        let below = i.checked_sub(1).and_then(|k| self.allocs.get(k));
+        let above = self.allocs.get(i);
+        match (below, above) {
+            (Some(b), Some(a)) => {
+                if addr - (b.base + b.size) <= a.base - addr {
+                    Some(b)
+                } else {
+                    Some(a)
+                }
+            }
+            (Some(b), None) => Some(b),
+            (None, a) => a,
+        }
+        .map(|a| &**a)
+    }
+}

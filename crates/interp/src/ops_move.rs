@@ -1,0 +1,641 @@
+//! Data movement: `mov` (incl. vector pack/unpack and special registers), `ld`, `ldu`, `st`,
+//! `cvta`, `isspacep`, `alloca`, `stacksave`, `stackrestore`; and the address resolution every
+//! memory instruction shares ([`resolve`], [`read`], [`write`]).
+
+use crate::compile::{Dec, Space};
+use crate::mem::{self, Allocation, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_BASE, WINDOW_SIZE};
+use crate::program::{Ctx, Fault, FaultKind, Insn, Op};
+use ptx_ir::{Base, Operand};
+use ptx_isa::{ScalarType, TypeKind};
+
+type R<T> = Result<T, String>;
+
+/// A resolved memory location.
+pub(crate) enum Target<'a> {
+    /// Byte offset in a global allocation.
+    Global(&'a Allocation, u64),
+    /// Byte offset in shared memory.
+    Shared(u64),
+    /// Byte offset in the lane's local memory.
+    Local(u64),
+    /// Byte offset in the kernel parameter buffer.
+    Param(u64),
+}
+
+pub(crate) fn space_code(s: Space) -> u64 {
+    match s {
+        Space::Global => 0,
+        Space::Const => 1,
+        Space::Shared => 2,
+        Space::Local => 3,
+        Space::KernelParam => 4,
+        Space::Generic => 5,
+    }
+}
+
+pub(crate) fn space_of(code: u64) -> Space {
+    match code & 7 {
+        0 => Space::Global,
+        1 => Space::Const,
+        2 => Space::Shared,
+        3 => Space::Local,
+        4 => Space::KernelParam,
+        _ => Space::Generic,
+    }
+}
+
+fn space_name(s: Space) -> &'static str {
+    match s {
+        Space::Global => "global",
+        Space::Const => "const",
+        Space::Shared => "shared",
+        Space::Local => "local",
+        Space::KernelParam => "param",
+        Space::Generic => "generic",
+    }
+}
+
+fn oob(space: Space, addr: u64, size: u32, lane: usize, detail: String) -> Fault {
+    Fault {
+        kind: FaultKind::OutOfBounds {
+            space: space_name(space),
+            addr,
+            size,
+            detail,
+        },
+        lane: Some(lane as u32),
+    }
+}
+
+fn global_detail(m: &mem::MemMap, addr: u64, size: u32) -> String {
+    match m.nearest(addr) {
+        Some(a) => {
+            let end = a.base + a.size;
+            if addr >= end {
+                format!(
+                    "{} bytes past the end of {} ({:#x}, {} bytes)",
+                    addr - end,
+                    a.label,
+                    a.base,
+                    a.size
+                )
+            } else if addr + size as u64 > end && addr >= a.base {
+                format!(
+                    "the access runs past the end of {} ({:#x}, {} bytes)",
+                    a.label, a.base, a.size
+                )
+            } else {
+                format!(
+                    "{} bytes before the start of {} ({:#x}, {} bytes)",
+                    a.base - addr,
+                    a.label,
+                    a.base,
+                    a.size
+                )
+            }
+        }
+        None => "no device memory is allocated".into(),
+    }
+}
+
+/// Resolves `addr` in `space` for an access of `bytes` bytes by lane `lane`.
+#[inline]
+pub(crate) fn resolve<'a>(
+    ctx: &Ctx<'a>,
+    space: Space,
+    addr: u64,
+    bytes: u32,
+    lane: usize,
+    write: bool,
+) -> Result<Target<'a>, Fault> {
+    let align = bytes.min(16).max(1) as u64;
+    if addr % align != 0 {
+        return Err(Fault {
+            kind: FaultKind::Misaligned {
+                space: space_name(space),
+                addr,
+                align: align as u32,
+            },
+            lane: Some(lane as u32),
+        });
+    }
+    let n = bytes as u64;
+    let (space, addr) = match space {
+        Space::Generic => {
+            if addr >= WINDOW_BASE {
+                if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&addr) {
+                    (Space::Shared, addr - SHARED_WINDOW)
+                } else if (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_SIZE).contains(&addr) {
+                    (Space::Local, addr - LOCAL_WINDOW)
+                } else if (PARAM_WINDOW..PARAM_WINDOW + WINDOW_SIZE).contains(&addr) {
+                    (Space::KernelParam, addr - PARAM_WINDOW)
+                } else {
+                    return Err(oob(Space::Generic, addr, bytes, lane, "not a data address".into()));
+                }
+            } else {
+                (Space::Global, addr)
+            }
+        }
+        s => (s, addr),
+    };
+    let mem: &'a mem::MemMap = ctx.mem;
+    match space {
+        Space::Global | Space::Const => match mem.find(addr, n) {
+            Some(a) => {
+                if write && a.read_only {
+                    return Err(Fault {
+                        kind: FaultKind::ReadOnly { addr },
+                        lane: Some(lane as u32),
+                    });
+                }
+                Ok(Target::Global(a, addr - a.base))
+            }
+            None => Err(oob(space, addr, bytes, lane, global_detail(mem, addr, bytes))),
+        },
+        Space::Shared => {
+            if addr.checked_add(n).is_some_and(|e| e <= ctx.shared_size) {
+                Ok(Target::Shared(addr))
+            } else {
+                Err(oob(
+                    space,
+                    addr,
+                    bytes,
+                    lane,
+                    format!("the block has {} bytes of shared memory", ctx.shared_size),
+                ))
+            }
+        }
+        Space::Local => {
+            let len = ctx.local[lane].len() as u64 * 4;
+            if addr.checked_add(n).is_some_and(|e| e <= len) {
+                Ok(Target::Local(addr))
+            } else {
+                Err(oob(
+                    space,
+                    addr,
+                    bytes,
+                    lane,
+                    format!("the thread's stack is {len} bytes"),
+                ))
+            }
+        }
+        Space::KernelParam => {
+            if write {
+                return Err(Fault {
+                    kind: FaultKind::Other(format!(
+                        "store to kernel parameter memory at offset {addr}: kernel parameters are read-only"
+                    )),
+                    lane: Some(lane as u32),
+                });
+            }
+            if addr.checked_add(n).is_some_and(|e| e <= ctx.param_size) {
+                Ok(Target::Param(addr))
+            } else {
+                Err(oob(
+                    space,
+                    addr,
+                    bytes,
+                    lane,
+                    format!("the kernel has {} bytes of parameters", ctx.param_size),
+                ))
+            }
+        }
+        Space::Generic => unreachable_generic(),
+    }
+}
+
+#[cold]
+fn unreachable_generic() -> Result<Target<'static>, Fault> {
+    Err(Fault {
+        kind: FaultKind::Other("internal: unresolved generic address".into()),
+        lane: None,
+    })
+}
+
+/// Reads `size` bytes at `extra` past a resolved location.
+#[inline]
+pub(crate) fn read(ctx: &Ctx<'_>, t: &Target<'_>, lane: usize, extra: u64, size: u32) -> u64 {
+    match *t {
+        Target::Global(a, off) => mem::load(&a.words, off + extra, size),
+        Target::Shared(off) => mem::load(&ctx.shared[..], off + extra, size),
+        Target::Local(off) => mem::load(&ctx.local[lane][..], off + extra, size),
+        Target::Param(off) => mem::load(ctx.params, off + extra, size),
+    }
+}
+
+/// Writes `size` bytes at `extra` past a resolved location.
+#[inline]
+pub(crate) fn write(ctx: &mut Ctx<'_>, t: &Target<'_>, lane: usize, extra: u64, size: u32, v: u64) {
+    match *t {
+        Target::Global(a, off) => mem::store_atomic(&a.words, off + extra, size, v),
+        Target::Shared(off) => mem::store(&mut ctx.shared[..], off + extra, size, v),
+        Target::Local(off) => mem::store(&mut ctx.local[lane][..], off + extra, size, v),
+        Target::Param(_) => {}
+    }
+}
+
+
+// aux layout of ld/st: space (bits 0..3), element size in bytes (8..16), vector count (16..24),
+// sign-extend (bit 24).
+fn mem_aux(space: Space, size: u32, vec: u32, signed: bool) -> u64 {
+    space_code(space) | (size as u64) << 8 | (vec as u64) << 16 | (signed as u64) << 24
+}
+
+#[inline]
+fn sext(v: u64, size: u32) -> u64 {
+    let sh = 64 - size * 8;
+    (((v << sh) as i64) >> sh) as u64
+}
+
+fn ld(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+    let space = space_of(i.aux);
+    let size = (i.aux >> 8 & 0xFF) as u32;
+    let vec = (i.aux >> 16 & 0xFF) as u32;
+    let signed = i.aux >> 24 & 1 != 0;
+    let mut m = mask;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let addr = ctx.regs[i.a as usize][l].wrapping_add(i.imm as u64);
+        let t = resolve(ctx, space, addr, size * vec, l, false)?;
+        for k in 0..vec as usize {
+            let v = read(ctx, &t, l, (k as u32 * size) as u64, size);
+            let v = if signed { sext(v, size) } else { v };
+            ctx.regs[i.v[k] as usize][l] = v;
+        }
+    }
+    Ok(())
+}
+
+fn st(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+    let space = space_of(i.aux);
+    let size = (i.aux >> 8 & 0xFF) as u32;
+    let vec = (i.aux >> 16 & 0xFF) as u32;
+    let mut m = mask;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let addr = ctx.regs[i.a as usize][l].wrapping_add(i.imm as u64);
+        let t = resolve(ctx, space, addr, size * vec, l, true)?;
+        for k in 0..vec as usize {
+            let v = ctx.regs[i.v[k] as usize][l];
+            write(ctx, &t, l, (k as u32 * size) as u64, size, v);
+        }
+    }
+    Ok(())
+}
+
+/// Size in bytes of a memory access type.
+fn type_bytes(ty: ScalarType) -> R<u32> {
+    let bits = ty.size_bits();
+    if bits > 64 {
+        return Err(format!("{}-bit accesses are not supported yet", bits));
+    }
+    Ok(bits.div_ceil(8))
+}
+
+fn decode_ld_st(d: &mut Dec<'_, '_>, insn: &mut Insn, store: bool) -> R<()> {
+    let ty = d.ty()?;
+    let size = type_bytes(ty)?;
+    let vec: u32 = d
+        .inst
+        .mods
+        .iter()
+        .find_map(|m| m.strip_prefix(".v").and_then(|n| n.parse().ok()))
+        .unwrap_or(1);
+    if vec > 4 {
+        return Err(format!(".v{vec} accesses are not supported yet"));
+    }
+    let (val_idx, addr_idx) = if store { (1, 0) } else { (0, 1) };
+    let (base, imm, space) = d.address(addr_idx)?;
+    insn.a = base;
+    insn.imm = imm;
+    let vals: Vec<&Operand> = match d.operand(val_idx)? {
+        Operand::Vector(v) => v.iter().collect(),
+        o => vec![o],
+    };
+    if vals.len() as u32 != vec {
+        return Err(format!("expected {vec} values, found {}", vals.len()));
+    }
+    for (k, o) in vals.iter().enumerate() {
+        insn.v[k] = if store {
+            d.src_op(o, ty)?
+        } else {
+            match o {
+                Operand::Reg(r) => {
+                    if d.reg_ty(*r) == ScalarType::Pred {
+                        return Err("loads into predicates are not supported".into());
+                    }
+                    d.src_op(o, ty)?
+                }
+                Operand::Sink => d.dst_sink(),
+                o => return Err(format!("unsupported load destination {o:?}")),
+            }
+        };
+    }
+    insn.d = insn.v[0];
+    let signed = ty.kind() == TypeKind::Signed && size < 8;
+    insn.aux = mem_aux(space, size, vec, signed);
+    insn.op = Op::Mem(if store { st } else { ld });
+    Ok(())
+}
+
+impl Dec<'_, '_> {
+    /// A scratch slot for a `_` destination.
+    pub(crate) fn dst_sink(&mut self) -> u32 {
+        self.b.nslots += 1;
+        self.b.nslots - 1
+    }
+}
+
+fn clock(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+    // aux: 0 %clock (32 bit), 1 %clock64, 2 %globaltimer, 3 _lo, 4 _hi
+    let t = ctx.clock;
+    let v = match i.aux {
+        0 => t & 0xFFFF_FFFF,
+        3 => t & 0xFFFF_FFFF,
+        4 => t >> 32,
+        _ => t,
+    };
+    for l in 0..32 {
+        if mask >> l & 1 != 0 {
+            ctx.regs[i.d as usize][l] = v;
+        }
+    }
+    Ok(())
+}
+
+fn activemask(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+    for l in 0..32 {
+        if mask >> l & 1 != 0 {
+            ctx.regs[i.d as usize][l] = mask as u64;
+        }
+    }
+    Ok(())
+}
+
+fn alloca(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+    let align = i.aux.max(1);
+    for l in 0..32 {
+        if mask >> l & 1 == 0 {
+            continue;
+        }
+        let size = ctx.regs[i.a as usize][l];
+        let base = ctx.sp[l].div_ceil(align) * align;
+        let top = base.saturating_add(size);
+        if top > crate::exec::LOCAL_LIMIT {
+            return Err(Fault {
+                kind: FaultKind::Other(format!(
+                    "alloca of {size} bytes exceeds the {} byte stack limit",
+                    crate::exec::LOCAL_LIMIT
+                )),
+                lane: Some(l as u32),
+            });
+        }
+        let words = top.div_ceil(4) as usize;
+        if ctx.local[l].len() < words {
+            ctx.local[l].resize(words, 0);
+        }
+        ctx.sp[l] = top;
+        ctx.regs[i.d as usize][l] = base;
+    }
+    Ok(())
+}
+
+fn stacksave(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+    for l in 0..32 {
+        if mask >> l & 1 != 0 {
+            ctx.regs[i.d as usize][l] = ctx.sp[l];
+        }
+    }
+    Ok(())
+}
+
+fn stackrestore(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+    for l in 0..32 {
+        if mask >> l & 1 != 0 {
+            ctx.sp[l] = ctx.regs[i.a as usize][l];
+        }
+    }
+    Ok(())
+}
+
+fn isspacep(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+    let mut bits = 0u32;
+    for l in 0..32 {
+        if mask >> l & 1 == 0 {
+            continue;
+        }
+        let a = ctx.regs[i.a as usize][l];
+        let r = match i.aux {
+            0 => a < WINDOW_BASE && ctx.mem.find(a, 1).is_some_and(|x| !x.read_only),
+            1 => a < WINDOW_BASE && ctx.mem.find(a, 1).is_some_and(|x| x.read_only),
+            2 => (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&a),
+            3 => (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_SIZE).contains(&a),
+            _ => (PARAM_WINDOW..PARAM_WINDOW + WINDOW_SIZE).contains(&a),
+        };
+        bits |= (r as u32) << l;
+    }
+    let p = &mut ctx.preds[i.d as usize];
+    *p = (*p & !mask) | (bits & mask);
+    Ok(())
+}
+
+/// Decodes the data-movement family.
+pub(crate) fn decode(d: &mut Dec<'_, '_>, insn: &mut Insn) -> Option<R<()>> {
+    let r = match d.inst.opcode.as_str() {
+        "mov" => decode_mov(d, insn),
+        "ld" | "ldu" => decode_ld_st(d, insn, false),
+        "st" => decode_ld_st(d, insn, true),
+        "cvta" => decode_cvta(d, insn),
+        "isspacep" => (|| {
+            insn.d = d.pred_dst(0)?;
+            insn.a = d.src(1, ScalarType::U64)?;
+            insn.aux = match d.inst.space() {
+                Some(ptx_isa::StateSpace::Global) => 0,
+                Some(ptx_isa::StateSpace::Const) => 1,
+                Some(
+                    ptx_isa::StateSpace::Shared
+                    | ptx_isa::StateSpace::SharedCta
+                    | ptx_isa::StateSpace::SharedCluster,
+                ) => 2,
+                Some(ptx_isa::StateSpace::Local) => 3,
+                _ => 4,
+            };
+            insn.op = Op::Mem(isspacep);
+            Ok(())
+        })(),
+        "alloca" => (|| {
+            insn.d = d.dst(0)?;
+            insn.a = d.src(1, ScalarType::U64)?;
+            insn.aux = match d.inst.operands.get(2) {
+                Some(Operand::Imm(ptx_ir::Imm::Int(a))) => *a,
+                _ => 8,
+            };
+            insn.op = Op::Mem(alloca);
+            Ok(())
+        })(),
+        "stacksave" => (|| {
+            insn.d = d.dst(0)?;
+            insn.op = Op::Mem(stacksave);
+            Ok(())
+        })(),
+        "stackrestore" => (|| {
+            insn.a = d.src(0, ScalarType::U64)?;
+            insn.op = Op::Mem(stackrestore);
+            Ok(())
+        })(),
+        "activemask" => (|| {
+            insn.d = d.dst(0)?;
+            insn.op = Op::Mem(activemask);
+            Ok(())
+        })(),
+        _ => return None,
+    };
+    Some(r)
+}
+
+fn decode_mov(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+    let ty = d.ty()?;
+    if ty == ScalarType::Pred {
+        insn.d = d.pred_dst(0)?;
+        let (a, neg) = d.pred_src(1)?;
+        insn.a = a;
+        insn.aux = neg as u64;
+        insn.op = Op::Alu(pred_copy);
+        return Ok(());
+    }
+    let dst = d.operand(0)?;
+    let src = d.operand(1)?;
+    match (dst, src) {
+        (Operand::Vector(parts), _) => {
+            // unpack
+            let n = parts.len() as u32;
+            let w = ty.size_bits() / n;
+            insn.a = d.src(1, ty)?;
+            for (k, p) in parts.iter().enumerate() {
+                insn.v[k] = match p {
+                    Operand::Reg(_) => d.src_op(p, ty)?,
+                    _ => d.dst_sink(),
+                };
+            }
+            insn.aux = (w as u64) | (n as u64) << 8;
+            insn.op = Op::Alu(unpack);
+            Ok(())
+        }
+        (_, Operand::Vector(parts)) => {
+            let n = parts.len() as u32;
+            let w = ty.size_bits() / n;
+            insn.d = d.dst(0)?;
+            for (k, p) in parts.iter().enumerate() {
+                insn.v[k] = d.src_op(p, ScalarType::B64)?;
+            }
+            insn.aux = (w as u64) | (n as u64) << 8;
+            insn.op = Op::Alu(pack);
+            Ok(())
+        }
+        (_, Operand::Special(sr)) if matches!(sr.name.as_str(), "%clock" | "%clock64" | "%globaltimer" | "%globaltimer_lo" | "%globaltimer_hi") => {
+            insn.d = d.dst(0)?;
+            insn.aux = match sr.name.as_str() {
+                "%clock" => 0,
+                "%clock64" => 1,
+                "%globaltimer" => 2,
+                "%globaltimer_lo" => 3,
+                _ => 4,
+            };
+            insn.op = Op::Mem(clock);
+            Ok(())
+        }
+        (_, Operand::Symbol(Base::Local(l), k)) => {
+            insn.d = d.dst(0)?;
+            match d.symbol_const(Base::Local(*l), *k)? {
+                Some(v) => {
+                    insn.a = d.b.konst(v);
+                    insn.op = crate::alu1!(i, a => a);
+                }
+                None => {
+                    // frame variable: fp + offset (a local-space address)
+                    insn.a = d.b.fp_slot;
+                    insn.imm = d.func.locals[*l as usize].offset as i64 + k;
+                    insn.op = crate::alu1!(i, a => a.wrapping_add(i.imm as u64));
+                }
+            }
+            Ok(())
+        }
+        _ => {
+            insn.d = d.dst(0)?;
+            insn.a = d.src(1, ty)?;
+            insn.op = crate::alu1!(i, a => a);
+            Ok(())
+        }
+    }
+}
+
+fn pred_copy(_r: &mut [crate::program::Lanes], p: &mut [u32], i: &Insn, mask: u32) {
+    let v = if i.aux != 0 { !p[i.a as usize] } else { p[i.a as usize] };
+    if i.d != u32::MAX {
+        let d = &mut p[i.d as usize];
+        *d = (*d & !mask) | (v & mask);
+    }
+}
+
+fn pack(r: &mut [crate::program::Lanes], _p: &mut [u32], i: &Insn, mask: u32) {
+    let w = (i.aux & 0xFF) as u32;
+    let n = (i.aux >> 8 & 0xFF) as usize;
+    let lowmask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+    for l in 0..32 {
+        if mask >> l & 1 == 0 {
+            continue;
+        }
+        let mut v = 0u64;
+        for k in 0..n {
+            v |= (r[i.v[k] as usize][l] & lowmask) << (w as usize * k);
+        }
+        r[i.d as usize][l] = v;
+    }
+}
+
+fn unpack(r: &mut [crate::program::Lanes], _p: &mut [u32], i: &Insn, mask: u32) {
+    let w = (i.aux & 0xFF) as u32;
+    let n = (i.aux >> 8 & 0xFF) as usize;
+    let lowmask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+    let src = r[i.a as usize];
+    for l in 0..32 {
+        if mask >> l & 1 == 0 {
+            continue;
+        }
+        for k in 0..n {
+            r[i.v[k] as usize][l] = (src[l] >> (w as usize * k)) & lowmask;
+        }
+    }
+}
+
+fn decode_cvta(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+    let to = d.has(".to");
+    let window = match d.inst.space() {
+        Some(ptx_isa::StateSpace::Shared | ptx_isa::StateSpace::SharedCta | ptx_isa::StateSpace::SharedCluster) => SHARED_WINDOW,
+        Some(ptx_isa::StateSpace::Local) => LOCAL_WINDOW,
+        Some(ptx_isa::StateSpace::Param) => PARAM_WINDOW,
+        _ => 0,
+    };
+    insn.d = d.dst(0)?;
+    let ty = d.ty()?;
+    match d.operand(1)? {
+        Operand::Symbol(base @ Base::Local(l), k) if d.symbol_const(*base, *k)?.is_none() => {
+            insn.a = d.b.fp_slot;
+            insn.imm = d.func.locals[*l as usize].offset as i64 + k;
+        }
+        _ => {
+            insn.a = d.src(1, ty)?;
+        }
+    }
+    let bits32 = ty.size_bits() == 32;
+    insn.aux = window;
+    insn.op = match (to, bits32) {
+        (false, false) => crate::alu1!(i, a => a.wrapping_add(i.imm as u64).wrapping_add(i.aux)),
+        (true, false) => crate::alu1!(i, a => a.wrapping_add(i.imm as u64).wrapping_sub(i.aux)),
+        (false, true) => crate::alu1!(i, a => (a.wrapping_add(i.imm as u64).wrapping_add(i.aux)) & 0xFFFF_FFFF),
+        (true, true) => crate::alu1!(i, a => (a.wrapping_add(i.imm as u64).wrapping_sub(i.aux)) & 0xFFFF_FFFF),
+    };
+    Ok(())
+}

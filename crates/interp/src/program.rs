@@ -1,0 +1,395 @@
+//! The compiled form of a kernel: pre-decoded bytecode over register slots.
+//!
+//! Every operand of an [`Insn`] is a slot index: registers of every function reachable from
+//! the kernel, immediates (materialised once per warp into constant slots), special registers
+//! that are fixed for a thread (`%tid`, `%ctaid`, …, filled when the warp is created), and the
+//! per-thread frame pointer. A slot holds 32 lanes of `u64` ([`Lanes`]), stored lane-major, so
+//! one dispatch of an instruction serves the whole warp in a tight loop that the compiler can
+//! vectorise. Predicates live apart, one `u32` lane mask per predicate slot, so guards and
+//! branch conditions are single mask operations.
+
+use crate::mem::MemMap;
+use std::sync::Arc;
+
+/// 32 lanes of one register slot.
+pub type Lanes = [u64; 32];
+/// All lanes active.
+pub const FULL: u32 = u32::MAX;
+/// No guard predicate.
+pub const NO_PRED: u32 = u32::MAX;
+
+/// An ALU handler: computes the instruction for the lanes in `mask`.
+pub type AluFn = fn(&mut [Lanes], &mut [u32], &Insn, u32);
+/// A handler that touches memory or warp state.
+pub type MemFn = fn(&mut Ctx<'_>, &Insn, u32) -> Result<(), Fault>;
+
+/// How an instruction executes.
+#[derive(Clone, Copy)]
+pub enum Op {
+    /// Pure lane-wise computation.
+    Alu(AluFn),
+    /// Memory, special registers, warp-wide data exchange.
+    Mem(MemFn),
+    /// A warp-synchronous instruction (`shfl.sync`, `vote.sync`, …): every lane of the member
+    /// mask (in `Insn::b`'s slot or the full warp) must be present before it runs.
+    WarpSync(MemFn),
+    /// `bra`.
+    Bra(u32),
+    /// `brx.idx`: index into [`Program::tables`].
+    Brx(u32),
+    /// `call`: index into [`Program::calls`].
+    Call(u32),
+    /// `ret`.
+    Ret,
+    /// `exit`.
+    Exit,
+    /// `trap`.
+    Trap,
+    /// `bar.sync` & co.: index into [`Program::barriers`].
+    Bar(u32),
+    /// No effect (`membar`, `prefetch`, `nanosleep`, …).
+    Nop,
+    /// Valid PTX that this version cannot execute: index into [`Program::messages`].
+    Unsupported(u32),
+}
+
+/// One pre-decoded instruction.
+#[derive(Clone)]
+pub struct Insn {
+    /// What to do.
+    pub op: Op,
+    /// Destination slot (or predicate slot).
+    pub d: u32,
+    /// Source slots.
+    pub a: u32,
+    /// Second source.
+    pub b: u32,
+    /// Third source.
+    pub c: u32,
+    /// Vector operand slots, second destinations, fourth sources.
+    pub v: [u32; 4],
+    /// Address offset or small immediate.
+    pub imm: i64,
+    /// Decoded modifiers, packed per handler.
+    pub aux: u64,
+    /// Guard predicate slot or [`NO_PRED`].
+    pub guard: u32,
+    /// `@!p`.
+    pub neg: bool,
+    /// Function index of the source instruction.
+    pub func: u32,
+    /// Instruction index within that function.
+    pub inst: u32,
+}
+
+impl Insn {
+    /// An instruction with only its operation and source position set.
+    pub fn new(op: Op, func: u32, inst: u32) -> Insn {
+        Insn {
+            op,
+            d: 0,
+            a: 0,
+            b: 0,
+            c: 0,
+            v: [0; 4],
+            imm: 0,
+            aux: 0,
+            guard: NO_PRED,
+            neg: false,
+            func,
+            inst,
+        }
+    }
+}
+
+/// How a call passes one argument or result.
+#[derive(Clone, Debug)]
+pub enum ArgMove {
+    /// Copy `size` bytes between frame offsets (`.param` variables).
+    Frame {
+        /// Offset in the caller's frame.
+        caller: u64,
+        /// Offset in the callee's frame.
+        callee: u64,
+        /// Bytes.
+        size: u64,
+    },
+    /// A register or immediate slot stored into the callee frame (`size` bytes).
+    SlotToFrame {
+        /// Source slot.
+        slot: u32,
+        /// Callee frame offset.
+        callee: u64,
+        /// Bytes.
+        size: u64,
+    },
+    /// Slot to slot (`.reg` parameters).
+    Slot {
+        /// Source slot.
+        from: u32,
+        /// Destination slot.
+        to: u32,
+    },
+    /// Callee frame bytes into a register (return value into a `.reg`).
+    FrameToSlot {
+        /// Callee frame offset.
+        callee: u64,
+        /// Destination slot.
+        slot: u32,
+        /// Bytes.
+        size: u64,
+    },
+}
+
+/// What a call goes to.
+#[derive(Clone, Debug)]
+pub enum CallTarget {
+    /// A defined function: index into [`Program::funcs`].
+    Func(u32),
+    /// Through a register holding a code address.
+    Indirect(u32),
+    /// `vprintf`.
+    Vprintf,
+    /// `__assertfail`.
+    AssertFail,
+    /// A function without a body that we do not provide.
+    Undefined(String),
+}
+
+/// A call site.
+#[derive(Clone, Debug)]
+pub struct CallSite {
+    /// Callee.
+    pub target: CallTarget,
+    /// Argument operands: (slot or frame offset, size) as written.
+    pub args: Vec<CallOperand>,
+    /// Result operands.
+    pub rets: Vec<CallOperand>,
+}
+
+/// One operand of a call's argument or result list.
+#[derive(Clone, Debug)]
+pub enum CallOperand {
+    /// A `.param` variable at this offset of the caller's frame.
+    Frame(u64, u64),
+    /// A register or immediate slot.
+    Slot(u32),
+}
+
+/// A compiled function.
+#[derive(Clone, Debug)]
+pub struct FuncInfo {
+    /// Index in the IR module.
+    pub ir_index: u32,
+    /// Name.
+    pub name: String,
+    /// First instruction in [`Program::code`].
+    pub entry: u32,
+    /// Frame size in bytes.
+    pub frame_size: u64,
+    /// Register slots of this function (`first..end`), saved around recursive calls.
+    pub slots: (u32, u32),
+    /// Predicate slots of this function.
+    pub pred_slots: (u32, u32),
+    /// Whether it can be active twice in one thread (part of a call-graph cycle).
+    pub recursive: bool,
+    /// Parameters: (frame offset, size, register slot for `.reg` params).
+    pub params: Vec<(u64, u64, Option<u32>)>,
+    /// Return parameters, same shape.
+    pub returns: Vec<(u64, u64, Option<u32>)>,
+}
+
+/// A barrier instruction.
+#[derive(Clone, Debug)]
+pub struct Barrier {
+    /// Kind.
+    pub kind: BarKind,
+    /// Barrier id: immediate, or a register slot when `id_slot` is set.
+    pub id: u32,
+    /// The id comes from this slot.
+    pub id_slot: Option<u32>,
+    /// Thread count: immediate, slot, or all threads of the CTA.
+    pub count: Option<u32>,
+    /// The count comes from this slot.
+    pub count_slot: Option<u32>,
+    /// `.aligned` (all lanes of the warp must execute it together).
+    pub aligned: bool,
+    /// The reduction of `bar.red` and its destination.
+    pub red: Option<(RedOp, u32, u32, bool)>,
+}
+
+/// Barrier flavours.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BarKind {
+    /// `bar.sync` / `barrier.sync`: arrive and wait.
+    Sync,
+    /// `bar.arrive`: arrive without waiting.
+    Arrive,
+    /// `bar.red`: arrive, wait, reduce a predicate.
+    Red,
+    /// `bar.warp.sync`.
+    Warp,
+}
+
+/// `bar.red` reductions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RedOp {
+    /// `.popc.u32`
+    Popc,
+    /// `.and.pred`
+    And,
+    /// `.or.pred`
+    Or,
+}
+
+/// A compiled kernel with everything reachable from it.
+pub struct Program {
+    /// The instructions of every reachable function.
+    pub code: Vec<Insn>,
+    /// Functions (the kernel first).
+    pub funcs: Vec<FuncInfo>,
+    /// IR function index → index in `funcs`.
+    pub func_of_ir: Vec<Option<u32>>,
+    /// Number of value slots.
+    pub nslots: u32,
+    /// Number of predicate slots.
+    pub npreds: u32,
+    /// Constant slots and their values.
+    pub consts: Vec<(u32, u64)>,
+    /// Constant predicate slots (all-true, all-false).
+    pub const_preds: Vec<(u32, u32)>,
+    /// Special-register slots filled when a warp starts.
+    pub sreg_slots: Vec<(u32, SregInit)>,
+    /// The frame pointer slot.
+    pub fp_slot: u32,
+    /// The carry flag slot (`.cc`).
+    pub cc_slot: u32,
+    /// `brx.idx` tables (code indices).
+    pub tables: Vec<Vec<u32>>,
+    /// Call sites.
+    pub calls: Vec<CallSite>,
+    /// Barriers.
+    pub barriers: Vec<Barrier>,
+    /// Messages of unsupported instructions.
+    pub messages: Vec<String>,
+    /// Static shared memory bytes.
+    pub shared_static: u64,
+    /// Kernel parameter layout: (offset, size) per parameter.
+    pub params: Vec<(u64, u64)>,
+    /// Size of the parameter buffer.
+    pub param_size: u64,
+    /// The global memory map the constants were resolved against.
+    pub mem: Arc<MemMap>,
+}
+
+/// Per-thread values of special registers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SregInit {
+    /// `%tid.c`
+    Tid(u8),
+    /// `%ntid.c`
+    Ntid(u8),
+    /// `%ctaid.c`
+    Ctaid(u8),
+    /// `%nctaid.c`
+    Nctaid(u8),
+    /// `%laneid`
+    Laneid,
+    /// `%warpid`
+    Warpid,
+    /// `%nwarpid`
+    Nwarpid,
+    /// `%lanemask_eq`
+    LanemaskEq,
+    /// `%lanemask_lt`
+    LanemaskLt,
+    /// `%lanemask_le`
+    LanemaskLe,
+    /// `%lanemask_gt`
+    LanemaskGt,
+    /// `%lanemask_ge`
+    LanemaskGe,
+    /// `%smid`
+    Smid,
+    /// `%nsmid`
+    Nsmid,
+    /// `%gridid`
+    Gridid,
+    /// `%dynamic_smem_size`
+    DynSmem,
+    /// `%total_smem_size`
+    TotalSmem,
+    /// `%clusterid`, `%cluster_ctaid`… and other registers that are 0 here.
+    Zero,
+    /// `%cluster_nctaid`, `%nclusterid`... fixed at 1.
+    One,
+}
+
+/// A memory or execution fault of one lane.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    /// What went wrong.
+    pub kind: FaultKind,
+    /// The lane (0..32) that faulted, when one did.
+    pub lane: Option<u32>,
+}
+
+/// Kinds of faults.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FaultKind {
+    /// An access outside every allocation of its space.
+    OutOfBounds {
+        /// `global`, `shared`, `local`, `param`, `const`, `generic`.
+        space: &'static str,
+        /// The address.
+        addr: u64,
+        /// Access size in bytes.
+        size: u32,
+        /// Extra context (nearest allocation).
+        detail: String,
+    },
+    /// An address not aligned to the access size.
+    Misaligned {
+        /// Space.
+        space: &'static str,
+        /// Address.
+        addr: u64,
+        /// Required alignment.
+        align: u32,
+    },
+    /// A store to `.const` memory.
+    ReadOnly {
+        /// Address.
+        addr: u64,
+    },
+    /// Other faults with a message.
+    Other(String),
+}
+
+/// Execution context of the warp running a handler.
+pub struct Ctx<'a> {
+    /// Register slots of the warp.
+    pub regs: &'a mut [Lanes],
+    /// Predicate slots of the warp.
+    pub preds: &'a mut [u32],
+    /// Global memory.
+    pub mem: &'a MemMap,
+    /// The CTA's shared memory.
+    pub shared: &'a mut Vec<u32>,
+    /// Shared memory size in bytes.
+    pub shared_size: u64,
+    /// Local memory of each lane of the warp.
+    pub local: &'a mut [Vec<u32>],
+    /// Per-lane stack top (for `alloca`).
+    pub sp: &'a mut [u64; 32],
+    /// Kernel parameter buffer.
+    pub params: &'a [u32],
+    /// Parameter buffer size.
+    pub param_size: u64,
+    /// Whether the executing function is a kernel (param-space addresses are the kernel's).
+    pub in_kernel: bool,
+    /// Lanes of the warp that have not exited (for `activemask`).
+    pub live: u32,
+    /// Launch start, for `%globaltimer` and `%clock`.
+    pub clock: u64,
+}
