@@ -503,9 +503,13 @@ impl TempDir {
     }
 }
 
+fn keep_tmp() -> bool {
+    std::env::var_os("PTXVM_RUN_KEEP").is_some_and(|v| v != "0")
+}
+
 impl Drop for TempDir {
     fn drop(&mut self) {
-        if std::env::var_os("PTXVM_RUN_KEEP").is_none_or(|v| v == "0") {
+        if !keep_tmp() {
             let _ = std::fs::remove_dir_all(&self.0);
         }
     }
@@ -663,8 +667,13 @@ fn run_test(path: &Path, name: &str) -> Result<(), Failed> {
     let o = run_command(cmd, timeout())?;
     let context = || {
         format!(
-            "command: {shown}\ntemporary folder: {}\nstderr:\n{}stdout:\n{}",
+            "command: {shown}\ntemporary folder: {}{}\nstderr:\n{}stdout:\n{}",
             tmp.0.display(),
+            if keep_tmp() {
+                ""
+            } else {
+                " (removed; PTXVM_RUN_KEEP=1 keeps it)"
+            },
             indent(&o.stderr),
             indent(&o.stdout)
         )
