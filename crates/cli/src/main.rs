@@ -1,10 +1,12 @@
 //! `ptxvm`: the command line of the PTX virtual machine.
 //!
-//! Subcommands: `check` (diagnostics), `fmt` (canonical formatting), `explain` (what a diagnostic
-//! code means). Exit codes: 0 success, 1 bad input (diagnostics were printed), 2 usage errors
-//! (clap) and kernel faults (later, `run`).
+//! Subcommands: `run` (execute a kernel), `check` (diagnostics), `fmt` (canonical formatting),
+//! `ir` (the lowered IR), `doc` and `explain`. Exit codes: 0 success, 1 bad input (invalid PTX,
+//! bad arguments or command line), 2 kernel fault (trap, out-of-bounds access, deadlock,
+//! instruction budget or timeout).
 
 mod npy;
+mod run;
 mod run_args;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -75,10 +77,70 @@ enum Command {
         /// The code, e.g. E0010.
         code: String,
     },
+    /// Run a kernel: `ptxvm run vadd.ptx --grid 4 --block 256 --arg @a.npy --arg f32[1024] --print 1`.
+    ///
+    /// One `--arg` per kernel parameter, in order: a scalar parsed per the parameter's type
+    /// (`42`, `-7`, `0x1f`, `2.5`, `inf`), a zeroed buffer `DTYPE[N]`, a filled buffer
+    /// `DTYPE[N]=iota|=VALUE|=rand[:SEED]`, or a file `@data.npy` / `@raw.bin`. DTYPE is one of
+    /// u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64. Exit 0 success, 1 bad input, 2 kernel fault.
+    Run {
+        /// The PTX file.
+        file: String,
+        /// The kernel (`.entry`) to run; optional when the module has one.
+        #[arg(long)]
+        kernel: Option<String>,
+        /// Grid size in blocks: X[,Y[,Z]].
+        #[arg(long, default_value = "1")]
+        grid: String,
+        /// Block size in threads: X[,Y[,Z]].
+        #[arg(long, default_value = "1")]
+        block: String,
+        /// Dynamic shared memory per block, in bytes.
+        #[arg(long, default_value_t = 0)]
+        shared: u64,
+        /// One per kernel parameter, in order (see above).
+        #[arg(long = "arg", value_name = "SPEC", allow_hyphen_values = true)]
+        args: Vec<String>,
+        /// Write buffer argument N after the run: N=PATH.npy (NumPy) or N=PATH (raw bytes).
+        #[arg(long, value_name = "N=PATH")]
+        out: Vec<String>,
+        /// Print buffer argument N after the run (at most COUNT elements).
+        #[arg(long, value_name = "N[:COUNT]")]
+        print: Vec<String>,
+        /// Print a JSON report (kernel, grid, block, instructions executed, seconds) on stdout.
+        #[arg(long)]
+        json: bool,
+        /// OS threads running blocks (default: all cores).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+        /// Stop (exit 2) after this many thread instructions.
+        #[arg(long, default_value_t = 1u64 << 40)]
+        max_instructions: u64,
+        /// Stop (exit 2) after this many seconds.
+        #[arg(long, default_value_t = 600.0)]
+        timeout: f64,
+    },
+    /// Print the lowered IR of a PTX file: resolved registers, symbols, basic blocks and their
+    /// immediate post-dominators (the reconvergence points).
+    Ir {
+        /// The PTX file.
+        file: String,
+    },
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return match e.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
+                    ExitCode::SUCCESS
+                }
+                _ => ExitCode::from(1),
+            };
+        }
+    };
     let color = match cli.color {
         Color::Auto => ColorMode::Auto,
         Color::Always => ColorMode::Always,
@@ -88,11 +150,66 @@ fn main() -> ExitCode {
         Command::Check { files, target } => check(&files, target, color),
         Command::Fmt { file, check } => fmt(&file, check, color),
         Command::Explain { code } => explain(&code),
+        Command::Ir { file } => ir(&file, color),
+        Command::Run {
+            file,
+            kernel,
+            grid,
+            block,
+            shared,
+            args,
+            out,
+            print,
+            json,
+            threads,
+            max_instructions,
+            timeout,
+        } => run::run(
+            run::RunOptions {
+                file,
+                kernel,
+                grid,
+                block,
+                shared,
+                args,
+                out,
+                print,
+                json,
+                threads,
+                max_instructions,
+                timeout,
+            },
+            color,
+        ),
         Command::Doc {
             query,
             list,
             coverage,
         } => doc(query.as_deref(), list, coverage),
+    }
+}
+
+fn ir(path: &str, color: ColorMode) -> ExitCode {
+    let (file, diags) = match load(path) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("error: cannot read {e}");
+            return ExitCode::from(1);
+        }
+    };
+    if !diags.is_empty() {
+        render_to_stderr(&file, &diags, color);
+        return ExitCode::from(1);
+    }
+    match ptxvm::Module::from_ptx(&ptxvm::Device::new(), file.name(), file.text()) {
+        Ok(m) => {
+            print!("{}", ptx_ir::print(m.ir()));
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            e.render_to_stderr(color);
+            ExitCode::from(1)
+        }
     }
 }
 
@@ -182,7 +299,12 @@ fn fmt(path: &str, check_only: bool, color: ColorMode) -> ExitCode {
 
 fn doc(query: Option<&str>, list: bool, coverage: bool) -> ExitCode {
     if list {
-        print!("{}", ptx_isa::render_list(coverage));
+        // The interpreter's column is `-` until it reports its support per entry.
+        let stages = ptx_isa::Stages {
+            check: &ptx_check::support,
+            execute: &ptx_isa::unsupported,
+        };
+        print!("{}", ptx_isa::render_list(coverage.then_some(&stages)));
         return ExitCode::SUCCESS;
     }
     match ptx_isa::render_doc(query.unwrap_or("")) {

@@ -11,7 +11,7 @@
 //! structured, object, string, complex and other dtypes. Writing produces what `np.save` writes for a
 //! 1-D array: version 1.0, the header padded so the data starts at a multiple of 64 bytes.
 
-#![allow(dead_code)] // used by the run subcommand (issue 4)
+
 
 use crate::run_args::Dtype;
 

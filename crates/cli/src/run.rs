@@ -1,0 +1,281 @@
+//! `ptxvm run`: launch one kernel with arguments given on the command line.
+
+use crate::npy;
+use crate::run_args::{self, Dtype, HostArg, ParamInfo, ParamType};
+use ptx_diag::ColorMode;
+use ptxvm::{Arg, Device, DeviceBuffer, Error, LaunchOptions, Module};
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// Options of `ptxvm run`, as parsed by clap.
+pub struct RunOptions {
+    pub file: String,
+    pub kernel: Option<String>,
+    pub grid: String,
+    pub block: String,
+    pub shared: u64,
+    pub args: Vec<String>,
+    pub out: Vec<String>,
+    pub print: Vec<String>,
+    pub json: bool,
+    pub threads: usize,
+    pub max_instructions: u64,
+    pub timeout: f64,
+}
+
+fn bad(msg: impl AsRef<str>) -> ExitCode {
+    eprintln!("error: {}", msg.as_ref());
+    ExitCode::from(1)
+}
+
+/// `X[,Y[,Z]]`.
+fn dims(text: &str, what: &str) -> Result<[u32; 3], String> {
+    let parts: Vec<&str> = text.split(',').collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(format!("--{what} `{text}`: expected X[,Y[,Z]]"));
+    }
+    let mut d = [1u32; 3];
+    for (k, p) in parts.iter().enumerate() {
+        d[k] = p
+            .trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|&v| v > 0)
+            .ok_or_else(|| format!("--{what} `{text}`: `{p}` is not a positive integer"))?;
+    }
+    Ok(d)
+}
+
+fn param_info(p: &ptxvm::ParamInfo) -> ParamInfo {
+    let ty = if p.array {
+        ParamType::Aggregate
+    } else {
+        ParamType::from_ptx(&p.type_name).unwrap_or(ParamType::Aggregate)
+    };
+    ParamInfo {
+        name: p.name.clone(),
+        ty,
+        size: p.size as usize,
+    }
+}
+
+/// Parses `N=PATH` / `N[:COUNT]`.
+fn index_of(spec: &str, nargs: usize, flag: &str) -> Result<usize, String> {
+    let n: usize = spec
+        .parse()
+        .map_err(|_| format!("--{flag}: `{spec}` is not an argument index"))?;
+    if n >= nargs {
+        return Err(format!(
+            "--{flag}: argument {n} does not exist (the kernel has {nargs} parameters, numbered from 0)"
+        ));
+    }
+    Ok(n)
+}
+
+pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
+    let text = match std::fs::read(&o.file) {
+        Ok(b) => b,
+        Err(e) => return bad(format!("cannot read {}: {e}", o.file)),
+    };
+    let (file, diags) = ptx_syntax::decode_source(&o.file, &text);
+    if !diags.is_empty() {
+        ptx_diag::render_to_stderr(&file, &diags, color);
+        return ExitCode::from(1);
+    }
+    let device = Device::new();
+    let module = match Module::from_ptx(&device, &o.file, file.text()) {
+        Ok(m) => m,
+        Err(e) => {
+            e.render_to_stderr(color);
+            return ExitCode::from(1);
+        }
+    };
+    let kernel_name = match &o.kernel {
+        Some(k) => k.clone(),
+        None => {
+            let names = module.kernel_names();
+            match names.as_slice() {
+                [one] => one.clone(),
+                [] => return bad(format!("{} has no kernel (.entry)", o.file)),
+                many => {
+                    return bad(format!(
+                        "{} has {} kernels; choose one with --kernel: {}",
+                        o.file,
+                        many.len(),
+                        many.join(", ")
+                    ))
+                }
+            }
+        }
+    };
+    let kernel = match module.kernel(&kernel_name) {
+        Ok(k) => k,
+        Err(e) => return bad(e.to_string()),
+    };
+    let (grid, block) = match (dims(&o.grid, "grid"), dims(&o.block, "block")) {
+        (Ok(g), Ok(b)) => (g, b),
+        (Err(e), _) | (_, Err(e)) => return bad(e),
+    };
+    let params = kernel.params();
+    if o.args.len() != params.len() {
+        let list: Vec<String> = params
+            .iter()
+            .enumerate()
+            .map(|(k, p)| format!("{k}: {} {}", p.name, param_info(p).ty.name()))
+            .collect();
+        return bad(format!(
+            "kernel `{kernel_name}` takes {} parameters, {} --arg given\n  parameters: {}",
+            params.len(),
+            o.args.len(),
+            if list.is_empty() {
+                "none".to_string()
+            } else {
+                list.join(", ")
+            }
+        ));
+    }
+    // arguments
+    let mut buffers: Vec<Option<(Dtype, DeviceBuffer<u8>)>> = Vec::new();
+    let mut args = Vec::new();
+    for (k, (spec, p)) in o.args.iter().zip(&params).enumerate() {
+        let info = param_info(p);
+        match run_args::parse_arg(spec, &info, Path::new(".")) {
+            Ok(HostArg::Scalar(bytes)) => {
+                args.push(Arg::Bytes(bytes));
+                buffers.push(None);
+            }
+            Ok(HostArg::Buffer { dtype, data }) => {
+                let label = format!("argument {k} (`{}`, {}[{}])", p.name, dtype.name(), data.len() / dtype.size().max(1));
+                match device.from_bytes(&data, &label) {
+                    Ok(b) => {
+                        args.push(Arg::Pointer(b.addr()));
+                        buffers.push(Some((dtype, b)));
+                    }
+                    Err(e) => return bad(e.to_string()),
+                }
+            }
+            Err(e) => {
+                return bad(format!(
+                    "--arg {k} (`{}`, {}): {e}",
+                    p.name,
+                    info.ty.name()
+                ))
+            }
+        }
+    }
+    // outputs requested
+    let mut outs = Vec::new();
+    for spec in &o.out {
+        let Some((n, path)) = spec.split_once('=') else {
+            return bad(format!("--out `{spec}`: expected N=PATH"));
+        };
+        let n = match index_of(n, params.len(), "out") {
+            Ok(n) => n,
+            Err(e) => return bad(e),
+        };
+        if buffers[n].is_none() {
+            return bad(format!("--out {n}: argument {n} is a scalar, not a buffer"));
+        }
+        outs.push((n, path.to_string()));
+    }
+    let mut prints = Vec::new();
+    for spec in &o.print {
+        let (n, count) = match spec.split_once(':') {
+            Some((n, c)) => match c.parse::<usize>() {
+                Ok(c) => (n, Some(c)),
+                Err(_) => return bad(format!("--print `{spec}`: `{c}` is not a count")),
+            },
+            None => (spec.as_str(), None),
+        };
+        let n = match index_of(n, params.len(), "print") {
+            Ok(n) => n,
+            Err(e) => return bad(e),
+        };
+        if buffers[n].is_none() {
+            return bad(format!("--print {n}: argument {n} is a scalar, not a buffer"));
+        }
+        prints.push((n, count));
+    }
+    if !(o.timeout > 0.0 && o.timeout.is_finite()) {
+        return bad(format!("--timeout {}: expected a positive number of seconds", o.timeout));
+    }
+    let opts = LaunchOptions {
+        threads: o.threads,
+        max_instructions: o.max_instructions,
+        timeout: Some(Duration::from_secs_f64(o.timeout.min(1e9))),
+    };
+    // progress bar for long launches on a terminal
+    let started = Instant::now();
+    let tty = std::io::stderr().is_terminal();
+    let bar: OnceLock<indicatif::ProgressBar> = OnceLock::new();
+    let progress = |done: u64, total: u64| {
+        if !tty || started.elapsed() < Duration::from_secs(1) {
+            return;
+        }
+        let b = bar.get_or_init(|| {
+            let b = indicatif::ProgressBar::new(total);
+            b.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{spinner} {pos}/{len} blocks [{elapsed}] {wide_bar}",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            b
+        });
+        b.set_position(done);
+    };
+    let result = kernel.launch_with_progress(grid, block, o.shared, &args, &opts, Some(&progress));
+    if let Some(b) = bar.get() {
+        b.finish_and_clear();
+    }
+    let mut stdout = std::io::stdout().lock();
+    let report = match result {
+        Ok(r) => r,
+        Err(e) => {
+            if let Error::Kernel { stats, .. } = &e {
+                let _ = stdout.write_all(&stats.stdout);
+                let _ = stdout.flush();
+            }
+            e.render_to_stderr(color);
+            return ExitCode::from(if e.is_kernel_fault() { 2 } else { 1 });
+        }
+    };
+    let _ = stdout.write_all(&report.stdout);
+    for (n, path) in &outs {
+        let Some((dtype, b)) = &buffers[*n] else { continue };
+        let bytes = b.to_bytes();
+        let data = if path.ends_with(".npy") {
+            npy::write_npy(*dtype, &bytes)
+        } else {
+            bytes
+        };
+        if let Err(e) = std::fs::write(path, data) {
+            return bad(format!("--out {n}: cannot write {path}: {e}"));
+        }
+    }
+    for (n, count) in &prints {
+        let Some((dtype, b)) = &buffers[*n] else { continue };
+        let _ = writeln!(
+            stdout,
+            "{}: {}",
+            params[*n].name,
+            run_args::format_values(*dtype, &b.to_bytes(), *count)
+        );
+    }
+    if o.json {
+        let j = serde_json::json!({
+            "kernel": report.kernel,
+            "grid": report.grid,
+            "block": report.block,
+            "thread_instructions": report.thread_instructions,
+            "warp_instructions": report.warp_instructions,
+            "seconds": report.seconds,
+        });
+        let _ = writeln!(stdout, "{j}");
+    }
+    let _ = stdout.flush();
+    ExitCode::SUCCESS
+}
