@@ -68,6 +68,10 @@ pub const CALL_RET_COUNT: Code = Code("E0403");
 pub const BRANCH_TARGET: Code = Code("E0404");
 /// A malformed call.
 pub const CALL_SHAPE: Code = Code("E0405");
+/// A call argument whose type, size, alignment or state space does not fit the parameter.
+pub const CALL_ARG_TYPE: Code = Code("E0406");
+/// A call result whose type, size, alignment or state space does not fit the return parameter.
+pub const CALL_RET_TYPE: Code = Code("E0407");
 
 /// `shfl` without `.sync`: deprecated.
 pub const SHFL_DEPRECATED: Code = Code("W0301");
@@ -193,7 +197,27 @@ pub const EXPLANATIONS: &[(Code, &str, &str)] = &[
     (CALL_SHAPE, "malformed call",
      "A call is `call{.uni} (results), f, (arguments){, prototype};` where the result and \
       argument lists may be left out; the callee is a function name or, for an indirect call, a \
-      register followed by a `.callprototype` or `.calltargets` label."),
+      register, and an indirect call ends with the label of a `.callprototype` (whose \
+      parameter lists give the signature) or `.calltargets` list (every function of which must \
+      fit the call) declared in the same function."),
+    (CALL_ARG_TYPE, "call argument does not match the parameter",
+     "Each argument of a `call` must fit the callee's (or the prototype's) parameter in its \
+      position. A `.param` variable passed for a scalar parameter needs a compatible type under \
+      the operand-type rules (`.bN` matches any type of N bits, `.u32` and `.s32` match each \
+      other, `.f32` only `.f32` or `.b32`) and the same alignment (the natural one unless \
+      `.align` says otherwise). A register needs only the parameter's size, and predicates go \
+      only to predicates. An array parameter (`.param .align 8 .b8 p[16]`) takes a `.param` \
+      array of the same byte size and alignment, never a register or constant. Integer \
+      constants cannot be passed to floating-point parameters, nor floating-point constants to \
+      integer ones. Variables of other state spaces (`.global`, `.shared`, `.local`) and the \
+      calling function's own `.param` parameters cannot be passed: load the value into a \
+      register first. The secondary label shows the parameter's declaration."),
+    (CALL_RET_TYPE, "call result does not match the return parameter",
+     "Each result of a `call` receives the callee's (or the prototype's) return parameter in its \
+      position, under the same rules as arguments: a `.param` variable of a compatible type \
+      and the same alignment, or a register of the same size (`call (%r1), f, (a);` needs a \
+      32-bit register when `f` returns `.param .b32`); array return parameters need a `.param` \
+      array of the same size and alignment."),
     (SHFL_DEPRECATED, "deprecated shfl without .sync",
      "`shfl` without `.sync` is deprecated since PTX ISA 6.0 and is rejected on sm_70 and later \
       from PTX 6.4. Use `shfl.sync` with a member mask."),

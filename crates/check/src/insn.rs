@@ -6,7 +6,8 @@ use crate::header::Header;
 use crate::scope::{operand_names, FnChecker, Resolved, SymbolKind};
 use ptx_diag::{Diagnostic, Span};
 use ptx_isa::{
-    lookup, suggest, suggest_modifier, Entry, EntryKind, PtxVersion, ScalarType, TargetReq,
+    lookup, modifier_parts, suggest, suggest_modifier, Entry, EntryKind, PtxVersion, ScalarType,
+    TargetReq,
 };
 use ptx_syntax::ast::{Expr, ExprKind, Instruction, Operand, UnaryOp};
 
@@ -126,11 +127,11 @@ fn check_modifiers(
                 known.push(seg);
             }
             for s in f.slots {
-                known.extend(s.values.iter().copied());
+                known.extend(s.values.iter().flat_map(|v| modifier_parts(v)));
             }
         }
         for d in e.definitions {
-            known.extend(d.values.iter().copied());
+            known.extend(d.values.iter().flat_map(|v| modifier_parts(v)));
         }
     }
     let mut ok = true;
@@ -196,11 +197,11 @@ fn known_anywhere(m: &str) -> bool {
                     rest = &rest[end..];
                 }
                 for sl in f.slots {
-                    s.extend(sl.values.iter().copied());
+                    s.extend(sl.values.iter().flat_map(|v| modifier_parts(v)));
                 }
             }
             for d in e.definitions {
-                s.extend(d.values.iter().copied());
+                s.extend(d.values.iter().flat_map(|v| modifier_parts(v)));
             }
         }
         s
@@ -391,6 +392,7 @@ fn needs_target(full: &str, feature: &str, need: &str, have: &str, span: Span) -
     .with_help(format!("compile for {need} or later (`.target {need}` or `--target {need}`), or avoid this instruction"))
 }
 
+pub(crate) mod call;
 pub(crate) mod operands;
 
 /// Helpers shared by the operand rules.

@@ -24,10 +24,12 @@ pub mod codes;
 mod header;
 mod insn;
 mod scope;
+mod support;
 mod types;
 
 pub use codes::EXPLANATIONS;
 pub use scope::{FunctionTable, NameRef, Symbol, SymbolKind};
+pub use support::support;
 
 use ptx_diag::Diagnostic;
 use ptx_isa::{PtxVersion, SmTarget};

@@ -3,12 +3,13 @@
 use crate::codes;
 use crate::header::Header;
 use crate::insn;
+use crate::insn::call::{Callee, Signature};
 use crate::types::is_register_type;
 use ptx_diag::{Diagnostic, Span};
 use ptx_isa::{edit_distance, special_register, ScalarType, StateSpace};
 use ptx_syntax::ast::{
     Directive, Expr, ExprKind, Function, FunctionAttr, Linkage, Module, Name, Operand, Statement,
-    VarDecl,
+    VarDecl, Word,
 };
 use std::collections::HashMap;
 
@@ -52,6 +53,11 @@ pub struct Symbol {
     pub count: Option<u64>,
     /// Declared with array dimensions.
     pub array: bool,
+    /// For an array whose dimensions are all constants, the number of elements (the product
+    /// of the dimensions).
+    pub elements: Option<u64>,
+    /// The `.align N` of the declaration, in bytes.
+    pub align: Option<u64>,
     /// The scope it was declared in (0: function parameters, 1: the body, deeper for blocks;
     /// module symbols use 0).
     pub scope: u32,
@@ -115,9 +121,24 @@ fn symbols_of(v: &VarDecl, kind: SymbolKind, scope: u32) -> impl Iterator<Item =
         vector: vector_width(v),
         count: d.count,
         array: !d.dims.is_empty(),
+        elements: constant_elements(&d.dims),
+        align: v.align,
         scope,
         span: d.name.loc.0,
     })
+}
+
+/// The number of elements of an array declared with constant dimensions (`[4][2]` gives 8);
+/// `None` for a scalar or when a dimension is left out or not a plain integer.
+pub(crate) fn constant_elements(dims: &[Option<Expr>]) -> Option<u64> {
+    if dims.is_empty() {
+        return None;
+    }
+    dims.iter()
+        .try_fold(1u64, |acc, d| match d.as_ref().map(|e| &e.kind) {
+            Some(ExprKind::Int { value, .. }) => acc.checked_mul(*value),
+            _ => None,
+        })
 }
 
 fn duplicate(name: &str, span: Span, prev: Span, what: &str) -> Diagnostic {
@@ -143,6 +164,8 @@ impl Symbol {
             vector: 1,
             count: None,
             array: false,
+            elements: None,
+            align: None,
             scope: 0,
             span: name.loc.0,
         }
@@ -255,6 +278,10 @@ pub(crate) struct FnChecker<'a, 'm> {
     pub diags: &'a mut Vec<Diagnostic>,
     label_spans: HashMap<Name, Span>,
     protos: HashMap<Name, usize>,
+    /// The signature of each `.callprototype`, by label.
+    pub prototypes: HashMap<Name, Signature>,
+    /// The functions of each `.calltargets` list, by label.
+    pub call_targets: HashMap<Name, Vec<Word>>,
 }
 
 /// What a name resolved to, with the declaration when it is a symbol.
@@ -571,6 +598,8 @@ pub(crate) fn check_function(
         diags,
         label_spans: HashMap::new(),
         protos: HashMap::new(),
+        prototypes: HashMap::new(),
+        call_targets: HashMap::new(),
     };
     for p in f.returns.iter().flatten() {
         c.declare_var(p, SymbolKind::ReturnParam);
@@ -601,6 +630,16 @@ pub(crate) fn check_function(
                 c.protos.insert(name.text.clone(), c.table.symbols.len());
                 c.table.symbols.push(Symbol::untyped(name, k));
             }
+        }
+        match st {
+            Statement::CallPrototype(p) => {
+                let sig = Signature::new(&p.returns, &p.params, &p.name, Callee::Prototype);
+                c.prototypes.insert(name.text.clone(), sig);
+            }
+            Statement::CallTargets { targets, .. } => {
+                c.call_targets.insert(name.text.clone(), targets.clone());
+            }
+            _ => {}
         }
     }
     c.frames.push(Frame::default());

@@ -5,7 +5,7 @@
 //! index. Decoding happens once per instruction here — modifiers are parsed into handler choices
 //! and packed `aux` bits — so that execution never looks at a string.
 
-use crate::mem::{MemMap, FUNC_WINDOW};
+use crate::mem::FUNC_WINDOW;
 use crate::program::{
     BarKind, Barrier, CallOperand, CallSite, CallTarget, FuncInfo, Insn, Op, Program, RedOp,
     SregInit, NO_PRED,
@@ -13,7 +13,6 @@ use crate::program::{
 use ptx_ir::{Base, FunctionKind, Imm, Operand};
 use ptx_isa::{ScalarType, StateSpace, TypeKind};
 use std::collections::HashMap;
-use std::sync::Arc;
 
 /// Where module globals live on the device.
 #[derive(Clone, Debug, Default)]
@@ -396,7 +395,6 @@ pub fn compile(
     m: &ptx_ir::Module,
     kernel: u32,
     globals: &GlobalAddrs,
-    mem: Arc<MemMap>,
 ) -> Result<Program, CompileError> {
     // reachable functions
     let mut order = vec![kernel];
@@ -573,7 +571,6 @@ pub fn compile(
         shared_static: b.shared_static,
         params: kf.params.iter().map(|p| (p.offset, p.size)).collect(),
         param_size: kf.param_size,
-        mem,
     })
 }
 

@@ -158,6 +158,7 @@ struct Warp {
     cur: Option<(u32, u32)>,
     others_min: u32,
     run_len: u32,
+    force_sync: bool,
 }
 
 #[derive(Clone, Default)]
@@ -287,6 +288,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                 cur: None,
                 others_min: u32::MAX,
                 run_len: 0,
+                force_sync: false,
             });
         }
         let shared_words = shared_size.div_ceil(4) as usize;
@@ -477,20 +479,15 @@ impl<'s, 'a> Cta<'s, 'a> {
         let mut steps = 0u32;
         let mut thread_insts = 0u64;
         let mut progress = false;
-        // Unpark lanes whose partners can no longer arrive.
+        // Unpark lanes whose partners can no longer arrive: they run the warp-synchronous
+        // instruction with the lanes that are there.
         {
             let w = &mut self.warps[wi];
             if w.ready == 0 && w.parked != 0 {
                 w.ready |= w.parked;
                 w.parked = 0;
                 w.cur = None;
-                for l in lane_bits(w.ready) {
-                    w.pcs[l] |= 0x8000_0000; // mark: run unparked (cleared below)
-                }
-                for l in lane_bits(w.ready) {
-                    w.pcs[l] &= 0x7FFF_FFFF;
-                }
-                self.warps[wi].run_len = u32::MAX; // force: execute partial warp-sync
+                w.force_sync = true;
             }
         }
         loop {
@@ -575,7 +572,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                             group |= 1 << l;
                         }
                     }
-                    let forced = w.run_len == u32::MAX;
+                    let forced = std::mem::take(&mut w.force_sync);
                     if need & !group & !w.parked != 0 && !forced && m != 0 {
                         // wait for the missing lanes
                         w.parked |= mask;
@@ -608,9 +605,6 @@ impl<'s, 'a> Cta<'s, 'a> {
                     }
                     let w = &mut self.warps[wi];
                     w.cur = Some((pc + 1, group));
-                    if w.run_len == u32::MAX {
-                        w.run_len = 0;
-                    }
                     Self::pick_keep(w);
                 }
                 Op::Nop => {
@@ -1271,15 +1265,3 @@ fn copy_local(local: &mut Vec<u32>, from: u64, to: u64, n: u64) {
     }
 }
 
-impl Warp {
-    #[allow(dead_code)]
-    fn live(&self) -> u32 {
-        !self.exited
-    }
-}
-
-/// Reads an instruction's guard-free lanes helper for tests.
-#[allow(dead_code)]
-fn full(m: u32) -> bool {
-    m == FULL
-}

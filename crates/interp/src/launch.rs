@@ -42,6 +42,7 @@ pub struct LaunchStats {
 /// Runs `prog` over the grid.
 pub fn launch(
     prog: &crate::program::Program,
+    mem: &crate::mem::MemMap,
     params: &[u32],
     cfg: &LaunchConfig,
     progress: Option<&(dyn Fn(u64, u64) + Sync)>,
@@ -58,7 +59,7 @@ pub fn launch(
     .min(total.max(1) as usize);
     let sh = LaunchShared {
         prog,
-        mem: &prog.mem,
+        mem,
         params,
         grid: cfg.grid,
         block: cfg.block,

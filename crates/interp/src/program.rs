@@ -9,7 +9,6 @@
 //! branch conditions are single mask operations.
 
 use crate::mem::MemMap;
-use std::sync::Arc;
 
 /// 32 lanes of one register slot.
 pub type Lanes = [u64; 32];
@@ -278,8 +277,6 @@ pub struct Program {
     pub params: Vec<(u64, u64)>,
     /// Size of the parameter buffer.
     pub param_size: u64,
-    /// The global memory map the constants were resolved against.
-    pub mem: Arc<MemMap>,
 }
 
 /// Per-thread values of special registers.

@@ -563,10 +563,8 @@ impl<'a> FuncCx<'a> {
         for s in &body.statements {
             match s {
                 Statement::ScopeBegin(_) => self.scopes.push(HashMap::new()),
-                Statement::ScopeEnd(_) => {
-                    if self.scopes.len() > 1 {
-                        self.scopes.pop();
-                    }
+                Statement::ScopeEnd(_) if self.scopes.len() > 1 => {
+                    self.scopes.pop();
                 }
                 Statement::Variable(v) => self.declare(v),
                 Statement::DebugLoc(l) => {

@@ -2,7 +2,9 @@
 
 use std::fmt::{self, Write as _};
 
-use crate::{entries, lookup, suggest, suggest_modifier, Entry, EntryKind, Form, TargetReq};
+use crate::{
+    entries, lookup, suggest, suggest_modifier, Entry, EntryKind, Form, Stages, Support, TargetReq,
+};
 
 /// Where the official PTX ISA document lives; an entry's anchor is appended.
 pub const DOC_BASE_URL: &str = "https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#";
@@ -253,8 +255,9 @@ fn yes(b: bool) -> &'static str {
 }
 
 /// Lists every entry, one line each: name, category, PTX version, target, summary. With
-/// `coverage`, three more columns say whether ptxvm parses, checks and executes it.
-pub fn render_list(coverage: bool) -> String {
+/// `coverage`, three more columns say whether ptxvm parses, checks and executes it, the last
+/// two as `stages` reports.
+pub fn render_list(coverage: Option<&Stages<'_>>) -> String {
     let rows: Vec<(String, &Entry)> = entries().iter().map(|e| (e.name(), e)).collect();
     let name_w = rows.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
     let cat_w = rows
@@ -271,14 +274,13 @@ pub fn render_list(coverage: bool) -> String {
             e.category,
             e.target.to_string()
         );
-        if coverage {
-            let c = e.coverage;
+        if let Some(stages) = coverage {
             let _ = write!(
                 out,
-                "  parse:{:<3} check:{:<3} exec:{:<3}",
-                yes(c.parses),
-                yes(c.checks),
-                yes(c.executes)
+                "  parse:{:<3} check:{:<7} exec:{:<7}",
+                yes(e.coverage.parses),
+                (stages.check)(e).word(),
+                (stages.execute)(e).word()
             );
         }
         let _ = writeln!(out, "  {}", e.summary);
@@ -287,24 +289,41 @@ pub fn render_list(coverage: bool) -> String {
 }
 
 /// The Markdown page `docs/isa-coverage.md`: a table of every entry with its gates and how
-/// far ptxvm supports it, with totals.
-pub fn coverage_markdown() -> String {
+/// far ptxvm supports it, with totals. The "check" and "execute" columns are what `stages`
+/// reports for each entry.
+pub fn coverage_markdown(stages: &Stages<'_>) -> String {
     let all = entries();
-    let count = |f: fn(&Entry) -> bool| all.iter().filter(|e| f(e)).count();
+    let check: Vec<Support> = all.iter().map(|e| (stages.check)(e)).collect();
+    let exec: Vec<Support> = all.iter().map(|e| (stages.execute)(e)).collect();
+    let tally = |col: &[Support], verb: &str| {
+        let full = col.iter().filter(|s| **s == Support::Yes).count();
+        let part = col.iter().filter(|s| **s == Support::Partial).count();
+        if part == 0 {
+            format!("{full} {verb}")
+        } else {
+            format!("{full} {verb} (and {part} in part)")
+        }
+    };
     let mut out = String::new();
     out.push_str("# PTX ISA coverage\n\n");
     out.push_str("Generated from the `ptx-isa` table (`ptxvm doc --list --coverage`); do not edit by hand.\n\n");
     let _ = writeln!(
         out,
-        "{} sections: {} parse, {} check, {} execute.\n",
+        "{} sections: {} parse, {}, {}.\n",
         all.len(),
-        count(|e| e.coverage.parses),
-        count(|e| e.coverage.checks),
-        count(|e| e.coverage.executes)
+        all.iter().filter(|e| e.coverage.parses).count(),
+        tally(&check, "check"),
+        tally(&exec, "execute")
+    );
+    out.push_str(
+        "`yes`: supported in full; `partial`: in part; `-`: not at all. For the checker, `yes` \
+         means every form is checked operand by operand (count, types, shapes) besides the \
+         opcode, its modifiers and the version and target gates, and `partial` means only \
+         some of that (see `ptx_check::support`).\n\n",
     );
     out.push_str("| name | kind | section | PTX | target | parse | check | execute |\n");
     out.push_str("|---|---|---|---|---|---|---|---|\n");
-    for e in all {
+    for (i, e) in all.iter().enumerate() {
         let ptx = e.ptx.map_or("-".to_string(), |v| v.to_string());
         let _ = writeln!(
             out,
@@ -316,8 +335,8 @@ pub fn coverage_markdown() -> String {
             ptx,
             e.target,
             yes(e.coverage.parses),
-            yes(e.coverage.checks),
-            yes(e.coverage.executes)
+            check[i].word(),
+            exec[i].word()
         );
     }
     out

@@ -215,7 +215,7 @@ static S205: [&str; 1] = [".extern"];
 static S206: [&str; 1] = [".file"];
 static S207: [&str; 1] = ["fma"];
 static S208: [&str; 1] = [".oob"];
-static S209: [&str; 1] = [".type"];
+static S209: [&str; 4] = [".f16", ".f16x2", ".bf16", ".bf16x2"];
 static S210: [&str; 5] = [".f16", ".f16x2", ".bf16", ".bf16x2", ".relu"];
 static S211: [&str; 5] = [".f16", ".f16x2", ".bf16", ".bf16x2", ".oob"];
 static S212: [&str; 1] = ["fns"];
@@ -436,65 +436,64 @@ static S426: [&str; 5] = [".u64", ".s64", ".b64", ".min", ".max"];
 static S427: [&str; 1] = ["sust"];
 static S428: [&str; 1] = ["szext"];
 static S429: [&str; 1] = ["tanh"];
-static S430: [&str; 4] = [".f16", ".f16x2", ".bf16", ".bf16x2"];
-static S431: [&str; 3] = [".bf16", ".bf16x2", ".approx"];
-static S432: [&str; 1] = [".target"];
-static S433: [&str; 28] = ["sm_90a", "sm_90", "sm_80", "sm_86", "sm_87", "sm_89", "sm_70", "sm_72", "sm_75", "sm_60", "sm_61", "sm_62", "sm_50", "sm_52", "sm_53", "sm_30", "sm_32", "sm_35", "sm_37", "sm_20", "sm_10", "sm_11", "sm_12", "sm_13", ".texmode_unified", ".texmode_independent", ".debug", ".map_f64_to_f32"];
-static S434: [&str; 1] = ["testp"];
-static S435: [&str; 6] = [".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal"];
-static S436: [&str; 1] = ["tex"];
-static S437: [&str; 9] = [".1d", ".2d", ".3d", ".a1d", ".a2d", ".cube", ".acube", ".2dms", ".a2dms"];
-static S438: [&str; 1] = [".v4"];
-static S439: [&str; 4] = [".u32", ".s32", ".f16", ".f32"];
-static S440: [&str; 2] = [".s32", ".f32"];
-static S441: [&str; 1] = [".v2"];
-static S442: [&str; 1] = [".base"];
-static S443: [&str; 1] = [".level"];
-static S444: [&str; 1] = [".grad"];
-static S445: [&str; 2] = [".texref", ".samplerref"];
-static S446: [&str; 3] = [".cube", ".acube", ".grad"];
-static S447: [&str; 1] = [".acube"];
-static S448: [&str; 1] = ["%tid"];
-static S449: [&str; 1] = ["tld4"];
-static S450: [&str; 4] = [".r", ".g", ".b", ".a"];
-static S451: [&str; 1] = [".2d"];
-static S452: [&str; 4] = [".2d", ".a2d", ".cube", ".acube"];
-static S453: [&str; 3] = [".a2d", ".cube", ".acube"];
-static S454: [&str; 1] = ["%total_smem_size"];
-static S455: [&str; 1] = ["trap"];
-static S456: [&str; 1] = ["txq"];
-static S457: [&str; 9] = [".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".normalized_coords", ".array_size", ".num_mipmap_levels", ".num_samples"];
-static S458: [&str; 3] = [".width", ".height", ".depth"];
-static S459: [&str; 5] = [".force_unnormalized_coords", ".filter_mode", ".addr_mode_0", ".addr_mode_1", ".addr_mode_2"];
-static S460: [&str; 1] = [".force_unnormalized_coords"];
-static S461: [&str; 3] = [".array_size", ".num_mipmap_levels", ".num_samples"];
-static S462: [&str; 5] = ["vadd", "vsub", "vabsdiff", "vmin", "vmax"];
-static S463: [&str; 5] = [".vadd", ".vsub", ".vabsdiff", ".vmin", ".vmax"];
-static S464: [&str; 6] = [".b0", ".b1", ".b2", ".b3", ".h0", ".h1"];
-static S465: [&str; 6] = ["vadd2", "vsub2", "vavrg2", "vabsdiff2", "vmin2", "vmax2"];
-static S466: [&str; 6] = [".vadd2", ".vsub2", ".vavrg2", ".vabsdiff2", ".vmin2", ".vmax2"];
-static S467: [&str; 3] = [".h0", ".h1", ".h10"];
-static S468: [&str; 1] = [".hxy"];
-static S469: [&str; 6] = ["vadd4", "vsub4", "vavrg4", "vabsdiff4", "vmin4", "vmax4"];
-static S470: [&str; 6] = [".vadd4", ".vsub4", ".vavrg4", ".vabsdiff4", ".vmin4", ".vmax4"];
-static S471: [&str; 15] = [".b0", ".b1", ".b10", ".b2", ".b20", ".b21", ".b210", ".b3", ".b30", ".b31", ".b310", ".b32", ".b320", ".b321", ".b3210"];
-static S472: [&str; 1] = [".bxyzw"];
-static S473: [&str; 1] = [".version"];
-static S474: [&str; 1] = [".visible"];
-static S475: [&str; 1] = ["vmad"];
-static S476: [&str; 2] = [".shr7", ".shr15"];
-static S477: [&str; 1] = [".po"];
-static S478: [&str; 1] = ["vote.sync"];
-static S479: [&str; 3] = [".all", ".any", ".uni"];
-static S480: [&str; 1] = [".ballot"];
-static S481: [&str; 1] = ["vset"];
-static S482: [&str; 6] = [".eq", ".ne", ".lt", ".le", ".gt", ".ge"];
-static S483: [&str; 1] = ["vset2"];
-static S484: [&str; 1] = ["vset4"];
-static S485: [&str; 2] = ["vshl", "vshr"];
-static S486: [&str; 2] = [".vshl", ".vshr"];
-static S487: [&str; 1] = ["%warpid"];
-static S488: [&str; 1] = ["xor"];
+static S430: [&str; 3] = [".bf16", ".bf16x2", ".approx"];
+static S431: [&str; 1] = [".target"];
+static S432: [&str; 28] = ["sm_90a", "sm_90", "sm_80", "sm_86", "sm_87", "sm_89", "sm_70", "sm_72", "sm_75", "sm_60", "sm_61", "sm_62", "sm_50", "sm_52", "sm_53", "sm_30", "sm_32", "sm_35", "sm_37", "sm_20", "sm_10", "sm_11", "sm_12", "sm_13", ".texmode_unified", ".texmode_independent", ".debug", ".map_f64_to_f32"];
+static S433: [&str; 1] = ["testp"];
+static S434: [&str; 6] = [".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal"];
+static S435: [&str; 1] = ["tex"];
+static S436: [&str; 9] = [".1d", ".2d", ".3d", ".a1d", ".a2d", ".cube", ".acube", ".2dms", ".a2dms"];
+static S437: [&str; 1] = [".v4"];
+static S438: [&str; 4] = [".u32", ".s32", ".f16", ".f32"];
+static S439: [&str; 2] = [".s32", ".f32"];
+static S440: [&str; 1] = [".v2"];
+static S441: [&str; 1] = [".base"];
+static S442: [&str; 1] = [".level"];
+static S443: [&str; 1] = [".grad"];
+static S444: [&str; 2] = [".texref", ".samplerref"];
+static S445: [&str; 3] = [".cube", ".acube", ".grad"];
+static S446: [&str; 1] = [".acube"];
+static S447: [&str; 1] = ["%tid"];
+static S448: [&str; 1] = ["tld4"];
+static S449: [&str; 4] = [".r", ".g", ".b", ".a"];
+static S450: [&str; 1] = [".2d"];
+static S451: [&str; 4] = [".2d", ".a2d", ".cube", ".acube"];
+static S452: [&str; 3] = [".a2d", ".cube", ".acube"];
+static S453: [&str; 1] = ["%total_smem_size"];
+static S454: [&str; 1] = ["trap"];
+static S455: [&str; 1] = ["txq"];
+static S456: [&str; 9] = [".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".normalized_coords", ".array_size", ".num_mipmap_levels", ".num_samples"];
+static S457: [&str; 3] = [".width", ".height", ".depth"];
+static S458: [&str; 5] = [".force_unnormalized_coords", ".filter_mode", ".addr_mode_0", ".addr_mode_1", ".addr_mode_2"];
+static S459: [&str; 1] = [".force_unnormalized_coords"];
+static S460: [&str; 3] = [".array_size", ".num_mipmap_levels", ".num_samples"];
+static S461: [&str; 5] = ["vadd", "vsub", "vabsdiff", "vmin", "vmax"];
+static S462: [&str; 5] = [".vadd", ".vsub", ".vabsdiff", ".vmin", ".vmax"];
+static S463: [&str; 6] = [".b0", ".b1", ".b2", ".b3", ".h0", ".h1"];
+static S464: [&str; 6] = ["vadd2", "vsub2", "vavrg2", "vabsdiff2", "vmin2", "vmax2"];
+static S465: [&str; 6] = [".vadd2", ".vsub2", ".vavrg2", ".vabsdiff2", ".vmin2", ".vmax2"];
+static S466: [&str; 3] = [".h0", ".h1", ".h10"];
+static S467: [&str; 1] = [".hxy"];
+static S468: [&str; 6] = ["vadd4", "vsub4", "vavrg4", "vabsdiff4", "vmin4", "vmax4"];
+static S469: [&str; 6] = [".vadd4", ".vsub4", ".vavrg4", ".vabsdiff4", ".vmin4", ".vmax4"];
+static S470: [&str; 15] = [".b0", ".b1", ".b10", ".b2", ".b20", ".b21", ".b210", ".b3", ".b30", ".b31", ".b310", ".b32", ".b320", ".b321", ".b3210"];
+static S471: [&str; 1] = [".bxyzw"];
+static S472: [&str; 1] = [".version"];
+static S473: [&str; 1] = [".visible"];
+static S474: [&str; 1] = ["vmad"];
+static S475: [&str; 2] = [".shr7", ".shr15"];
+static S476: [&str; 1] = [".po"];
+static S477: [&str; 1] = ["vote.sync"];
+static S478: [&str; 3] = [".all", ".any", ".uni"];
+static S479: [&str; 1] = [".ballot"];
+static S480: [&str; 1] = ["vset"];
+static S481: [&str; 6] = [".eq", ".ne", ".lt", ".le", ".gt", ".ge"];
+static S482: [&str; 1] = ["vset2"];
+static S483: [&str; 1] = ["vset4"];
+static S484: [&str; 2] = ["vshl", "vshr"];
+static S485: [&str; 2] = [".vshl", ".vshr"];
+static S486: [&str; 1] = ["%warpid"];
+static S487: [&str; 1] = ["xor"];
 
 /// Every section of the reference, in the order of the source data (sorted by opcode).
 pub(crate) static ENTRIES: &[Entry] = &[
@@ -547,7 +546,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "abs.f64", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
         ],
         summary: "Absolute value of an f32 or f64 number; .ftz flushes subnormals.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "abs",
@@ -625,7 +624,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "abs.bf16 and abs.bf16x2", modifiers: &S8, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
         ],
         summary: "Absolute value of f16/bf16 values, scalar or packed in pairs.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "abs",
@@ -661,7 +660,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Absolute value of a signed integer.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "activemask",
@@ -695,7 +694,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Returns a bit mask of the lanes in the warp that are currently executing.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "add",
@@ -755,7 +754,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "add.f64", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
         ],
         summary: "Sums two f32 or f64 values with an optional rounding mode, .ftz and .sat.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "add",
@@ -844,7 +843,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "add{.rnd}.bf16 and add{.rnd}.bf16x2", modifiers: &S19, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Sums f16/bf16 values, scalar or packed pairs.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "add",
@@ -898,7 +897,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "add.u16x2 and add.s16x2", modifiers: &S22, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Sums two integers (wrapping, or saturating for .s32 .sat); packed 16x2 too.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "add",
@@ -939,7 +938,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "64-bit add.cc", modifiers: &S25, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Integer add that also writes the carry flag for a following addc.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "addc",
@@ -981,7 +980,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "64-bit addc", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Integer add that consumes the carry flag, and optionally writes it again.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "address_size",
@@ -1015,7 +1014,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Declares whether the module uses 32- or 64-bit addresses.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "aggr_smem_size",
@@ -1037,7 +1036,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: total shared memory of the CTA, reserved part included.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "alias",
@@ -1071,7 +1070,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Makes one function symbol another name for an existing function.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "alloca",
@@ -1108,7 +1107,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Reserves a block on the thread's local stack and yields its address.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "and",
@@ -1145,7 +1144,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Bitwise AND of two values (or logical AND of predicates).",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "applypriority",
@@ -1182,7 +1181,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Changes the L2 eviction priority of a cached global memory range.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "atom",
@@ -1441,7 +1440,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: ".sem qualifier", modifiers: &S61, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
         ],
         summary: "Atomic read-modify-write on global or shared memory; returns the old value.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "bar",
@@ -1602,7 +1601,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "barrier{.cta} instruction", modifiers: &S69, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
         ],
         summary: "CTA-wide barrier: wait for, arrive at, or reduce a predicate across threads.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "bar",
@@ -1635,7 +1634,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Makes the lanes named in a mask wait for each other within the warp.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "barrier",
@@ -1795,7 +1794,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "barrier{.cta} instruction", modifiers: &S69, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
         ],
         summary: "CTA-wide barrier (newer spelling); .aligned asserts all threads take it.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "barrier",
@@ -1845,7 +1844,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Cluster-wide barrier, split into an arrive and a wait step.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "bfe",
@@ -1883,7 +1882,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Pulls a bit field out of a register, zero- or sign-extending it.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "bra",
@@ -1929,7 +1928,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Jumps to a label, under a guard predicate when one is given.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "branchtargets",
@@ -1962,7 +1961,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Lists the labels an indirect brx.idx may jump to.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "brev",
@@ -1998,7 +1997,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Reverses the order of the bits of a value.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "brkpt",
@@ -2030,7 +2029,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Halts execution at a breakpoint for a debugger.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "brx",
@@ -2078,7 +2077,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Indirect jump: picks a label from a .branchtargets list by index.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "call",
@@ -2227,7 +2226,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "Indirect call", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Calls a function directly or through a pointer, passing parameters.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "callprototype",
@@ -2295,7 +2294,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: ".noreturn directive", modifiers: &S97, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
         ],
         summary: "Declares the signature of functions reached by indirect calls.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "calltargets",
@@ -2328,7 +2327,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Lists the functions an indirect call may reach.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "clock",
@@ -2352,7 +2351,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "%clock_hi", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Read-only: low 32 bits of a per-SM cycle counter.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "clock64",
@@ -2374,7 +2373,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: the 64-bit per-SM cycle counter.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "clock_hi",
@@ -2398,7 +2397,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "%clock", modifiers: &S27, ptx: None, sm: None },
         ],
         summary: "Read-only: high 32 bits of the per-SM cycle counter.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "cluster_ctaid",
@@ -2420,7 +2419,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: position of this CTA inside its cluster (x, y, z).",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "cluster_ctarank",
@@ -2442,7 +2441,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: linear rank of this CTA inside its cluster.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "cluster_nctaid",
@@ -2464,7 +2463,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: size of the cluster in CTAs per dimension.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "cluster_nctarank",
@@ -2486,7 +2485,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: number of CTAs in the cluster.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "clusterid",
@@ -2508,7 +2507,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: position of this cluster inside the grid (x, y, z).",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "clz",
@@ -2544,7 +2543,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Counts the zero bits above the highest set bit.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "cnot",
@@ -2580,7 +2579,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "C-style logical negation: 1 when the input is zero, else 0.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "common",
@@ -2613,7 +2612,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Declares a global variable that several modules may define; the largest wins.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "copysign",
@@ -2650,7 +2649,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Returns the first value's magnitude with the second value's sign.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "cos",
@@ -2689,7 +2688,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Approximate cosine of an f32 angle in radians.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "cp",
@@ -2798,7 +2797,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "Sub-qualifier ::cta", modifiers: &S122, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
         ],
         summary: "Starts an asynchronous copy of 4-16 bytes from global to shared memory.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "cp",
@@ -2884,7 +2883,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Starts an asynchronous bulk copy between global, shared and cluster memory.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "cp",
@@ -2916,7 +2915,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Closes the current group of bulk async copies.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "cp",
@@ -2956,7 +2955,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Hints that a global memory range should be brought into L2.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "cp",
@@ -3000,7 +2999,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Hints that a tile of a tensor in global memory should be brought into L2.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "cp",
@@ -3075,7 +3074,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Starts an asynchronous copy of a tensor tile described by a tensor map.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "cp",
@@ -3109,7 +3108,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Waits until at most N bulk async-copy groups are still pending.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "cp",
@@ -3141,7 +3140,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Closes the current group of cp.async copies.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "cp",
@@ -3178,7 +3177,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Has an mbarrier observe the completion of this thread's earlier cp.async copies.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "cp",
@@ -3221,7 +3220,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Waits for earlier cp.async groups: all of them, or all but the newest N.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "cp",
@@ -3264,7 +3263,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Waits for earlier cp.async groups: all of them, or all but the newest N.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "cp",
@@ -3356,7 +3355,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Asynchronous bulk reduction of a memory range into a destination range.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "cp",
@@ -3404,7 +3403,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Asynchronous reduction of a tensor tile into global memory.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "createpolicy",
@@ -3478,7 +3477,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Builds a 64-bit cache eviction policy value for later memory operations.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "ctaid",
@@ -3500,7 +3499,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: position of this CTA inside the grid (x, y, z).",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "current_graph_exec",
@@ -3522,7 +3521,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: handle of the CUDA graph being executed, or zero.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "cvt",
@@ -3749,7 +3748,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "cvt.satfinite.{e4m3x2, e5m2x2}.{f32, f16x2}", modifiers: &S170, ptx: None, sm: Some(SmTarget::sm(89, ArchVariant::Base)) },
         ],
         summary: "Converts a value between numeric types, with rounding and saturation options.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "cvt",
@@ -3810,7 +3809,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "Sub byte types (.u4/.s4 and .u2/.s2)", modifiers: &S175, ptx: None, sm: Some(SmTarget::sm(75, ArchVariant::Base)) },
         ],
         summary: "Converts and narrows integers with saturation, packing them into one register.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "cvta",
@@ -3897,7 +3896,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "Sub-qualifier ::cluster", modifiers: &S182, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Turns a state-space address into a generic address, or back.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "discard",
@@ -3934,7 +3933,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Drops a cached global range from L2 without writing it back.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "div",
@@ -4026,7 +4025,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "div.{rz,rm,rp}.f64", modifiers: &S190, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Division of f32/f64: approximate, full-range or correctly rounded.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "div",
@@ -4063,7 +4062,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Integer quotient, truncated toward zero.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "dp2a",
@@ -4105,7 +4104,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Two-way dot product of 16-bit halves with 8-bit bytes, plus an accumulator.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "dp4a",
@@ -4145,7 +4144,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Four-way dot product of packed bytes, plus an accumulator.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "dynamic_smem_size",
@@ -4167,7 +4166,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: bytes of shared memory allocated at launch time.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "elect",
@@ -4201,7 +4200,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Picks one leader lane out of the lanes named in a mask.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "entry",
@@ -4245,7 +4244,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Defines a kernel, the function the host launches.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "envreg<32>",
@@ -4267,7 +4266,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: 32 driver-defined environment registers, %envreg0..%envreg31.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "ex2",
@@ -4306,7 +4305,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Approximate base-2 exponential of an f32 value.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "ex2",
@@ -4361,7 +4360,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "ex2.approx.ftz.{bf16/bf16x2}", modifiers: &S202, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Approximate base-2 exponential of f16/bf16 values.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "exit",
@@ -4393,7 +4392,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Ends the executing thread.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "explicitcluster",
@@ -4425,7 +4424,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "States that the kernel must be launched with a cluster shape.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "extern",
@@ -4458,7 +4457,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Declares a symbol that is defined in another module.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "file",
@@ -4494,7 +4493,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Gives a source file an index for .loc line information.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "fma",
@@ -4555,7 +4554,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "fma.f64", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
         ],
         summary: "Fused multiply-add of f32/f64 with a single rounding.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "fma",
@@ -4681,7 +4680,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                     Slot { name: ".rnd", optional: false, placeholder: true, values: &S18 },
                     Slot { name: ".oob", optional: false, placeholder: false, values: &S208 },
                     Slot { name: ".relu", optional: true, placeholder: false, values: &S163 },
-                    Slot { name: ".type", optional: false, placeholder: false, values: &S209 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S209 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -4706,7 +4705,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "fma{.oob}.{f16, f16x2, bf16, bf16x2}", modifiers: &S211, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Fused multiply-add of f16/bf16 values, optionally clamping negatives to zero.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "fns",
@@ -4743,7 +4742,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Finds the position of the n-th set bit of a mask from a start position.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "func",
@@ -4805,7 +4804,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: ".attribute directive", modifiers: &S214, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Defines or declares a device function with parameters and results.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "getctarank",
@@ -4898,7 +4897,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Returns the rank of the CTA that owns a shared::cluster address.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "globaltimer",
@@ -4920,7 +4919,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: a 64-bit nanosecond timer shared by the whole GPU.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "globaltimer_hi",
@@ -4942,7 +4941,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: high 32 bits of the global nanosecond timer.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "globaltimer_lo",
@@ -4964,7 +4963,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: low 32 bits of the global nanosecond timer.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "griddepcontrol",
@@ -4998,7 +4997,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Coordinates with dependent grids: let them start, or wait for prerequisites.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "gridid",
@@ -5020,7 +5019,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: an identifier of the running grid.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "is_explicit_cluster",
@@ -5042,7 +5041,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: true when the launch asked for clusters explicitly.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "isspacep",
@@ -5084,7 +5083,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "Sub-qualifier ::cluster", modifiers: &S182, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Tests whether a generic address falls inside a given state space.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "istypep",
@@ -5120,7 +5119,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Tests whether an opaque handle is a texture, sampler or surface.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "laneid",
@@ -5142,7 +5141,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: index of this thread within its warp (0..31).",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "lanemask_eq",
@@ -5164,7 +5163,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: a mask with only this lane's bit set.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "lanemask_ge",
@@ -5186,7 +5185,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: a mask of this lane and all higher lanes.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "lanemask_gt",
@@ -5208,7 +5207,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: a mask of the lanes above this one.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "lanemask_le",
@@ -5230,7 +5229,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: a mask of this lane and all lower lanes.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "lanemask_lt",
@@ -5252,7 +5251,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: a mask of the lanes below this one.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "ld",
@@ -5398,7 +5397,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "Sub-qualifier ::cta", modifiers: &S122, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
         ],
         summary: "Reads a scalar or vector from memory into registers.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "ld",
@@ -5498,7 +5497,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "Support for .level::cache_hint qualifier", modifiers: &S151, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
         ],
         summary: "Reads global memory through the non-coherent (read-only) cache path.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "ldu",
@@ -5553,7 +5552,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "ldu.f64", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
         ],
         summary: "Reads a value that is the same for all threads of the warp.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "lg2",
@@ -5592,7 +5591,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Approximate base-2 logarithm of an f32 value.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "loc",
@@ -5639,7 +5638,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Ties the following instructions to a source file, line and column.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "lop3",
@@ -5677,7 +5676,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Any bitwise function of three inputs, chosen by an 8-bit truth table.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "mad",
@@ -5755,7 +5754,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "mad.f64", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
         ],
         summary: "Multiply then add for f32/f64, rounding once.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "mad",
@@ -5812,7 +5811,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Integer multiply then add, keeping the high, low or full product.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "mad",
@@ -5854,7 +5853,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Integer multiply-add that writes the carry flag.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "mad24",
@@ -5911,7 +5910,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Multiply of 24-bit integers then add.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "madc",
@@ -5953,7 +5952,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Integer multiply-add that consumes the carry flag.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "mapa",
@@ -6051,7 +6050,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Maps a shared memory address to the same location in another CTA of the cluster.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "match",
@@ -6106,7 +6105,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Finds the lanes of a warp that hold the same value.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "max",
@@ -6163,7 +6162,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "max.xorsign.abs", modifiers: &S271, ptx: None, sm: Some(SmTarget::sm(86, ArchVariant::Base)) },
         ],
         summary: "Larger of two f32/f64 values, with NaN handling options.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "max",
@@ -6253,7 +6252,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "max.xorsign.abs", modifiers: &S271, ptx: None, sm: Some(SmTarget::sm(86, ArchVariant::Base)) },
         ],
         summary: "Larger of two f16/bf16 values, scalar or packed.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "max",
@@ -6308,7 +6307,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "max.u16x2, max{.relu}.s16x2 and max.relu.s32", modifiers: &S274, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Larger of two integers; packed 16x2 and ReLU variants too.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "maxclusterrank",
@@ -6341,7 +6340,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Caps the number of CTAs per cluster for a kernel.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "maxnreg",
@@ -6374,7 +6373,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Caps the number of registers each thread of a kernel may use.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "maxntid",
@@ -6432,7 +6431,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Caps the number of threads per CTA for a kernel.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "mbarrier",
@@ -6470,7 +6469,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Barrier object in shared memory that tracks arrivals and transfers in phases.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "mbarrier",
@@ -6592,7 +6591,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "Support for .cluster scope", modifiers: &S242, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Signals arrival at an mbarrier and returns its phase state.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "mbarrier",
@@ -6713,7 +6712,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "Support for .cluster scope", modifiers: &S242, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Arrives at an mbarrier and leaves its set of participants.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "mbarrier",
@@ -6754,7 +6753,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Marks transaction bytes as completed on an mbarrier.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "mbarrier",
@@ -6795,7 +6794,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Adds expected transaction bytes to an mbarrier's current phase.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "mbarrier",
@@ -6832,7 +6831,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Sets up an mbarrier object with an expected arrival count.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "mbarrier",
@@ -6868,7 +6867,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Invalidates an mbarrier so its memory can be reused.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "mbarrier",
@@ -6903,7 +6902,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Extracts the number of outstanding arrivals from an mbarrier state.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "mbarrier",
@@ -7007,7 +7006,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "Support for .cluster scope", modifiers: &S242, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Checks (or waits a while) whether an mbarrier phase has finished.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "membar/fence",
@@ -7109,7 +7108,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "fence.proxy.async", modifiers: &S306, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Orders memory accesses at a scope, or between memory proxies.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "min",
@@ -7166,7 +7165,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "min.xorsign.abs", modifiers: &S271, ptx: None, sm: Some(SmTarget::sm(86, ArchVariant::Base)) },
         ],
         summary: "Smaller of two f32/f64 values, with NaN handling options.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "min",
@@ -7256,7 +7255,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "min.xorsign.abs", modifiers: &S271, ptx: None, sm: Some(SmTarget::sm(86, ArchVariant::Base)) },
         ],
         summary: "Smaller of two f16/bf16 values, scalar or packed.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "min",
@@ -7311,7 +7310,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "min.u16x2, min{.relu}.s16x2 and min.relu.s32", modifiers: &S274, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Smaller of two integers; packed 16x2 and ReLU variants too.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "minnctapersm",
@@ -7344,7 +7343,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Asks for at least this many CTAs to fit on one SM at once.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "mov",
@@ -7474,7 +7473,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "Taking the address of kernel entry functions", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(35, ArchVariant::Base)) },
         ],
         summary: "Copies a register, immediate, special register or symbol address.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "mov",
@@ -7510,7 +7509,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Packs smaller values into a wider register, or splits one apart.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "mul",
@@ -7570,7 +7569,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "mul.f64", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
         ],
         summary: "Product of two f32/f64 values with an optional rounding mode.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "mul",
@@ -7659,7 +7658,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "mul{.rnd}.bf16 and mul{.rnd}.bf16x2", modifiers: &S19, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Product of f16/bf16 values, scalar or packed.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "mul",
@@ -7698,7 +7697,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Integer product, keeping the high, low or full-width result.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "mul24",
@@ -7737,7 +7736,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Product of 24-bit integers, keeping the high or low part.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "multimem",
@@ -7873,7 +7872,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Loads-and-reduces, stores or reduces across all copies of a multimem address.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "multimem",
@@ -8009,7 +8008,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Loads-and-reduces, stores or reduces across all copies of a multimem address.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "multimem",
@@ -8145,7 +8144,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Loads-and-reduces, stores or reduces across all copies of a multimem address.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "nanosleep",
@@ -8179,7 +8178,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Suspends the thread for roughly the given number of nanoseconds.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "nclusterid",
@@ -8201,7 +8200,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: number of clusters in the grid per dimension.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "nctaid",
@@ -8223,7 +8222,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: number of CTAs in the grid per dimension.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "neg",
@@ -8274,7 +8273,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "neg.f64", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
         ],
         summary: "Flips the sign of an f32/f64 value.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "neg",
@@ -8352,7 +8351,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "neg.bf16 and neg.bf16x2", modifiers: &S8, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
         ],
         summary: "Flips the sign of f16/bf16 values.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "neg",
@@ -8388,7 +8387,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Two's-complement negation of a signed integer.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "noreturn",
@@ -8420,7 +8419,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Marks a function that never returns to its caller.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "not",
@@ -8456,7 +8455,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Bitwise complement (or logical negation of a predicate).",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "nsmid",
@@ -8478,7 +8477,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: an upper bound on SM identifiers.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "ntid",
@@ -8500,7 +8499,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: number of threads in the CTA per dimension.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "nwarpid",
@@ -8522,7 +8521,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: an upper bound on warp identifiers.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "or",
@@ -8559,7 +8558,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Bitwise OR of two values (or logical OR of predicates).",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "pm0",
@@ -8585,7 +8584,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "%pm4..%pm7", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Read-only: 32-bit performance monitor counters %pm0..%pm7.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "pm0_64",
@@ -8607,7 +8606,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: 64-bit performance monitor counters %pm0_64..%pm7_64.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "pmevent",
@@ -8654,7 +8653,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "pmevent.mask", modifiers: &S335, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Raises one or more performance monitor events.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "popc",
@@ -8690,7 +8689,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Counts the set bits of a value.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "pragma",
@@ -8723,7 +8722,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Passes a hint string to the assembler.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "prefetch",
@@ -8804,7 +8803,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "Support for the .tensormap qualifier", modifiers: &S344, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Hints that a memory line should be brought into a cache level.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "prefetchu",
@@ -8885,7 +8884,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "Support for the .tensormap qualifier", modifiers: &S344, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Hints that a line should be brought into the uniform cache.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "prmt",
@@ -8924,7 +8923,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Assembles a 32-bit value from chosen bytes of two registers.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "rcp",
@@ -8998,7 +8997,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "rcp.{rz,rm,rp}.f64", modifiers: &S190, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Reciprocal of an f32/f64 value, approximate or correctly rounded.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "rcp",
@@ -9032,7 +9031,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Fast, coarse reciprocal of an f64 value.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "red",
@@ -9242,7 +9241,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: ".sem qualifier", modifiers: &S61, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
         ],
         summary: "Atomic reduction on global or shared memory that returns nothing.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "red",
@@ -9349,7 +9348,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Asynchronous reduction into another CTA's shared memory, signalling an mbarrier.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "redux",
@@ -9404,7 +9403,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Reduces a value across the lanes named in a mask (add, min, max, bitwise).",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "rem",
@@ -9441,7 +9440,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Integer remainder of a division.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "reqnctapercluster",
@@ -9499,7 +9498,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Fixes the cluster shape a kernel must be launched with.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "reqntid",
@@ -9557,7 +9556,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Fixes the CTA shape a kernel must be launched with.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "reserved_smem_offset_<2>",
@@ -9579,7 +9578,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: offsets of reserved shared memory regions, indexed 0 and 1.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "reserved_smem_offset_begin",
@@ -9601,7 +9600,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: start offset of the reserved shared memory region.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "reserved_smem_offset_cap",
@@ -9623,7 +9622,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: capacity of the reserved shared memory region.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "reserved_smem_offset_end",
@@ -9645,7 +9644,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: end offset of the reserved shared memory region.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "ret",
@@ -9678,7 +9677,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Returns from the current function.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "rsqrt",
@@ -9733,7 +9732,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "rsqrt.f64", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
         ],
         summary: "Approximate reciprocal square root.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "rsqrt",
@@ -9767,7 +9766,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Fast, coarse reciprocal square root of an f64 value.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "sad",
@@ -9805,7 +9804,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Adds the absolute difference of two integers to a third.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "selp",
@@ -9844,7 +9843,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "selp.f64", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
         ],
         summary: "Chooses one of two values by a predicate.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "set",
@@ -9907,7 +9906,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "set with .f64 source type", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
         ],
         summary: "Compares two values and writes an all-ones/1.0 or zero result.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "set",
@@ -10148,7 +10147,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "set.{u16, u32, s16, s32}.bf16, set.{u32, s32, bf16x2}.bf16x2, set.bf16.{s16,u16,f16,b16,s32,u32,f32,b32,s64,u64,f64,b64}", modifiers: &S381, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Compares f16/bf16 values and writes a mask or 1.0/0.0 result.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "setmaxnreg",
@@ -10186,7 +10185,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Grows or shrinks the register budget of the warp at run time.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "setp",
@@ -10246,7 +10245,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "setp with .f64 source type", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
         ],
         summary: "Compares two values and writes predicates, optionally combined with another.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "setp",
@@ -10404,7 +10403,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "setp.{bf16/bf16x2}", modifiers: &S8, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Compares f16/bf16 values and writes predicates.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "shf",
@@ -10461,7 +10460,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Shifts a 64-bit pair of registers and keeps 32 bits (funnel shift).",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "shfl",
@@ -10501,7 +10500,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Exchanges register values between lanes of a warp.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "shl",
@@ -10538,7 +10537,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Shift left, filling with zeros.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "shr",
@@ -10575,7 +10574,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Shift right, arithmetic for signed types and logical otherwise.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "sin",
@@ -10614,7 +10613,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Approximate sine of an f32 angle in radians.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "slct",
@@ -10671,7 +10670,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "slct.f64", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
         ],
         summary: "Chooses one of two values by the sign of a third operand.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "smid",
@@ -10693,7 +10692,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: identifier of the SM running this thread.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "sqrt",
@@ -10767,7 +10766,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "sqrt.{rz,rm,rp}.f64", modifiers: &S190, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Square root, approximate or correctly rounded.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "st",
@@ -10906,7 +10905,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "Sub-qualifier ::cluster", modifiers: &S182, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Writes a scalar or vector from registers to memory.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "st",
@@ -10950,7 +10949,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Asynchronous store into another CTA's shared memory, signalling an mbarrier.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "stackrestore",
@@ -10985,7 +10984,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Resets the stack pointer to a value saved by stacksave.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "stacksave",
@@ -11020,7 +11019,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Captures the current stack pointer.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "sub",
@@ -11080,7 +11079,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "sub.f64", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
         ],
         summary: "Difference of two f32/f64 values with an optional rounding mode.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "sub",
@@ -11169,7 +11168,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "sub{.rnd}.bf16 and sub{.rnd}.bf16x2", modifiers: &S19, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Difference of f16/bf16 values, scalar or packed.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "sub",
@@ -11221,7 +11220,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Difference of two integers (wrapping, or saturating for .s32 .sat).",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "sub",
@@ -11262,7 +11261,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "64-bit sub.cc", modifiers: &S25, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Integer subtract that writes the borrow flag.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "subc",
@@ -11304,7 +11303,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "64-bit subc", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Integer subtract that consumes the borrow flag.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "suld",
@@ -11357,7 +11356,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "Cache operations", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Reads from a surface at integer coordinates.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "suq",
@@ -11399,7 +11398,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "Indirect surface access", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Reads an attribute (size, format, ...) of a surface.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "sured",
@@ -11464,7 +11463,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: ".u64/.s64/.b64 types with .min/.max operations", modifiers: &S426, ptx: None, sm: Some(SmTarget::sm(50, ArchVariant::Base)) },
         ],
         summary: "Atomically reduces a value into a surface element.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "sust",
@@ -11551,7 +11550,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "Cache operations", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Writes to a surface at integer coordinates.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "szext",
@@ -11590,7 +11589,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Sign- or zero-extends the low bits of a value from a given width.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "tanh",
@@ -11626,7 +11625,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Approximate hyperbolic tangent of an f32 value.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "tanh",
@@ -11644,7 +11643,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".approx", optional: false, placeholder: false, values: &S113 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S430 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S209 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -11653,26 +11652,26 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S430 },
+            Definition { name: ".type", values: &S209 },
         ],
         ptx: Some(PtxVersion::new(7, 0)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(75, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "tanh.approx.{bf16/bf16x2}", modifiers: &S431, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "tanh.approx.{bf16/bf16x2}", modifiers: &S430, ptx: Some(PtxVersion::new(7, 8)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "tanh.approx.{bf16/bf16x2}", modifiers: &S431, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "tanh.approx.{bf16/bf16x2}", modifiers: &S430, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Approximate hyperbolic tangent of f16/bf16 values.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "target",
         kind: EntryKind::Directive,
         title: "PTX Module Directives: .target",
         category: "PTX Module Directives",
-        names: &S432,
+        names: &S431,
         anchor: "ptx-module-directives-target",
         syntax: ".target stringlist         // comma separated list of target specifiers\nstring = { sm_90a, sm_90,               // sm_9x target architectures\n           sm_80, sm_86, sm_87, sm_89,  // sm_8x target architectures\n           sm_70, sm_72, sm_75,         // sm_7x target architectures\n           sm_60, sm_61, sm_62,         // sm_6x target architectures\n           sm_50, sm_52, sm_53,         // sm_5x target architectures\n           sm_30, sm_32, sm_35, sm_37,  // sm_3x target architectures\n           sm_20,                       // sm_2x target architectures\n           sm_10, sm_11, sm_12, sm_13,  // sm_1x target architectures\n           texmode_unified, texmode_independent,   // texturing mode\n           debug,                                  // platform option\n           map_f64_to_f32 };                       // platform option",
         forms: &[
@@ -11689,7 +11688,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "string", values: &S433 },
+            Definition { name: "string", values: &S432 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
@@ -11707,14 +11706,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Names the GPU architecture and options the module is written for.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "testp",
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: testp",
         category: "Floating Point Instructions",
-        names: &S434,
+        names: &S433,
         anchor: "floating-point-instructions-testp",
         syntax: "testp.op.type  p, a;  // result is .pred\n\n.op   = { .finite, .infinite,\n          .number, .notanumber,\n          .normal, .subnormal };\n.type = { .f32, .f64 };",
         forms: &[
@@ -11724,7 +11723,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S435 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S434 },
                     Slot { name: ".type", optional: false, placeholder: true, values: &S111 },
                 ],
                 operands: &[
@@ -11734,7 +11733,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".op", values: &S435 },
+            Definition { name: ".op", values: &S434 },
             Definition { name: ".type", values: &S111 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
@@ -11745,14 +11744,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Classifies a float (finite, NaN, subnormal, ...) into a predicate.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "tex",
         kind: EntryKind::Instruction,
         title: "Texture Instructions: tex",
         category: "Texture Instructions",
-        names: &S436,
+        names: &S435,
         anchor: "texture-instructions-tex",
         syntax: "tex.geom.v4.dtype.ctype  d, [a, c] {, e} {, f};\ntex.geom.v4.dtype.ctype  d[|p], [a, b, c] {, e} {, f};  // explicit sampler\n\ntex.geom.v2.f16x2.ctype  d[|p], [a, c] {, e} {, f};\ntex.geom.v2.f16x2.ctype  d[|p], [a, b, c] {, e} {, f};  // explicit sampler\n\n// mipmaps\ntex.base.geom.v4.dtype.ctype   d[|p], [a, {b,} c] {, e} {, f};\ntex.level.geom.v4.dtype.ctype  d[|p], [a, {b,} c], lod {, e} {, f};\ntex.grad.geom.v4.dtype.ctype   d[|p], [a, {b,} c], dPdx, dPdy {, e} {, f};\n\ntex.base.geom.v2.f16x2.ctype   d[|p], [a, {b,} c] {, e} {, f};\ntex.level.geom.v2.f16x2.ctype  d[|p], [a, {b,} c], lod {, e} {, f};\ntex.grad.geom.v2.f16x2.ctype   d[|p], [a, {b,} c], dPdx, dPdy {, e} {, f};\n\n.geom  = { .1d, .2d, .3d, .a1d, .a2d, .cube, .acube, .2dms, .a2dms };\n.dtype = { .u32, .s32, .f16,  .f32 };\n.ctype = {       .s32, .f32 };          // .cube, .acube require .f32\n                                        // .2dms, .a2dms require .s32",
         forms: &[
@@ -11762,10 +11761,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S437 },
-                    Slot { name: ".v4", optional: false, placeholder: false, values: &S438 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S439 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S440 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S436 },
+                    Slot { name: ".v4", optional: false, placeholder: false, values: &S437 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S438 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S439 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -11780,10 +11779,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S437 },
-                    Slot { name: ".v4", optional: false, placeholder: false, values: &S438 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S439 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S440 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S436 },
+                    Slot { name: ".v4", optional: false, placeholder: false, values: &S437 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S438 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S439 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -11798,10 +11797,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S437 },
-                    Slot { name: ".v2", optional: false, placeholder: false, values: &S441 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S436 },
+                    Slot { name: ".v2", optional: false, placeholder: false, values: &S440 },
                     Slot { name: ".f16x2", optional: false, placeholder: false, values: &S5 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S440 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S439 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -11816,10 +11815,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S437 },
-                    Slot { name: ".v2", optional: false, placeholder: false, values: &S441 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S436 },
+                    Slot { name: ".v2", optional: false, placeholder: false, values: &S440 },
                     Slot { name: ".f16x2", optional: false, placeholder: false, values: &S5 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S440 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S439 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -11834,11 +11833,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".base", optional: false, placeholder: false, values: &S442 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S437 },
-                    Slot { name: ".v4", optional: false, placeholder: false, values: &S438 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S439 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S440 },
+                    Slot { name: ".base", optional: false, placeholder: false, values: &S441 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S436 },
+                    Slot { name: ".v4", optional: false, placeholder: false, values: &S437 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S438 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S439 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -11853,11 +11852,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".level", optional: false, placeholder: false, values: &S443 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S437 },
-                    Slot { name: ".v4", optional: false, placeholder: false, values: &S438 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S439 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S440 },
+                    Slot { name: ".level", optional: false, placeholder: false, values: &S442 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S436 },
+                    Slot { name: ".v4", optional: false, placeholder: false, values: &S437 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S438 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S439 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -11873,11 +11872,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".grad", optional: false, placeholder: false, values: &S444 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S437 },
-                    Slot { name: ".v4", optional: false, placeholder: false, values: &S438 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S439 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S440 },
+                    Slot { name: ".grad", optional: false, placeholder: false, values: &S443 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S436 },
+                    Slot { name: ".v4", optional: false, placeholder: false, values: &S437 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S438 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S439 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -11894,11 +11893,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".base", optional: false, placeholder: false, values: &S442 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S437 },
-                    Slot { name: ".v2", optional: false, placeholder: false, values: &S441 },
+                    Slot { name: ".base", optional: false, placeholder: false, values: &S441 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S436 },
+                    Slot { name: ".v2", optional: false, placeholder: false, values: &S440 },
                     Slot { name: ".f16x2", optional: false, placeholder: false, values: &S5 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S440 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S439 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -11913,11 +11912,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".level", optional: false, placeholder: false, values: &S443 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S437 },
-                    Slot { name: ".v2", optional: false, placeholder: false, values: &S441 },
+                    Slot { name: ".level", optional: false, placeholder: false, values: &S442 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S436 },
+                    Slot { name: ".v2", optional: false, placeholder: false, values: &S440 },
                     Slot { name: ".f16x2", optional: false, placeholder: false, values: &S5 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S440 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S439 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -11933,11 +11932,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".grad", optional: false, placeholder: false, values: &S444 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S437 },
-                    Slot { name: ".v2", optional: false, placeholder: false, values: &S441 },
+                    Slot { name: ".grad", optional: false, placeholder: false, values: &S443 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S436 },
+                    Slot { name: ".v2", optional: false, placeholder: false, values: &S440 },
                     Slot { name: ".f16x2", optional: false, placeholder: false, values: &S5 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S440 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S439 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -11950,44 +11949,44 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".geom", values: &S437 },
-            Definition { name: ".dtype", values: &S439 },
-            Definition { name: ".ctype", values: &S440 },
+            Definition { name: ".geom", values: &S436 },
+            Definition { name: ".dtype", values: &S438 },
+            Definition { name: ".ctype", values: &S439 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
         target: TargetReq::All,
         ptx_gates: &[
             FeatureGate { feature: "Unified mode texturing", modifiers: &S27, ptx: Some(PtxVersion::new(1, 0)), sm: None },
-            FeatureGate { feature: "Extension using opaque .texref and .samplerref types and independent mode texturing", modifiers: &S445, ptx: Some(PtxVersion::new(1, 5)), sm: None },
+            FeatureGate { feature: "Extension using opaque .texref and .samplerref types and independent mode texturing", modifiers: &S444, ptx: Some(PtxVersion::new(1, 5)), sm: None },
             FeatureGate { feature: "Texture arrays tex.{a1d,a2d}", modifiers: &S416, ptx: Some(PtxVersion::new(2, 3)), sm: None },
             FeatureGate { feature: "Cubemaps and cubemap arrays", modifiers: &S27, ptx: Some(PtxVersion::new(3, 0)), sm: None },
             FeatureGate { feature: "Support for mipmaps", modifiers: &S27, ptx: Some(PtxVersion::new(3, 1)), sm: None },
             FeatureGate { feature: "Indirect texture access", modifiers: &S27, ptx: Some(PtxVersion::new(3, 1)), sm: None },
             FeatureGate { feature: "Multi-sample textures and multi-sample texture arrays", modifiers: &S27, ptx: Some(PtxVersion::new(3, 2)), sm: None },
             FeatureGate { feature: "Support for textures returning .f16 and .f16x2 data", modifiers: &S201, ptx: Some(PtxVersion::new(4, 2)), sm: None },
-            FeatureGate { feature: "Support for tex.grad.{cube, acube}", modifiers: &S446, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "Support for tex.grad.{cube, acube}", modifiers: &S445, ptx: Some(PtxVersion::new(4, 3)), sm: None },
             FeatureGate { feature: "Offset vector operand", modifiers: &S27, ptx: Some(PtxVersion::new(4, 3)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "The cubemap array geometry (.acube)", modifiers: &S447, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "The cubemap array geometry (.acube)", modifiers: &S446, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "Mipmaps", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "Indirect texture access", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "Multi-sample textures and multi-sample texture arrays", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
             FeatureGate { feature: "Texture fetch returning .f16 and .f16x2 data", modifiers: &S201, ptx: None, sm: Some(SmTarget::sm(53, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.grad.{cube, acube}", modifiers: &S446, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.grad.{cube, acube}", modifiers: &S445, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "Offset vector operand", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
             FeatureGate { feature: "Depth compare operand", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
         ],
         summary: "Samples a texture at given coordinates.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "tid",
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %tid",
         category: "Special Registers",
-        names: &S448,
+        names: &S447,
         anchor: "special-registers-tid",
         syntax: "",
         forms: &[
@@ -12002,14 +12001,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: position of this thread inside its CTA (x, y, z).",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "tld4",
         kind: EntryKind::Instruction,
         title: "Texture Instructions: tld4",
         category: "Texture Instructions",
-        names: &S449,
+        names: &S448,
         anchor: "texture-instructions-tld4",
         syntax: "tld4.comp.2d.v4.dtype.f32    d[|p], [a, c] {, e} {, f};\ntld4.comp.geom.v4.dtype.f32  d[|p], [a, b, c] {, e} {, f};  // explicit sampler\n\n.comp  = { .r, .g, .b, .a };\n.geom  = { .2d, .a2d, .cube, .acube };\n.dtype = { .u32, .s32, .f32 };",
         forms: &[
@@ -12019,9 +12018,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".comp", optional: false, placeholder: true, values: &S450 },
-                    Slot { name: ".2d", optional: false, placeholder: false, values: &S451 },
-                    Slot { name: ".v4", optional: false, placeholder: false, values: &S438 },
+                    Slot { name: ".comp", optional: false, placeholder: true, values: &S449 },
+                    Slot { name: ".2d", optional: false, placeholder: false, values: &S450 },
+                    Slot { name: ".v4", optional: false, placeholder: false, values: &S437 },
                     Slot { name: ".dtype", optional: false, placeholder: true, values: &S374 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
@@ -12038,9 +12037,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".comp", optional: false, placeholder: true, values: &S450 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S452 },
-                    Slot { name: ".v4", optional: false, placeholder: false, values: &S438 },
+                    Slot { name: ".comp", optional: false, placeholder: true, values: &S449 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S451 },
+                    Slot { name: ".v4", optional: false, placeholder: false, values: &S437 },
                     Slot { name: ".dtype", optional: false, placeholder: true, values: &S374 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
@@ -12053,8 +12052,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".comp", values: &S450 },
-            Definition { name: ".geom", values: &S452 },
+            Definition { name: ".comp", values: &S449 },
+            Definition { name: ".geom", values: &S451 },
             Definition { name: ".dtype", values: &S374 },
         ],
         ptx: Some(PtxVersion::new(2, 2)),
@@ -12062,27 +12061,27 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target: TargetReq::Min(SmTarget::sm(20, ArchVariant::Base)),
         ptx_gates: &[
             FeatureGate { feature: "Indirect texture access", modifiers: &S27, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "tld4.{a2d,cube,acube}", modifiers: &S453, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "tld4.{a2d,cube,acube}", modifiers: &S452, ptx: Some(PtxVersion::new(4, 3)), sm: None },
             FeatureGate { feature: "Offset vector operand", modifiers: &S27, ptx: Some(PtxVersion::new(4, 3)), sm: None },
             FeatureGate { feature: "Depth compare operand", modifiers: &S27, ptx: Some(PtxVersion::new(4, 3)), sm: None },
             FeatureGate { feature: "Support for optional destination predicate", modifiers: &S27, ptx: Some(PtxVersion::new(7, 1)), sm: None },
         ],
         target_gates: &[
             FeatureGate { feature: "Indirect texture access", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "tld4.{a2d,cube,acube}", modifiers: &S453, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "tld4.{a2d,cube,acube}", modifiers: &S452, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
             FeatureGate { feature: "Offset vector operand", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
             FeatureGate { feature: "Depth compare operand", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
             FeatureGate { feature: "Support for optional destination predicate", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
         ],
         summary: "Gathers one colour channel of the four texels around a point.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "total_smem_size",
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %total_smem_size",
         category: "Special Registers",
-        names: &S454,
+        names: &S453,
         anchor: "special-registers-total-smem-size",
         syntax: "",
         forms: &[
@@ -12097,14 +12096,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: shared memory of the CTA, static plus dynamic.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "trap",
         kind: EntryKind::Instruction,
         title: "Miscellaneous Instructions: trap",
         category: "Miscellaneous Instructions",
-        names: &S455,
+        names: &S454,
         anchor: "miscellaneous-instructions-trap",
         syntax: "trap;",
         forms: &[
@@ -12129,14 +12128,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Aborts the kernel with an error.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "txq",
         kind: EntryKind::Instruction,
         title: "Texture Instructions: txq",
         category: "Texture Instructions",
-        names: &S456,
+        names: &S455,
         anchor: "texture-instructions-txq",
         syntax: "txq.tquery.b32         d, [a];       // texture attributes\ntxq.level.tlquery.b32  d, [a], lod;  // texture attributes\ntxq.squery.b32         d, [a];       // sampler attributes\n\n.tquery  = { .width, .height, .depth,\n             .channel_data_type, .channel_order,\n             .normalized_coords, .array_size,\n             .num_mipmap_levels, .num_samples};\n\n.tlquery = { .width, .height, .depth };\n\n.squery  = { .force_unnormalized_coords, .filter_mode,\n             .addr_mode_0, addr_mode_1, addr_mode_2 };",
         forms: &[
@@ -12146,7 +12145,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".tquery", optional: false, placeholder: true, values: &S457 },
+                    Slot { name: ".tquery", optional: false, placeholder: true, values: &S456 },
                     Slot { name: ".b32", optional: false, placeholder: false, values: &S11 },
                 ],
                 operands: &[
@@ -12160,8 +12159,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".level", optional: false, placeholder: false, values: &S443 },
-                    Slot { name: ".tlquery", optional: false, placeholder: true, values: &S458 },
+                    Slot { name: ".level", optional: false, placeholder: false, values: &S442 },
+                    Slot { name: ".tlquery", optional: false, placeholder: true, values: &S457 },
                     Slot { name: ".b32", optional: false, placeholder: false, values: &S11 },
                 ],
                 operands: &[
@@ -12176,7 +12175,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".squery", optional: false, placeholder: true, values: &S459 },
+                    Slot { name: ".squery", optional: false, placeholder: true, values: &S458 },
                     Slot { name: ".b32", optional: false, placeholder: false, values: &S11 },
                 ],
                 operands: &[
@@ -12186,35 +12185,35 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".tquery", values: &S457 },
-            Definition { name: ".tlquery", values: &S458 },
-            Definition { name: ".squery", values: &S459 },
+            Definition { name: ".tquery", values: &S456 },
+            Definition { name: ".tlquery", values: &S457 },
+            Definition { name: ".squery", values: &S458 },
         ],
         ptx: Some(PtxVersion::new(1, 5)),
         preview: false,
         target: TargetReq::All,
         ptx_gates: &[
             FeatureGate { feature: "Channel data type and channel order queries", modifiers: &S27, ptx: Some(PtxVersion::new(2, 1)), sm: None },
-            FeatureGate { feature: "The .force_unnormalized_coords query", modifiers: &S460, ptx: Some(PtxVersion::new(2, 2)), sm: None },
+            FeatureGate { feature: "The .force_unnormalized_coords query", modifiers: &S459, ptx: Some(PtxVersion::new(2, 2)), sm: None },
             FeatureGate { feature: "Indirect texture access", modifiers: &S27, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: ".array_size, .num_mipmap_levels, .num_samples samples queries", modifiers: &S461, ptx: Some(PtxVersion::new(4, 1)), sm: None },
-            FeatureGate { feature: "txq.level", modifiers: &S443, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: ".array_size, .num_mipmap_levels, .num_samples samples queries", modifiers: &S460, ptx: Some(PtxVersion::new(4, 1)), sm: None },
+            FeatureGate { feature: "txq.level", modifiers: &S442, ptx: Some(PtxVersion::new(4, 3)), sm: None },
         ],
         target_gates: &[
             FeatureGate { feature: "Indirect texture access", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "Querying the number of mipmap levels", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "Querying the number of samples", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
-            FeatureGate { feature: "txq.level", modifiers: &S443, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "txq.level", modifiers: &S442, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
         ],
         summary: "Reads an attribute of a texture or sampler.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "vabsdiff",
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vadd, vsub, vabsdiff, vmin, vmax",
         category: "Scalar Video Instructions",
-        names: &S462,
+        names: &S461,
         anchor: "scalar-video-instructions-vadd-vsub-vabsdiff-vmin-vmax",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvop.dtype.atype.btype{.sat}       d, a{.asel}, b{.bsel};\nvop.dtype.atype.btype{.sat}.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvop.dtype.atype.btype{.sat}  d.dsel, a{.asel}, b{.bsel}, c;\n\n vop   = { vadd, vsub, vabsdiff, vmin, vmax };\n.dtype = .atype = .btype = { .u32, .s32 };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -12274,13 +12273,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop", values: &S463 },
+            Definition { name: "vop", values: &S462 },
             Definition { name: ".dtype", values: &S194 },
             Definition { name: ".atype", values: &S194 },
             Definition { name: ".btype", values: &S194 },
-            Definition { name: ".dsel", values: &S464 },
-            Definition { name: ".asel", values: &S464 },
-            Definition { name: ".bsel", values: &S464 },
+            Definition { name: ".dsel", values: &S463 },
+            Definition { name: ".asel", values: &S463 },
+            Definition { name: ".bsel", values: &S463 },
             Definition { name: ".op2", values: &S52 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
@@ -12291,14 +12290,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Video op: absolute difference of selected bytes/halves, with an optional second op.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "vabsdiff2",
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2",
         category: "SIMD Video Instructions",
-        names: &S465,
+        names: &S464,
         anchor: "simd-video-instructions-vadd2-vsub2-vavrg2-vabsdiff2-vmin2-vmax2",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop2.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop2.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n vop2  = { vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2 };\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .h0, .h1, .h10 };  // defaults to .h10\n.asel  = .bsel  = { .hxy, where x,y are from { 0, 1, 2, 3 } };\n   .asel defaults to .h10\n   .bsel defaults to .h32",
         forms: &[
@@ -12340,13 +12339,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop2", values: &S466 },
+            Definition { name: "vop2", values: &S465 },
             Definition { name: ".dtype", values: &S194 },
             Definition { name: ".atype", values: &S194 },
             Definition { name: ".btype", values: &S194 },
-            Definition { name: ".mask", values: &S467 },
-            Definition { name: ".asel", values: &S468 },
-            Definition { name: ".bsel", values: &S468 },
+            Definition { name: ".mask", values: &S466 },
+            Definition { name: ".asel", values: &S467 },
+            Definition { name: ".bsel", values: &S467 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -12356,14 +12355,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "SIMD video op: per-half absolute difference.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "vabsdiff4",
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4",
         category: "SIMD Video Instructions",
-        names: &S469,
+        names: &S468,
         anchor: "simd-video-instructions-vadd4-vsub4-vavrg4-vabsdiff4-vmin4-vmax4",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop4.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop4.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\nvop4  = { vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4 };\n\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .b0,\n           .b1, .b10\n           .b2, .b20, .b21, .b210,\n           .b3, .b30, .b31, .b310, .b32, .b320, .b321, .b3210 };\n    defaults to .b3210\n.asel = .bsel = .bxyzw, where x,y,z,w are from { 0, ..., 7 };\n   .asel defaults to .b3210\n   .bsel defaults to .b7654",
         forms: &[
@@ -12405,13 +12404,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop4", values: &S470 },
+            Definition { name: "vop4", values: &S469 },
             Definition { name: ".dtype", values: &S194 },
             Definition { name: ".atype", values: &S194 },
             Definition { name: ".btype", values: &S194 },
-            Definition { name: ".mask", values: &S471 },
-            Definition { name: ".asel", values: &S472 },
-            Definition { name: ".bsel", values: &S472 },
+            Definition { name: ".mask", values: &S470 },
+            Definition { name: ".asel", values: &S471 },
+            Definition { name: ".bsel", values: &S471 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -12421,14 +12420,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "SIMD video op: per-byte absolute difference.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "vadd",
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vadd, vsub, vabsdiff, vmin, vmax",
         category: "Scalar Video Instructions",
-        names: &S462,
+        names: &S461,
         anchor: "scalar-video-instructions-vadd-vsub-vabsdiff-vmin-vmax",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvop.dtype.atype.btype{.sat}       d, a{.asel}, b{.bsel};\nvop.dtype.atype.btype{.sat}.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvop.dtype.atype.btype{.sat}  d.dsel, a{.asel}, b{.bsel}, c;\n\n vop   = { vadd, vsub, vabsdiff, vmin, vmax };\n.dtype = .atype = .btype = { .u32, .s32 };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -12488,13 +12487,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop", values: &S463 },
+            Definition { name: "vop", values: &S462 },
             Definition { name: ".dtype", values: &S194 },
             Definition { name: ".atype", values: &S194 },
             Definition { name: ".btype", values: &S194 },
-            Definition { name: ".dsel", values: &S464 },
-            Definition { name: ".asel", values: &S464 },
-            Definition { name: ".bsel", values: &S464 },
+            Definition { name: ".dsel", values: &S463 },
+            Definition { name: ".asel", values: &S463 },
+            Definition { name: ".bsel", values: &S463 },
             Definition { name: ".op2", values: &S52 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
@@ -12505,14 +12504,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Video op: sum of selected bytes/halves, with an optional second op.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "vadd2",
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2",
         category: "SIMD Video Instructions",
-        names: &S465,
+        names: &S464,
         anchor: "simd-video-instructions-vadd2-vsub2-vavrg2-vabsdiff2-vmin2-vmax2",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop2.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop2.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n vop2  = { vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2 };\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .h0, .h1, .h10 };  // defaults to .h10\n.asel  = .bsel  = { .hxy, where x,y are from { 0, 1, 2, 3 } };\n   .asel defaults to .h10\n   .bsel defaults to .h32",
         forms: &[
@@ -12554,13 +12553,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop2", values: &S466 },
+            Definition { name: "vop2", values: &S465 },
             Definition { name: ".dtype", values: &S194 },
             Definition { name: ".atype", values: &S194 },
             Definition { name: ".btype", values: &S194 },
-            Definition { name: ".mask", values: &S467 },
-            Definition { name: ".asel", values: &S468 },
-            Definition { name: ".bsel", values: &S468 },
+            Definition { name: ".mask", values: &S466 },
+            Definition { name: ".asel", values: &S467 },
+            Definition { name: ".bsel", values: &S467 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -12570,14 +12569,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "SIMD video op: per-half sum.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "vadd4",
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4",
         category: "SIMD Video Instructions",
-        names: &S469,
+        names: &S468,
         anchor: "simd-video-instructions-vadd4-vsub4-vavrg4-vabsdiff4-vmin4-vmax4",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop4.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop4.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\nvop4  = { vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4 };\n\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .b0,\n           .b1, .b10\n           .b2, .b20, .b21, .b210,\n           .b3, .b30, .b31, .b310, .b32, .b320, .b321, .b3210 };\n    defaults to .b3210\n.asel = .bsel = .bxyzw, where x,y,z,w are from { 0, ..., 7 };\n   .asel defaults to .b3210\n   .bsel defaults to .b7654",
         forms: &[
@@ -12619,13 +12618,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop4", values: &S470 },
+            Definition { name: "vop4", values: &S469 },
             Definition { name: ".dtype", values: &S194 },
             Definition { name: ".atype", values: &S194 },
             Definition { name: ".btype", values: &S194 },
-            Definition { name: ".mask", values: &S471 },
-            Definition { name: ".asel", values: &S472 },
-            Definition { name: ".bsel", values: &S472 },
+            Definition { name: ".mask", values: &S470 },
+            Definition { name: ".asel", values: &S471 },
+            Definition { name: ".bsel", values: &S471 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -12635,14 +12634,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "SIMD video op: per-byte sum.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "vavrg2",
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2",
         category: "SIMD Video Instructions",
-        names: &S465,
+        names: &S464,
         anchor: "simd-video-instructions-vadd2-vsub2-vavrg2-vabsdiff2-vmin2-vmax2",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop2.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop2.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n vop2  = { vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2 };\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .h0, .h1, .h10 };  // defaults to .h10\n.asel  = .bsel  = { .hxy, where x,y are from { 0, 1, 2, 3 } };\n   .asel defaults to .h10\n   .bsel defaults to .h32",
         forms: &[
@@ -12684,13 +12683,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop2", values: &S466 },
+            Definition { name: "vop2", values: &S465 },
             Definition { name: ".dtype", values: &S194 },
             Definition { name: ".atype", values: &S194 },
             Definition { name: ".btype", values: &S194 },
-            Definition { name: ".mask", values: &S467 },
-            Definition { name: ".asel", values: &S468 },
-            Definition { name: ".bsel", values: &S468 },
+            Definition { name: ".mask", values: &S466 },
+            Definition { name: ".asel", values: &S467 },
+            Definition { name: ".bsel", values: &S467 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -12701,14 +12700,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "vadd2, vsub2, varvg2, vabsdiff2, vmin2, vmax2", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
         ],
         summary: "SIMD video op: per-half rounded average.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "vavrg4",
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4",
         category: "SIMD Video Instructions",
-        names: &S469,
+        names: &S468,
         anchor: "simd-video-instructions-vadd4-vsub4-vavrg4-vabsdiff4-vmin4-vmax4",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop4.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop4.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\nvop4  = { vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4 };\n\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .b0,\n           .b1, .b10\n           .b2, .b20, .b21, .b210,\n           .b3, .b30, .b31, .b310, .b32, .b320, .b321, .b3210 };\n    defaults to .b3210\n.asel = .bsel = .bxyzw, where x,y,z,w are from { 0, ..., 7 };\n   .asel defaults to .b3210\n   .bsel defaults to .b7654",
         forms: &[
@@ -12750,13 +12749,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop4", values: &S470 },
+            Definition { name: "vop4", values: &S469 },
             Definition { name: ".dtype", values: &S194 },
             Definition { name: ".atype", values: &S194 },
             Definition { name: ".btype", values: &S194 },
-            Definition { name: ".mask", values: &S471 },
-            Definition { name: ".asel", values: &S472 },
-            Definition { name: ".bsel", values: &S472 },
+            Definition { name: ".mask", values: &S470 },
+            Definition { name: ".asel", values: &S471 },
+            Definition { name: ".bsel", values: &S471 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -12767,14 +12766,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "vadd4, vsub4, varvg4, vabsdiff4, vmin4, vmax4", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
         ],
         summary: "SIMD video op: per-byte rounded average.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "version",
         kind: EntryKind::Directive,
         title: "PTX Module Directives: .version",
         category: "PTX Module Directives",
-        names: &S473,
+        names: &S472,
         anchor: "ptx-module-directives-version",
         syntax: ".version  major.minor    // major, minor are integers",
         forms: &[
@@ -12800,14 +12799,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "States the PTX ISA version the module is written in.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "visible",
         kind: EntryKind::Directive,
         title: "Linking Directives: .visible",
         category: "Linking Directives",
-        names: &S474,
+        names: &S473,
         anchor: "linking-directives-visible",
         syntax: ".visible identifier",
         forms: &[
@@ -12833,14 +12832,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Makes a symbol visible to other modules.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "vmad",
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vmad",
         category: "Scalar Video Instructions",
-        names: &S475,
+        names: &S474,
         anchor: "scalar-video-instructions-vmad",
         syntax: "// 32-bit scalar operation\nvmad.dtype.atype.btype{.sat}{.scale}     d, {-}a{.asel}, {-}b{.bsel},\n                                         {-}c;\nvmad.dtype.atype.btype.po{.sat}{.scale}  d, a{.asel}, b{.bsel}, c;\n\n.dtype = .atype = .btype = { .u32, .s32 };\n.asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.scale = { .shr7, .shr15 };",
         forms: &[
@@ -12854,7 +12853,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
                     Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
                     Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
-                    Slot { name: ".scale", optional: true, placeholder: true, values: &S476 },
+                    Slot { name: ".scale", optional: true, placeholder: true, values: &S475 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -12872,9 +12871,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                     Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
                     Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".po", optional: false, placeholder: false, values: &S477 },
+                    Slot { name: ".po", optional: false, placeholder: false, values: &S476 },
                     Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
-                    Slot { name: ".scale", optional: true, placeholder: true, values: &S476 },
+                    Slot { name: ".scale", optional: true, placeholder: true, values: &S475 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -12888,9 +12887,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
             Definition { name: ".dtype", values: &S194 },
             Definition { name: ".atype", values: &S194 },
             Definition { name: ".btype", values: &S194 },
-            Definition { name: ".asel", values: &S464 },
-            Definition { name: ".bsel", values: &S464 },
-            Definition { name: ".scale", values: &S476 },
+            Definition { name: ".asel", values: &S463 },
+            Definition { name: ".bsel", values: &S463 },
+            Definition { name: ".scale", values: &S475 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
         preview: false,
@@ -12900,14 +12899,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Video op: multiply-add of selected bytes/halves with optional scaling.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "vmax",
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vadd, vsub, vabsdiff, vmin, vmax",
         category: "Scalar Video Instructions",
-        names: &S462,
+        names: &S461,
         anchor: "scalar-video-instructions-vadd-vsub-vabsdiff-vmin-vmax",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvop.dtype.atype.btype{.sat}       d, a{.asel}, b{.bsel};\nvop.dtype.atype.btype{.sat}.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvop.dtype.atype.btype{.sat}  d.dsel, a{.asel}, b{.bsel}, c;\n\n vop   = { vadd, vsub, vabsdiff, vmin, vmax };\n.dtype = .atype = .btype = { .u32, .s32 };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -12967,13 +12966,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop", values: &S463 },
+            Definition { name: "vop", values: &S462 },
             Definition { name: ".dtype", values: &S194 },
             Definition { name: ".atype", values: &S194 },
             Definition { name: ".btype", values: &S194 },
-            Definition { name: ".dsel", values: &S464 },
-            Definition { name: ".asel", values: &S464 },
-            Definition { name: ".bsel", values: &S464 },
+            Definition { name: ".dsel", values: &S463 },
+            Definition { name: ".asel", values: &S463 },
+            Definition { name: ".bsel", values: &S463 },
             Definition { name: ".op2", values: &S52 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
@@ -12984,14 +12983,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Video op: larger of selected bytes/halves, with an optional second op.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "vmax2",
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2",
         category: "SIMD Video Instructions",
-        names: &S465,
+        names: &S464,
         anchor: "simd-video-instructions-vadd2-vsub2-vavrg2-vabsdiff2-vmin2-vmax2",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop2.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop2.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n vop2  = { vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2 };\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .h0, .h1, .h10 };  // defaults to .h10\n.asel  = .bsel  = { .hxy, where x,y are from { 0, 1, 2, 3 } };\n   .asel defaults to .h10\n   .bsel defaults to .h32",
         forms: &[
@@ -13033,13 +13032,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop2", values: &S466 },
+            Definition { name: "vop2", values: &S465 },
             Definition { name: ".dtype", values: &S194 },
             Definition { name: ".atype", values: &S194 },
             Definition { name: ".btype", values: &S194 },
-            Definition { name: ".mask", values: &S467 },
-            Definition { name: ".asel", values: &S468 },
-            Definition { name: ".bsel", values: &S468 },
+            Definition { name: ".mask", values: &S466 },
+            Definition { name: ".asel", values: &S467 },
+            Definition { name: ".bsel", values: &S467 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -13049,14 +13048,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "SIMD video op: per-half maximum.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "vmax4",
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4",
         category: "SIMD Video Instructions",
-        names: &S469,
+        names: &S468,
         anchor: "simd-video-instructions-vadd4-vsub4-vavrg4-vabsdiff4-vmin4-vmax4",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop4.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop4.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\nvop4  = { vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4 };\n\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .b0,\n           .b1, .b10\n           .b2, .b20, .b21, .b210,\n           .b3, .b30, .b31, .b310, .b32, .b320, .b321, .b3210 };\n    defaults to .b3210\n.asel = .bsel = .bxyzw, where x,y,z,w are from { 0, ..., 7 };\n   .asel defaults to .b3210\n   .bsel defaults to .b7654",
         forms: &[
@@ -13098,13 +13097,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop4", values: &S470 },
+            Definition { name: "vop4", values: &S469 },
             Definition { name: ".dtype", values: &S194 },
             Definition { name: ".atype", values: &S194 },
             Definition { name: ".btype", values: &S194 },
-            Definition { name: ".mask", values: &S471 },
-            Definition { name: ".asel", values: &S472 },
-            Definition { name: ".bsel", values: &S472 },
+            Definition { name: ".mask", values: &S470 },
+            Definition { name: ".asel", values: &S471 },
+            Definition { name: ".bsel", values: &S471 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -13114,14 +13113,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "SIMD video op: per-byte maximum.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "vmin",
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vadd, vsub, vabsdiff, vmin, vmax",
         category: "Scalar Video Instructions",
-        names: &S462,
+        names: &S461,
         anchor: "scalar-video-instructions-vadd-vsub-vabsdiff-vmin-vmax",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvop.dtype.atype.btype{.sat}       d, a{.asel}, b{.bsel};\nvop.dtype.atype.btype{.sat}.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvop.dtype.atype.btype{.sat}  d.dsel, a{.asel}, b{.bsel}, c;\n\n vop   = { vadd, vsub, vabsdiff, vmin, vmax };\n.dtype = .atype = .btype = { .u32, .s32 };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -13181,13 +13180,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop", values: &S463 },
+            Definition { name: "vop", values: &S462 },
             Definition { name: ".dtype", values: &S194 },
             Definition { name: ".atype", values: &S194 },
             Definition { name: ".btype", values: &S194 },
-            Definition { name: ".dsel", values: &S464 },
-            Definition { name: ".asel", values: &S464 },
-            Definition { name: ".bsel", values: &S464 },
+            Definition { name: ".dsel", values: &S463 },
+            Definition { name: ".asel", values: &S463 },
+            Definition { name: ".bsel", values: &S463 },
             Definition { name: ".op2", values: &S52 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
@@ -13198,14 +13197,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Video op: smaller of selected bytes/halves, with an optional second op.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "vmin2",
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2",
         category: "SIMD Video Instructions",
-        names: &S465,
+        names: &S464,
         anchor: "simd-video-instructions-vadd2-vsub2-vavrg2-vabsdiff2-vmin2-vmax2",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop2.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop2.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n vop2  = { vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2 };\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .h0, .h1, .h10 };  // defaults to .h10\n.asel  = .bsel  = { .hxy, where x,y are from { 0, 1, 2, 3 } };\n   .asel defaults to .h10\n   .bsel defaults to .h32",
         forms: &[
@@ -13247,13 +13246,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop2", values: &S466 },
+            Definition { name: "vop2", values: &S465 },
             Definition { name: ".dtype", values: &S194 },
             Definition { name: ".atype", values: &S194 },
             Definition { name: ".btype", values: &S194 },
-            Definition { name: ".mask", values: &S467 },
-            Definition { name: ".asel", values: &S468 },
-            Definition { name: ".bsel", values: &S468 },
+            Definition { name: ".mask", values: &S466 },
+            Definition { name: ".asel", values: &S467 },
+            Definition { name: ".bsel", values: &S467 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -13263,14 +13262,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "SIMD video op: per-half minimum.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "vmin4",
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4",
         category: "SIMD Video Instructions",
-        names: &S469,
+        names: &S468,
         anchor: "simd-video-instructions-vadd4-vsub4-vavrg4-vabsdiff4-vmin4-vmax4",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop4.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop4.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\nvop4  = { vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4 };\n\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .b0,\n           .b1, .b10\n           .b2, .b20, .b21, .b210,\n           .b3, .b30, .b31, .b310, .b32, .b320, .b321, .b3210 };\n    defaults to .b3210\n.asel = .bsel = .bxyzw, where x,y,z,w are from { 0, ..., 7 };\n   .asel defaults to .b3210\n   .bsel defaults to .b7654",
         forms: &[
@@ -13312,13 +13311,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop4", values: &S470 },
+            Definition { name: "vop4", values: &S469 },
             Definition { name: ".dtype", values: &S194 },
             Definition { name: ".atype", values: &S194 },
             Definition { name: ".btype", values: &S194 },
-            Definition { name: ".mask", values: &S471 },
-            Definition { name: ".asel", values: &S472 },
-            Definition { name: ".bsel", values: &S472 },
+            Definition { name: ".mask", values: &S470 },
+            Definition { name: ".asel", values: &S471 },
+            Definition { name: ".bsel", values: &S471 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -13328,14 +13327,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "SIMD video op: per-byte minimum.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "vote",
         kind: EntryKind::Instruction,
         title: "Parallel Synchronization and Communication Instructions: vote.sync",
         category: "Parallel Synchronization and Communication Instructions",
-        names: &S478,
+        names: &S477,
         anchor: "parallel-synchronization-and-communication-instructions-vote-sync",
         syntax: "vote.sync.mode.pred  d, {!}a, membermask;\nvote.sync.ballot.b32 d, {!}a, membermask;  // 'ballot' form, returns bitmask\n\n.mode = { .all, .any, .uni };",
         forms: &[
@@ -13345,7 +13344,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".mode", optional: false, placeholder: true, values: &S479 },
+                    Slot { name: ".mode", optional: false, placeholder: true, values: &S478 },
                     Slot { name: ".pred", optional: false, placeholder: false, values: &S77 },
                 ],
                 operands: &[
@@ -13360,7 +13359,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".ballot", optional: false, placeholder: false, values: &S480 },
+                    Slot { name: ".ballot", optional: false, placeholder: false, values: &S479 },
                     Slot { name: ".b32", optional: false, placeholder: false, values: &S11 },
                 ],
                 operands: &[
@@ -13371,7 +13370,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".mode", values: &S479 },
+            Definition { name: ".mode", values: &S478 },
         ],
         ptx: Some(PtxVersion::new(6, 0)),
         preview: false,
@@ -13381,14 +13380,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Combines a predicate across the lanes of a warp (all, any, uniform, ballot).",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "vset",
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vset",
         category: "Scalar Video Instructions",
-        names: &S481,
+        names: &S480,
         anchor: "scalar-video-instructions-vset",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvset.atype.btype.cmp       d, a{.asel}, b{.bsel};\nvset.atype.btype.cmp.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvset.atype.btype.cmp  d.dsel, a{.asel}, b{.bsel}, c;\n\n.atype = .btype = { .u32, .s32 };\n.cmp   = { .eq, .ne, .lt, .le, .gt, .ge };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -13400,7 +13399,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
                     Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S482 },
+                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S481 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -13416,7 +13415,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
                     Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S482 },
+                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S481 },
                     Slot { name: ".op2", optional: false, placeholder: true, values: &S52 },
                 ],
                 operands: &[
@@ -13434,7 +13433,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
                     Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S482 },
+                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S481 },
                 ],
                 operands: &[
                     OperandSpec { text: "d.dsel", name: "d", optional: false, negatable: false, address: false },
@@ -13447,10 +13446,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
         definitions: &[
             Definition { name: ".atype", values: &S194 },
             Definition { name: ".btype", values: &S194 },
-            Definition { name: ".cmp", values: &S482 },
-            Definition { name: ".dsel", values: &S464 },
-            Definition { name: ".asel", values: &S464 },
-            Definition { name: ".bsel", values: &S464 },
+            Definition { name: ".cmp", values: &S481 },
+            Definition { name: ".dsel", values: &S463 },
+            Definition { name: ".asel", values: &S463 },
+            Definition { name: ".bsel", values: &S463 },
             Definition { name: ".op2", values: &S52 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
@@ -13461,14 +13460,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Video op: compares selected bytes/halves, with an optional second op.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "vset2",
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vset2",
         category: "SIMD Video Instructions",
-        names: &S483,
+        names: &S482,
         anchor: "simd-video-instructions-vset2",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvset2.atype.btype.cmp  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvset2.atype.btype.cmp.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n.atype = .btype = { .u32, .s32 };\n.cmp   = { .eq, .ne, .lt, .le, .gt, .ge };\n.mask  = { .h0, .h1, .h10 };  // defaults to .h10\n.asel  = .bsel  = { .hxy, where x,y are from { 0, 1, 2, 3 } };\n   .asel defaults to .h10\n   .bsel defaults to .h32",
         forms: &[
@@ -13480,7 +13479,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
                     Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S482 },
+                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S481 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -13497,7 +13496,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
                     Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S482 },
+                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S481 },
                     Slot { name: ".add", optional: false, placeholder: false, values: &S48 },
                 ],
                 operands: &[
@@ -13511,10 +13510,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
         definitions: &[
             Definition { name: ".atype", values: &S194 },
             Definition { name: ".btype", values: &S194 },
-            Definition { name: ".cmp", values: &S482 },
-            Definition { name: ".mask", values: &S467 },
-            Definition { name: ".asel", values: &S468 },
-            Definition { name: ".bsel", values: &S468 },
+            Definition { name: ".cmp", values: &S481 },
+            Definition { name: ".mask", values: &S466 },
+            Definition { name: ".asel", values: &S467 },
+            Definition { name: ".bsel", values: &S467 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -13524,14 +13523,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "SIMD video op: per-half comparison.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "vset4",
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vset4",
         category: "SIMD Video Instructions",
-        names: &S484,
+        names: &S483,
         anchor: "simd-video-instructions-vset4",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvset4.atype.btype.cmp  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvset4.atype.btype.cmp.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n.atype = .btype = { .u32, .s32 };\n.cmp   = { .eq, .ne, .lt, .le, .gt, .ge };\n.mask  = { .b0,\n           .b1, .b10\n           .b2, .b20, .b21, .b210,\n           .b3, .b30, .b31, .b310, .b32, .b320, .b321, .b3210 };\n    defaults to .b3210\n.asel = .bsel = .bxyzw, where x,y,z,w are from { 0, ..., 7 };\n   .asel defaults to .b3210\n   .bsel defaults to .b7654",
         forms: &[
@@ -13543,7 +13542,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
                     Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S482 },
+                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S481 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -13560,7 +13559,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
                     Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S482 },
+                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S481 },
                     Slot { name: ".add", optional: false, placeholder: false, values: &S48 },
                 ],
                 operands: &[
@@ -13574,10 +13573,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
         definitions: &[
             Definition { name: ".atype", values: &S194 },
             Definition { name: ".btype", values: &S194 },
-            Definition { name: ".cmp", values: &S482 },
-            Definition { name: ".mask", values: &S471 },
-            Definition { name: ".asel", values: &S472 },
-            Definition { name: ".bsel", values: &S472 },
+            Definition { name: ".cmp", values: &S481 },
+            Definition { name: ".mask", values: &S470 },
+            Definition { name: ".asel", values: &S471 },
+            Definition { name: ".bsel", values: &S471 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -13587,14 +13586,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "SIMD video op: per-byte comparison.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "vshl",
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vshl, vshr",
         category: "Scalar Video Instructions",
-        names: &S485,
+        names: &S484,
         anchor: "scalar-video-instructions-vshl-vshr",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvop.dtype.atype.u32{.sat}.mode       d, a{.asel}, b{.bsel};\nvop.dtype.atype.u32{.sat}.mode.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvop.dtype.atype.u32{.sat}.mode  d.dsel, a{.asel}, b{.bsel}, c;\n\n vop   = { vshl, vshr };\n.dtype = .atype = { .u32, .s32 };\n.mode  = { .clamp, .wrap };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -13657,13 +13656,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop", values: &S486 },
+            Definition { name: "vop", values: &S485 },
             Definition { name: ".dtype", values: &S194 },
             Definition { name: ".atype", values: &S194 },
             Definition { name: ".mode", values: &S386 },
-            Definition { name: ".dsel", values: &S464 },
-            Definition { name: ".asel", values: &S464 },
-            Definition { name: ".bsel", values: &S464 },
+            Definition { name: ".dsel", values: &S463 },
+            Definition { name: ".asel", values: &S463 },
+            Definition { name: ".bsel", values: &S463 },
             Definition { name: ".op2", values: &S52 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
@@ -13674,14 +13673,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Video op: shift left with clamp or wrap of the shift amount.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "vshr",
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vshl, vshr",
         category: "Scalar Video Instructions",
-        names: &S485,
+        names: &S484,
         anchor: "scalar-video-instructions-vshl-vshr",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvop.dtype.atype.u32{.sat}.mode       d, a{.asel}, b{.bsel};\nvop.dtype.atype.u32{.sat}.mode.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvop.dtype.atype.u32{.sat}.mode  d.dsel, a{.asel}, b{.bsel}, c;\n\n vop   = { vshl, vshr };\n.dtype = .atype = { .u32, .s32 };\n.mode  = { .clamp, .wrap };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -13744,13 +13743,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop", values: &S486 },
+            Definition { name: "vop", values: &S485 },
             Definition { name: ".dtype", values: &S194 },
             Definition { name: ".atype", values: &S194 },
             Definition { name: ".mode", values: &S386 },
-            Definition { name: ".dsel", values: &S464 },
-            Definition { name: ".asel", values: &S464 },
-            Definition { name: ".bsel", values: &S464 },
+            Definition { name: ".dsel", values: &S463 },
+            Definition { name: ".asel", values: &S463 },
+            Definition { name: ".bsel", values: &S463 },
             Definition { name: ".op2", values: &S52 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
@@ -13761,14 +13760,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Video op: shift right with clamp or wrap of the shift amount.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "vsub",
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vadd, vsub, vabsdiff, vmin, vmax",
         category: "Scalar Video Instructions",
-        names: &S462,
+        names: &S461,
         anchor: "scalar-video-instructions-vadd-vsub-vabsdiff-vmin-vmax",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvop.dtype.atype.btype{.sat}       d, a{.asel}, b{.bsel};\nvop.dtype.atype.btype{.sat}.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvop.dtype.atype.btype{.sat}  d.dsel, a{.asel}, b{.bsel}, c;\n\n vop   = { vadd, vsub, vabsdiff, vmin, vmax };\n.dtype = .atype = .btype = { .u32, .s32 };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -13828,13 +13827,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop", values: &S463 },
+            Definition { name: "vop", values: &S462 },
             Definition { name: ".dtype", values: &S194 },
             Definition { name: ".atype", values: &S194 },
             Definition { name: ".btype", values: &S194 },
-            Definition { name: ".dsel", values: &S464 },
-            Definition { name: ".asel", values: &S464 },
-            Definition { name: ".bsel", values: &S464 },
+            Definition { name: ".dsel", values: &S463 },
+            Definition { name: ".asel", values: &S463 },
+            Definition { name: ".bsel", values: &S463 },
             Definition { name: ".op2", values: &S52 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
@@ -13845,14 +13844,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Video op: difference of selected bytes/halves, with an optional second op.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "vsub2",
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2",
         category: "SIMD Video Instructions",
-        names: &S465,
+        names: &S464,
         anchor: "simd-video-instructions-vadd2-vsub2-vavrg2-vabsdiff2-vmin2-vmax2",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop2.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop2.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n vop2  = { vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2 };\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .h0, .h1, .h10 };  // defaults to .h10\n.asel  = .bsel  = { .hxy, where x,y are from { 0, 1, 2, 3 } };\n   .asel defaults to .h10\n   .bsel defaults to .h32",
         forms: &[
@@ -13894,13 +13893,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop2", values: &S466 },
+            Definition { name: "vop2", values: &S465 },
             Definition { name: ".dtype", values: &S194 },
             Definition { name: ".atype", values: &S194 },
             Definition { name: ".btype", values: &S194 },
-            Definition { name: ".mask", values: &S467 },
-            Definition { name: ".asel", values: &S468 },
-            Definition { name: ".bsel", values: &S468 },
+            Definition { name: ".mask", values: &S466 },
+            Definition { name: ".asel", values: &S467 },
+            Definition { name: ".bsel", values: &S467 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -13910,14 +13909,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "SIMD video op: per-half difference.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "vsub4",
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4",
         category: "SIMD Video Instructions",
-        names: &S469,
+        names: &S468,
         anchor: "simd-video-instructions-vadd4-vsub4-vavrg4-vabsdiff4-vmin4-vmax4",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop4.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop4.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\nvop4  = { vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4 };\n\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .b0,\n           .b1, .b10\n           .b2, .b20, .b21, .b210,\n           .b3, .b30, .b31, .b310, .b32, .b320, .b321, .b3210 };\n    defaults to .b3210\n.asel = .bsel = .bxyzw, where x,y,z,w are from { 0, ..., 7 };\n   .asel defaults to .b3210\n   .bsel defaults to .b7654",
         forms: &[
@@ -13959,13 +13958,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop4", values: &S470 },
+            Definition { name: "vop4", values: &S469 },
             Definition { name: ".dtype", values: &S194 },
             Definition { name: ".atype", values: &S194 },
             Definition { name: ".btype", values: &S194 },
-            Definition { name: ".mask", values: &S471 },
-            Definition { name: ".asel", values: &S472 },
-            Definition { name: ".bsel", values: &S472 },
+            Definition { name: ".mask", values: &S470 },
+            Definition { name: ".asel", values: &S471 },
+            Definition { name: ".bsel", values: &S471 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -13975,14 +13974,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "SIMD video op: per-byte difference.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "warpid",
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %warpid",
         category: "Special Registers",
-        names: &S487,
+        names: &S486,
         anchor: "special-registers-warpid",
         syntax: "",
         forms: &[
@@ -13997,7 +13996,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Read-only: identifier of the warp within the SM (may change over time).",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "weak",
@@ -14030,14 +14029,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Declares a symbol that a strong definition elsewhere may override.",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
     Entry {
         opcode: "xor",
         kind: EntryKind::Instruction,
         title: "Logic and Shift Instructions: xor",
         category: "Logic and Shift Instructions",
-        names: &S488,
+        names: &S487,
         anchor: "logic-and-shift-instructions-xor",
         syntax: "xor.type d, a, b;\n\n.type = { .pred, .b16, .b32, .b64 };",
         forms: &[
@@ -14067,7 +14066,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
         ],
         summary: "Bitwise exclusive OR of two values (or of predicates).",
-        coverage: Coverage { parses: true, checks: false, executes: false },
+        coverage: Coverage { parses: true },
     },
 ];
 

@@ -6,8 +6,8 @@
 //! [`Form`]s (the opcode path, then the modifier [`Slot`]s in order, each required or
 //! optional with its alternatives, then the operands), the PTX version that introduced it,
 //! its target requirement, finer per-feature gates ([`FeatureGate`]), a one-line summary
-//! in our own words, a link anchor into the official ISA document, and coverage flags that
-//! say how far ptxvm supports it. Several entries can share an opcode: [`lookup`]`("add")`
+//! in our own words, a link anchor into the official ISA document, and whether the parser
+//! accepts it ([`Coverage`]). Several entries can share an opcode: [`lookup`]`("add")`
 //! returns the integer, floating-point, half-precision and extended-precision sections.
 //!
 //! The table lives in `src/generated.rs`, written by `tools/gen-isa.py` from the reference
@@ -17,8 +17,12 @@
 //!
 //! To add an instruction: add (or update) its section in the reference extract, write its
 //! summary in `SUMMARIES` in `tools/gen-isa.py`, run `python3 tools/gen-isa.py`, and commit
-//! the regenerated file; `python3 tools/gen-isa.py --check` verifies it is up to date. When
-//! the instruction later checks or executes, flip its [`Coverage`] flags in the generator.
+//! the regenerated file; `python3 tools/gen-isa.py --check` verifies it is up to date.
+//!
+//! How far the later stages support an entry is not data of the table: the checker and the
+//! interpreter depend on this crate, not the other way round, so they report it themselves
+//! through a [`Stages`] value (`ptx_check::support` for the checker) that [`render_list`] and
+//! [`coverage_markdown`] take as a parameter.
 //!
 //! Beside the table the crate owns the vocabulary the other crates share: [`ScalarType`],
 //! [`StateSpace`], [`PtxVersion`], [`SmTarget`], [`SpecialRegister`]s and [`DIRECTIVES`],
@@ -49,15 +53,64 @@ pub enum EntryKind {
     SpecialRegister,
 }
 
-/// How far ptxvm supports an entry.
+/// What the table itself says about ptxvm's support of an entry: whether the parser accepts
+/// it. The later stages report their support through [`Stages`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Coverage {
     /// The parser accepts it.
     pub parses: bool,
-    /// The checker validates its operands, types and gates.
-    pub checks: bool,
-    /// The interpreter executes it.
-    pub executes: bool,
+}
+
+/// How far one stage of ptxvm (the checker, the interpreter) supports an entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Support {
+    /// In full: every form of the entry.
+    Yes,
+    /// In part: some forms, or some of the rules (what "part" means is the stage's to say).
+    Partial,
+    /// Not at all.
+    No,
+}
+
+impl Support {
+    /// The word of the coverage columns: `yes`, `partial` or `-`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Support::Yes => "yes",
+            Support::Partial => "partial",
+            Support::No => "-",
+        }
+    }
+}
+
+/// The per-entry support of the stages after parsing, supplied by the crates that implement
+/// them (this crate cannot see them): the columns "check" and "execute" of the coverage
+/// table.
+#[derive(Clone, Copy)]
+pub struct Stages<'a> {
+    /// The checker's support of an entry (`ptx_check::support`).
+    pub check: &'a dyn Fn(&Entry) -> Support,
+    /// The interpreter's support of an entry.
+    pub execute: &'a dyn Fn(&Entry) -> Support,
+}
+
+/// A stage that supports nothing: the value for a column whose stage is not wired in.
+pub fn unsupported(_: &Entry) -> Support {
+    Support::No
+}
+
+impl Stages<'static> {
+    /// Neither the checker nor the interpreter: every entry `-` in both columns.
+    pub const PARSE_ONLY: Stages<'static> = Stages {
+        check: &unsupported,
+        execute: &unsupported,
+    };
+}
+
+impl std::fmt::Debug for Stages<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Stages { .. }")
+    }
 }
 
 /// One section of the PTX ISA reference.
@@ -198,14 +251,39 @@ impl Entry {
 
 impl Form {
     /// Whether the form accepts every one of `mods` (`[".f32"]`, `[".async", ".bulk"]`),
-    /// either as a segment of its path or in one of its slots.
+    /// either as a segment of its path or in one of its slots (a slot value that holds several
+    /// modifiers, `.xorsign.abs`, accepts each of them).
     pub fn accepts_all(&self, mods: &[&str]) -> bool {
         mods.iter().all(|m| {
             let seg = m.trim_start_matches('.');
             self.path.split('.').skip(1).any(|p| p == seg)
-                || self.slots.iter().any(|s| s.values.contains(m))
+                || self.slots.iter().any(|s| {
+                    s.values
+                        .iter()
+                        .any(|v| v == m || modifier_parts(v).any(|p| p == *m))
+                })
         })
     }
+}
+
+/// The single modifiers of a slot value as an instruction writes them: `.xorsign.abs` gives
+/// `.xorsign` and `.abs`, `.async.shared::cta` gives `.async` and `.shared::cta`; a value of one
+/// modifier (`.L2::cache_hint`, `.f32`) gives itself.
+pub fn modifier_parts(value: &str) -> impl Iterator<Item = &str> {
+    let mut rest = value;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = rest
+            .char_indices()
+            .skip(1)
+            .find(|&(_, c)| c == '.')
+            .map_or(rest.len(), |(i, _)| i);
+        let (part, tail) = rest.split_at(end);
+        rest = tail;
+        Some(part)
+    })
 }
 
 /// Every entry of the table, in the order of the reference (sorted by opcode).

@@ -8,7 +8,7 @@ use crate::scope::{FnChecker, Resolved, SymbolKind};
 use crate::types::{compatible, widened};
 use ptx_diag::{Diagnostic, Span};
 use ptx_isa::{ScalarType, TypeKind};
-use ptx_syntax::ast::{ExprKind, Function, Instruction, Operand, UnaryOp, VarDecl};
+use ptx_syntax::ast::{ExprKind, Instruction, Operand, UnaryOp};
 
 /// What an operand position wants.
 #[derive(Clone, Copy)]
@@ -25,11 +25,32 @@ enum Want {
     Any,
 }
 
+/// Whether the rules below check an instruction with opcode `op` and modifiers `mods` operand
+/// by operand (count, types, shapes). [`crate::support`] reads the same answer for the
+/// coverage table, so the two cannot drift apart.
+pub(crate) fn has_operand_rule(op: &str, mods: &[&str]) -> bool {
+    let has = |m: &str| mods.contains(&m);
+    match op {
+        "add" | "sub" | "mul" | "min" | "max" | "and" | "or" | "xor" | "div" | "rem" | "addc"
+        | "subc" | "copysign" | "mad" | "fma" | "madc" | "not" | "neg" | "abs" | "brev"
+        | "cnot" | "popc" | "clz" | "shl" | "shr" | "setp" | "selp" | "mov" | "ld" | "ldu"
+        | "st" | "cvta" | "bra" | "ret" | "exit" | "call" | "atom" | "red" | "bar" | "barrier" => {
+            true
+        }
+        "cvt" => !has(".pack"),
+        "shfl" | "vote" => has(".sync"),
+        _ => false,
+    }
+}
+
 pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
     let op = ins.opcode.text.as_str();
+    let mods: Vec<&str> = ins.modifiers.iter().map(|m| m.text.as_str()).collect();
+    if !has_operand_rule(op, &mods) {
+        return;
+    }
     let tys = types_of(ins);
     let ty = tys.last().copied();
-    let n = ins.operands.len();
     use ScalarType as T;
     match op {
         "add" | "sub" | "mul" | "min" | "max" | "and" | "or" | "xor" | "div" | "rem" | "addc"
@@ -157,20 +178,9 @@ pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
         "ret" | "exit" => {
             arity(c, ins, 0, 0, "");
         }
-        "call" => check_call(c, ins),
+        "call" => super::call::check_call(c, ins),
         "atom" | "red" => check_atom(c, ins, ty, op == "atom"),
-        "bar" | "barrier" => {
-            if has(ins, ".cluster") {
-            } else if has(ins, ".red") {
-                arity(c, ins, 3, 4, "p, a[, b], {!}c");
-            } else if has(ins, ".warp") {
-                arity(c, ins, 1, 1, "membermask");
-            } else if has(ins, ".arrive") {
-                arity(c, ins, 2, 2, "a, b");
-            } else if n > 0 {
-                arity(c, ins, 1, 2, "a[, b]");
-            }
-        }
+        "bar" | "barrier" => check_bar(c, ins),
         "shfl" if has(ins, ".sync") => {
             if !arity(c, ins, 5, 5, "d[|p], a, b, c, membermask") {
                 return;
@@ -206,7 +216,58 @@ pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
         }
         _ => {}
     }
-    let _ = n;
+}
+
+/// `bar`/`barrier`: `a` (barrier) and `b` (thread count) are `.u32`; the reductions write a
+/// `.u32` count or a predicate and read a predicate `{!}c`; `bar.warp.sync` takes a 32-bit
+/// member mask; `barrier.cluster` takes no operand.
+fn check_bar(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
+    use ScalarType as T;
+    let n = ins.operands.len();
+    if has(ins, ".cluster") {
+        arity(c, ins, 0, 0, "");
+    } else if has(ins, ".warp") {
+        if arity(c, ins, 1, 1, "membermask") {
+            run(c, ins, &[Want::Val(T::B32)], false);
+        }
+    } else if has(ins, ".red") {
+        let pred = has(ins, ".pred");
+        if !arity(
+            c,
+            ins,
+            3,
+            4,
+            if pred {
+                "p, a[, b], {!}c"
+            } else {
+                "d, a[, b], {!}c"
+            },
+        ) {
+            return;
+        }
+        let d = if pred {
+            Want::PredDst
+        } else {
+            Want::Dst(T::U32)
+        };
+        let c_pred = Want::Pred { neg: true };
+        if n == 3 {
+            run(c, ins, &[d, Want::Val(T::U32), c_pred], false);
+        } else {
+            run(
+                c,
+                ins,
+                &[d, Want::Val(T::U32), Want::Val(T::U32), c_pred],
+                false,
+            );
+        }
+    } else if has(ins, ".arrive") {
+        if arity(c, ins, 2, 2, "a, b") {
+            run(c, ins, &[Want::Val(T::U32), Want::Val(T::U32)], false);
+        }
+    } else if n > 0 && arity(c, ins, 1, 2, "a[, b]") {
+        run(c, ins, &[Want::Val(T::U32), Want::Val(T::U32)], false);
+    }
 }
 
 fn instr_span(ins: &Instruction) -> Span {
@@ -775,122 +836,5 @@ fn check_atom(c: &mut FnChecker<'_, '_>, ins: &Instruction, ty: Option<ScalarTyp
         );
     } else {
         run(c, ins, &[Want::Any, Want::Val(t)], false);
-    }
-}
-
-/// Parameter list of a callee or prototype.
-fn param_counts(rets: &Option<Vec<VarDecl>>, params: &Option<Vec<VarDecl>>) -> (usize, usize) {
-    let count = |l: &Option<Vec<VarDecl>>| l.iter().flatten().map(|v| v.declarators.len()).sum();
-    (count(rets), count(params))
-}
-
-fn check_call(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
-    let ops = &ins.operands;
-    let mut i = 0;
-    let mut rets: Option<(usize, Span)> = None;
-    if let Some(Operand::List(items, loc)) = ops.first() {
-        if ops.len() > 1 {
-            rets = Some((items.len(), loc.0));
-            i = 1;
-        }
-    }
-    let Some(callee) = ops.get(i) else {
-        c.diags.push(
-            Diagnostic::error(codes::CALL_SHAPE, "`call` has no callee", instr_span(ins))
-                .with_help("write `call (results), function, (arguments);`"),
-        );
-        return;
-    };
-    let args = match ops.get(i + 1) {
-        Some(Operand::List(items, loc)) => Some((items.len(), loc.0)),
-        _ => None,
-    };
-    let Operand::Expr(e) = callee else {
-        c.diags.push(
-            Diagnostic::error(
-                codes::CALL_SHAPE,
-                "the callee must be a function name or a register",
-                callee.loc().0,
-            )
-            .with_help("write `call (results), function, (arguments);`"),
-        );
-        return;
-    };
-    let ExprKind::Symbol(name) = &e.kind else {
-        return;
-    };
-    // Indirect call through a register: the prototype gives the signature.
-    let proto_name = ops.iter().skip(i + 1).rev().find_map(|o| match o {
-        Operand::Expr(pe) => match &pe.kind {
-            ExprKind::Symbol(n) => Some(n.clone()),
-            _ => None,
-        },
-        _ => None,
-    });
-    if name.starts_with('%')
-        || matches!(c.resolve(name), Resolved::Symbol(s) if s.kind != SymbolKind::Function)
-    {
-        c.use_name(name, e.loc.0);
-        if let Some(p) = &proto_name {
-            c.use_name(p, e.loc.0);
-        }
-        return;
-    }
-    let f: Option<&Function> = c.globals.functions.get(name.as_str()).copied();
-    let Some(f) = f else {
-        let mut d = Diagnostic::error(
-            codes::UNDECLARED_FUNCTION,
-            format!("call to undeclared function `{name}`"),
-            e.loc.0,
-        )
-        .with_label_message("no function of this name is declared in the module");
-        let best = c
-            .globals
-            .functions
-            .keys()
-            .map(|k| (ptx_isa::edit_distance(name, k), k.to_string()))
-            .filter(|(dd, _)| *dd <= (name.len() / 3).max(1))
-            .min();
-        d = match best {
-            Some((_, k)) => d.with_help(format!("did you mean `{k}`?")),
-            None => d.with_help(format!(
-                "declare it before the call, e.g. `.extern .func {name}(.param .b32 a);`, or define it"
-            )),
-        };
-        c.diags.push(d);
-        return;
-    };
-    c.use_name(name, e.loc.0);
-    let (want_rets, want_args) = param_counts(&f.returns, &f.params);
-    let decl = f.name.loc.0;
-    let got_rets = rets.map_or(0, |r| r.0);
-    if got_rets != want_rets {
-        let span = rets.map_or(e.loc.0, |r| r.1);
-        c.diags.push(
-            Diagnostic::error(
-                codes::CALL_RET_COUNT,
-                format!("call has wrong number of return values: `{name}` returns {want_rets}, the call expects {got_rets}"),
-                span,
-            )
-            .with_secondary(decl, format!("`{name}` declared here"))
-            .with_help(if want_rets == 0 {
-                format!("drop the result list: `call {name}, (…);`")
-            } else {
-                format!("list {want_rets} result parameter(s): `call (r), {name}, (…);`")
-            }),
-        );
-    }
-    let got_args = args.map_or(0, |a| a.0);
-    if got_args != want_args {
-        let span = args.map_or(e.loc.0, |a| a.1);
-        c.diags.push(
-            Diagnostic::error(
-                codes::CALL_ARG_COUNT,
-                format!("call has wrong number of arguments: `{name}` takes {want_args}, the call passes {got_args}"),
-                span,
-            )
-            .with_secondary(decl, format!("`{name}` declared here"))
-            .with_help(format!("pass exactly {want_args} argument(s)")),
-        );
     }
 }
