@@ -237,6 +237,12 @@ pub fn max_s16x2(a: u32, b: u32, relu: bool) -> u32 {
     })
 }
 
+/// `add.u16x2` / `add.s16x2`: per-halfword wrapping addition (the bits are the same for both).
+#[inline]
+pub fn add_u16x2(a: u32, b: u32) -> u32 {
+    packed16(a, b, |x, y| x.wrapping_add(y))
+}
+
 /// The 24-bit operand of `mul24`/`mad24`: the low 24 bits, sign-extended for `.s32`.
 #[inline]
 fn low24(a: u32, signed: bool) -> i64 {
@@ -366,6 +372,203 @@ carry_chain!(
     u64, i64, u128, i128, 64, add_cc_u64, addc_u64, sub_cc_u64, subc_u64, mad_cc_u64, madc_u64,
     "u64"
 );
+
+// ---- the same operations behind traits, for callers generic over the type -------------------
+
+/// The arithmetic every PTX integer type (`.u16 .s16 .u32 .s32 .u64 .s64`) has, for code that is
+/// generic over the instruction type. Each method is the free function of that type
+/// (`<u32 as IntOps>::idiv` is [`div_u32`]).
+pub trait IntOps: Copy {
+    /// `add`: wrapping.
+    fn iadd(a: Self, b: Self) -> Self;
+    /// `sub`: wrapping.
+    fn isub(a: Self, b: Self) -> Self;
+    /// `mul.lo`.
+    fn mul_lo(a: Self, b: Self) -> Self;
+    /// `mul.hi`.
+    fn mul_hi(a: Self, b: Self) -> Self;
+    /// `mad.lo`.
+    fn mad_lo(a: Self, b: Self, c: Self) -> Self;
+    /// `mad.hi`.
+    fn mad_hi(a: Self, b: Self, c: Self) -> Self;
+    /// `min`.
+    fn imin(a: Self, b: Self) -> Self;
+    /// `max`.
+    fn imax(a: Self, b: Self) -> Self;
+    /// `sad`.
+    fn isad(a: Self, b: Self, c: Self) -> Self;
+    /// `div` (GPU results for division by zero).
+    fn idiv(a: Self, b: Self) -> Self;
+    /// `rem` (GPU results for division by zero).
+    fn irem(a: Self, b: Self) -> Self;
+}
+
+macro_rules! int_ops_impl {
+    ($t:ty, $add:ident, $sub:ident, $mul_lo:ident, $mul_hi:ident, $mad_lo:ident, $mad_hi:ident,
+     $min:ident, $max:ident, $sad:ident, $div:ident, $rem:ident) => {
+        impl IntOps for $t {
+            #[inline(always)]
+            fn iadd(a: $t, b: $t) -> $t {
+                $add(a, b)
+            }
+            #[inline(always)]
+            fn isub(a: $t, b: $t) -> $t {
+                $sub(a, b)
+            }
+            #[inline(always)]
+            fn mul_lo(a: $t, b: $t) -> $t {
+                $mul_lo(a, b)
+            }
+            #[inline(always)]
+            fn mul_hi(a: $t, b: $t) -> $t {
+                $mul_hi(a, b)
+            }
+            #[inline(always)]
+            fn mad_lo(a: $t, b: $t, c: $t) -> $t {
+                $mad_lo(a, b, c)
+            }
+            #[inline(always)]
+            fn mad_hi(a: $t, b: $t, c: $t) -> $t {
+                $mad_hi(a, b, c)
+            }
+            #[inline(always)]
+            fn imin(a: $t, b: $t) -> $t {
+                $min(a, b)
+            }
+            #[inline(always)]
+            fn imax(a: $t, b: $t) -> $t {
+                $max(a, b)
+            }
+            #[inline(always)]
+            fn isad(a: $t, b: $t, c: $t) -> $t {
+                $sad(a, b, c)
+            }
+            #[inline(always)]
+            fn idiv(a: $t, b: $t) -> $t {
+                $div(a, b)
+            }
+            #[inline(always)]
+            fn irem(a: $t, b: $t) -> $t {
+                $rem(a, b)
+            }
+        }
+    };
+}
+
+int_ops_impl!(
+    u16, add_u16, sub_u16, mul_lo_u16, mul_hi_u16, mad_lo_u16, mad_hi_u16, min_u16, max_u16,
+    sad_u16, div_u16, rem_u16
+);
+int_ops_impl!(
+    i16, add_s16, sub_s16, mul_lo_s16, mul_hi_s16, mad_lo_s16, mad_hi_s16, min_s16, max_s16,
+    sad_s16, div_s16, rem_s16
+);
+int_ops_impl!(
+    u32, add_u32, sub_u32, mul_lo_u32, mul_hi_u32, mad_lo_u32, mad_hi_u32, min_u32, max_u32,
+    sad_u32, div_u32, rem_u32
+);
+int_ops_impl!(
+    i32, add_s32, sub_s32, mul_lo_s32, mul_hi_s32, mad_lo_s32, mad_hi_s32, min_s32, max_s32,
+    sad_s32, div_s32, rem_s32
+);
+int_ops_impl!(
+    u64, add_u64, sub_u64, mul_lo_u64, mul_hi_u64, mad_lo_u64, mad_hi_u64, min_u64, max_u64,
+    sad_u64, div_u64, rem_u64
+);
+int_ops_impl!(
+    i64, add_s64, sub_s64, mul_lo_s64, mul_hi_s64, mad_lo_s64, mad_hi_s64, min_s64, max_s64,
+    sad_s64, div_s64, rem_s64
+);
+
+/// `abs` and `neg` of the signed types.
+pub trait SignedOps: Copy {
+    /// `abs`: `|MIN|` wraps to `MIN`.
+    fn iabs(a: Self) -> Self;
+    /// `neg`: `-MIN` wraps to `MIN`.
+    fn ineg(a: Self) -> Self;
+}
+
+macro_rules! signed_ops_impl {
+    ($t:ty, $abs:ident, $neg:ident) => {
+        impl SignedOps for $t {
+            #[inline(always)]
+            fn iabs(a: $t) -> $t {
+                $abs(a)
+            }
+            #[inline(always)]
+            fn ineg(a: $t) -> $t {
+                $neg(a)
+            }
+        }
+    };
+}
+
+signed_ops_impl!(i16, abs_s16, neg_s16);
+signed_ops_impl!(i32, abs_s32, neg_s32);
+signed_ops_impl!(i64, abs_s64, neg_s64);
+
+/// `mul.wide` and `mad.wide` of the 16- and 32-bit types.
+pub trait WideOps: Copy {
+    /// The double-width type of the result.
+    type Wide: Copy;
+    /// `mul.wide`.
+    fn mul_wide(a: Self, b: Self) -> Self::Wide;
+    /// `mad.wide`.
+    fn mad_wide(a: Self, b: Self, c: Self::Wide) -> Self::Wide;
+}
+
+macro_rules! wide_ops_impl {
+    ($t:ty, $w:ty, $mul:ident, $mad:ident) => {
+        impl WideOps for $t {
+            type Wide = $w;
+            #[inline(always)]
+            fn mul_wide(a: $t, b: $t) -> $w {
+                $mul(a, b)
+            }
+            #[inline(always)]
+            fn mad_wide(a: $t, b: $t, c: $w) -> $w {
+                $mad(a, b, c)
+            }
+        }
+    };
+}
+
+wide_ops_impl!(u16, u32, mul_wide_u16, mad_wide_u16);
+wide_ops_impl!(i16, i32, mul_wide_s16, mad_wide_s16);
+wide_ops_impl!(u32, u64, mul_wide_u32, mad_wide_u32);
+wide_ops_impl!(i32, i64, mul_wide_s32, mad_wide_s32);
+
+/// The carry-chain instructions of the 32- and 64-bit types (signed and unsigned share bits).
+pub trait CarryOps: Copy {
+    /// `addc` (`add.cc` with `cf = false`): sum and carry-out.
+    fn addc(a: Self, b: Self, cf: bool) -> (Self, bool);
+    /// `subc` (`sub.cc` with `cf = false`): difference and borrow-out.
+    fn subc(a: Self, b: Self, cf: bool) -> (Self, bool);
+    /// `madc` (`mad.cc` with `cf = false`): see [`madc_u32`].
+    fn madc(a: Self, b: Self, c: Self, hi: bool, signed: bool, cf: bool) -> (Self, bool);
+}
+
+macro_rules! carry_ops_impl {
+    ($t:ty, $addc:ident, $subc:ident, $madc:ident) => {
+        impl CarryOps for $t {
+            #[inline(always)]
+            fn addc(a: $t, b: $t, cf: bool) -> ($t, bool) {
+                $addc(a, b, cf)
+            }
+            #[inline(always)]
+            fn subc(a: $t, b: $t, cf: bool) -> ($t, bool) {
+                $subc(a, b, cf)
+            }
+            #[inline(always)]
+            fn madc(a: $t, b: $t, c: $t, hi: bool, signed: bool, cf: bool) -> ($t, bool) {
+                $madc(a, b, c, hi, signed, cf)
+            }
+        }
+    };
+}
+
+carry_ops_impl!(u32, addc_u32, subc_u32, madc_u32);
+carry_ops_impl!(u64, addc_u64, subc_u64, madc_u64);
 
 #[cfg(test)]
 mod tests {
@@ -515,6 +718,9 @@ mod tests {
         assert_eq!(min_s16x2(0x0001_FFFF, 0x0002_0003, true), 0x0001_0000);
         assert_eq!(max_s16x2(0x8000_FFFF, 0xFFFF_FFFE, false), 0xFFFF_FFFF);
         assert_eq!(max_s16x2(0x8000_FFFF, 0xFFFF_FFFE, true), 0);
+        // add.u16x2: each half wraps on its own, no carry between halves.
+        assert_eq!(add_u16x2(0xFFFF_0001, 0x0001_0001), 0x0000_0002);
+        assert_eq!(add_u16x2(0x7FFF_FFFF, 0x0001_0001), 0x8000_0000);
     }
 
     #[test]
