@@ -304,3 +304,25 @@ impl MemMap {
         .map(|a| &**a)
     }
 }
+
+/// Stripes of the 64-bit atomic lock table ([`lock64`]).
+const LOCK64_STRIPES: usize = 64;
+
+static LOCK64: [std::sync::Mutex<()>; LOCK64_STRIPES] =
+    [const { std::sync::Mutex::new(()) }; LOCK64_STRIPES];
+
+/// Locks the stripe of the 64-bit global word at device address `addr`.
+///
+/// Global words are 32-bit atomics, so a 64-bit read-modify-write (`atom.global.add.u64`, …)
+/// is two word accesses; every 64-bit atomic holds the lock of its address's stripe (the
+/// address's 8-byte index modulo 64) around them, which makes 64-bit atomics on the same
+/// address atomic with respect to each other. A 64-bit atomic and a concurrent 32-bit atomic
+/// on the same bytes are *not* atomic with respect to each other (the 32-bit one takes no
+/// lock); PTX programs do not mix widths on one location. A poisoned stripe (a panic while
+/// held, which the handlers never do) is taken over rather than propagated.
+pub fn lock64(addr: u64) -> std::sync::MutexGuard<'static, ()> {
+    let k = (addr >> 3) as usize % LOCK64_STRIPES;
+    LOCK64[k]
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}

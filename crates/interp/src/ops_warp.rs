@@ -1,10 +1,1446 @@
-//! (Being written.)
+//! Warp-collective instructions — `shfl`, `vote`, `match`, `redux`, `elect` — and the atomics
+//! `atom` and `red`.
+//!
+//! **Collectives.** The `.sync` forms are [`Op::WarpSync`] handlers: the executor runs one once
+//! every non-exited lane of the member mask has arrived, with `mask` = the lanes taking part,
+//! and the handler reads the other lanes' registers straight from the warp's slots. Each lane
+//! combines the lanes of `mask` that are also in *its own* `membermask` operand, so groups of
+//! lanes with different member masks that execute together (`__shfl_sync(0xff << 8*g, …)`) still
+//! get one result per group. The deprecated forms without `.sync` (`shfl`, `vote`; sm < 70, no
+//! independent thread scheduling) are [`Op::Mem`] handlers over the active lanes, which is what
+//! those targets do: inactive lanes do not take part and contribute nothing.
+//!
+//! `shfl` follows the ISA pseudo-code: operand `c` packs the clamp value (bits 0–4) and the
+//! segment mask (bits 8–12), `b` is taken modulo 32. Reading from a lane that does not take
+//! part (inactive, exited, predicated off) is undefined in the ISA; here the lane keeps its own
+//! value and its `p` is false, exactly as for an out-of-range source.
+//!
+//! **Atomics.** Global memory is shared by the OS threads running other CTAs: a 32-bit (or
+//! narrower) read-modify-write on it is an acquire-release compare-and-swap loop on its word,
+//! and a 64-bit one holds the stripe lock of its address ([`mem::lock64`]) around its two word
+//! accesses — so a 64-bit atomic and a concurrent 32-bit atomic on the same bytes are not
+//! atomic with respect to each other. Shared and local memory belong to the one OS thread
+//! running the CTA: plain read-modify-write. `.sem` and `.scope` qualifiers, `.L2::cache_hint`
+//! and its operand are accepted and change nothing beyond that. Vector forms (`.v2 .v4 .v8`)
+//! are atomic per element, as the ISA specifies. `atom.add.f32`/`red.add.f32` on *global*
+//! memory flush subnormal inputs and results to zero (the ISA's "current implementation"); on
+//! shared memory they do not.
 
-use crate::compile::Dec;
-use crate::program::Insn;
+use crate::compile::{Dec, Space};
+use crate::mem;
+use crate::ops_move::{read, resolve, space_code, space_of, write, Target};
+use crate::program::{Ctx, Fault, Insn, Lanes, Op, FULL};
+use crate::semantics::float::{self, MinMax};
+use crate::semantics::half::{self, HalfMods};
+use crate::semantics::Rounding;
+use ptx_ir::Operand;
+use ptx_isa::ScalarType;
+use std::sync::atomic::Ordering;
+
+type R<T> = Result<T, String>;
+
+/// "No slot": no predicate destination, or (in `Insn::b`) no member mask operand.
+const NONE: u32 = u32::MAX;
 
 /// Decodes the instructions of this family; `None` when `d` is not one of them.
-pub(crate) fn decode(d: &mut Dec<'_, '_>, insn: &mut Insn) -> Option<Result<(), String>> {
-    let _ = (d, insn);
-    None
+pub(crate) fn decode(d: &mut Dec<'_, '_>, insn: &mut Insn) -> Option<R<()>> {
+    let r = match d.inst.opcode.as_str() {
+        "shfl" => decode_shfl(d, insn),
+        "vote" => decode_vote(d, insn),
+        "match" => decode_match(d, insn),
+        "redux" => decode_redux(d, insn),
+        "elect" => decode_elect(d, insn),
+        "atom" => decode_atom(d, insn, false),
+        "red" => decode_atom(d, insn, true),
+        _ => return None,
+    };
+    Some(r)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared helpers
+
+/// The lanes of a mask, lowest first.
+#[derive(Clone, Copy)]
+struct LaneIter(u32);
+
+impl Iterator for LaneIter {
+    type Item = usize;
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let l = self.0.trailing_zeros();
+        self.0 &= self.0 - 1;
+        Some(l as usize)
+    }
+}
+
+#[inline]
+fn lanes(mask: u32) -> LaneIter {
+    LaneIter(mask)
+}
+
+/// Lane `l`'s member mask (the whole warp for the forms without one).
+#[inline]
+fn member(regs: &[Lanes], i: &Insn, l: usize) -> u32 {
+    if i.b == NONE {
+        FULL
+    } else {
+        regs[i.b as usize][l] as u32
+    }
+}
+
+/// Writes predicate bits into the lanes of `mask` (no-op for `_`).
+#[inline]
+fn set_pred(preds: &mut [u32], slot: u32, bits: u32, mask: u32) {
+    if slot != NONE {
+        let p = &mut preds[slot as usize];
+        *p = (*p & !mask) | (bits & mask);
+    }
+}
+
+/// Value slot written by destination operand `o` (`_` gets a scratch slot).
+fn value_dst(d: &mut Dec<'_, '_>, o: &Operand) -> R<u32> {
+    match o {
+        Operand::Sink => Ok(d.dst_sink()),
+        Operand::Reg(_) => d.src_op(o, ScalarType::B64),
+        o => Err(format!("expected a register destination, found {o:?}")),
+    }
+}
+
+/// Destination `d` or `d|p` at operand `k`: (value slot, predicate slot or [`NONE`]).
+fn dst_pair(d: &mut Dec<'_, '_>, k: usize) -> R<(u32, u32)> {
+    match d.operand(k)? {
+        Operand::Pair(v, p) => {
+            let vs = value_dst(d, v)?;
+            let ps = d.pred_dst_op(p)?;
+            Ok((vs, ps))
+        }
+        o => Ok((value_dst(d, o)?, NONE)),
+    }
+}
+
+/// The first of `names` among the instruction's modifiers, as its index.
+fn which(d: &Dec<'_, '_>, names: &[&str]) -> Option<u64> {
+    names.iter().position(|n| d.has(n)).map(|k| k as u64)
+}
+
+// ---------------------------------------------------------------------------------------------
+// shfl
+
+const SHFL_UP: u64 = 0;
+const SHFL_DOWN: u64 = 1;
+const SHFL_BFLY: u64 = 2;
+
+fn decode_shfl(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+    // shfl{.sync}.mode.b32 d[|p], a, b, c{, membermask}
+    let mode = which(d, &[".up", ".down", ".bfly", ".idx"]).ok_or("`shfl` without a mode")?;
+    if d.ty()?.size_bits() != 32 {
+        return Err("`shfl` moves 32-bit values only".into());
+    }
+    let (dv, dp) = dst_pair(d, 0)?;
+    insn.d = dv;
+    insn.v[1] = dp;
+    insn.a = d.src(1, ScalarType::B32)?;
+    insn.v[0] = d.src(2, ScalarType::U32)?;
+    insn.c = d.src(3, ScalarType::U32)?;
+    insn.aux = mode;
+    if d.has(".sync") {
+        insn.b = d.src(4, ScalarType::B32)?;
+        insn.op = Op::WarpSync(shfl);
+    } else {
+        insn.b = NONE;
+        insn.op = Op::Mem(shfl);
+    }
+    Ok(())
+}
+
+/// The source lane of `shfl` in `mode` for lane `lane` with operands `b` and `c`, and whether
+/// it is in range (the ISA's `pval`); out of range the lane reads itself.
+#[inline]
+pub(crate) fn shfl_source(mode: u64, lane: u32, b: u32, c: u32) -> (u32, bool) {
+    let bval = b & 31;
+    let cval = c & 31;
+    let segmask = (c >> 8) & 31;
+    let max_lane = ((lane & segmask) | (cval & !segmask)) as i32;
+    let min_lane = lane & segmask;
+    let lane_i = lane as i32;
+    let (j, pval) = match mode {
+        SHFL_UP => {
+            let j = lane_i - bval as i32;
+            (j, j >= max_lane)
+        }
+        SHFL_DOWN => {
+            let j = lane_i + bval as i32;
+            (j, j <= max_lane)
+        }
+        SHFL_BFLY => {
+            let j = (lane ^ bval) as i32;
+            (j, j <= max_lane)
+        }
+        _ => {
+            let j = (min_lane | (bval & !segmask)) as i32;
+            (j, j <= max_lane)
+        }
+    };
+    if pval {
+        (j as u32, true)
+    } else {
+        (lane, false)
+    }
+}
+
+fn shfl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+    let src = ctx.regs[i.a as usize];
+    let bv = ctx.regs[i.v[0] as usize];
+    let cv = ctx.regs[i.c as usize];
+    let mut out = ctx.regs[i.d as usize];
+    let mut p = 0u32;
+    for l in lanes(mask) {
+        let (j, pval) = shfl_source(i.aux, l as u32, bv[l] as u32, cv[l] as u32);
+        let ok = pval && mask >> j & 1 != 0;
+        out[l] = (if ok { src[j as usize] } else { src[l] }) as u32 as u64;
+        p |= (ok as u32) << l;
+    }
+    ctx.regs[i.d as usize] = out;
+    set_pred(ctx.preds, i.v[1], p, mask);
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// vote
+
+const VOTE_ALL: u64 = 0;
+const VOTE_ANY: u64 = 1;
+const VOTE_UNI: u64 = 2;
+const VOTE_BALLOT: u64 = 3;
+const VOTE_NEG: u64 = 1 << 8;
+
+fn decode_vote(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+    // vote{.sync}.mode.pred d, {!}a{, membermask}; vote{.sync}.ballot.b32 d, {!}a{, membermask}
+    let mode = which(d, &[".all", ".any", ".uni", ".ballot"]).ok_or("`vote` without a mode")?;
+    let (a, neg) = d.pred_src(1)?;
+    insn.a = a;
+    insn.d = if mode == VOTE_BALLOT {
+        let o = d.operand(0)?;
+        value_dst(d, o)?
+    } else {
+        d.pred_dst(0)?
+    };
+    insn.aux = mode | if neg { VOTE_NEG } else { 0 };
+    if d.has(".sync") {
+        insn.b = d.src(2, ScalarType::B32)?;
+        insn.op = Op::WarpSync(vote);
+    } else {
+        insn.b = NONE;
+        insn.op = Op::Mem(vote);
+    }
+    Ok(())
+}
+
+fn vote(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+    let p = ctx.preds[i.a as usize];
+    let pv = if i.aux & VOTE_NEG != 0 { !p } else { p };
+    let mode = i.aux & 3;
+    if mode == VOTE_BALLOT {
+        let mut out = ctx.regs[i.d as usize];
+        for l in lanes(mask) {
+            out[l] = (pv & mask & member(ctx.regs, i, l)) as u64;
+        }
+        ctx.regs[i.d as usize] = out;
+    } else {
+        let mut bits = 0u32;
+        for l in lanes(mask) {
+            let set = mask & member(ctx.regs, i, l);
+            let t = pv & set;
+            let r = match mode {
+                VOTE_ALL => t == set,
+                VOTE_ANY => t != 0,
+                VOTE_UNI => t == 0 || t == set,
+                _ => false, // ballot, handled above
+            };
+            bits |= (r as u32) << l;
+        }
+        set_pred(ctx.preds, i.d, bits, mask);
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// match
+
+const MATCH_ALL: u64 = 1;
+const MATCH_B64: u64 = 2;
+
+fn decode_match(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+    // match.any.sync.type d, a, membermask; match.all.sync.type d[|p], a, membermask
+    if !d.has(".sync") {
+        return Err("`match` needs `.sync`".into());
+    }
+    let all = match which(d, &[".any", ".all"]) {
+        Some(k) => k == 1,
+        None => return Err("`match.sync` without `.any` or `.all`".into()),
+    };
+    let ty = d.ty()?;
+    let wide = match ty.size_bits() {
+        32 => false,
+        64 => true,
+        _ => return Err(format!("`match.sync` on `{}`", ty.suffix())),
+    };
+    let (dv, dp) = dst_pair(d, 0)?;
+    insn.d = dv;
+    insn.v[1] = dp;
+    insn.a = d.src(1, ty)?;
+    insn.b = d.src(2, ScalarType::B32)?;
+    insn.aux = if all { MATCH_ALL } else { 0 } | if wide { MATCH_B64 } else { 0 };
+    insn.op = Op::WarpSync(match_sync);
+    Ok(())
+}
+
+fn match_sync(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+    let vals = ctx.regs[i.a as usize];
+    let wide = i.aux & MATCH_B64 != 0;
+    let key = |l: usize| if wide { vals[l] } else { vals[l] as u32 as u64 };
+    let mut out = ctx.regs[i.d as usize];
+    let mut bits = 0u32;
+    for l in lanes(mask) {
+        let set = mask & member(ctx.regs, i, l);
+        if i.aux & MATCH_ALL != 0 {
+            let first = key(set.trailing_zeros().min(31) as usize);
+            let same = lanes(set).all(|k| key(k) == first);
+            out[l] = if same { set as u64 } else { 0 };
+            bits |= (same as u32) << l;
+        } else {
+            let mine = key(l);
+            let eq = lanes(set).fold(0u32, |m, k| m | ((key(k) == mine) as u32) << k);
+            out[l] = eq as u64;
+        }
+    }
+    ctx.regs[i.d as usize] = out;
+    set_pred(ctx.preds, i.v[1], bits, mask);
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// redux
+
+const REDUX_ADD: u64 = 0;
+const REDUX_MIN: u64 = 1;
+const REDUX_MAX: u64 = 2;
+const REDUX_AND: u64 = 3;
+const REDUX_OR: u64 = 4;
+const REDUX_SIGNED: u64 = 1 << 8;
+const REDUX_F32: u64 = 1 << 9;
+const REDUX_ABS: u64 = 1 << 10;
+const REDUX_NAN: u64 = 1 << 11;
+
+fn decode_redux(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+    // redux.sync.op{.abs}{.NaN}.type dst, src, membermask
+    if !d.has(".sync") {
+        return Err("`redux` needs `.sync`".into());
+    }
+    let op = which(d, &[".add", ".min", ".max", ".and", ".or", ".xor"])
+        .ok_or("`redux.sync` without an operation")?;
+    let ty = d.ty()?;
+    let mut aux = op;
+    match ty {
+        ScalarType::U32 | ScalarType::B32 => {}
+        ScalarType::S32 => aux |= REDUX_SIGNED,
+        ScalarType::F32 if op == REDUX_MIN || op == REDUX_MAX => {
+            aux |= REDUX_F32;
+            if d.has(".abs") {
+                aux |= REDUX_ABS;
+            }
+            if d.has(".NaN") {
+                aux |= REDUX_NAN;
+            }
+        }
+        t => return Err(format!("`redux.sync` on `{}`", t.suffix())),
+    }
+    let o = d.operand(0)?;
+    insn.d = value_dst(d, o)?;
+    insn.a = d.src(1, ty)?;
+    insn.b = d.src(2, ScalarType::B32)?;
+    insn.aux = aux;
+    insn.op = Op::WarpSync(redux);
+    Ok(())
+}
+
+/// The reduction of `redux.sync` (`aux` as decoded) over the lanes `set` of `vals`.
+pub(crate) fn redux_reduce(aux: u64, vals: &Lanes, set: u32) -> u32 {
+    let op = aux & 0xFF;
+    if aux & REDUX_F32 != 0 {
+        let m = MinMax {
+            nan: aux & REDUX_NAN != 0,
+            ..MinMax::default()
+        };
+        let mut acc: Option<f32> = None;
+        for k in lanes(set) {
+            let mut x = f32::from_bits(vals[k] as u32);
+            if aux & REDUX_ABS != 0 {
+                x = f32::from_bits(x.to_bits() & 0x7FFF_FFFF);
+            }
+            acc = Some(match acc {
+                None if m.nan && x.is_nan() => float::nan_f32(),
+                None => x,
+                Some(a) if op == REDUX_MIN => float::min_f32(a, x, m),
+                Some(a) => float::max_f32(a, x, m),
+            });
+        }
+        let r = acc.unwrap_or(0.0);
+        return if r.is_nan() {
+            float::CANONICAL_NAN_F32
+        } else {
+            r.to_bits()
+        };
+    }
+    let signed = aux & REDUX_SIGNED != 0;
+    let it = lanes(set).map(|k| vals[k] as u32);
+    match op {
+        REDUX_ADD => it.fold(0u32, u32::wrapping_add),
+        REDUX_MIN if signed => it.map(|x| x as i32).min().unwrap_or(i32::MAX) as u32,
+        REDUX_MIN => it.min().unwrap_or(u32::MAX),
+        REDUX_MAX if signed => it.map(|x| x as i32).max().unwrap_or(i32::MIN) as u32,
+        REDUX_MAX => it.max().unwrap_or(0),
+        REDUX_AND => it.fold(u32::MAX, |a, x| a & x),
+        REDUX_OR => it.fold(0, |a, x| a | x),
+        _ => it.fold(0, |a, x| a ^ x),
+    }
+}
+
+fn redux(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+    let vals = ctx.regs[i.a as usize];
+    let mut out = ctx.regs[i.d as usize];
+    // Lanes usually share one member mask: reduce once per distinct set.
+    let mut last: Option<(u32, u32)> = None;
+    for l in lanes(mask) {
+        let set = mask & member(ctx.regs, i, l);
+        let r = match last {
+            Some((s, r)) if s == set => r,
+            _ => {
+                let r = redux_reduce(i.aux, &vals, set);
+                last = Some((set, r));
+                r
+            }
+        };
+        out[l] = r as u64;
+    }
+    ctx.regs[i.d as usize] = out;
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// elect
+
+fn decode_elect(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+    // elect.sync d|p, membermask
+    if !d.has(".sync") {
+        return Err("`elect` needs `.sync`".into());
+    }
+    let (dv, dp) = dst_pair(d, 0)?;
+    insn.d = dv;
+    insn.v[1] = dp;
+    insn.b = d.src(1, ScalarType::B32)?;
+    insn.op = Op::WarpSync(elect);
+    Ok(())
+}
+
+fn elect(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+    let mut out = ctx.regs[i.d as usize];
+    let mut bits = 0u32;
+    for l in lanes(mask) {
+        let set = mask & member(ctx.regs, i, l);
+        // The lowest participating lane: deterministic for a given member mask.
+        let leader = if set == 0 {
+            l as u32
+        } else {
+            set.trailing_zeros()
+        };
+        out[l] = leader as u64;
+        bits |= ((leader == l as u32) as u32) << l;
+    }
+    ctx.regs[i.d as usize] = out;
+    set_pred(ctx.preds, i.v[1], bits, mask);
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// atom / red
+
+// Operations (aux bits 0..4).
+const A_AND: u64 = 0;
+const A_OR: u64 = 1;
+const A_XOR: u64 = 2;
+const A_CAS: u64 = 3;
+const A_EXCH: u64 = 4;
+const A_ADD: u64 = 5;
+const A_INC: u64 = 6;
+const A_DEC: u64 = 7;
+const A_MIN: u64 = 8;
+const A_MAX: u64 = 9;
+const ATOM_OPS: [&str; 10] = [
+    ".and", ".or", ".xor", ".cas", ".exch", ".add", ".inc", ".dec", ".min", ".max",
+];
+
+// Types (aux bits 4..8).
+const T_U16: u64 = 0;
+const T_U32: u64 = 1;
+const T_S32: u64 = 2;
+const T_U64: u64 = 3;
+const T_S64: u64 = 4;
+const T_F32: u64 = 5;
+const T_F64: u64 = 6;
+const T_F16: u64 = 7;
+const T_BF16: u64 = 8;
+const T_F16X2: u64 = 9;
+const T_BF16X2: u64 = 10;
+
+// aux layout: op 0..4, type 4..8, space 8..11, vector length 12..16, has a destination bit 16;
+// bits 32..64 hold two packed slots of the vector form.
+const A_HAS_DST: u64 = 1 << 16;
+
+fn atom_type(ty: ScalarType) -> Option<u64> {
+    Some(match ty {
+        ScalarType::B16 | ScalarType::U16 => T_U16,
+        ScalarType::B32 | ScalarType::U32 => T_U32,
+        ScalarType::S32 => T_S32,
+        ScalarType::B64 | ScalarType::U64 => T_U64,
+        ScalarType::S64 => T_S64,
+        ScalarType::F32 => T_F32,
+        ScalarType::F64 => T_F64,
+        ScalarType::F16 => T_F16,
+        ScalarType::Bf16 => T_BF16,
+        ScalarType::F16x2 => T_F16X2,
+        ScalarType::Bf16x2 => T_BF16X2,
+        _ => return None,
+    })
+}
+
+/// Size in bytes of an atomic type.
+#[inline]
+fn type_bytes(t: u64) -> u32 {
+    match t {
+        T_U16 | T_F16 | T_BF16 => 2,
+        T_U64 | T_S64 | T_F64 => 8,
+        _ => 4,
+    }
+}
+
+fn is_float(t: u64) -> bool {
+    t >= T_F32
+}
+
+fn decode_atom(d: &mut Dec<'_, '_>, insn: &mut Insn, is_red: bool) -> R<()> {
+    // atom{.sem}{.scope}{.space}.op{.hint}{.vN}.type d, [a], b{, c}{, cache-policy}
+    // red {.sem}{.scope}{.space}.op{.hint}{.vN}.type [a], b{, cache-policy}
+    let name = if is_red { "red" } else { "atom" };
+    if d.has(".async") {
+        return Err(format!("`{name}.async` is not supported yet"));
+    }
+    let op = which(d, &ATOM_OPS).ok_or_else(|| format!("`{name}` without an operation"))?;
+    let sty = d.ty()?;
+    let ty = atom_type(sty).ok_or_else(|| format!("`{name}` on `{}`", sty.suffix()))?;
+    let ok = match op {
+        A_AND | A_OR | A_XOR | A_INC | A_DEC => !is_float(ty) && ty != T_U16,
+        A_ADD | A_MIN | A_MAX => ty != T_U16,
+        _ => true, // cas, exch: bits of any width
+    };
+    if !ok || (is_red && op == A_CAS) {
+        return Err(format!(
+            "`{name}{}{}` is not a valid combination",
+            ATOM_OPS[op as usize],
+            sty.suffix()
+        ));
+    }
+    let n: u32 = d
+        .inst
+        .mods
+        .iter()
+        .find_map(|m| m.strip_prefix(".v").and_then(|k| k.parse().ok()))
+        .unwrap_or(1);
+    if !matches!(n, 1 | 2 | 4 | 8) || (n == 8 && type_bytes(ty) != 2) {
+        return Err(format!("`{name}.v{n}{}` is not supported", sty.suffix()));
+    }
+    let operands = &d.inst.operands;
+    let ai = operands
+        .iter()
+        .position(|o| matches!(o, Operand::Address(..)))
+        .ok_or_else(|| format!("`{name}` without an address operand"))?;
+    let (base, imm, space) = d.address(ai)?;
+    if matches!(space, Space::Const | Space::KernelParam) {
+        return Err(format!("`{name}` on read-only memory"));
+    }
+    insn.a = base;
+    insn.imm = imm;
+    // `red` has no destination (a vector before the address, as in some ISA examples, is
+    // ignored); `atom`'s is operand 0.
+    let has_dst = !is_red && ai >= 1;
+    let mut aux = op | ty << 4 | space_code(space) << 8 | (n as u64) << 12;
+    if has_dst {
+        aux |= A_HAS_DST;
+    }
+    let bi = ai + 1;
+    if n == 1 {
+        insn.d = if has_dst {
+            let o = d.operand(0)?;
+            value_dst(d, o)?
+        } else {
+            0
+        };
+        insn.b = d.src(bi, sty)?;
+        insn.c = if op == A_CAS {
+            d.src(bi + 1, sty)?
+        } else {
+            d.b.konst(0)
+        };
+        insn.aux = aux;
+        insn.op = Op::Mem(atom_scalar);
+        return Ok(());
+    }
+    // Vector form: 2n slots, packed as 16-bit indices (sources 0..8, destinations 8..16).
+    let srcs = match d.operand(bi)? {
+        Operand::Vector(v) if v.len() == n as usize => v,
+        _ => return Err(format!("`{name}.v{n}` needs a vector of {n} sources")),
+    };
+    let mut packed = [0u32; 16];
+    for (k, o) in srcs.iter().enumerate() {
+        packed[k] = d.src_op(o, sty)?;
+    }
+    if has_dst {
+        let dsts = match d.operand(0)? {
+            Operand::Vector(v) if v.len() == n as usize => v,
+            _ => return Err(format!("`{name}.v{n}` needs a vector of {n} destinations")),
+        };
+        for (k, o) in dsts.iter().enumerate() {
+            packed[8 + k] = value_dst(d, o)?;
+        }
+    } else {
+        let sink = d.dst_sink();
+        for p in &mut packed[8..] {
+            *p = sink;
+        }
+    }
+    if packed.iter().any(|&s| s > 0xFFFF) {
+        return Err(format!("`{name}.v{n}`: too many registers in this kernel"));
+    }
+    let w = |k: usize| packed[2 * k] | packed[2 * k + 1] << 16;
+    insn.d = w(0);
+    insn.b = w(1);
+    insn.c = w(2);
+    insn.v = [w(3), w(4), w(5), w(6)];
+    insn.aux = aux | (w(7) as u64) << 32;
+    insn.op = Op::Mem(atom_vec);
+    Ok(())
+}
+
+/// Slot `e` (0..16) of a vector atomic's packed slot list.
+#[inline]
+fn vslot(i: &Insn, e: usize) -> usize {
+    let f = match e / 2 {
+        0 => i.d,
+        1 => i.b,
+        2 => i.c,
+        3 => i.v[0],
+        4 => i.v[1],
+        5 => i.v[2],
+        6 => i.v[3],
+        _ => (i.aux >> 32) as u32,
+    };
+    ((f >> ((e & 1) * 16)) & 0xFFFF) as usize
+}
+
+/// What an atomic stores: `op(old, b[, c])` on values of type `ty` (raw bits, zero-extended);
+/// `ftz32` flushes `.f32` additions (global memory).
+pub(crate) fn atom_apply(op: u64, ty: u64, old: u64, b: u64, c: u64, ftz32: bool) -> u64 {
+    let bytes = type_bytes(ty);
+    let m = if bytes == 8 {
+        u64::MAX
+    } else {
+        (1u64 << (bytes * 8)) - 1
+    };
+    let (old, b, c) = (old & m, b & m, c & m);
+    let r = match op {
+        A_AND => old & b,
+        A_OR => old | b,
+        A_XOR => old ^ b,
+        A_CAS => {
+            if old == b {
+                c
+            } else {
+                old
+            }
+        }
+        A_EXCH => b,
+        A_ADD => atom_add(ty, old, b, ftz32),
+        A_INC => {
+            if old >= b {
+                0
+            } else {
+                old + 1
+            }
+        }
+        A_DEC => {
+            if old == 0 || old > b {
+                b
+            } else {
+                old - 1
+            }
+        }
+        A_MIN => atom_minmax(ty, old, b, false),
+        _ => atom_minmax(ty, old, b, true),
+    };
+    r & m
+}
+
+fn atom_add(ty: u64, a: u64, b: u64, ftz32: bool) -> u64 {
+    let f32b = |x: u64| f32::from_bits(x as u32);
+    match ty {
+        T_F32 => float::add_f32(f32b(a), f32b(b), Rounding::Rn, ftz32, false).to_bits() as u64,
+        T_F64 => float::add_f64(f64::from_bits(a), f64::from_bits(b), Rounding::Rn).to_bits(),
+        T_F16 => half::add_f16(a as u16, b as u16, HalfMods::default()) as u64,
+        T_BF16 => half::add_bf16(a as u16, b as u16) as u64,
+        T_F16X2 => half::add_f16x2(a as u32, b as u32, HalfMods::default()) as u64,
+        T_BF16X2 => half::add_bf16x2(a as u32, b as u32) as u64,
+        _ => a.wrapping_add(b),
+    }
+}
+
+fn atom_minmax(ty: u64, a: u64, b: u64, max: bool) -> u64 {
+    let m = MinMax::default();
+    let f32b = |x: u64| f32::from_bits(x as u32);
+    let pick = |a_less: bool| if a_less != max { a } else { b };
+    match ty {
+        T_S32 => pick((a as u32 as i32) < (b as u32 as i32)),
+        T_S64 => pick((a as i64) < (b as i64)),
+        T_F32 if max => float::max_f32(f32b(a), f32b(b), m).to_bits() as u64,
+        T_F32 => float::min_f32(f32b(a), f32b(b), m).to_bits() as u64,
+        T_F64 if max => float::max_f64(f64::from_bits(a), f64::from_bits(b)).to_bits(),
+        T_F64 => float::min_f64(f64::from_bits(a), f64::from_bits(b)).to_bits(),
+        T_F16 if max => half::max_f16(a as u16, b as u16, m) as u64,
+        T_F16 => half::min_f16(a as u16, b as u16, m) as u64,
+        T_BF16 if max => half::max_bf16(a as u16, b as u16, m) as u64,
+        T_BF16 => half::min_bf16(a as u16, b as u16, m) as u64,
+        T_F16X2 if max => half::max_f16x2(a as u32, b as u32, m) as u64,
+        T_F16X2 => half::min_f16x2(a as u32, b as u32, m) as u64,
+        T_BF16X2 if max => half::max_bf16x2(a as u32, b as u32, m) as u64,
+        T_BF16X2 => half::min_bf16x2(a as u32, b as u32, m) as u64,
+        _ => pick(a < b),
+    }
+}
+
+/// Compare-and-swap loop on a global word (acquire-release, so atomics order the plain
+/// accesses around them); returns the old word.
+#[inline]
+fn cas_word(words: &mem::AtomicWords, i: usize, f: impl Fn(u32) -> u32) -> u32 {
+    let cell = words.cell(i);
+    let mut old = cell.load(Ordering::Acquire);
+    loop {
+        match cell.compare_exchange_weak(old, f(old), Ordering::AcqRel, Ordering::Acquire) {
+            Ok(v) => return v,
+            Err(v) => old = v,
+        }
+    }
+}
+
+/// Atomically replaces the `size` bytes at `extra` past `t` by `f(old)`; returns `old`.
+#[inline]
+fn rmw(
+    ctx: &mut Ctx<'_>,
+    t: &Target<'_>,
+    lane: usize,
+    extra: u64,
+    size: u32,
+    f: impl Fn(u64) -> u64,
+) -> u64 {
+    match *t {
+        Target::Global(a, base) => {
+            let off = base + extra;
+            let i = (off >> 2) as usize;
+            match size {
+                8 => {
+                    let _guard = mem::lock64(a.base + off);
+                    let old = mem::load(&a.words, off, 8);
+                    mem::store_atomic(&a.words, off, 8, f(old));
+                    old
+                }
+                4 => cas_word(&a.words, i, |w| f(w as u64) as u32) as u64,
+                _ => {
+                    let sh = (off & 3) * 8;
+                    let fm: u32 = if size == 2 { 0xFFFF } else { 0xFF };
+                    let wm = fm << sh;
+                    let old = cas_word(&a.words, i, |w| {
+                        let new = f(((w >> sh) & fm) as u64) as u32 & fm;
+                        (w & !wm) | new << sh
+                    });
+                    ((old >> sh) & fm) as u64
+                }
+            }
+        }
+        _ => {
+            let old = read(ctx, t, lane, extra, size);
+            write(ctx, t, lane, extra, size, f(old));
+            old
+        }
+    }
+}
+
+fn atom_scalar(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+    let op = i.aux & 0xF;
+    let ty = i.aux >> 4 & 0xF;
+    let space = space_of(i.aux >> 8);
+    let size = type_bytes(ty);
+    let has_dst = i.aux & A_HAS_DST != 0;
+    for l in lanes(mask) {
+        let addr = ctx.regs[i.a as usize][l].wrapping_add(i.imm as u64);
+        let b = ctx.regs[i.b as usize][l];
+        let c = ctx.regs[i.c as usize][l];
+        let t = resolve(ctx, space, addr, size, l, true)?;
+        let ftz = matches!(t, Target::Global(..));
+        let old = rmw(ctx, &t, l, 0, size, |old| {
+            atom_apply(op, ty, old, b, c, ftz)
+        });
+        if has_dst {
+            ctx.regs[i.d as usize][l] = old;
+        }
+    }
+    Ok(())
+}
+
+fn atom_vec(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+    let op = i.aux & 0xF;
+    let ty = i.aux >> 4 & 0xF;
+    let space = space_of(i.aux >> 8);
+    let n = ((i.aux >> 12 & 0xF) as usize).min(8);
+    let size = type_bytes(ty);
+    let has_dst = i.aux & A_HAS_DST != 0;
+    for l in lanes(mask) {
+        let addr = ctx.regs[i.a as usize][l].wrapping_add(i.imm as u64);
+        // read every source first: destinations may be the same registers
+        let mut b = [0u64; 8];
+        for (k, x) in b.iter_mut().enumerate().take(n) {
+            *x = ctx.regs[vslot(i, k)][l];
+        }
+        let t = resolve(ctx, space, addr, size * n as u32, l, true)?;
+        let ftz = matches!(t, Target::Global(..));
+        for (k, &bk) in b.iter().enumerate().take(n) {
+            let extra = (k as u32 * size) as u64;
+            let old = rmw(ctx, &t, l, extra, size, |old| {
+                atom_apply(op, ty, old, bk, 0, ftz)
+            });
+            if has_dst {
+                ctx.regs[vslot(i, 8 + k)][l] = old;
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mem::{GlobalMemory, MemMap};
+
+    /// A warp's state without an executor: registers, predicates, memory.
+    struct Warp {
+        regs: Vec<Lanes>,
+        preds: Vec<u32>,
+        mem: MemMap,
+        shared: Vec<u32>,
+        local: Vec<Vec<u32>>,
+        sp: [u64; 32],
+    }
+
+    impl Warp {
+        fn new(mem: MemMap) -> Warp {
+            Warp {
+                regs: vec![[0u64; 32]; 40],
+                preds: vec![0u32; 8],
+                mem,
+                shared: vec![0u32; 64],
+                local: vec![vec![0u32; 16]; 32],
+                sp: [0; 32],
+            }
+        }
+        fn run(
+            &mut self,
+            f: fn(&mut Ctx<'_>, &Insn, u32) -> Result<(), Fault>,
+            i: &Insn,
+            mask: u32,
+        ) -> Result<(), Fault> {
+            let mut ctx = Ctx {
+                regs: &mut self.regs,
+                preds: &mut self.preds,
+                mem: &self.mem,
+                shared_size: self.shared.len() as u64 * 4,
+                shared: &mut self.shared,
+                local: &mut self.local,
+                sp: &mut self.sp,
+                params: &[],
+                param_size: 0,
+                in_kernel: true,
+                live: FULL,
+                clock: 0,
+            };
+            f(&mut ctx, i, mask)
+        }
+    }
+
+    fn insn() -> Insn {
+        let mut i = Insn::new(Op::Nop, 0, 0);
+        i.b = NONE;
+        i.v = [0, NONE, 0, 0];
+        i
+    }
+
+    const A: u32 = 1; // source values: 100 + lane
+    const B: u32 = 2;
+    const C: u32 = 3;
+    const D: u32 = 4;
+    const MM: u32 = 5;
+
+    fn shfl_warp(mode: u64, b: u32, c: u32) -> (Warp, Insn) {
+        let mut w = Warp::new(MemMap::default());
+        for l in 0..32 {
+            w.regs[A as usize][l] = 100 + l as u64;
+            w.regs[B as usize][l] = b as u64;
+            w.regs[C as usize][l] = c as u64;
+            w.regs[D as usize][l] = 7;
+            w.regs[MM as usize][l] = 0xFFFF_FFFF;
+        }
+        let mut i = insn();
+        i.d = D;
+        i.a = A;
+        i.v[0] = B;
+        i.c = C;
+        i.v[1] = 0;
+        i.b = MM;
+        i.aux = mode;
+        (w, i)
+    }
+
+    // Expected values below are worked out by hand from the ISA pseudo-code.
+    #[test]
+    fn shfl_modes_whole_warp() {
+        // bfly 1, c = 0x1f: lane ^ 1, always in range
+        let (mut w, i) = shfl_warp(SHFL_BFLY, 1, 0x1f);
+        w.run(shfl, &i, FULL).unwrap();
+        for l in 0..32 {
+            assert_eq!(w.regs[D as usize][l], 100 + (l ^ 1) as u64);
+        }
+        assert_eq!(w.preds[0], FULL);
+        // down 4, c = 0x1f: lanes 28..31 out of range keep their own value
+        let (mut w, i) = shfl_warp(SHFL_DOWN, 4, 0x1f);
+        w.run(shfl, &i, FULL).unwrap();
+        for l in 0..32 {
+            let want = if l < 28 { l + 4 } else { l };
+            assert_eq!(w.regs[D as usize][l], 100 + want as u64, "lane {l}");
+        }
+        assert_eq!(w.preds[0], 0x0FFF_FFFF);
+        // up 3, c = 0: lanes 0..2 keep their own
+        let (mut w, i) = shfl_warp(SHFL_UP, 3, 0);
+        w.run(shfl, &i, FULL).unwrap();
+        for l in 0..32 {
+            let want = if l >= 3 { l - 3 } else { l };
+            assert_eq!(w.regs[D as usize][l], 100 + want as u64);
+        }
+        assert_eq!(w.preds[0], !0b111);
+        // idx 5, c = 0x1f: broadcast lane 5; idx 37 is lane 5 too (b taken mod 32)
+        for b in [5, 37] {
+            let (mut w, i) = shfl_warp(3, b, 0x1f);
+            w.run(shfl, &i, FULL).unwrap();
+            assert!(w.regs[D as usize].iter().all(|&v| v == 105));
+            assert_eq!(w.preds[0], FULL);
+        }
+    }
+
+    #[test]
+    fn shfl_segments() {
+        // width 8 (c = ((32-8)<<8) | 0x1f = 0x181f): idx 2 reads lane 2 of each 8-lane segment
+        let (mut w, i) = shfl_warp(3, 2, 0x181f);
+        w.run(shfl, &i, FULL).unwrap();
+        for l in 0..32 {
+            assert_eq!(w.regs[D as usize][l], 100 + ((l & !7) + 2) as u64);
+        }
+        // down 1 within segments of 8: the last lane of each segment keeps its own value
+        let (mut w, i) = shfl_warp(SHFL_DOWN, 1, 0x181f);
+        w.run(shfl, &i, FULL).unwrap();
+        for l in 0..32 {
+            let want = if l % 8 == 7 { l } else { l + 1 };
+            assert_eq!(w.regs[D as usize][l], 100 + want as u64);
+        }
+        assert_eq!(w.preds[0], 0x7F7F_7F7F);
+        // up 2 with width 16 (c = (32-16)<<8 = 0x1000): segment starts are the clamp
+        let (mut w, i) = shfl_warp(SHFL_UP, 2, 0x1000);
+        w.run(shfl, &i, FULL).unwrap();
+        for l in 0..32 {
+            let want = if l % 16 < 2 { l } else { l - 2 };
+            assert_eq!(w.regs[D as usize][l], 100 + want as u64);
+        }
+        assert_eq!(w.preds[0], !0x0003_0003);
+        // bfly 8 with width 8: the pseudo-code only bounds j from above (j <= maxLane =
+        // segment start | 7), so lanes 0..7 (j = 8..15 > 7) keep their value while lanes 8..15
+        // (j = 0..7 <= 15) do read the segment below
+        let (mut w, i) = shfl_warp(SHFL_BFLY, 8, 0x181f);
+        w.run(shfl, &i, FULL).unwrap();
+        assert_eq!(w.preds[0], 0xFF00_FF00);
+        assert_eq!(w.regs[D as usize][3], 103);
+        assert_eq!(w.regs[D as usize][9], 101);
+        // clamp 15, no segments, bfly 16: lanes 0..15 would read 16..31 (> 15): own value;
+        // lanes 16..31 read 0..15 (<= 15): in range
+        let (mut w, i) = shfl_warp(SHFL_BFLY, 16, 15);
+        w.run(shfl, &i, FULL).unwrap();
+        for l in 0..32 {
+            let want = if l < 16 { l } else { l - 16 };
+            assert_eq!(w.regs[D as usize][l], 100 + want as u64);
+        }
+        assert_eq!(w.preds[0], 0xFFFF_0000);
+    }
+
+    #[test]
+    fn shfl_inactive_source_keeps_own_value() {
+        let (mut w, i) = shfl_warp(SHFL_DOWN, 16, 0x1f);
+        let mask = 0x0000_FFFF; // lanes 16..31 do not take part
+        w.preds[0] = 0xFFFF_FFFF;
+        w.run(shfl, &i, mask).unwrap();
+        for l in 0..16 {
+            assert_eq!(w.regs[D as usize][l], 100 + l as u64);
+        }
+        for l in 16..32 {
+            assert_eq!(w.regs[D as usize][l], 7, "inactive lanes are not written");
+        }
+        assert_eq!(w.preds[0], 0xFFFF_0000);
+    }
+
+    #[test]
+    fn shfl_source_formula() {
+        // .up with c = 0: j = lane - b, in range when j >= 0
+        assert_eq!(shfl_source(SHFL_UP, 0, 1, 0), (0, false));
+        assert_eq!(shfl_source(SHFL_UP, 1, 1, 0), (0, true));
+        // .idx with segment mask 0x18 (width 8) and clamp 7: lane 13 idx 3 -> 8|3 = 11
+        assert_eq!(shfl_source(3, 13, 3, 0x1807), (11, true));
+        // .idx clamp 3, no segments: idx 5 > 3 out of range
+        assert_eq!(shfl_source(3, 2, 5, 3), (2, false));
+    }
+
+    fn vote_warp(mode: u64, neg: bool, pred: u32, members: u32) -> (Warp, Insn) {
+        let mut w = Warp::new(MemMap::default());
+        w.preds[1] = pred;
+        for l in 0..32 {
+            w.regs[MM as usize][l] = members as u64;
+            w.regs[D as usize][l] = 7;
+        }
+        let mut i = insn();
+        i.a = 1;
+        i.d = if mode == VOTE_BALLOT { D } else { 2 };
+        i.b = MM;
+        i.aux = mode | if neg { VOTE_NEG } else { 0 };
+        (w, i)
+    }
+
+    #[test]
+    fn vote_modes() {
+        let p = 0x0000_FFFF;
+        let cases = [
+            (VOTE_ALL, false, FULL, 0u32),
+            (VOTE_ALL, false, 0x0000_00FF, FULL), // only lanes 0..7 take part
+            (VOTE_ANY, false, FULL, FULL),
+            (VOTE_ANY, false, 0xFF00_0000, 0),
+            (VOTE_ANY, true, 0x0000_00FF, 0), // none of 0..7 has !p
+            (VOTE_UNI, false, FULL, 0),
+            (VOTE_UNI, false, 0x00FF_0000, FULL),
+            (VOTE_UNI, true, 0x0000_FF00, FULL),
+        ];
+        for (mode, neg, mask, want) in cases {
+            let (mut w, i) = vote_warp(mode, neg, p, FULL);
+            w.preds[2] = 0x5555_5555;
+            w.run(vote, &i, mask).unwrap();
+            let expect = (0x5555_5555 & !mask) | (want & mask);
+            assert_eq!(w.preds[2], expect, "mode {mode} neg {neg} mask {mask:#x}");
+        }
+    }
+
+    #[test]
+    fn vote_ballot_and_member_groups() {
+        let (mut w, i) = vote_warp(VOTE_BALLOT, false, 0x1234_5678, FULL);
+        w.run(vote, &i, 0x0FFF_FFFF).unwrap();
+        assert_eq!(w.regs[D as usize][0], 0x0234_5678);
+        assert_eq!(w.regs[D as usize][31], 7);
+        let (mut w, i) = vote_warp(VOTE_BALLOT, true, 0x1234_5678, FULL);
+        w.run(vote, &i, FULL).unwrap();
+        assert_eq!(w.regs[D as usize][5], !0x1234_5678u32 as u64);
+        // two groups of 16 with their own member masks
+        let (mut w, i) = vote_warp(VOTE_BALLOT, false, 0x00F0_000F, 0);
+        for l in 0..32 {
+            w.regs[MM as usize][l] = if l < 16 { 0xFFFF } else { 0xFFFF_0000 };
+        }
+        w.run(vote, &i, FULL).unwrap();
+        assert_eq!(w.regs[D as usize][3], 0x000F);
+        assert_eq!(w.regs[D as usize][20], 0x00F0_0000);
+    }
+
+    #[test]
+    fn match_any_all() {
+        let mut w = Warp::new(MemMap::default());
+        for l in 0..32 {
+            w.regs[A as usize][l] = (l % 3) as u64;
+            w.regs[MM as usize][l] = 0xFFFF_FFFF;
+        }
+        let mut i = insn();
+        i.a = A;
+        i.d = D;
+        i.b = MM;
+        i.v[1] = 0;
+        i.aux = 0;
+        w.run(match_sync, &i, FULL).unwrap();
+        let class = |r: u32| (0..32).filter(|l| l % 3 == r).fold(0u32, |m, l| m | 1 << l);
+        for l in 0..32 {
+            assert_eq!(w.regs[D as usize][l], class((l % 3) as u32) as u64);
+        }
+        // .all over lanes 0,3,6,... (all equal) and over everything (not equal)
+        i.aux = MATCH_ALL;
+        let m = class(0);
+        w.preds[0] = 0;
+        w.run(match_sync, &i, m).unwrap();
+        assert_eq!(w.regs[D as usize][3], m as u64);
+        assert_eq!(w.preds[0], m);
+        w.run(match_sync, &i, FULL).unwrap();
+        assert_eq!(w.regs[D as usize][3], 0);
+        assert_eq!(w.preds[0], 0);
+        // .b64 sees the high half
+        for l in 0..32 {
+            w.regs[A as usize][l] = (l as u64 & 1) << 40;
+        }
+        i.aux = 0;
+        w.run(match_sync, &i, FULL).unwrap();
+        assert_eq!(
+            w.regs[D as usize][0], FULL as u64,
+            "b32 ignores the high half"
+        );
+        i.aux = MATCH_B64;
+        w.run(match_sync, &i, FULL).unwrap();
+        assert_eq!(w.regs[D as usize][0], 0x5555_5555);
+        assert_eq!(w.regs[D as usize][1], 0xAAAA_AAAA);
+    }
+
+    #[test]
+    fn redux_ops() {
+        let mut vals = [0u64; 32];
+        for (l, v) in vals.iter_mut().enumerate() {
+            *v = (l as i32 - 10) as u32 as u64; // -10 .. 21
+        }
+        // sum of -10..=21 = 176
+        assert_eq!(redux_reduce(REDUX_ADD, &vals, FULL), 176);
+        assert_eq!(
+            redux_reduce(REDUX_MIN | REDUX_SIGNED, &vals, FULL),
+            -10i32 as u32
+        );
+        assert_eq!(redux_reduce(REDUX_MIN, &vals, FULL), 0);
+        assert_eq!(redux_reduce(REDUX_MAX, &vals, FULL), -1i32 as u32);
+        assert_eq!(redux_reduce(REDUX_MAX | REDUX_SIGNED, &vals, FULL), 21);
+        // lanes 10..13 hold 0,1,2,3
+        assert_eq!(redux_reduce(REDUX_OR, &vals, 0x3C00), 3);
+        assert_eq!(redux_reduce(REDUX_AND, &vals, 0x3800), 0);
+        assert_eq!(redux_reduce(5, &vals, 0x3C00), 0); // 0^1^2^3
+        assert_eq!(redux_reduce(5, &vals, 0x1C00), 3); // 0^1^2
+                                                       // f32 min/max
+        let f = |x: f32| x.to_bits() as u64;
+        let mut fv = [f(1.0); 32];
+        fv[3] = f(-4.0);
+        fv[9] = f(f32::NAN);
+        let fmin = REDUX_MIN | REDUX_F32;
+        assert_eq!(redux_reduce(fmin, &fv, FULL), (-4.0f32).to_bits());
+        assert_eq!(redux_reduce(fmin | REDUX_ABS, &fv, FULL), 1.0f32.to_bits());
+        assert_eq!(
+            redux_reduce(REDUX_MAX | REDUX_F32 | REDUX_ABS, &fv, FULL),
+            4.0f32.to_bits()
+        );
+        assert_eq!(redux_reduce(fmin | REDUX_NAN, &fv, FULL), 0x7FFF_FFFF);
+        assert_eq!(redux_reduce(fmin | REDUX_NAN, &fv, 1 << 9), 0x7FFF_FFFF);
+        assert_eq!(redux_reduce(fmin, &fv, 1 << 9), 0x7FFF_FFFF);
+    }
+
+    #[test]
+    fn elect_lowest_member() {
+        let mut w = Warp::new(MemMap::default());
+        for l in 0..32 {
+            w.regs[MM as usize][l] = 0xFFFF_FFF0;
+        }
+        let mut i = insn();
+        i.d = D;
+        i.b = MM;
+        i.v[1] = 0;
+        w.run(elect, &i, 0xFFFF_FFF0).unwrap();
+        assert_eq!(w.regs[D as usize][4], 4);
+        assert_eq!(w.regs[D as usize][31], 4);
+        assert_eq!(w.preds[0], 1 << 4);
+        // lane 4 exited: lane 5 is elected among those that take part
+        w.run(elect, &i, 0xFFFF_FFE0).unwrap();
+        assert_eq!(w.regs[D as usize][9], 5);
+        assert_eq!(w.preds[0] & 0xFFFF_FFE0, 1 << 5);
+    }
+
+    #[test]
+    fn atom_apply_formulas() {
+        // inc(r, s) = r >= s ? 0 : r + 1; dec(r, s) = (r == 0 || r > s) ? s : r - 1
+        assert_eq!(atom_apply(A_INC, T_U32, 4, 5, 0, false), 5);
+        assert_eq!(atom_apply(A_INC, T_U32, 5, 5, 0, false), 0);
+        assert_eq!(atom_apply(A_INC, T_U32, 9, 5, 0, false), 0);
+        assert_eq!(atom_apply(A_DEC, T_U32, 0, 5, 0, false), 5);
+        assert_eq!(atom_apply(A_DEC, T_U32, 9, 5, 0, false), 5);
+        assert_eq!(atom_apply(A_DEC, T_U32, 3, 5, 0, false), 2);
+        assert_eq!(atom_apply(A_CAS, T_U32, 3, 3, 9, false), 9);
+        assert_eq!(atom_apply(A_CAS, T_U32, 3, 4, 9, false), 3);
+        assert_eq!(
+            atom_apply(A_CAS, T_U16, 0x1234, 0xFFFF_1234, 0xBEEF, false),
+            0xBEEF
+        );
+        assert_eq!(atom_apply(A_ADD, T_U32, 0xFFFF_FFFF, 2, 0, false), 1);
+        assert_eq!(atom_apply(A_ADD, T_U64, u64::MAX, 2, 0, false), 1);
+        assert_eq!(
+            atom_apply(A_MIN, T_S32, 5, (-3i32) as u32 as u64, 0, false),
+            (-3i32) as u32 as u64
+        );
+        assert_eq!(
+            atom_apply(A_MIN, T_U32, 5, (-3i32) as u32 as u64, 0, false),
+            5
+        );
+        assert_eq!(atom_apply(A_MAX, T_S64, 5, (-3i64) as u64, 0, false), 5);
+        assert_eq!(
+            atom_apply(A_MAX, T_U64, 5, (-3i64) as u64, 0, false),
+            (-3i64) as u64
+        );
+        assert_eq!(atom_apply(A_EXCH, T_U64, 5, 6, 0, false), 6);
+        assert_eq!(atom_apply(A_XOR, T_U32, 0xF0, 0xFF, 0, false), 0x0F);
+        // f32 add: 1 + 2^-24 rounds to even (1.0); subnormals flushed only with ftz
+        let f = |x: f32| x.to_bits() as u64;
+        assert_eq!(
+            atom_apply(A_ADD, T_F32, f(1.0), f(2f32.powi(-24)), 0, false),
+            f(1.0)
+        );
+        assert_eq!(atom_apply(A_ADD, T_F32, f(1.5), f(2.25), 0, true), f(3.75));
+        let tiny = f32::from_bits(1); // smallest subnormal
+        assert_eq!(atom_apply(A_ADD, T_F32, f(tiny), f(tiny), 0, false), 2);
+        assert_eq!(atom_apply(A_ADD, T_F32, f(tiny), f(tiny), 0, true), 0);
+        assert_eq!(
+            atom_apply(A_ADD, T_F32, f(-tiny), 0x8000_0000, 0, true),
+            0x8000_0000
+        );
+        // f16 add: 1.0 (0x3C00) + 0.5 (0x3800) = 1.5 (0x3E00); f16x2 per half
+        assert_eq!(atom_apply(A_ADD, T_F16, 0x3C00, 0x3800, 0, false), 0x3E00);
+        assert_eq!(
+            atom_apply(A_ADD, T_F16X2, 0x3C00_3800, 0x3800_3800, 0, false),
+            0x3E00_3C00
+        );
+        // bf16 add: 1.0 (0x3F80) + 1.0 = 2.0 (0x4000)
+        assert_eq!(atom_apply(A_ADD, T_BF16, 0x3F80, 0x3F80, 0, false), 0x4000);
+        // f64 add
+        assert_eq!(
+            atom_apply(A_ADD, T_F64, 1.5f64.to_bits(), 0.25f64.to_bits(), 0, false),
+            1.75f64.to_bits()
+        );
+        // float min/max
+        assert_eq!(atom_apply(A_MIN, T_F32, f(-1.0), f(2.0), 0, false), f(-1.0));
+        assert_eq!(atom_apply(A_MAX, T_F16, 0x3C00, 0xBC00, 0, false), 0x3C00);
+    }
+
+    fn global(bytes: u64) -> (MemMap, u64) {
+        let mut g = GlobalMemory::default();
+        let a = g.alloc(bytes, false, "buffer #0".into()).unwrap();
+        (g.snapshot(), a.base)
+    }
+
+    fn atom_insn(op: u64, ty: u64, space: Space, has_dst: bool) -> Insn {
+        let mut i = insn();
+        i.d = D;
+        i.a = A;
+        i.b = B;
+        i.c = C;
+        i.aux =
+            op | ty << 4 | space_code(space) << 8 | 1 << 12 | if has_dst { A_HAS_DST } else { 0 };
+        i
+    }
+
+    #[test]
+    fn atom_global_add_all_lanes() {
+        let (mem, base) = global(64);
+        let mut w = Warp::new(mem.clone());
+        for l in 0..32 {
+            w.regs[A as usize][l] = base;
+            w.regs[B as usize][l] = l as u64 + 1;
+        }
+        let i = atom_insn(A_ADD, T_U32, Space::Global, true);
+        w.run(atom_scalar, &i, FULL).unwrap();
+        // lanes go in order: lane l sees 1 + 2 + … + l
+        for l in 0..32u64 {
+            assert_eq!(w.regs[D as usize][l as usize], l * (l + 1) / 2);
+        }
+        let a = mem.find(base, 4).unwrap();
+        assert_eq!(mem::load(&a.words, 0, 4), 528);
+        // generic address, 64-bit, red (no destination)
+        for l in 0..32 {
+            w.regs[A as usize][l] = base + 8;
+            w.regs[B as usize][l] = 1 << 33;
+            w.regs[D as usize][l] = 7;
+        }
+        let i = atom_insn(A_ADD, T_U64, Space::Generic, false);
+        w.run(atom_scalar, &i, FULL).unwrap();
+        assert_eq!(mem::load(&a.words, 8, 8), 32 << 33);
+        assert_eq!(w.regs[D as usize][0], 7);
+    }
+
+    #[test]
+    fn atom_f32_add_flushes_on_global_only() {
+        let (mem, base) = global(16);
+        let mut w = Warp::new(mem.clone());
+        w.regs[A as usize][0] = base;
+        w.regs[B as usize][0] = 1; // smallest subnormal
+        let i = atom_insn(A_ADD, T_F32, Space::Global, true);
+        w.run(atom_scalar, &i, 1).unwrap();
+        let a = mem.find(base, 4).unwrap();
+        assert_eq!(mem::load(&a.words, 0, 4), 0);
+        // shared: kept
+        w.regs[A as usize][0] = 8;
+        let i = atom_insn(A_ADD, T_F32, Space::Shared, true);
+        w.run(atom_scalar, &i, 1).unwrap();
+        w.run(atom_scalar, &i, 1).unwrap();
+        assert_eq!(w.shared[2], 2);
+        assert_eq!(w.regs[D as usize][0], 1);
+    }
+
+    #[test]
+    fn atom_cas_b16_and_shared_64() {
+        let (mem, base) = global(16);
+        let mut w = Warp::new(mem.clone());
+        {
+            let a = mem.find(base, 4).unwrap();
+            mem::store_atomic(&a.words, 0, 4, 0xAAAA_5555);
+        }
+        // cas.b16 on the high half: compare 0xAAAA, store 0x1234
+        w.regs[A as usize][0] = base + 2;
+        w.regs[B as usize][0] = 0xAAAA;
+        w.regs[C as usize][0] = 0x1234;
+        let i = atom_insn(A_CAS, T_U16, Space::Global, true);
+        w.run(atom_scalar, &i, 1).unwrap();
+        assert_eq!(w.regs[D as usize][0], 0xAAAA);
+        let a = mem.find(base, 4).unwrap();
+        assert_eq!(mem::load(&a.words, 0, 4), 0x1234_5555);
+        // 64-bit min on shared, signed
+        w.shared[4] = 5;
+        w.shared[5] = 0;
+        w.regs[A as usize][0] = 16;
+        w.regs[B as usize][0] = (-2i64) as u64;
+        let i = atom_insn(A_MIN, T_S64, Space::Shared, true);
+        w.run(atom_scalar, &i, 1).unwrap();
+        assert_eq!(w.regs[D as usize][0], 5);
+        assert_eq!((w.shared[4], w.shared[5]), (0xFFFF_FFFE, 0xFFFF_FFFF));
+    }
+
+    #[test]
+    fn atom_faults() {
+        let (mem, base) = global(16);
+        let mut w = Warp::new(mem.clone());
+        w.regs[A as usize][3] = base + 2;
+        let i = atom_insn(A_ADD, T_U32, Space::Global, true);
+        let e = w.run(atom_scalar, &i, 1 << 3).unwrap_err();
+        assert!(matches!(
+            e.kind,
+            crate::program::FaultKind::Misaligned { .. }
+        ));
+        assert_eq!(e.lane, Some(3));
+        w.regs[A as usize][3] = base + 16;
+        let e = w.run(atom_scalar, &i, 1 << 3).unwrap_err();
+        assert!(matches!(
+            e.kind,
+            crate::program::FaultKind::OutOfBounds { .. }
+        ));
+        // read-only allocation
+        let mut g = GlobalMemory::default();
+        let c = g.alloc(16, true, ".const c".into()).unwrap();
+        let mut w = Warp::new(g.snapshot());
+        w.regs[A as usize][0] = c.base;
+        let e = w.run(atom_scalar, &i, 1).unwrap_err();
+        assert!(matches!(e.kind, crate::program::FaultKind::ReadOnly { .. }));
+    }
+
+    #[test]
+    fn atom_vector_f32_add() {
+        let (mem, base) = global(32);
+        let mut w = Warp::new(mem.clone());
+        // sources in slots 10..14, destinations the same registers
+        let mut i = insn();
+        let srcs = [10u32, 11, 12, 13];
+        let mut packed = [0u32; 16];
+        packed[..4].copy_from_slice(&srcs);
+        packed[8..12].copy_from_slice(&srcs);
+        let wd = |k: usize| packed[2 * k] | packed[2 * k + 1] << 16;
+        i.a = A;
+        i.d = wd(0);
+        i.b = wd(1);
+        i.c = wd(2);
+        i.v = [wd(3), wd(4), wd(5), wd(6)];
+        i.aux = A_ADD
+            | T_F32 << 4
+            | space_code(Space::Global) << 8
+            | 4 << 12
+            | A_HAS_DST
+            | (wd(7) as u64) << 32;
+        for l in 0..2 {
+            w.regs[A as usize][l] = base + 16;
+            for (k, s) in srcs.iter().enumerate() {
+                w.regs[*s as usize][l] = (k as f32 + 1.0).to_bits() as u64;
+            }
+        }
+        w.run(atom_vec, &i, 0b11).unwrap();
+        let a = mem.find(base, 4).unwrap();
+        for k in 0..4u64 {
+            let got = f32::from_bits(mem::load(&a.words, 16 + 4 * k, 4) as u32);
+            assert_eq!(got, 2.0 * (k as f32 + 1.0));
+            // lane 1 ran second: it saw lane 0's sum
+            assert_eq!(
+                w.regs[srcs[k as usize] as usize][1],
+                (k as f32 + 1.0).to_bits() as u64
+            );
+            assert_eq!(w.regs[srcs[k as usize] as usize][0], 0);
+        }
+        // misaligned vector (needs 16-byte alignment)
+        w.regs[A as usize][0] = base + 8;
+        assert!(w.run(atom_vec, &i, 1).is_err());
+    }
+
+    #[test]
+    fn atom_global_concurrent() {
+        // 8 OS threads hammer one 32-bit and one 64-bit counter (which starts just below 2^32,
+        // so the sums carry into the high word)
+        let (mem, base) = global(16);
+        let start = 0xFFFF_FF00u64;
+        mem::store_atomic(&mem.find(base, 4).unwrap().words, 8, 8, start);
+        std::thread::scope(|s| {
+            for _ in 0..8 {
+                let mem = mem.clone();
+                s.spawn(move || {
+                    let mut w = Warp::new(mem.clone());
+                    for l in 0..32 {
+                        w.regs[B as usize][l] = 1;
+                    }
+                    let i32_ = atom_insn(A_ADD, T_U32, Space::Global, true);
+                    let i64_ = atom_insn(A_ADD, T_U64, Space::Global, true);
+                    for _ in 0..200 {
+                        for l in 0..32 {
+                            w.regs[A as usize][l] = base;
+                        }
+                        w.run(atom_scalar, &i32_, FULL).unwrap();
+                        for l in 0..32 {
+                            w.regs[A as usize][l] = base + 8;
+                        }
+                        w.run(atom_scalar, &i64_, FULL).unwrap();
+                    }
+                });
+            }
+        });
+        let a = mem.find(base, 4).unwrap();
+        assert_eq!(mem::load(&a.words, 0, 4), 8 * 200 * 32);
+        assert_eq!(mem::load(&a.words, 8, 8), start + 8 * 200 * 32);
+    }
 }
