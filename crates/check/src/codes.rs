@@ -38,6 +38,8 @@ pub const CVT_ROUNDING: Code = Code("E0209");
 pub const MISSING_TYPE: Code = Code("E0210");
 /// An operand of the wrong shape (a register where an address goes, …).
 pub const OPERAND_SHAPE: Code = Code("E0211");
+/// Modifiers that exist for the instruction but no form takes together (`.ftz` with `.f64`).
+pub const MODIFIER_COMBINATION: Code = Code("E0212");
 
 /// `.version` missing or not first.
 pub const VERSION_DIRECTIVE: Code = Code("E0301");
@@ -115,7 +117,9 @@ pub const EXPLANATIONS: &[(Code, &str, &str)] = &[
       instruction; `ptxvm doc OPCODE` shows its forms."),
     (OPERAND_COUNT, "wrong number of operands",
      "The instruction has a fixed list of operands (`add.s32 d, a, b;` has three). Some operands \
-      are optional; the message says how many this form accepts."),
+      are optional; the message says how many this form accepts. A memory instruction with \
+      `.L2::cache_hint` takes a 64-bit cache-policy operand last (`ld.global.L2::cache_hint.b32 \
+      d, [a], policy;`), and one without the modifier takes none: the two go together."),
     (OPERAND_TYPE, "operand type does not match the instruction type",
      "An operand's type must agree with the instruction's type modifier: bit-size types (`.bN`) \
       agree with any type of the same size; signed and unsigned integers agree when they have \
@@ -144,13 +148,24 @@ pub const EXPLANATIONS: &[(Code, &str, &str)] = &[
      "`cvt` needs a rounding modifier when the conversion can round: float-to-integer \
       conversions take an integer rounding (`.rni`, `.rzi`, `.rmi`, `.rpi`; C casts use `.rzi`); \
       integer-to-float conversions and narrowing float-to-float conversions take a \
-      floating-point rounding (`.rn`, `.rz`, `.rm`, `.rp`)."),
+      floating-point rounding (`.rn`, `.rz`, `.rm`, `.rp`). `mad.f64` always takes a rounding \
+      modifier, and so does `mad.f32` from sm_20 on (`mad.rn.f32` is `fma.rn.f32`)."),
     (MISSING_TYPE, "missing type modifier",
      "Typed instructions must name their operand type as a suffix (`add.s32`, `mov.b64`)."),
     (OPERAND_SHAPE, "operand of the wrong shape",
      "The operand is not of the form the instruction expects: `ld` and `st` take an address in \
-      brackets (`[%rd1+8]`), destinations must be registers (or `_` where a sink is allowed), and \
-      branch targets are labels."),
+      brackets (`[%rd1+8]`), destinations must be registers (or `_` where a sink is allowed), \
+      branch targets are labels, and special registers (`%tid.x`, `%laneid`) are operands of \
+      `mov` and `cvt` only: read one into a register first (`mov.u32 %r1, %tid.x;`)."),
+    (MODIFIER_COMBINATION, "modifier not allowed with the others",
+     "Each modifier is known to the instruction, but not in this combination: `.ftz` and `.sat` \
+      exist for `add.f32` but not for `add.f64`, `.ftz` not for integer types, `add.sat` only \
+      with `.s32`; `setp` takes `.ftz` only with `.f32`, `.f16` and `.f16x2`. `cvt` takes the \
+      rounding its conversion needs and no other: none between integers or when widening a \
+      float, `.rni`/`.rzi`/`.rmi`/`.rpi` from float to integer and between floats of one size, \
+      `.rn`/`.rz`/`.rm`/`.rp` from integer to float and when narrowing a float; its `.ftz` \
+      needs an `.f32` source or destination. The primary label points at the modifier to drop \
+      and the help line shows the forms without it; `ptxvm doc OPCODE` lists all forms."),
     (VERSION_DIRECTIVE, "missing or misplaced .version",
      "Every PTX module starts with `.version MAJOR.MINOR` (comments aside), followed by \
       `.target`. The version decides which instructions and targets may be used."),

@@ -107,6 +107,9 @@ pub(crate) fn check_instruction(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
     if !check_modifiers(c, ins, &entries) {
         return;
     }
+    if CORE.contains(&op) && !check_combination(c, ins, &entries) {
+        return;
+    }
     if op == "shfl" && !has(ins, ".sync") {
         check_shfl_without_sync(c, ins);
     } else {
@@ -172,6 +175,84 @@ fn check_modifiers(
         c.diags.push(d);
     }
     ok
+}
+
+/// For the instructions whose forms are complete (`CORE`): some form of the table must take
+/// all the modifiers together, so `.ftz` with `.f64` or `.sat` with `.u64` is rejected even
+/// though each modifier exists. Reports the first modifier without which a form fits.
+fn check_combination(
+    c: &mut FnChecker<'_, '_>,
+    ins: &Instruction,
+    entries: &[&'static Entry],
+) -> bool {
+    let mods: Vec<&str> = ins
+        .modifiers
+        .iter()
+        .map(|m| m.text.as_str())
+        .filter(|m| !COMMON_MODIFIERS.contains(m))
+        // The state space of `st`/`atom`/`red` is judged by the operand rules (E0208).
+        .filter(|m| {
+            !(matches!(ins.opcode.text.as_str(), "st" | "atom" | "red")
+                && ptx_isa::StateSpace::from_suffix(m).is_some())
+        })
+        .collect();
+    let fits = |ms: &[&str]| {
+        entries
+            .iter()
+            .flat_map(|e| e.forms.iter())
+            .filter(|f| ms.iter().all(|m| f.accepts_all(&[m])))
+            .map(|f| f.text)
+            .collect::<Vec<_>>()
+    };
+    if !fits(&mods).is_empty() {
+        return true;
+    }
+    let op = ins.opcode.text.as_str();
+    let full = ins.full_opcode();
+    for (i, m) in mods.iter().enumerate() {
+        let rest: Vec<&str> = mods
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != i)
+            .map(|(_, m)| *m)
+            .collect();
+        let forms = fits(&rest);
+        if forms.is_empty() {
+            continue;
+        }
+        let Some(w) = ins.modifiers.iter().find(|w| w.text == *m) else {
+            continue;
+        };
+        let others = rest.join("");
+        let shown: Vec<String> = forms.iter().take(3).map(|f| format!("`{f}`")).collect();
+        c.diags.push(
+            Diagnostic::error(
+                codes::MODIFIER_COMBINATION,
+                format!("`{m}` cannot be combined with `{op}{others}`"),
+                w.loc.0,
+            )
+            .with_label_message(format!(
+                "no form of `{op}` takes `{m}` together with `{others}`"
+            ))
+            .with_help(format!(
+                "the forms of `{op}{others}` are {}; drop `{m}` or change the other modifiers",
+                shown.join(", ")
+            )),
+        );
+        return false;
+    }
+    c.diags.push(
+        Diagnostic::error(
+            codes::MODIFIER_COMBINATION,
+            format!("no form of `{op}` takes the modifiers of `{full}` together"),
+            ins.opcode
+                .loc
+                .0
+                .to(ins.modifiers.last().map_or(ins.opcode.loc.0, |m| m.loc.0)),
+        )
+        .with_help(format!("`ptxvm doc {op}` lists the forms of `{op}`")),
+    );
+    false
 }
 
 /// Instructions whose forms in the table are complete enough to reject any other modifier.

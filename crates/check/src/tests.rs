@@ -64,6 +64,7 @@ code_test!(e0208, "E0208", bad: ".reg .b64 %rd;\nst.const.u32 [%rd], 1;", good: 
 code_test!(e0209, "E0209", bad: ".reg .b32 %r;\n.reg .f32 %f;\ncvt.s32.f32 %r, %f;", good: ".reg .b32 %r;\n.reg .f32 %f;\ncvt.rzi.s32.f32 %r, %f;\ncvt.rn.f32.s32 %f, %r;");
 code_test!(e0210, "E0210", bad: ".reg .b32 %r;\nadd %r, %r, 1;", good: ".reg .b32 %r;\nadd.u32 %r, %r, 1;");
 code_test!(e0211, "E0211", bad: ".reg .b32 %r;\n.reg .b64 %rd;\nld.global.u32 %r, %rd;", good: ".reg .b32 %r;\n.reg .b64 %rd;\nld.global.u32 %r, [%rd+4];");
+code_test!(e0212, "E0212", bad: ".reg .f64 %d;\nadd.ftz.f64 %d, %d, %d;", good: ".reg .f32 %f;\nadd.ftz.f32 %f, %f, %f;");
 code_test!(e0404, "E0404", bad: ".reg .b32 %r;\nbra %r;", good: "bra.uni $L;\n$L:");
 
 mod header {
@@ -422,5 +423,94 @@ mod tables {
             let _ = check_with(src, None);
             let _ = check_with(src, Some("nonsense"));
         }
+    }
+}
+
+/// Rules checked against ptxas (CUDA 13.5, sm_80) case by case: the modifiers each kind of
+/// instruction takes, special-register operands, and cache hints with their policy operand.
+mod ptxas_rules {
+    use super::*;
+
+    fn run(stmt: &str) -> Vec<&'static str> {
+        body_codes(&format!(
+            ".reg .b16 %h;\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n.reg .f16 %x;\n.reg .f32 %f;\n\
+             .reg .f64 %fd;\n.reg .pred %p;\n{stmt}"
+        ))
+    }
+
+    #[test]
+    fn accepted_by_ptxas() {
+        for ok in [
+            "cvt.rni.f32.f32 %f, %f;",
+            "cvt.f64.f32 %fd, %f;",
+            "cvt.ftz.f64.f32 %fd, %f;",
+            "cvt.ftz.rn.f32.f64 %f, %fd;",
+            "cvt.rzi.ftz.s32.f32 %r1, %f;",
+            "cvt.ftz.rn.f32.s32 %f, %r1;",
+            "cvt.rn.ftz.f16.f32 %x, %f;",
+            "cvt.sat.f64.f32 %fd, %f;",
+            "cvt.rni.f16.f16 %x, %x;",
+            "cvt.u32.u64 %r1, %clock64;",
+            "cvt.u16.u32 %h, %tid.x;",
+            "setp.eq.ftz.f32 %p, %f, %f;",
+            "setp.eq.ftz.f16 %p, %x, %x;",
+            "mad.rn.f32 %f, %f, %f, %f;",
+            "mov.u16 %h, %tid.x;",
+            "mov.s32 %r1, %tid.x;",
+            "mov.b64 %rd1, %clock64;",
+            "mov.u64 %rd1, %globaltimer;",
+            "mov.u32 %r1, %envreg3;",
+            "ld.global.L2::cache_hint.b32 %r1, [%rd0], %rd2;",
+            "atom.global.and.b32 %r0, [%rd0], %r1, %r2;",
+            "atom.global.exch.b32 %r0, [%rd0], %r1, %r2;",
+            "atom.global.add.L2::cache_hint.u32 %r0, [%rd0], %r1, %rd2;",
+        ] {
+            assert!(run(ok).is_empty(), "{ok}: {:?}", run(ok));
+        }
+    }
+
+    #[test]
+    fn rejected_by_ptxas() {
+        for (bad, code) in [
+            ("add.ftz.f64 %fd, %fd, %fd;", "E0212"),
+            ("add.sat.f64 %fd, %fd, %fd;", "E0212"),
+            ("mul.lo.ftz.s32 %r1, %r1, %r1;", "E0212"),
+            ("setp.eq.ftz.b16 %p, %h, %h;", "E0212"),
+            ("setp.eq.ftz.f64 %p, %fd, %fd;", "E0212"),
+            ("cvt.rn.f64.f32 %fd, %f;", "E0212"),
+            ("cvt.rni.f64.f32 %fd, %f;", "E0212"),
+            ("cvt.rn.s32.f32 %r1, %f;", "E0212"),
+            ("cvt.rni.f32.s32 %f, %r1;", "E0212"),
+            ("cvt.rn.f32.f32 %f, %f;", "E0212"),
+            ("cvt.rzi.f32.f64 %f, %fd;", "E0212"),
+            ("cvt.rni.u16.u32 %h, %r1;", "E0212"),
+            ("cvt.ftz.u32.u16 %r1, %h;", "E0212"),
+            ("cvt.ftz.f16.f16 %x, %x;", "E0212"),
+            ("cvt.rzi.ftz.s32.f64 %r1, %fd;", "E0212"),
+            ("mad.f32 %f, %f, %f, %f;", "E0209"),
+            ("mad.f64 %fd, %fd, %fd, %fd;", "E0209"),
+            ("add.u32 %r1, %tid.x, 1;", "E0211"),
+            ("setp.eq.u32 %p, %tid.x, 0;", "E0211"),
+            ("selp.u32 %r1, %tid.x, 0, %p;", "E0211"),
+            ("shfl.sync.idx.b32 %r1, %r2, %laneid, 31, -1;", "E0211"),
+            ("mov.u64 %rd1, %tid.x;", "E0204"),
+            ("mov.b32 %r1, %clock64;", "E0204"),
+            ("mov.f32 %f, %tid.x;", "E0204"),
+            ("mov.u16 %h, %laneid;", "E0204"),
+            ("mov.u32 %r1, %tid;", "E0207"),
+            ("ld.global.L2::cache_hint.b32 %r1, [%rd0];", "E0203"),
+            ("ld.global.b32 %r1, [%rd0], %rd2;", "E0203"),
+            ("atom.global.add.u32 %r0, [%rd0], %r1, %r2;", "E0203"),
+            ("red.global.add.u32 [%rd0], %r1, %r2;", "E0203"),
+        ] {
+            assert_eq!(run(bad), [code], "{bad}");
+        }
+    }
+
+    /// `mad.f32` without rounding is the sm_1x form.
+    #[test]
+    fn mad_f32_without_rounding_on_sm_1x() {
+        let src = ".version 1.4\n.target sm_13\n.entry k()\n{\n.reg .f32 %f;\nmad.f32 %f, %f, %f, %f;\nret;\n}\n";
+        assert!(!codes(src).contains(&"E0209"), "{:?}", codes(src));
     }
 }

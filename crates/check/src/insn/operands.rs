@@ -75,6 +75,9 @@ pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
             let Some(t) = need_type(c, ins, ty) else {
                 return;
             };
+            if op == "mad" && matches!(t, T::F32 | T::F64) && !check_mad_rounding(c, ins, t) {
+                return;
+            }
             let d = if has(ins, ".wide") {
                 widened(t).unwrap_or(t)
             } else {
@@ -126,6 +129,20 @@ pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
             let Some(t) = need_type(c, ins, ty) else {
                 return;
             };
+            if !matches!(t, T::F32 | T::F16 | T::F16x2) {
+                if let Some(m) = modifier(ins, ".ftz") {
+                    illegal_modifier(
+                        c,
+                        ins,
+                        m,
+                        &format!(
+                            "`.ftz` applies to `.f32` (and `.f16`, `.f16x2`) comparisons, not {t}"
+                        ),
+                        "drop `.ftz`",
+                    );
+                    return;
+                }
+            }
             run(
                 c,
                 ins,
@@ -376,6 +393,10 @@ fn check_operand(
                 (ExprKind::Unary(UnaryOp::Not, inner), Want::Pred { neg: true }) => inner.as_ref(),
                 _ => e,
             };
+            if let Some(name) = special_name(c, e) {
+                check_special(c, ins, e.loc.0, &name, w);
+                return;
+            }
             match &e.kind {
                 ExprKind::Symbol(name) => {
                     let Some((rt, decl)) = reg_type(c, name) else {
@@ -624,7 +645,12 @@ fn check_ld_st(c: &mut FnChecker<'_, '_>, ins: &Instruction, ty: Option<ScalarTy
         );
         return;
     }
-    if !arity(c, ins, 2, 3, if is_ld { "d, [a]" } else { "[a], b" }) {
+    let shape = match (is_ld, has(ins, ".async")) {
+        (true, _) => "d, [a]",
+        (false, false) => "[a], b",
+        (false, true) => "[a], b, [mbar]",
+    };
+    if !cache_arity(c, ins, shape) {
         return;
     }
     let Some(t) = need_type(c, ins, ty) else {
@@ -712,6 +738,9 @@ fn check_cvt(c: &mut FnChecker<'_, '_>, ins: &Instruction, tys: &[ScalarType]) {
         return;
     }
     let (dt, at) = (tys[0], tys[1]);
+    if !check_cvt_modifiers(c, ins, dt, at) {
+        return;
+    }
     let full = ins.full_opcode();
     let irnd = [".rni", ".rzi", ".rmi", ".rpi"].iter().any(|m| has(ins, m));
     let frnd = [".rn", ".rz", ".rm", ".rp", ".rna", ".rs"]
@@ -809,12 +838,18 @@ fn check_atom(c: &mut FnChecker<'_, '_>, ins: &Instruction, ty: Option<ScalarTyp
             return;
         }
     }
-    let (min, max, shape) = if is_atom {
-        (3, 4, "d, [a], b[, c]")
-    } else {
-        (2, 3, "[a], b")
+    // ptxas also takes a fourth operand (no cache hint) for `.and`, `.or`, `.xor` and `.exch`.
+    let four = has(ins, ".cas")
+        || (ins.operands.len() == 4
+            && !has(ins, ".L2::cache_hint")
+            && [".and", ".or", ".xor", ".exch"].iter().any(|m| has(ins, m)));
+    let shape = match (is_atom, four, has(ins, ".async")) {
+        (true, true, _) => "d, [a], b, c",
+        (true, false, _) => "d, [a], b",
+        (false, _, false) => "[a], b",
+        (false, _, true) => "[a], b, [mbar]",
     };
-    if !arity(c, ins, min, max, shape) {
+    if !cache_arity(c, ins, shape) {
         return;
     }
     if vec_width(ins).is_some() {
@@ -837,4 +872,255 @@ fn check_atom(c: &mut FnChecker<'_, '_>, ins: &Instruction, ty: Option<ScalarTyp
     } else {
         run(c, ins, &[Want::Any, Want::Val(t)], false);
     }
+}
+
+/// The modifier word `m` of the instruction, if written.
+fn modifier<'i>(ins: &'i Instruction, m: &str) -> Option<&'i ptx_syntax::ast::Word> {
+    ins.modifiers.iter().find(|w| w.text == m)
+}
+
+/// Reports a modifier that exists for the instruction but not with its types.
+fn illegal_modifier(
+    c: &mut FnChecker<'_, '_>,
+    ins: &Instruction,
+    m: &ptx_syntax::ast::Word,
+    why: &str,
+    help: &str,
+) {
+    c.diags.push(
+        Diagnostic::error(
+            codes::MODIFIER_COMBINATION,
+            format!("`{}` is not allowed in `{}`", m.text, ins.full_opcode()),
+            m.loc.0,
+        )
+        .with_label_message(why.to_string())
+        .with_help(help.to_string()),
+    );
+}
+
+/// `mad.f32` needs a rounding modifier from sm_20 on (the form without one is sm_1x only), and
+/// `mad.f64` always does.
+fn check_mad_rounding(c: &mut FnChecker<'_, '_>, ins: &Instruction, t: ScalarType) -> bool {
+    if [".rn", ".rz", ".rm", ".rp"].iter().any(|m| has(ins, m)) {
+        return true;
+    }
+    let old_target = c.header.target.is_some_and(|tg| tg.number < 20);
+    if t == ScalarType::F32 && (old_target || c.header.target.is_none()) {
+        return true;
+    }
+    let full = ins.full_opcode();
+    c.diags.push(
+        Diagnostic::error(
+            codes::CVT_ROUNDING,
+            format!("rounding modifier required for `{full}`"),
+            instr_span(ins),
+        )
+        .with_label_message(if t == ScalarType::F32 {
+            "`mad.f32` without rounding is an sm_1x form"
+        } else {
+            "`mad.f64` always takes a rounding modifier"
+        })
+        .with_help(format!(
+            "add one of .rn, .rz, .rm or .rp, e.g. `mad.rn{t}` (the same as `fma.rn{t}`)"
+        )),
+    );
+    false
+}
+
+/// The rounding and `.ftz` rules of `cvt` between integers, `.f16`, `.f32` and `.f64`: integer
+/// to integer takes no rounding; float to integer an integer rounding (`.rni`…) and integer to
+/// float a float rounding (`.rn`…), not the other kind; narrowing float conversions take a
+/// float rounding, same-size ones only an integer rounding, widening ones none; `.ftz` needs an
+/// `.f32` source or destination. Returns whether the modifiers are legal.
+fn check_cvt_modifiers(
+    c: &mut FnChecker<'_, '_>,
+    ins: &Instruction,
+    dt: ScalarType,
+    at: ScalarType,
+) -> bool {
+    use ScalarType as T;
+    let plain = |t: ScalarType| t.is_integer() || matches!(t, T::F16 | T::F32 | T::F64);
+    if !plain(dt) || !plain(at) {
+        return true;
+    }
+    let is_f = |t: ScalarType| t.kind() == TypeKind::Float;
+    let (int_ok, fp_ok, kind) = match (is_f(at), is_f(dt)) {
+        (false, false) => (false, false, "integer-to-integer conversions take none"),
+        (true, false) => (true, false, "float-to-integer conversions take .rni, .rzi, .rmi or .rpi"),
+        (false, true) => (false, true, "integer-to-float conversions take .rn, .rz, .rm or .rp"),
+        (true, true) if dt.size_bits() < at.size_bits() => {
+            (false, true, "narrowing float conversions take .rn, .rz, .rm or .rp")
+        }
+        (true, true) if dt.size_bits() == at.size_bits() => (
+            true,
+            false,
+            "same-size float conversions take only .rni, .rzi, .rmi or .rpi (round to an integral value)",
+        ),
+        (true, true) => (false, false, "widening float conversions are exact and take none"),
+    };
+    for w in &ins.modifiers {
+        let bad = match w.text.as_str() {
+            ".rni" | ".rzi" | ".rmi" | ".rpi" => !int_ok,
+            ".rn" | ".rz" | ".rm" | ".rp" => !fp_ok,
+            ".ftz" => dt != T::F32 && at != T::F32,
+            _ => false,
+        };
+        if bad {
+            let (why, help) = if w.text == ".ftz" {
+                (
+                    "`.ftz` applies when the source or the destination is `.f32`".to_string(),
+                    "drop `.ftz`".to_string(),
+                )
+            } else {
+                (
+                    format!("rounding {} is illegal here: {kind}", w.text),
+                    format!(
+                        "drop `{}` or use the rounding this conversion takes",
+                        w.text
+                    ),
+                )
+            };
+            illegal_modifier(c, ins, w, &why, &help);
+            return false;
+        }
+    }
+    true
+}
+
+/// The name of the special register `e` reads (`%tid.x`, `%clock`), if it reads one.
+fn special_name(c: &FnChecker<'_, '_>, e: &ptx_syntax::ast::Expr) -> Option<String> {
+    let name = match &e.kind {
+        ExprKind::Symbol(n) if n.starts_with('%') => n.to_string(),
+        ExprKind::Select(inner, comp) => match &inner.kind {
+            ExprKind::Symbol(n) if n.starts_with('%') => format!("{n}{comp}"),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    matches!(c.resolve(&name), Resolved::Special).then_some(name)
+}
+
+/// Special registers are read only by `mov` (and `cvt`): into a register of their size, the
+/// legacy 16-bit reads of `%tid`, `%ntid`, `%ctaid` and `%nctaid` components aside, and one
+/// component at a time.
+fn check_special(c: &mut FnChecker<'_, '_>, ins: &Instruction, span: Span, name: &str, w: Want) {
+    let op = ins.opcode.text.as_str();
+    if !matches!(w, Want::Val(_) | Want::Pred { .. }) || op == "cvt" {
+        return;
+    }
+    let full = ins.full_opcode();
+    if op != "mov" {
+        let t = match w {
+            Want::Val(t) => t.suffix(),
+            _ => ".u32",
+        };
+        c.diags.push(
+            Diagnostic::error(
+                codes::OPERAND_SHAPE,
+                format!("`{full}` cannot read the special register `{name}`"),
+                span,
+            )
+            .with_label_message("special registers are operands of `mov` and `cvt` only")
+            .with_help(format!(
+                "read it into a register first: `mov{t} %r, {name};`, then use `%r`"
+            )),
+        );
+        return;
+    }
+    let Want::Val(t) = w else { return };
+    let stem = name.split('.').next().unwrap_or(name);
+    let Some(sreg) = ptx_isa::special_register(stem) else {
+        return;
+    };
+    if !sreg.components.is_empty() && !name.contains('.') {
+        c.diags.push(
+            Diagnostic::error(
+                codes::VECTOR_WIDTH,
+                format!("`{name}` is a vector register; `{full}` reads one component"),
+                span,
+            )
+            .with_help(format!(
+                "read a component: `{name}.x`, `{name}.y` or `{name}.z`"
+            )),
+        );
+        return;
+    }
+    let st = sreg.ty;
+    let legacy16 = matches!(stem, "%tid" | "%ntid" | "%ctaid" | "%nctaid") && t.size_bits() == 16;
+    let ok = if st == ScalarType::Pred || t == ScalarType::Pred {
+        st == t
+    } else {
+        t.kind() != TypeKind::Float && (t.size_bits() == st.size_bits() || legacy16)
+    };
+    if ok {
+        return;
+    }
+    c.diags.push(
+        Diagnostic::error(
+            codes::OPERAND_TYPE,
+            format!("special register `{name}` is {st}; `{full}` cannot read it"),
+            span,
+        )
+        .with_label_message(format!("a {}-bit special register", st.size_bits()))
+        .with_help(if st == ScalarType::Pred {
+            "read it with `mov.pred`".to_string()
+        } else {
+            format!(
+                "read it with `mov{st}` (or `mov.b{}`), then convert with `cvt` if another type is needed",
+                st.size_bits()
+            )
+        }),
+    );
+}
+
+/// The operand count of a memory instruction whose operands are `shape`, plus the 64-bit
+/// cache-policy operand that goes with `.L2::cache_hint` (both or neither).
+fn cache_arity(c: &mut FnChecker<'_, '_>, ins: &Instruction, shape: &str) -> bool {
+    let base = shape.split(", ").count();
+    let hint = has(ins, ".L2::cache_hint");
+    let want = base + usize::from(hint);
+    let n = ins.operands.len();
+    if n == want {
+        return true;
+    }
+    let full = ins.full_opcode();
+    if !hint && n == base + 1 {
+        c.diags.push(
+            Diagnostic::error(
+                codes::OPERAND_COUNT,
+                format!("`{full}` has a cache-policy operand but no `.L2::cache_hint`"),
+                ins.operands[base].loc().0,
+            )
+            .with_label_message("a cache policy is only taken with `.L2::cache_hint`")
+            .with_help(format!(
+                "add `.L2::cache_hint` before the type, or drop the operand: `{full} {shape};`"
+            )),
+        );
+        return false;
+    }
+    if hint && n == base {
+        let hint_span = ins
+            .modifiers
+            .iter()
+            .find(|m| m.text == ".L2::cache_hint")
+            .map_or(instr_span(ins), |m| m.loc.0);
+        c.diags.push(
+            Diagnostic::error(
+                codes::OPERAND_COUNT,
+                format!("`{full}` has `.L2::cache_hint` but no cache-policy operand"),
+                hint_span,
+            )
+            .with_label_message("`.L2::cache_hint` needs a 64-bit cache-policy operand")
+            .with_help(format!(
+                "add the policy (made by `createpolicy`) as the last operand: `{full} {shape}, policy;`, or drop `.L2::cache_hint`"
+            )),
+        );
+        return false;
+    }
+    let shape = if hint {
+        format!("{shape}, cache-policy")
+    } else {
+        shape.to_string()
+    };
+    arity(c, ins, want, want, &shape)
 }
