@@ -366,9 +366,14 @@ fn convert_wide(fmt: Format, bits: u64) -> u64 {
     }
 }
 
-/// Round an `f64` into `fmt` with `rnd` (no saturation).
+/// Round an `f64` into `fmt` with `rnd` (no saturation). Into `.f64` itself this is the
+/// identity on the bits, NaN payloads (and signalling NaNs) included: immediates such as
+/// `0d7FF0000000000001` are bit patterns, not values to be canonicalised.
 #[inline]
 pub fn from_f64(fmt: Format, x: f64, rnd: Rounding) -> u64 {
+    if fmt == F64 {
+        return x.to_bits();
+    }
     convert(F64, fmt, x.to_bits(), rnd, false)
 }
 
@@ -539,5 +544,22 @@ mod tests {
             let got = from_f64(F32, v, Rounding::Rn) as u32;
             assert_eq!(got, (v as f32).to_bits(), "{v:e}");
         }
+    }
+
+    #[test]
+    fn from_f64_into_f64_keeps_nan_bits() {
+        for bits in [
+            0x7FF8_0000_0000_0123u64,
+            0x7FF0_0000_0000_0001,
+            0xFFF8_0000_0000_0000,
+        ] {
+            assert_eq!(from_f64(F64, f64::from_bits(bits), Rounding::Rn), bits);
+        }
+        assert_eq!(from_f64(F64, -0.0, Rounding::Rz), 0x8000_0000_0000_0000);
+        // into narrower formats a NaN is still the canonical NaN
+        assert_eq!(
+            from_f64(F32, f64::from_bits(0x7FF8_0000_0000_0123), Rounding::Rn),
+            0x7FFF_FFFF
+        );
     }
 }
