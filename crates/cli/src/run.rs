@@ -127,7 +127,7 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
             .map(|(k, p)| format!("{k}: {} {}", p.name, param_info(p).ty.name()))
             .collect();
         return bad(format!(
-            "kernel `{kernel_name}` takes {} parameters, {} --arg given\n  parameters: {}",
+            "kernel `{kernel_name}` takes {} arguments, {} given with --arg\n  parameters: {}",
             params.len(),
             o.args.len(),
             if list.is_empty() {

@@ -135,6 +135,7 @@ pub(crate) fn imm_bits(imm: Imm, ty: ScalarType) -> u64 {
         (Imm::F32(b), Some(f)) if f == fp::F32 => b as u64,
         (Imm::F32(b), Some(f)) => fp::from_f64(f, f32::from_bits(b) as f64, crate::semantics::Rounding::Rn),
         (Imm::F32(b), None) => b as u64,
+        (Imm::F64(x), Some(f)) if f == fp::F64 => x.to_bits(),
         (Imm::F64(x), Some(f)) => fp::from_f64(f, x, crate::semantics::Rounding::Rn),
         (Imm::F64(x), None) => x.to_bits(),
     }
@@ -268,6 +269,10 @@ impl<'b, 'm> Dec<'b, 'm> {
         match self.operand(k)? {
             Operand::Reg(r) if self.is_pred_reg(*r) => Ok((self.reg_slot(*r), false)),
             Operand::Imm(Imm::Int(v)) => Ok((self.b.const_pred(*v != 0), false)),
+            Operand::Not(inner) => match inner.as_ref() {
+                Operand::Reg(r) if self.is_pred_reg(*r) => Ok((self.reg_slot(*r), true)),
+                o => Err(format!("expected a predicate after `!`, found {o:?}")),
+            },
             o => Err(format!("expected a predicate, found {o:?}")),
         }
     }

@@ -66,8 +66,8 @@ pub enum ExecError {
     Deadlock {
         /// `%ctaid` of the block.
         block: [u32; 3],
-        /// Who waits where: (threads, barrier id, function, inst).
-        waits: Vec<(u32, u32, u32, u32)>,
+        /// Who waits where: (threads waiting, threads expected, barrier id, function, inst).
+        waits: Vec<(u32, u32, u32, u32, u32)>,
         /// Threads of the block.
         threads: u32,
         /// Exited threads.
@@ -165,6 +165,9 @@ struct Warp {
 struct BarState {
     arrived: u32,
     expected: u32,
+    /// Counts every thread of the CTA (no explicit count): exited threads release it.
+    all: bool,
+    red_op: Option<RedOp>,
     waiting: Vec<(usize, u32)>,
     pc: u32,
     red_popc: u32,
@@ -247,10 +250,11 @@ impl<'s, 'a> Cta<'s, 'a> {
                     let t = w * 32 + l as u32;
                     let tid = [t % bx, (t / bx) % by, t / (bx * by)];
                     *x = match init {
-                        SregInit::Tid(c) => tid[c as usize] as u64,
-                        SregInit::Ntid(c) => sh.block[c as usize] as u64,
-                        SregInit::Ctaid(c) => ctaid[c as usize] as u64,
-                        SregInit::Nctaid(c) => sh.grid[c as usize] as u64,
+                        // the fourth component (`.w`) of the vector registers reads 0
+                        SregInit::Tid(c) => tid.get(c as usize).map_or(0, |&v| v as u64),
+                        SregInit::Ntid(c) => sh.block.get(c as usize).map_or(0, |&v| v as u64),
+                        SregInit::Ctaid(c) => ctaid.get(c as usize).map_or(0, |&v| v as u64),
+                        SregInit::Nctaid(c) => sh.grid.get(c as usize).map_or(0, |&v| v as u64),
                         SregInit::Laneid => l as u64,
                         SregInit::Warpid => w as u64,
                         SregInit::Nwarpid => nwarps as u64,
@@ -263,7 +267,8 @@ impl<'s, 'a> Cta<'s, 'a> {
                         SregInit::Nsmid => sh.nsm as u64,
                         SregInit::Gridid => 1,
                         SregInit::DynSmem => sh.dyn_shared,
-                        SregInit::TotalSmem => shared_size,
+                        // "in multiples of the shared memory allocation unit": 128 bytes
+                        SregInit::TotalSmem => shared_size.div_ceil(128) * 128,
                         SregInit::Zero => 0,
                         SregInit::One => 1,
                     };
@@ -384,26 +389,15 @@ impl<'s, 'a> Cta<'s, 'a> {
     }
 
     fn deadlock(&self) -> ExecError {
-        let mut waits: Vec<(u32, u32, u32, u32)> = Vec::new();
+        let mut waits: Vec<(u32, u32, u32, u32, u32)> = Vec::new();
         for (id, b) in self.bars.iter().enumerate() {
             let n: u32 = b.waiting.iter().map(|(_, m)| m.count_ones()).sum();
             if n > 0 {
                 let insn = &self.sh.prog.code[b.pc as usize];
-                waits.push((n, id as u32, insn.func, insn.inst));
+                waits.push((n, b.expected, id as u32, insn.func, insn.inst));
             }
         }
-        let exited = self
-            .warps
-            .iter()
-            .enumerate()
-            .map(|(w, x)| {
-                let valid = (w as u32 * 32..w as u32 * 32 + 32)
-                    .filter(|t| *t < self.nthreads)
-                    .count() as u32;
-                let invalid = 32 - valid;
-                x.exited.count_ones() - invalid
-            })
-            .sum();
+        let exited = self.exited_threads();
         let parked: u32 = self.warps.iter().map(|w| w.parked.count_ones()).sum();
         ExecError::Deadlock {
             block: self.ctaid,
@@ -712,6 +706,14 @@ impl<'s, 'a> Cta<'s, 'a> {
         let w = &mut self.warps[wi];
         w.exited |= m;
         w.ready &= !m;
+        if m != 0 {
+            for id in 0..self.bars.len() {
+                if self.bars[id].all && self.bars[id].arrived > 0 {
+                    self.release_if_complete(id, wi);
+                }
+            }
+        }
+        let w = &mut self.warps[wi];
         // lanes of this warp waiting at an aligned barrier while others exit: divergent
         if w.barrier != 0 && m != 0 {
             let bpc = w.bar_pc[w.barrier.trailing_zeros() as usize];
@@ -770,9 +772,12 @@ impl<'s, 'a> Cta<'s, 'a> {
             if others_waiting != 0 {
                 let other_pc = w.bar_pc[others_waiting.trailing_zeros() as usize];
                 if other_pc != pc {
+                    // report the barrier the warp reached first
+                    let waiting = others_waiting.trailing_zeros() as usize;
+                    let first_bar = &prog.code[other_pc as usize];
                     return Err(ExecError::DivergentBarrier {
-                        pos: self.pos(wi, first, insn),
-                        arrived: m.count_ones(),
+                        pos: self.pos(wi, waiting, first_bar),
+                        arrived: others_waiting.count_ones(),
                         expected: live.count_ones(),
                     });
                 }
@@ -789,6 +794,8 @@ impl<'s, 'a> Cta<'s, 'a> {
         let b = &mut self.bars[id as usize];
         if b.arrived == 0 {
             b.expected = expected;
+            b.all = bar.count.is_none() && bar.count_slot.is_none();
+            b.red_op = bar.red.map(|r| r.0);
             b.pc = pc;
             b.red_popc = 0;
             b.red_and = true;
@@ -826,45 +833,69 @@ impl<'s, 'a> Cta<'s, 'a> {
                 w.cur = if rest != 0 { Some((pc + 1, rest)) } else { None };
             }
         }
-        let b = &mut self.bars[id as usize];
-        if b.arrived >= b.expected {
-            let waiting = std::mem::take(&mut b.waiting);
-            let dests = std::mem::take(&mut b.red_dest);
-            let (popc, and, or) = (b.red_popc, b.red_and, b.red_or);
-            b.arrived = 0;
-            for (wj, lanes) in waiting {
-                let w = &mut self.warps[wj];
-                w.barrier &= !lanes;
-                w.ready |= lanes;
-                if wj == wi {
-                    // the current group keeps its place; the released lanes join by pc
-                    if let Some((cpc, cm)) = w.cur {
-                        Self::save(w, cpc, cm);
-                    }
-                    w.cur = None;
-                } else {
-                    w.cur = None;
+        self.release_if_complete(id as usize, wi);
+        Ok(())
+    }
+
+    /// Threads of the CTA that have exited.
+    fn exited_threads(&self) -> u32 {
+        let mut n = 0;
+        for (w, x) in self.warps.iter().enumerate() {
+            let valid = (w as u32 * 32..w as u32 * 32 + 32)
+                .filter(|t| *t < self.nthreads)
+                .count() as u32;
+            n += x.exited.count_ones() - (32 - valid);
+        }
+        n
+    }
+
+    /// Releases barrier `id` when every thread it counts has arrived — or, for a barrier of the
+    /// whole CTA, when the only threads missing have exited ("barriers exclusively waiting on
+    /// arrivals from exited threads are always released", PTX ISA, `exit`).
+    fn release_if_complete(&mut self, id: usize, current: usize) {
+        let exited = if self.bars[id].all {
+            self.exited_threads()
+        } else {
+            0
+        };
+        let b = &mut self.bars[id];
+        if b.arrived == 0 || b.arrived + exited < b.expected {
+            return;
+        }
+        let waiting = std::mem::take(&mut b.waiting);
+        let dests = std::mem::take(&mut b.red_dest);
+        let (popc, and, or) = (b.red_popc, b.red_and, b.red_or);
+        let red_op = b.red_op;
+        b.arrived = 0;
+        for (wj, lanes) in waiting {
+            let w = &mut self.warps[wj];
+            w.barrier &= !lanes;
+            w.ready |= lanes;
+            if wj == current {
+                if let Some((cpc, cm)) = w.cur {
+                    Self::save(w, cpc, cm);
                 }
             }
-            for (wj, lanes, dst) in dests {
-                let w = &mut self.warps[wj];
-                if let Some((op, _, _, _)) = bar.red {
-                    match op {
-                        RedOp::Popc => {
-                            for l in lane_bits(lanes) {
-                                w.regs[dst as usize][l] = popc as u64;
-                            }
-                        }
-                        RedOp::And | RedOp::Or => {
-                            let v = if op == RedOp::And { and } else { or };
-                            let p = &mut w.preds[dst as usize];
-                            *p = if v { *p | lanes } else { *p & !lanes };
-                        }
+            w.cur = None;
+        }
+        for (wj, lanes, dst) in dests {
+            let w = &mut self.warps[wj];
+            match red_op {
+                Some(RedOp::Popc) => {
+                    for l in lane_bits(lanes) {
+                        w.regs[dst as usize][l] = popc as u64;
                     }
                 }
+                Some(op) => {
+                    let v = if op == RedOp::And { and } else { or };
+                    if dst != u32::MAX {
+                        let p = &mut w.preds[dst as usize];
+                        *p = if v { *p | lanes } else { *p & !lanes };
+                    }
+                }
+                None => {}
             }
         }
-        Ok(())
     }
 
     fn call(&mut self, wi: usize, pc: u32, mask: u32, m: u32, k: u32) -> Result<(), ExecError> {

@@ -349,12 +349,12 @@ impl Dec<'_, '_> {
 }
 
 fn clock(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
-    // aux: 0 %clock (32 bit), 1 %clock64, 2 %globaltimer, 3 _lo, 4 _hi
+    // aux: 0 %clock (32 bit), 1 %clock64, 2 %globaltimer, 3 _lo, 4 _hi, 5 %clock_hi
     let t = ctx.clock;
     let v = match i.aux {
         0 => t & 0xFFFF_FFFF,
         3 => t & 0xFFFF_FFFF,
-        4 => t >> 32,
+        4 | 5 => t >> 32,
         _ => t,
     };
     for l in 0..32 {
@@ -534,13 +534,14 @@ fn decode_mov(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
             insn.op = Op::Alu(pack);
             Ok(())
         }
-        (_, Operand::Special(sr)) if matches!(sr.name.as_str(), "%clock" | "%clock64" | "%globaltimer" | "%globaltimer_lo" | "%globaltimer_hi") => {
+        (_, Operand::Special(sr)) if matches!(sr.name.as_str(), "%clock" | "%clock_hi" | "%clock64" | "%globaltimer" | "%globaltimer_lo" | "%globaltimer_hi") => {
             insn.d = d.dst(0)?;
             insn.aux = match sr.name.as_str() {
                 "%clock" => 0,
                 "%clock64" => 1,
                 "%globaltimer" => 2,
                 "%globaltimer_lo" => 3,
+                "%clock_hi" => 5,
                 _ => 4,
             };
             insn.op = Op::Mem(clock);

@@ -342,6 +342,8 @@ pub enum Operand {
     List(Vec<Operand>),
     /// `d|p`.
     Pair(Box<Operand>, Box<Operand>),
+    /// `!p`: a negated predicate operand.
+    Not(Box<Operand>),
     /// `_`.
     Sink,
 }

@@ -193,12 +193,8 @@ impl ModuleCx {
                 if at + data.elem > data.bytes.len() as u64 {
                     return Ok(()); // the checker reports excess initializers
                 }
-                let (sym, generic, e2) = match &e.kind {
-                    ExprKind::Generic(inner) => (true, true, inner.as_ref()),
-                    _ => (false, false, e),
-                };
-                let _ = sym;
-                if let Some((name, addend)) = symbol_plus_offset(e2) {
+                let generic = contains_generic(e);
+                if let Some((name, addend)) = symbol_plus_offset(e) {
                     let target = if let Some(&g) = self.globals.get(&name) {
                         SymbolRef::Global(g)
                     } else if let Some(&f) = self.functions.get(&name) {
@@ -328,10 +324,11 @@ fn f64_to_half(x: f64, e: u32, m: u32) -> u64 {
     sign | (((exp + bias) as u64) << m) | (sig & ((1 << m) - 1))
 }
 
-/// `name`, `name+K`, `name-K`, `K+name`.
+/// `name`, `name+K`, `name-K`, `K+name` (and `generic(name)` in place of `name`).
 fn symbol_plus_offset(e: &Expr) -> Option<(Name, i64)> {
     match &e.kind {
         ExprKind::Symbol(n) => Some((n.clone(), 0)),
+        ExprKind::Generic(inner) => symbol_plus_offset(inner),
         ExprKind::Binary(ast::BinaryOp::Add, a, b) => {
             if let Some((n, k)) = symbol_plus_offset(a) {
                 Some((n, k.wrapping_add(const_u64(b)? as i64)))
@@ -345,6 +342,14 @@ fn symbol_plus_offset(e: &Expr) -> Option<(Name, i64)> {
             Some((n, k.wrapping_sub(const_u64(b)? as i64)))
         }
         _ => None,
+    }
+}
+
+fn contains_generic(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Generic(_) => true,
+        ExprKind::Binary(_, a, b) => contains_generic(a) || contains_generic(b),
+        _ => false,
     }
 }
 
@@ -767,6 +772,21 @@ impl<'a> FuncCx<'a> {
             self.func.callees.push(f);
             return Operand::Symbol(Base::Function(f), 0);
         }
+        if let Some((stem, c)) = n.rsplit_once('.') {
+            let comp = match c {
+                "x" => Some(0),
+                "y" => Some(1),
+                "z" => Some(2),
+                "w" => Some(3),
+                _ => None,
+            };
+            if let (Some(comp), Some(sr)) = (comp, special_register(stem)) {
+                return Operand::Special(SpecialReg {
+                    name: Name::from(sr.name),
+                    comp: Some(comp),
+                });
+            }
+        }
         if let Some(sr) = special_register(n) {
             return Operand::Special(SpecialReg {
                 name: Name::from(sr.name),
@@ -793,12 +813,17 @@ impl<'a> FuncCx<'a> {
             ExprKind::Symbol(n) => self.name(n, e.loc.0),
             ExprKind::Sink => Operand::Sink,
             ExprKind::F32Bits(b) => Operand::Imm(Imm::F32(*b)),
+            ExprKind::Unary(ast::UnaryOp::Not, inner)
+                if matches!(&inner.kind, ExprKind::Symbol(n) if matches!(self.lookup(n), Some(Binding::Reg(_)))) =>
+            {
+                Operand::Not(Box::new(self.expr(inner)))
+            }
             ExprKind::F64Bits(b) => Operand::Imm(Imm::F64(f64::from_bits(*b))),
             ExprKind::Float(t) => Operand::Imm(Imm::F64(ExprKind::float_value(t))),
             ExprKind::Select(inner, comp) => {
                 if let ExprKind::Symbol(n) = &inner.kind {
                     if n.starts_with('%') && self.lookup(n).is_none() {
-                        let c = match comp.as_str() {
+                        let c = match comp.trim_start_matches('.') {
                             "x" => 0,
                             "y" => 1,
                             "z" => 2,

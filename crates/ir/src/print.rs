@@ -166,6 +166,7 @@ fn operand(m: &Module, f: &Function, o: &Operand) -> String {
             format!("({})", v.join(", "))
         }
         Operand::Pair(a, b) => format!("{}|{}", operand(m, f, a), operand(m, f, b)),
+        Operand::Not(x) => format!("!{}", operand(m, f, x)),
         Operand::Sink => "_".into(),
     }
 }

@@ -54,6 +54,7 @@ fn verify_function(m: &Module, f: &Function, errs: &mut Vec<String>) {
                     stack.push(a);
                     stack.push(b);
                 }
+                Operand::Not(a) => stack.push(a),
                 _ => {}
             }
         }

@@ -785,7 +785,7 @@ impl Kernel<'_> {
             } => {
                 let mut parts = Vec::new();
                 let mut first_span = None;
-                for (n, id, f, inst) in waits {
+                for (n, expected, id, f, inst) in waits {
                     let p = ThreadPos {
                         block: *block,
                         thread: [0; 3],
@@ -796,12 +796,12 @@ impl Kernel<'_> {
                     let op = inst_text(&p);
                     let op = op.split_whitespace().next().unwrap_or("bar.sync").to_string();
                     parts.push(format!(
-                        "{n} of {threads} threads wait at {op} {id} at {}",
+                        "{n} of {expected} threads wait at {op} {id} at {}",
                         loc_of(&p)
                     ));
                 }
                 let mut msg = format!(
-                    "deadlock: block ({},{},{}): {}",
+                    "deadlock: block ({},{},{}) of {threads} threads: {}",
                     block[0],
                     block[1],
                     block[2],
