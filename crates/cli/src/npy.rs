@@ -11,8 +11,6 @@
 //! structured, object, string, complex and other dtypes. Writing produces what `np.save` writes for a
 //! 1-D array: version 1.0, the header padded so the data starts at a multiple of 64 bytes.
 
-
-
 use crate::run_args::Dtype;
 
 /// The magic string every `.npy` file starts with.

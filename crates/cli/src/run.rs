@@ -148,7 +148,12 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
                 buffers.push(None);
             }
             Ok(HostArg::Buffer { dtype, data }) => {
-                let label = format!("argument {k} (`{}`, {}[{}])", p.name, dtype.name(), data.len() / dtype.size().max(1));
+                let label = format!(
+                    "argument {k} (`{}`, {}[{}])",
+                    p.name,
+                    dtype.name(),
+                    data.len() / dtype.size().max(1)
+                );
                 match device.from_bytes(&data, &label) {
                     Ok(b) => {
                         args.push(Arg::Pointer(b.addr()));
@@ -157,13 +162,7 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
                     Err(e) => return bad(e.to_string()),
                 }
             }
-            Err(e) => {
-                return bad(format!(
-                    "--arg {k} (`{}`, {}): {e}",
-                    p.name,
-                    info.ty.name()
-                ))
-            }
+            Err(e) => return bad(format!("--arg {k} (`{}`, {}): {e}", p.name, info.ty.name())),
         }
     }
     // outputs requested
@@ -195,12 +194,17 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
             Err(e) => return bad(e),
         };
         if buffers[n].is_none() {
-            return bad(format!("--print {n}: argument {n} is a scalar, not a buffer"));
+            return bad(format!(
+                "--print {n}: argument {n} is a scalar, not a buffer"
+            ));
         }
         prints.push((n, count));
     }
     if !(o.timeout > 0.0 && o.timeout.is_finite()) {
-        return bad(format!("--timeout {}: expected a positive number of seconds", o.timeout));
+        return bad(format!(
+            "--timeout {}: expected a positive number of seconds",
+            o.timeout
+        ));
     }
     let opts = LaunchOptions {
         threads: o.threads,
@@ -245,7 +249,9 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
     };
     let _ = stdout.write_all(&report.stdout);
     for (n, path) in &outs {
-        let Some((dtype, b)) = &buffers[*n] else { continue };
+        let Some((dtype, b)) = &buffers[*n] else {
+            continue;
+        };
         let bytes = b.to_bytes();
         let data = if path.ends_with(".npy") {
             npy::write_npy(*dtype, &bytes)
@@ -257,7 +263,9 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
         }
     }
     for (n, count) in &prints {
-        let Some((dtype, b)) = &buffers[*n] else { continue };
+        let Some((dtype, b)) = &buffers[*n] else {
+            continue;
+        };
         let _ = writeln!(
             stdout,
             "{}: {}",

@@ -24,8 +24,6 @@
 //! uniform in [0, 1) on the grid of the type's significand: the top 53 (`f64`), 24 (`f32`), 11 (`f16`)
 //! or 8 (`bf16`) bits of the output times 2^-53, 2^-24, 2^-11 or 2^-8, all exactly representable.
 
-
-
 use crate::npy;
 use std::cmp::Ordering;
 use std::path::Path;

@@ -133,7 +133,9 @@ pub(crate) fn imm_bits(imm: Imm, ty: ScalarType) -> u64 {
         (Imm::Int(v), _) => v,
         (Imm::F32(b), Some(f)) if f == fp::F64 => (f32::from_bits(b) as f64).to_bits(),
         (Imm::F32(b), Some(f)) if f == fp::F32 => b as u64,
-        (Imm::F32(b), Some(f)) => fp::from_f64(f, f32::from_bits(b) as f64, crate::semantics::Rounding::Rn),
+        (Imm::F32(b), Some(f)) => {
+            fp::from_f64(f, f32::from_bits(b) as f64, crate::semantics::Rounding::Rn)
+        }
         (Imm::F32(b), None) => b as u64,
         (Imm::F64(x), Some(f)) if f == fp::F64 => x.to_bits(),
         (Imm::F64(x), Some(f)) => fp::from_f64(f, x, crate::semantics::Rounding::Rn),
@@ -476,10 +478,7 @@ pub fn compile(
     }
     b.shared_static = dyn_off;
     // recursion: f is recursive if it can reach itself
-    let recursive: Vec<bool> = order
-        .iter()
-        .map(|&f| reaches(m, f, f))
-        .collect();
+    let recursive: Vec<bool> = order.iter().map(|&f| reaches(m, f, f)).collect();
     // register slots and function info
     let mut entry = 0u32;
     for (pi, &f) in order.iter().enumerate() {
@@ -497,14 +496,19 @@ pub fn compile(
             }
         }
         b.reg_slot.push(slots);
-        let param_info = |p: &ptx_ir::Param, l: Option<&ptx_ir::LocalVar>| -> (u64, u64, Option<u32>) {
-            (
-                l.map(|l| l.offset).unwrap_or(0),
-                p.size,
-                p.reg.map(|r| b.reg_slot[pi][r as usize]),
-            )
+        let param_info =
+            |p: &ptx_ir::Param, l: Option<&ptx_ir::LocalVar>| -> (u64, u64, Option<u32>) {
+                (
+                    l.map(|l| l.offset).unwrap_or(0),
+                    p.size,
+                    p.reg.map(|r| b.reg_slot[pi][r as usize]),
+                )
+            };
+        let find_local = |name: &str| {
+            func.locals
+                .iter()
+                .find(|l| l.name == name && l.space == StateSpace::Param)
         };
-        let find_local = |name: &str| func.locals.iter().find(|l| l.name == name && l.space == StateSpace::Param);
         let params = func
             .params
             .iter()
@@ -543,7 +547,10 @@ pub fn compile(
             let mut insn = match decode(&mut d) {
                 Ok(i) => i,
                 Err(msg) => {
-                    let text = format!("instruction `{}` is not supported yet: {msg}", inst.full_name());
+                    let text = format!(
+                        "instruction `{}` is not supported yet: {msg}",
+                        inst.full_name()
+                    );
                     let id = b.message(text);
                     Insn::new(Op::Unsupported(id), f, k as u32)
                 }
@@ -704,7 +711,11 @@ fn decode_bar(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     if has(".warp") {
         // bar.warp.sync membermask
         insn.b = d.src(0, ScalarType::B32)?;
-        fn nop(_: &mut crate::program::Ctx<'_>, _: &Insn, _: u32) -> Result<(), crate::program::Fault> {
+        fn nop(
+            _: &mut crate::program::Ctx<'_>,
+            _: &Insn,
+            _: u32,
+        ) -> Result<(), crate::program::Fault> {
             Ok(())
         }
         insn.op = Op::WarpSync(nop);
@@ -741,19 +752,23 @@ fn decode_bar(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
         _ => (0, Some(d.src(k, ScalarType::U32)?)),
     };
     let n = d.inst.operands.len();
-    let count_idx = if kind == BarKind::Red { n - 1 - 1 } else { n - 1 };
-    let (count, count_slot) = if (kind == BarKind::Red && n == 4) || (kind != BarKind::Red && n == 2) {
-        match d.operand(count_idx)? {
-            Operand::Imm(Imm::Int(v)) => (Some(*v as u32), None),
-            _ => (None, Some(d.src(count_idx, ScalarType::U32)?)),
-        }
+    let count_idx = if kind == BarKind::Red {
+        n - 1 - 1
     } else {
-        (None, None)
+        n - 1
     };
+    let (count, count_slot) =
+        if (kind == BarKind::Red && n == 4) || (kind != BarKind::Red && n == 2) {
+            match d.operand(count_idx)? {
+                Operand::Imm(Imm::Int(v)) => (Some(*v as u32), None),
+                _ => (None, Some(d.src(count_idx, ScalarType::U32)?)),
+            }
+        } else {
+            (None, None)
+        };
     let red = match red {
         Some(op) => {
             let (src, neg) = d.pred_src(n - 1)?;
-            let neg = neg || matches!(d.operand(n - 1)?, Operand::Imm(_)) && false;
             Some((op, red_dst, src, neg))
         }
         None => None,

@@ -17,8 +17,8 @@
 
 use crate::mem::MemMap;
 use crate::program::{
-    BarKind, CallOperand, CallTarget, Ctx, Fault, FaultKind, Insn, Lanes, Op, Program,
-    RedOp, SregInit, FULL, NO_PRED,
+    BarKind, CallOperand, CallTarget, Ctx, Fault, FaultKind, Insn, Lanes, Op, Program, RedOp,
+    SregInit, FULL, NO_PRED,
 };
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
@@ -188,7 +188,11 @@ pub struct CtaOutput {
 }
 
 /// Runs one CTA to completion.
-pub fn run_cta(sh: &LaunchShared<'_>, ctaid: [u32; 3], linear: u64) -> Result<CtaOutput, ExecError> {
+pub fn run_cta(
+    sh: &LaunchShared<'_>,
+    ctaid: [u32; 3],
+    linear: u64,
+) -> Result<CtaOutput, ExecError> {
     let mut cta = Cta::new(sh, ctaid, linear)?;
     cta.run()?;
     Ok(cta.out)
@@ -646,7 +650,11 @@ impl<'s, 'a> Cta<'s, 'a> {
                     self.exit_lanes(wi, m, insn)?;
                     let w = &mut self.warps[wi];
                     let rest = mask & !m;
-                    w.cur = if rest != 0 { Some((pc + 1, rest)) } else { None };
+                    w.cur = if rest != 0 {
+                        Some((pc + 1, rest))
+                    } else {
+                        None
+                    };
                 }
                 Op::Trap => {
                     if m != 0 {
@@ -830,7 +838,11 @@ impl<'s, 'a> Cta<'s, 'a> {
                 if let Some((_, dst, _, _)) = bar.red {
                     b.red_dest.push((wi, m, dst));
                 }
-                w.cur = if rest != 0 { Some((pc + 1, rest)) } else { None };
+                w.cur = if rest != 0 {
+                    Some((pc + 1, rest))
+                } else {
+                    None
+                };
             }
         }
         self.release_if_complete(id as usize, wi);
@@ -1038,7 +1050,9 @@ impl<'s, 'a> Cta<'s, 'a> {
                 let (pa, pb) = callee.pred_slots;
                 (
                     (a..b).map(|s| w.regs[s as usize][l]).collect(),
-                    (pa..pb).map(|s| w.preds[s as usize] >> l & 1 != 0).collect(),
+                    (pa..pb)
+                        .map(|s| w.preds[s as usize] >> l & 1 != 0)
+                        .collect(),
                 )
             } else {
                 (Vec::new(), Vec::new())
@@ -1114,7 +1128,12 @@ impl<'s, 'a> Cta<'s, 'a> {
                         (CallOperand::Frame(off, size), Some(r)) => {
                             let v = w.regs[r as usize][l];
                             for b in 0..(*size).min(8) {
-                                crate::mem::store(&mut w.local[l], fr.fp + off + b, 1, v >> (8 * b));
+                                crate::mem::store(
+                                    &mut w.local[l],
+                                    fr.fp + off + b,
+                                    1,
+                                    v >> (8 * b),
+                                );
                             }
                         }
                     }
@@ -1295,4 +1314,3 @@ fn copy_local(local: &mut Vec<u32>, from: u64, to: u64, n: u64) {
         crate::mem::store(local, to + b, 1, v);
     }
 }
-

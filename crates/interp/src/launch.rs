@@ -46,12 +46,14 @@ pub fn launch(
     params: &[u32],
     cfg: &LaunchConfig,
     progress: Option<&(dyn Fn(u64, u64) + Sync)>,
-) -> Result<LaunchStats, (ExecError, LaunchStats)> {
+) -> Result<LaunchStats, Box<(ExecError, LaunchStats)>> {
     let start = Instant::now();
     let [gx, gy, gz] = cfg.grid;
     let total = gx as u64 * gy as u64 * gz as u64;
     let threads = if cfg.threads == 0 {
-        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
     } else {
         cfg.threads
     }
@@ -139,7 +141,7 @@ pub fn launch(
         seconds: start.elapsed().as_secs_f64(),
     };
     match error.into_inner().ok().flatten() {
-        Some((_, e)) => Err((e, stats)),
+        Some((_, e)) => Err(Box::new((e, stats))),
         None => Ok(stats),
     }
 }

@@ -3,7 +3,9 @@
 //! memory instruction shares ([`resolve`], [`read`], [`write`]).
 
 use crate::compile::{Dec, Space};
-use crate::mem::{self, Allocation, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_BASE, WINDOW_SIZE};
+use crate::mem::{
+    self, Allocation, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_BASE, WINDOW_SIZE,
+};
 use crate::program::{Ctx, Fault, FaultKind, Insn, Op};
 use ptx_ir::{Base, Operand};
 use ptx_isa::{ScalarType, TypeKind};
@@ -108,7 +110,7 @@ pub(crate) fn resolve<'a>(
     lane: usize,
     write: bool,
 ) -> Result<Target<'a>, Fault> {
-    let align = bytes.min(16).max(1) as u64;
+    let align = bytes.clamp(1, 16) as u64;
     if addr % align != 0 {
         return Err(Fault {
             kind: FaultKind::Misaligned {
@@ -130,7 +132,13 @@ pub(crate) fn resolve<'a>(
                 } else if (PARAM_WINDOW..PARAM_WINDOW + WINDOW_SIZE).contains(&addr) {
                     (Space::KernelParam, addr - PARAM_WINDOW)
                 } else {
-                    return Err(oob(Space::Generic, addr, bytes, lane, "not a data address".into()));
+                    return Err(oob(
+                        Space::Generic,
+                        addr,
+                        bytes,
+                        lane,
+                        "not a data address".into(),
+                    ));
                 }
             } else {
                 (Space::Global, addr)
@@ -150,7 +158,13 @@ pub(crate) fn resolve<'a>(
                 }
                 Ok(Target::Global(a, addr - a.base))
             }
-            None => Err(oob(space, addr, bytes, lane, global_detail(mem, addr, bytes))),
+            None => Err(oob(
+                space,
+                addr,
+                bytes,
+                lane,
+                global_detail(mem, addr, bytes),
+            )),
         },
         Space::Shared => {
             if addr.checked_add(n).is_some_and(|e| e <= ctx.shared_size) {
@@ -233,7 +247,6 @@ pub(crate) fn write(ctx: &mut Ctx<'_>, t: &Target<'_>, lane: usize, extra: u64, 
         Target::Param(_) => {}
     }
 }
-
 
 // aux layout of ld/st: space (bits 0..3), element size in bytes (8..16), vector count (16..24),
 // sign-extend (bit 24).
@@ -534,7 +547,17 @@ fn decode_mov(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
             insn.op = Op::Alu(pack);
             Ok(())
         }
-        (_, Operand::Special(sr)) if matches!(sr.name.as_str(), "%clock" | "%clock_hi" | "%clock64" | "%globaltimer" | "%globaltimer_lo" | "%globaltimer_hi") => {
+        (_, Operand::Special(sr))
+            if matches!(
+                sr.name.as_str(),
+                "%clock"
+                    | "%clock_hi"
+                    | "%clock64"
+                    | "%globaltimer"
+                    | "%globaltimer_lo"
+                    | "%globaltimer_hi"
+            ) =>
+        {
             insn.d = d.dst(0)?;
             insn.aux = match sr.name.as_str() {
                 "%clock" => 0,
@@ -573,7 +596,11 @@ fn decode_mov(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
 }
 
 fn pred_copy(_r: &mut [crate::program::Lanes], p: &mut [u32], i: &Insn, mask: u32) {
-    let v = if i.aux != 0 { !p[i.a as usize] } else { p[i.a as usize] };
+    let v = if i.aux != 0 {
+        !p[i.a as usize]
+    } else {
+        p[i.a as usize]
+    };
     if i.d != u32::MAX {
         let d = &mut p[i.d as usize];
         *d = (*d & !mask) | (v & mask);
@@ -584,7 +611,8 @@ fn pack(r: &mut [crate::program::Lanes], _p: &mut [u32], i: &Insn, mask: u32) {
     let w = (i.aux & 0xFF) as u32;
     let n = (i.aux >> 8 & 0xFF) as usize;
     let lowmask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
-    for l in 0..32 {
+    let mut out = r[i.d as usize];
+    for (l, o) in out.iter_mut().enumerate() {
         if mask >> l & 1 == 0 {
             continue;
         }
@@ -592,8 +620,9 @@ fn pack(r: &mut [crate::program::Lanes], _p: &mut [u32], i: &Insn, mask: u32) {
         for k in 0..n {
             v |= (r[i.v[k] as usize][l] & lowmask) << (w as usize * k);
         }
-        r[i.d as usize][l] = v;
+        *o = v;
     }
+    r[i.d as usize] = out;
 }
 
 fn unpack(r: &mut [crate::program::Lanes], _p: &mut [u32], i: &Insn, mask: u32) {
@@ -614,7 +643,11 @@ fn unpack(r: &mut [crate::program::Lanes], _p: &mut [u32], i: &Insn, mask: u32) 
 fn decode_cvta(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     let to = d.has(".to");
     let window = match d.inst.space() {
-        Some(ptx_isa::StateSpace::Shared | ptx_isa::StateSpace::SharedCta | ptx_isa::StateSpace::SharedCluster) => SHARED_WINDOW,
+        Some(
+            ptx_isa::StateSpace::Shared
+            | ptx_isa::StateSpace::SharedCta
+            | ptx_isa::StateSpace::SharedCluster,
+        ) => SHARED_WINDOW,
         Some(ptx_isa::StateSpace::Local) => LOCAL_WINDOW,
         Some(ptx_isa::StateSpace::Param) => PARAM_WINDOW,
         _ => 0,
@@ -635,8 +668,12 @@ fn decode_cvta(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     insn.op = match (to, bits32) {
         (false, false) => crate::alu1!(i, a => a.wrapping_add(i.imm as u64).wrapping_add(i.aux)),
         (true, false) => crate::alu1!(i, a => a.wrapping_add(i.imm as u64).wrapping_sub(i.aux)),
-        (false, true) => crate::alu1!(i, a => (a.wrapping_add(i.imm as u64).wrapping_add(i.aux)) & 0xFFFF_FFFF),
-        (true, true) => crate::alu1!(i, a => (a.wrapping_add(i.imm as u64).wrapping_sub(i.aux)) & 0xFFFF_FFFF),
+        (false, true) => {
+            crate::alu1!(i, a => (a.wrapping_add(i.imm as u64).wrapping_add(i.aux)) & 0xFFFF_FFFF)
+        }
+        (true, true) => {
+            crate::alu1!(i, a => (a.wrapping_add(i.imm as u64).wrapping_sub(i.aux)) & 0xFFFF_FFFF)
+        }
     };
     Ok(())
 }

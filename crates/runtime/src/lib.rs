@@ -279,7 +279,11 @@ impl Device {
         self.alloc_labelled(n, label)
     }
 
-    fn alloc_labelled<T: Element>(&self, n: usize, label: String) -> Result<DeviceBuffer<T>, Error> {
+    fn alloc_labelled<T: Element>(
+        &self,
+        n: usize,
+        label: String,
+    ) -> Result<DeviceBuffer<T>, Error> {
         let bytes = (n as u64)
             .checked_mul(T::SIZE as u64)
             .ok_or_else(|| Error::Memory(format!("{n} elements overflow the address space")))?;
@@ -580,7 +584,7 @@ impl Kernel<'_> {
             return Ok(p.clone());
         }
         let p = compile(&self.module.ir, self.index, &self.module.globals)
-        .map_err(|e| Error::Usage(e.0))?;
+            .map_err(|e| Error::Usage(e.0))?;
         let p = Arc::new(p);
         cache.insert(self.index, p.clone());
         Ok(p)
@@ -681,11 +685,14 @@ impl Kernel<'_> {
                 seconds: s.seconds,
                 stdout: s.stdout,
             }),
-            Err((e, stats)) => Err(Error::Kernel {
-                file: self.module.file.clone(),
-                diagnostic: Box::new(self.describe(&e)),
-                stats,
-            }),
+            Err(b) => {
+                let (e, stats) = *b;
+                Err(Error::Kernel {
+                    file: self.module.file.clone(),
+                    diagnostic: Box::new(self.describe(&e)),
+                    stats,
+                })
+            }
         }
     }
 
@@ -710,7 +717,11 @@ impl Kernel<'_> {
             )
         };
         let cuda_line = |p: &ThreadPos| -> Option<String> {
-            let inst = ir.functions.get(p.func as usize)?.insts.get(p.inst as usize)?;
+            let inst = ir
+                .functions
+                .get(p.func as usize)?
+                .insts
+                .get(p.inst as usize)?;
             let src = inst.src?;
             let file = ir.file(src.file as u64).unwrap_or("?");
             Some(format!("CUDA source: {file}:{}:{}", src.line, src.col))
