@@ -144,8 +144,8 @@ fn run_file(path: &Path) -> Result<(), Failed> {
     use ptxvm::{Arg, Device, Error, LaunchOptions, Module};
     let src = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let device = Device::new();
-    let module = Module::from_ptx(&device, &path.display().to_string(), &src)
-        .map_err(|e| e.render())?;
+    let module =
+        Module::from_ptx(&device, &path.display().to_string(), &src).map_err(|e| e.render())?;
     let mut buffers = Vec::new();
     let mut unsupported = Vec::new();
     for name in module.kernel_names() {

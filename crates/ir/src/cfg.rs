@@ -92,7 +92,7 @@ pub fn build_cfg(f: &Function) -> Vec<Block> {
 pub fn post_dominators(blocks: &[Block]) -> Vec<Option<u32>> {
     let n = blocks.len();
     let exit = n; // virtual exit node
-    // Reverse graph: preds in the reverse graph are the successors in the CFG.
+                  // Reverse graph: preds in the reverse graph are the successors in the CFG.
     let mut rsucc: Vec<Vec<usize>> = vec![Vec::new(); n + 1]; // reverse edges: node -> its CFG preds
     for (b, blk) in blocks.iter().enumerate() {
         if blk.succs.is_empty() {

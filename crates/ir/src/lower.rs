@@ -6,8 +6,8 @@
 //! names it cannot resolve when it is given an unchecked tree.
 
 use crate::{
-    build_cfg, post_dominators, Base, Function, FunctionKind, Global, Guard, Imm, Inst,
-    LocalVar, Module, Operand, Param, RegId, RegInfo, Reloc, SpecialReg, SrcLoc, SymbolRef,
+    build_cfg, post_dominators, Base, Function, FunctionKind, Global, Guard, Imm, Inst, LocalVar,
+    Module, Operand, Param, RegId, RegInfo, Reloc, SpecialReg, SrcLoc, SymbolRef,
 };
 use ptx_diag::{Code, Diagnostic, Span};
 use ptx_isa::{special_register, ScalarType, StateSpace};
@@ -152,10 +152,14 @@ impl ModuleCx {
 
     fn lower_globals(&mut self, module: &ast::Module) {
         for d in &module.directives {
-            let ast::Directive::Variable(v) = d else { continue };
+            let ast::Directive::Variable(v) = d else {
+                continue;
+            };
             for decl in &v.declarators {
                 let Some(init) = &decl.init else { continue };
-                let Some(&idx) = self.globals.get(&decl.name.text) else { continue };
+                let Some(&idx) = self.globals.get(&decl.name.text) else {
+                    continue;
+                };
                 let g = &self.out.globals[idx as usize];
                 let mut data = InitData {
                     bytes: vec![0; g.size as usize],
@@ -234,7 +238,9 @@ impl ModuleCx {
 
     fn lower_functions(&mut self, module: &ast::Module) {
         for d in &module.directives {
-            let ast::Directive::Function(f) = d else { continue };
+            let ast::Directive::Function(f) = d else {
+                continue;
+            };
             let Some(body) = &f.body else { continue };
             let idx = self.functions[&f.name.text];
             let mut fx = FuncCx::new(self, f);
@@ -685,20 +691,23 @@ impl<'a> FuncCx<'a> {
     }
 
     fn lower_inst(&mut self, i: &ast::Instruction) -> Inst {
-        let guard = i.guard.as_ref().and_then(|g| match self.lookup(&g.pred.text) {
-            Some(Binding::Reg(r)) => Some(Guard {
-                reg: *r,
-                negated: g.negated,
-            }),
-            _ => {
-                self.diags.push(Diagnostic::error(
-                    UNRESOLVED,
-                    format!("unknown predicate `{}`", g.pred.text),
-                    g.pred.loc.0,
-                ));
-                None
-            }
-        });
+        let guard = i
+            .guard
+            .as_ref()
+            .and_then(|g| match self.lookup(&g.pred.text) {
+                Some(Binding::Reg(r)) => Some(Guard {
+                    reg: *r,
+                    negated: g.negated,
+                }),
+                _ => {
+                    self.diags.push(Diagnostic::error(
+                        UNRESOLVED,
+                        format!("unknown predicate `{}`", g.pred.text),
+                        g.pred.loc.0,
+                    ));
+                    None
+                }
+            });
         let operands = i.operands.iter().map(|o| self.operand(o)).collect();
         Inst {
             guard,
@@ -713,7 +722,9 @@ impl<'a> FuncCx<'a> {
     fn operand(&mut self, o: &ast::Operand) -> Operand {
         match o {
             ast::Operand::Expr(e) => self.expr(e),
-            ast::Operand::Vector(v, _) => Operand::Vector(v.iter().map(|x| self.operand(x)).collect()),
+            ast::Operand::Vector(v, _) => {
+                Operand::Vector(v.iter().map(|x| self.operand(x)).collect())
+            }
             ast::Operand::List(v, _) => Operand::List(v.iter().map(|x| self.operand(x)).collect()),
             ast::Operand::Pair(a, b) => {
                 Operand::Pair(Box::new(self.operand(a)), Box::new(self.operand(b)))
@@ -813,9 +824,7 @@ impl<'a> FuncCx<'a> {
             ExprKind::Symbol(n) => self.name(n, e.loc.0),
             ExprKind::Sink => Operand::Sink,
             ExprKind::F32Bits(b) => Operand::Imm(Imm::F32(*b)),
-            ExprKind::Unary(ast::UnaryOp::Not, inner)
-                if matches!(&inner.kind, ExprKind::Symbol(n) if matches!(self.lookup(n), Some(Binding::Reg(_)))) =>
-            {
+            ExprKind::Unary(ast::UnaryOp::Not, inner) if matches!(&inner.kind, ExprKind::Symbol(n) if matches!(self.lookup(n), Some(Binding::Reg(_)))) => {
                 Operand::Not(Box::new(self.expr(inner)))
             }
             ExprKind::F64Bits(b) => Operand::Imm(Imm::F64(f64::from_bits(*b))),

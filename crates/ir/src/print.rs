@@ -82,11 +82,7 @@ fn print_function(m: &Module, idx: usize, f: &Function, s: &mut String) {
             Some(p) => format!("bb{p}"),
             None => "exit".into(),
         };
-        let _ = writeln!(
-            s,
-            "  bb{b}: succs [{}] ipdom {ipdom}",
-            succs.join(", ")
-        );
+        let _ = writeln!(s, "  bb{b}: succs [{}] ipdom {ipdom}", succs.join(", "));
         for k in blk.start..blk.end {
             let i = &f.insts[k as usize];
             let mut line = format!("    {k:>4}: ");
@@ -114,19 +110,31 @@ fn base(m: &Module, f: &Function, b: &Base) -> String {
         Base::Reg(r) => format!("r{r}"),
         Base::Global(g) => format!(
             "g{g}:{}",
-            m.globals.get(g as usize).map(|x| x.name.as_str()).unwrap_or("?")
+            m.globals
+                .get(g as usize)
+                .map(|x| x.name.as_str())
+                .unwrap_or("?")
         ),
         Base::Local(l) => format!(
             "l{l}:{}",
-            f.locals.get(l as usize).map(|x| x.name.as_str()).unwrap_or("?")
+            f.locals
+                .get(l as usize)
+                .map(|x| x.name.as_str())
+                .unwrap_or("?")
         ),
         Base::KernelParam(p) => format!(
             "param{p}:{}",
-            f.params.get(p as usize).map(|x| x.name.as_str()).unwrap_or("?")
+            f.params
+                .get(p as usize)
+                .map(|x| x.name.as_str())
+                .unwrap_or("?")
         ),
         Base::Function(x) => format!(
             "f{x}:{}",
-            m.functions.get(x as usize).map(|x| x.name.as_str()).unwrap_or("?")
+            m.functions
+                .get(x as usize)
+                .map(|x| x.name.as_str())
+                .unwrap_or("?")
         ),
         Base::Absolute => "abs".into(),
     }

@@ -25,7 +25,9 @@ fn verify_function(m: &Module, f: &Function, errs: &mut Vec<String>) {
         let mut stack: Vec<&Operand> = i.operands.iter().collect();
         while let Some(o) = stack.pop() {
             match o {
-                Operand::Reg(r) | Operand::Address(Base::Reg(r), _) | Operand::Symbol(Base::Reg(r), _)
+                Operand::Reg(r)
+                | Operand::Address(Base::Reg(r), _)
+                | Operand::Symbol(Base::Reg(r), _)
                     if *r >= nregs =>
                 {
                     err(k, format!("register {r} out of range"))
@@ -63,11 +65,17 @@ fn verify_function(m: &Module, f: &Function, errs: &mut Vec<String>) {
         let mut covered = 0;
         for (b, blk) in f.blocks.iter().enumerate() {
             if blk.start != covered || blk.end <= blk.start {
-                err(blk.start as usize, format!("block {b} does not tile the body"));
+                err(
+                    blk.start as usize,
+                    format!("block {b} does not tile the body"),
+                );
             }
             covered = blk.end;
             if blk.succs.iter().any(|&s| s as usize >= f.blocks.len()) {
-                err(blk.start as usize, format!("block {b} has an invalid successor"));
+                err(
+                    blk.start as usize,
+                    format!("block {b} has an invalid successor"),
+                );
             }
         }
         if covered != n {

@@ -1324,7 +1324,10 @@ impl<'s> Parser<'s> {
             _ => {
                 // Parse above `|` so that `p|q` (a predicate pair) is seen before `|` as an operator.
                 let lhs = self.expr_bp(BinaryOp::BitXor.precedence(), false)?;
-                let is_reg = matches!(lhs.kind, ExprKind::Symbol(_) | ExprKind::Select(..) | ExprKind::Sink);
+                let is_reg = matches!(
+                    lhs.kind,
+                    ExprKind::Symbol(_) | ExprKind::Select(..) | ExprKind::Sink
+                );
                 if !(is_reg && self.at(T::Pipe)) {
                     let e = self.expr_rest(lhs, 0, false)?;
                     return Ok(Operand::Expr(e));
