@@ -151,7 +151,26 @@ fn run_file(path: &Path) -> Result<(), Failed> {
     for name in module.kernel_names() {
         let k = module.kernel(&name).map_err(|e| e.render())?;
         let mut args = Vec::new();
-        for p in k.params() {
+        let params = k.params();
+        let numba = path.to_string_lossy().contains("numba");
+        let mut i = 0;
+        while i < params.len() {
+            let p = &params[i];
+            // Numba passes each array as 7 words: meminfo, parent, nitems, itemsize, data,
+            // shape, strides. Give it a 64-element f32/i32 array.
+            if numba
+                && i + 7 <= params.len()
+                && params[i..i + 7].iter().all(|q| q.size == 8 && !q.array)
+            {
+                let b = device.alloc::<u8>(4 << 20).map_err(|e| e.render())?;
+                for v in [0, 0, 64, 4, b.addr(), 64, 4] {
+                    args.push(Arg::Bytes(u64::to_le_bytes(v).to_vec()));
+                }
+                buffers.push(b);
+                i += 7;
+                continue;
+            }
+            i += 1;
             let arg = match p.ty {
                 _ if p.array => Arg::Bytes(vec![0; p.size as usize]),
                 Some(t) if p.size == 8 && t.kind() != TypeKind::Float => {
