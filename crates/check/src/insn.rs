@@ -104,16 +104,23 @@ pub(crate) fn check_instruction(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
         c.diags.push(d);
         return;
     }
-    if !check_modifiers(c, ins, &entries) {
-        return;
-    }
-    if CORE.contains(&op) && !check_combination(c, ins, &entries) {
-        return;
-    }
-    if op == "shfl" && !has(ins, ".sync") {
-        check_shfl_without_sync(c, ins);
-    } else {
-        check_gates(c, ins, &entries);
+    let key = ins.full_opcode();
+    if !c.globals.opcodes_ok.borrow().contains(&key) {
+        let before = c.diags.len();
+        if !check_modifiers(c, ins, &entries) {
+            return;
+        }
+        if CORE.contains(&op) && !check_combination(c, ins, &entries) {
+            return;
+        }
+        if op == "shfl" && !has(ins, ".sync") {
+            check_shfl_without_sync(c, ins);
+        } else {
+            check_gates(c, ins, &entries);
+        }
+        if c.diags.len() == before {
+            c.globals.opcodes_ok.borrow_mut().insert(key);
+        }
     }
     crate::insn::operands::check(c, ins);
 }

@@ -99,6 +99,10 @@ pub(crate) struct ModuleTable<'m> {
     pub by_name: HashMap<Name, usize>,
     /// For functions: the AST declaration with its parameter lists (the definition if any).
     pub functions: HashMap<Name, &'m Function>,
+    /// Opcodes with modifiers (`ld.global.nc.v4.f32`) whose opcode, modifier and gate checks
+    /// passed: those checks depend on nothing else (the header is fixed for the module), so a
+    /// repeated spelling skips them.
+    pub opcodes_ok: std::cell::RefCell<std::collections::HashSet<String>>,
 }
 
 fn vector_width(v: &VarDecl) -> u32 {
@@ -178,6 +182,7 @@ impl<'m> ModuleTable<'m> {
             symbols: Vec::new(),
             by_name: HashMap::new(),
             functions: HashMap::new(),
+            opcodes_ok: Default::default(),
         };
         // Whether each symbol is a definition (not `.extern`, or a function with a body) and
         // whether it may be defined more than once (`.weak`, `.common`).

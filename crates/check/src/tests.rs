@@ -507,6 +507,20 @@ mod ptxas_rules {
         }
     }
 
+    /// The opcode checks are skipped for a spelling that passed before, not for one that
+    /// failed, and the operand checks always run.
+    #[test]
+    fn repeated_spellings() {
+        assert_eq!(
+            run("add.ftz.f64 %fd, %fd, %fd;\nadd.ftz.f64 %fd, %fd, %fd;"),
+            ["E0212", "E0212"]
+        );
+        assert_eq!(
+            run("add.f64 %fd, %fd, %fd;\nadd.f64 %fd, %fd, %f;\nadd.f64 %fd, %r1, %fd;"),
+            ["E0204", "E0204"]
+        );
+    }
+
     /// `mad.f32` without rounding is the sm_1x form.
     #[test]
     fn mad_f32_without_rounding_on_sm_1x() {
