@@ -309,6 +309,8 @@ mod calls {
         assert_eq!(run("call (b32), %rd, (b32);"), ["E0405"]);
         assert_eq!(run("call (b32), %rd, (b32), L;"), ["E0405"]);
         assert_eq!(run("call (b32), %rd, (b32), nowhere;"), ["E0103"]);
+        // a table of function addresses as the target list (ptxas takes it)
+        assert!(run("call (b32), %rd, (b32), gv;").is_empty());
     }
 }
 
@@ -460,6 +462,8 @@ mod ptxas_rules {
             "mov.b64 %rd1, %clock64;",
             "mov.u64 %rd1, %globaltimer;",
             "mov.u32 %r1, %envreg3;",
+            "mov.u32 %r1, %gridid;",
+            "mov.u16 %h, %gridid;",
             "ld.global.L2::cache_hint.b32 %r1, [%rd0], %rd2;",
             "atom.global.and.b32 %r0, [%rd0], %r1, %r2;",
             "atom.global.exch.b32 %r0, [%rd0], %r1, %r2;",
@@ -497,6 +501,8 @@ mod ptxas_rules {
             ("mov.b32 %r1, %clock64;", "E0204"),
             ("mov.f32 %f, %tid.x;", "E0204"),
             ("mov.u16 %h, %laneid;", "E0204"),
+            ("mov.u32 %r1, %globaltimer;", "E0204"),
+            ("mov.u16 %h, %cluster_ctaid.x;", "E0204"),
             ("mov.u32 %r1, %tid;", "E0207"),
             ("ld.global.L2::cache_hint.b32 %r1, [%rd0];", "E0203"),
             ("ld.global.b32 %r1, [%rd0], %rd2;", "E0203"),

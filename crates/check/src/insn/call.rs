@@ -1,6 +1,6 @@
 //! `call`: the callee, then the result and argument lists against the callee's declaration —
 //! for an indirect call, against its `.callprototype` or every function of its `.calltargets`
-//! list.
+//! list (a `.global`/`.const` table of function addresses may also stand for the list).
 //!
 //! The rules are those ptxas applies (checked against it on small modules): the counts must
 //! match; a `.param` variable passed for a scalar parameter must have a compatible type under
@@ -532,6 +532,11 @@ fn check_indirect(
     }
     if let Some(sig) = c.prototypes.get(&proto).cloned() {
         check_against(c, parts, &sig);
+        return;
+    }
+    // A `.global` or `.const` table of function addresses may stand for the target list; its
+    // initializer is not followed here.
+    if matches!(c.resolve(&proto), Resolved::Symbol(s) if s.kind == SymbolKind::Variable) {
         return;
     }
     if let Some(targets) = c.call_targets.get(&proto).cloned() {

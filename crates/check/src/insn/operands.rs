@@ -1000,9 +1000,8 @@ fn special_name(c: &FnChecker<'_, '_>, e: &ptx_syntax::ast::Expr) -> Option<Stri
     matches!(c.resolve(&name), Resolved::Special).then_some(name)
 }
 
-/// Special registers are read only by `mov` (and `cvt`): into a register of their size, the
-/// legacy 16-bit reads of `%tid`, `%ntid`, `%ctaid` and `%nctaid` components aside, and one
-/// component at a time.
+/// Special registers are read only by `mov` (and `cvt`): into a register of their size (the
+/// legacy narrower reads aside), and one component at a time.
 fn check_special(c: &mut FnChecker<'_, '_>, ins: &Instruction, span: Span, name: &str, w: Want) {
     let op = ins.opcode.text.as_str();
     if !matches!(w, Want::Val(_) | Want::Pred { .. }) || op == "cvt" {
@@ -1046,11 +1045,17 @@ fn check_special(c: &mut FnChecker<'_, '_>, ins: &Instruction, span: Span, name:
         return;
     }
     let st = sreg.ty;
-    let legacy16 = matches!(stem, "%tid" | "%ntid" | "%ctaid" | "%nctaid") && t.size_bits() == 16;
+    // Reads narrower than the register that ptxas still takes from older PTX: 16-bit thread
+    // and block indices, and the 32-bit (and 16-bit) `%gridid` of PTX before 3.0.
+    let legacy = match stem {
+        "%tid" | "%ntid" | "%ctaid" | "%nctaid" => t.size_bits() == 16,
+        "%gridid" => matches!(t.size_bits(), 16 | 32),
+        _ => false,
+    };
     let ok = if st == ScalarType::Pred || t == ScalarType::Pred {
         st == t
     } else {
-        t.kind() != TypeKind::Float && (t.size_bits() == st.size_bits() || legacy16)
+        t.kind() != TypeKind::Float && (t.size_bits() == st.size_bits() || legacy)
     };
     if ok {
         return;
