@@ -407,6 +407,17 @@ pub fn compile(
     let mut order = vec![kernel];
     let mut seen = vec![false; m.functions.len()];
     seen[kernel as usize] = true;
+    // functions whose addresses are stored in module variables (tables of function pointers)
+    for g in &m.globals {
+        for r in &g.relocs {
+            if let ptx_ir::SymbolRef::Function(f) = r.target {
+                if m.functions[f as usize].defined && !seen[f as usize] {
+                    seen[f as usize] = true;
+                    order.push(f);
+                }
+            }
+        }
+    }
     let mut i = 0;
     while i < order.len() {
         let f = &m.functions[order[i] as usize];
