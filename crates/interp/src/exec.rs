@@ -581,7 +581,18 @@ impl<'s, 'a> Cta<'s, 'a> {
                     }
                     w.parked &= !group;
                     w.ready |= group;
-                    let m = m | (group & !mask);
+                    // merged lanes take part only where the guard holds for them too
+                    let guard = if insn.guard == NO_PRED {
+                        u32::MAX
+                    } else {
+                        let p = w.preds[insn.guard as usize];
+                        if insn.neg {
+                            !p
+                        } else {
+                            p
+                        }
+                    };
+                    let m = m | (group & !mask & guard);
                     if m != 0 {
                         let mut ctx = Ctx {
                             regs: &mut w.regs,
