@@ -8,7 +8,7 @@
 use crate::mem::FUNC_WINDOW;
 use crate::program::{
     BarKind, Barrier, CallOperand, CallSite, CallTarget, FuncInfo, Insn, Op, Program, RedOp,
-    SregInit, NO_PRED,
+    SregInit,
 };
 use ptx_ir::{Base, FunctionKind, Imm, Operand};
 use ptx_isa::{ScalarType, StateSpace, TypeKind};
@@ -794,7 +794,6 @@ fn decode_bar(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
         red,
     });
     insn.op = Op::Bar(d.b.barriers.len() as u32 - 1);
-    let _ = NO_PRED;
     Ok(())
 }
 

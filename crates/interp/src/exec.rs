@@ -535,20 +535,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                 }
                 Op::Mem(f) => {
                     if m != 0 {
-                        let mut ctx = Ctx {
-                            regs: &mut w.regs,
-                            preds: &mut w.preds,
-                            mem: self.sh.mem,
-                            shared: &mut self.shared,
-                            shared_size: self.shared_size,
-                            local: &mut w.local,
-                            sp: &mut w.sp,
-                            params: self.sh.params,
-                            param_size: prog.param_size,
-                            in_kernel: w.func[m.trailing_zeros() as usize] == 0,
-                            live: !w.exited,
-                            clock: self.sh.start.elapsed().as_nanos() as u64,
-                        };
+                        let mut ctx = warp_ctx(w, &mut self.shared, self.shared_size, self.sh);
                         if let Err(e) = f(&mut ctx, insn, m) {
                             return Err(self.fault(wi, insn, e, m));
                         }
@@ -594,20 +581,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                     };
                     let m = m | (group & !mask & guard);
                     if m != 0 {
-                        let mut ctx = Ctx {
-                            regs: &mut w.regs,
-                            preds: &mut w.preds,
-                            mem: self.sh.mem,
-                            shared: &mut self.shared,
-                            shared_size: self.shared_size,
-                            local: &mut w.local,
-                            sp: &mut w.sp,
-                            params: self.sh.params,
-                            param_size: prog.param_size,
-                            in_kernel: true,
-                            live: !w.exited,
-                            clock: 0,
-                        };
+                        let mut ctx = warp_ctx(w, &mut self.shared, self.shared_size, self.sh);
                         if let Err(e) = f(&mut ctx, insn, m) {
                             return Err(self.fault(wi, insn, e, m));
                         }
@@ -658,7 +632,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                     w.cur = None;
                 }
                 Op::Exit => {
-                    self.exit_lanes(wi, m, insn)?;
+                    self.exit_lanes(wi, m)?;
                     let w = &mut self.warps[wi];
                     let rest = mask & !m;
                     w.cur = if rest != 0 {
@@ -703,13 +677,12 @@ impl<'s, 'a> Cta<'s, 'a> {
 
     /// After a warp-sync instruction: keep the group unless lower lanes are ready.
     fn pick_keep(w: &mut Warp) {
-        if let Some((pc, mask)) = w.cur {
+        if let Some((_, mask)) = w.cur {
             let mut others = u32::MAX;
             for l in lane_bits(w.ready & !mask) {
                 others = others.min(w.pcs[l]);
             }
             w.others_min = others;
-            let _ = pc;
         }
     }
 
@@ -721,7 +694,7 @@ impl<'s, 'a> Cta<'s, 'a> {
         }
     }
 
-    fn exit_lanes(&mut self, wi: usize, m: u32, insn: &Insn) -> Result<(), ExecError> {
+    fn exit_lanes(&mut self, wi: usize, m: u32) -> Result<(), ExecError> {
         let w = &mut self.warps[wi];
         w.exited |= m;
         w.ready &= !m;
@@ -741,7 +714,6 @@ impl<'s, 'a> Cta<'s, 'a> {
                 if self.sh.prog.barriers[k as usize].aligned {
                     let arrived = self.warps[wi].barrier;
                     let l = arrived.trailing_zeros() as usize;
-                    let _ = insn;
                     return Err(ExecError::DivergentBarrier {
                         pos: self.pos(wi, l, b),
                         arrived: arrived.count_ones(),
@@ -821,7 +793,7 @@ impl<'s, 'a> Cta<'s, 'a> {
             b.red_or = false;
         }
         b.arrived += m.count_ones();
-        if let Some((op, _, src, neg)) = bar.red {
+        if let Some((_, _, src, neg)) = bar.red {
             let p = w.preds[src as usize];
             let p = if neg { !p } else { p };
             let vals = p & m;
@@ -832,7 +804,6 @@ impl<'s, 'a> Cta<'s, 'a> {
             if vals != 0 {
                 b.red_or = true;
             }
-            let _ = op;
         }
         match bar.kind {
             BarKind::Arrive => {
@@ -1167,8 +1138,7 @@ impl<'s, 'a> Cta<'s, 'a> {
             }
         }
         if exiting != 0 {
-            let insn = &prog.code[pc as usize];
-            self.exit_lanes(wi, exiting, insn)?;
+            self.exit_lanes(wi, exiting)?;
         }
         let w = &mut self.warps[wi];
         let back = m & !exiting;
@@ -1312,6 +1282,28 @@ impl<'s, 'a> Cta<'s, 'a> {
             line,
             s(3)
         )
+    }
+}
+
+/// The handler context of warp `w`.
+fn warp_ctx<'c>(
+    w: &'c mut Warp,
+    shared: &'c mut Vec<u32>,
+    shared_size: u64,
+    sh: &'c LaunchShared<'_>,
+) -> Ctx<'c> {
+    Ctx {
+        regs: &mut w.regs,
+        preds: &mut w.preds,
+        mem: sh.mem,
+        shared,
+        shared_size,
+        local: &mut w.local,
+        sp: &mut w.sp,
+        params: sh.params,
+        param_size: sh.prog.param_size,
+        live: !w.exited,
+        start: sh.start,
     }
 }
 

@@ -363,7 +363,7 @@ impl Dec<'_, '_> {
 
 fn clock(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     // aux: 0 %clock (32 bit), 1 %clock64, 2 %globaltimer, 3 _lo, 4 _hi, 5 %clock_hi
-    let t = ctx.clock;
+    let t = ctx.start.elapsed().as_nanos() as u64;
     let v = match i.aux {
         0 => t & 0xFFFF_FFFF,
         3 => t & 0xFFFF_FFFF,

@@ -879,9 +879,8 @@ mod tests {
                 sp: &mut self.sp,
                 params: &[],
                 param_size: 0,
-                in_kernel: true,
                 live: FULL,
-                clock: 0,
+                start: std::time::Instant::now(),
             };
             f(&mut ctx, i, mask)
         }

@@ -383,10 +383,8 @@ pub struct Ctx<'a> {
     pub params: &'a [u32],
     /// Parameter buffer size.
     pub param_size: u64,
-    /// Whether the executing function is a kernel (param-space addresses are the kernel's).
-    pub in_kernel: bool,
     /// Lanes of the warp that have not exited (for `activemask`).
     pub live: u32,
-    /// Launch start, for `%globaltimer` and `%clock`.
-    pub clock: u64,
+    /// Launch start, for `%globaltimer` and `%clock` (read only by the handler of those).
+    pub start: std::time::Instant,
 }
