@@ -299,10 +299,9 @@ fn fmt(path: &str, check_only: bool, color: ColorMode) -> ExitCode {
 
 fn doc(query: Option<&str>, list: bool, coverage: bool) -> ExitCode {
     if list {
-        // The interpreter's column is `-` until it reports its support per entry.
         let stages = ptx_isa::Stages {
             check: &ptx_check::support,
-            execute: &ptx_isa::unsupported,
+            execute: &ptxvm::coverage::executes,
         };
         print!("{}", ptx_isa::render_list(coverage.then_some(&stages)));
         return ExitCode::SUCCESS;

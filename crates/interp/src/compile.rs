@@ -143,6 +143,11 @@ pub(crate) fn imm_bits(imm: Imm, ty: ScalarType) -> u64 {
     }
 }
 
+/// Whether the interpreter gives special register `name` (with its `%`) a value.
+pub fn special_register_executes(name: &str) -> bool {
+    sreg_init(name, None).is_some() || crate::ops_move::TIMERS.contains(&name)
+}
+
 fn sreg_init(name: &str, comp: Option<u8>) -> Option<SregInit> {
     let c = comp.unwrap_or(0);
     Some(match name {

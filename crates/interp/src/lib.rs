@@ -12,6 +12,7 @@
 //! `printf` exactly as CUDA does.
 
 pub mod compile;
+pub mod coverage;
 pub mod exec;
 pub(crate) mod handlers;
 pub mod launch;

@@ -361,6 +361,16 @@ impl Dec<'_, '_> {
     }
 }
 
+/// Special registers read through [`clock`] at the time of the read.
+pub(crate) const TIMERS: &[&str] = &[
+    "%clock",
+    "%clock_hi",
+    "%clock64",
+    "%globaltimer",
+    "%globaltimer_lo",
+    "%globaltimer_hi",
+];
+
 fn clock(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     // aux: 0 %clock (32 bit), 1 %clock64, 2 %globaltimer, 3 _lo, 4 _hi, 5 %clock_hi
     let t = ctx.start.elapsed().as_nanos() as u64;
@@ -547,17 +557,7 @@ fn decode_mov(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
             insn.op = Op::Alu(pack);
             Ok(())
         }
-        (_, Operand::Special(sr))
-            if matches!(
-                sr.name.as_str(),
-                "%clock"
-                    | "%clock_hi"
-                    | "%clock64"
-                    | "%globaltimer"
-                    | "%globaltimer_lo"
-                    | "%globaltimer_hi"
-            ) =>
-        {
+        (_, Operand::Special(sr)) if TIMERS.contains(&sr.name.as_str()) => {
             insn.d = d.dst(0)?;
             insn.aux = match sr.name.as_str() {
                 "%clock" => 0,

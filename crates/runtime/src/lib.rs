@@ -65,6 +65,7 @@ use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+pub use ptx_interp::coverage;
 pub use ptx_interp::launch::LaunchStats;
 
 /// Stable codes of runtime errors (rendered like the checker's diagnostics).
@@ -634,6 +635,7 @@ impl Kernel<'_> {
                 block[0], block[1], block[2]
             )));
         }
+        self.check_block_directives(block)?;
         if grid[1] > 65535 || grid[2] > 65535 {
             return Err(Error::Usage(format!(
                 "grid {grid:?}: y and z must be at most 65535"
@@ -694,6 +696,41 @@ impl Kernel<'_> {
                 })
             }
         }
+    }
+
+    /// `.reqntid` fixes the block's shape and `.maxntid` bounds its thread count; a launch that
+    /// breaks either fails before it starts, as the CUDA driver refuses it.
+    fn check_block_directives(&self, block: [u32; 3]) -> Result<(), Error> {
+        let f = &self.module.ir.functions[self.index as usize];
+        for (name, args) in &f.attrs {
+            let dims =
+                |args: &[u64]| -> [u64; 3] { [0, 1, 2].map(|k| args.get(k).copied().unwrap_or(1)) };
+            let [x, y, z] = dims(args);
+            match name.trim_start_matches('.') {
+                "reqntid" if [x, y, z] != block.map(u64::from) => {
+                    return Err(Error::Usage(format!(
+                        "kernel `{}` requires blocks of {x}x{y}x{z} threads (.reqntid); the launch asks for {}x{}x{}",
+                        self.name(),
+                        block[0],
+                        block[1],
+                        block[2]
+                    )));
+                }
+                "maxntid" => {
+                    let max = x.saturating_mul(y).saturating_mul(z);
+                    let n = block.iter().map(|&b| b as u64).product::<u64>();
+                    if n > max {
+                        return Err(Error::Usage(format!(
+                            "kernel `{}` allows at most {max} threads per block (.maxntid {}); the launch asks for {n}",
+                            self.name(),
+                            args.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+                        )));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
     }
 
     fn describe(&self, e: &ExecError) -> Diagnostic {

@@ -1,0 +1,151 @@
+//! What the interpreter executes, per entry of the ISA table: the "execute" column of
+//! `ptxvm doc --list --coverage` and `docs/isa-coverage.md`.
+//!
+//! [`EXECUTED`] lists every instruction name that [`crate::compile`] turns into bytecode; the
+//! `coverage` test of `ptxvm-cli` checks that each of them is exercised, with expected values, by
+//! a run test under `tests/run/`. Special registers go through the same function that gives them
+//! their values.
+
+use ptx_isa::{Entry, EntryKind, Support};
+
+/// Instruction names (as the table's entries name them) that the interpreter executes in every
+/// form the table lists.
+pub const EXECUTED: &[&str] = &[
+    "abs",
+    "activemask",
+    "add",
+    "add.cc",
+    "addc",
+    "alloca",
+    "and",
+    "applypriority",
+    "atom",
+    "bar",
+    "bar.warp.sync",
+    "barrier",
+    "bfe",
+    "bfi",
+    "bfind",
+    "bmsk",
+    "bra",
+    "brev",
+    "brkpt",
+    "brx.idx",
+    "call",
+    "clz",
+    "cnot",
+    "copysign",
+    "cos",
+    "createpolicy",
+    "cvt",
+    "cvt.pack",
+    "cvta",
+    "discard",
+    "div",
+    "dp2a",
+    "dp4a",
+    "elect.sync",
+    "ex2",
+    "exit",
+    "fence",
+    "fma",
+    "fns",
+    "isspacep",
+    "ld",
+    "ld.global.nc",
+    "ldu",
+    "lg2",
+    "lop3",
+    "mad",
+    "mad.cc",
+    "mad24",
+    "madc",
+    "match.sync",
+    "max",
+    "membar",
+    "min",
+    "mov",
+    "mul",
+    "mul24",
+    "nanosleep",
+    "neg",
+    "not",
+    "or",
+    "pmevent",
+    "popc",
+    "prefetch",
+    "prefetchu",
+    "prmt",
+    "rcp",
+    "rcp.approx.ftz.f64",
+    "red",
+    "redux.sync",
+    "rem",
+    "ret",
+    "rsqrt",
+    "rsqrt.approx.ftz.f64",
+    "sad",
+    "selp",
+    "set",
+    "setp",
+    "shf",
+    "shfl.sync",
+    "shl",
+    "shr",
+    "sin",
+    "slct",
+    "sqrt",
+    "st",
+    "stackrestore",
+    "stacksave",
+    "sub",
+    "sub.cc",
+    "subc",
+    "szext",
+    "tanh",
+    "testp",
+    "trap",
+    "vote.sync",
+    "xor",
+];
+
+/// Directives of cluster launches, which ptxvm does not model (every CTA is a cluster of one).
+/// All other directives are honoured: declarations and initialisers by the loader, `.reqntid`
+/// and `.maxntid` by the launch (which refuses a block that breaks them), and the rest are debug
+/// information or performance hints with no effect on results.
+const CLUSTER_DIRECTIVES: &[&str] = &["explicitcluster", "maxclusterrank", "reqnctapercluster"];
+
+/// How far the interpreter executes `e`.
+pub fn executes(e: &Entry) -> Support {
+    match e.kind {
+        EntryKind::Instruction => {
+            let n = e.names.iter().filter(|n| EXECUTED.contains(n)).count();
+            if n == 0 {
+                Support::No
+            } else if n == e.names.len() {
+                Support::Yes
+            } else {
+                Support::Partial
+            }
+        }
+        EntryKind::SpecialRegister => {
+            // `%envreg<32>` stands for `%envreg0` .. `%envreg31`
+            let name = match e.opcode.split_once('<') {
+                Some((stem, _)) => format!("%{stem}0"),
+                None => format!("%{}", e.opcode),
+            };
+            if crate::compile::special_register_executes(&name) {
+                Support::Yes
+            } else {
+                Support::No
+            }
+        }
+        EntryKind::Directive => {
+            if CLUSTER_DIRECTIVES.contains(&e.opcode) {
+                Support::Partial
+            } else {
+                Support::Yes
+            }
+        }
+    }
+}
