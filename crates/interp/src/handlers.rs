@@ -6,33 +6,132 @@
 //! vectorise it; otherwise inactive lanes are skipped. Inside the expression, the instruction is
 //! available under the name given as the first macro argument (for its `aux` modifiers).
 
-/// `d = f(a)`.
+/// Whether the CPU has AVX2 and FMA (x86-64-v3). Handlers then run a copy of their lane loop
+/// compiled for those features: four 64-bit lanes per vector instead of two, and `mul_add` as one
+/// instruction instead of a library call per lane. `is_x86_feature_detected!` caches its answer,
+/// so the check is a load and a test per warp instruction.
+#[inline(always)]
+pub fn v3() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Read access to every slot but one (the destination, borrowed mutably beside it).
+pub struct Srcs<'a> {
+    lo: &'a [crate::program::Lanes],
+    hi: &'a [crate::program::Lanes],
+    d: u32,
+}
+
+impl<'a> Srcs<'a> {
+    /// Slot `k`, or `None` when `k` is the destination.
+    #[inline(always)]
+    pub fn get(&self, k: u32) -> Option<&'a crate::program::Lanes> {
+        match k.cmp(&self.d) {
+            std::cmp::Ordering::Less => Some(&self.lo[k as usize]),
+            std::cmp::Ordering::Greater => Some(&self.hi[(k - self.d - 1) as usize]),
+            std::cmp::Ordering::Equal => None,
+        }
+    }
+}
+
+/// Splits the register file into destination slot `d` and the others, so that a handler reads
+/// its sources in place instead of copying them (a copy of 32 lanes is 256 bytes).
+#[inline(always)]
+pub fn split(r: &mut [crate::program::Lanes], d: u32) -> (&mut crate::program::Lanes, Srcs<'_>) {
+    let (lo, rest) = r.split_at_mut(d as usize);
+    let (dd, hi) = rest.split_at_mut(1);
+    (&mut dd[0], Srcs { lo, hi, d })
+}
+
+/// Defines `$name`, the lane loop `d[l] = $e` over `mask` for sources `$src` (slices of 32
+/// lanes bound to the names `$x`), and `$name_v3`, the same loop compiled with AVX2 and FMA.
 #[macro_export]
 #[doc(hidden)]
-macro_rules! alu1 {
-    ($i:ident, $a:ident => $e:expr) => {{
+macro_rules! lane_loop {
+    ($name:ident, $v3:ident, $i:ident, ($($x:ident => $a:ident),*) => $e:expr) => {
+        #[inline(always)]
         #[allow(unused_variables)]
-        fn h(
-            r: &mut [$crate::program::Lanes],
-            _p: &mut [u32],
+        fn $name(
+            d: &mut $crate::program::Lanes,
+            $($x: &$crate::program::Lanes,)*
             $i: &$crate::program::Insn,
             mask: u32,
         ) {
-            let x = r[$i.a as usize];
-            let d = &mut r[$i.d as usize];
             if mask == $crate::program::FULL {
                 for l in 0..32 {
-                    let $a = x[l];
+                    $(let $a = $x[l];)*
                     d[l] = $e;
                 }
             } else {
                 for l in 0..32 {
                     if mask >> l & 1 != 0 {
-                        let $a = x[l];
+                        $(let $a = $x[l];)*
                         d[l] = $e;
                     }
                 }
             }
+        }
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2,fma")]
+        fn $v3(
+            d: &mut $crate::program::Lanes,
+            $($x: &$crate::program::Lanes,)*
+            $i: &$crate::program::Insn,
+            mask: u32,
+        ) {
+            $name(d, $($x,)* $i, mask)
+        }
+    };
+}
+
+/// Runs the loop defined by [`lane_loop!`], in its AVX2/FMA copy when the CPU has them.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! run_lanes {
+    ($name:ident, $v3:ident, ($($arg:expr),*)) => {{
+        #[cfg(target_arch = "x86_64")]
+        if $crate::handlers::v3() {
+            // SAFETY: `$v3` only differs from `$name` in being compiled for AVX2 and FMA, which
+            // `v3()` has just confirmed the CPU has.
+            #[allow(unsafe_code)]
+            unsafe {
+                $v3($($arg),*)
+            };
+            return;
+        }
+        $name($($arg),*)
+    }};
+}
+
+/// `d = f(a)`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! alu1 {
+    ($i:ident, $a:ident => $e:expr) => {{
+        $crate::lane_loop!(body, body_v3, $i, (x => $a) => $e);
+        fn h(
+            r: &mut [$crate::program::Lanes],
+            _p: &mut [u32],
+            i: &$crate::program::Insn,
+            mask: u32,
+        ) {
+            let (d, s) = $crate::handlers::split(r, i.d);
+            let cur: $crate::program::Lanes;
+            let x = match s.get(i.a) {
+                Some(x) => x,
+                None => {
+                    cur = *d;
+                    &cur
+                }
+            };
+            $crate::run_lanes!(body, body_v3, (d, x, i, mask))
         }
         $crate::program::Op::Alu(h)
     }};
@@ -43,29 +142,23 @@ macro_rules! alu1 {
 #[doc(hidden)]
 macro_rules! alu2 {
     ($i:ident, $a:ident, $b:ident => $e:expr) => {{
-        #[allow(unused_variables)]
+        $crate::lane_loop!(body, body_v3, $i, (x => $a, y => $b) => $e);
         fn h(
             r: &mut [$crate::program::Lanes],
             _p: &mut [u32],
-            $i: &$crate::program::Insn,
+            i: &$crate::program::Insn,
             mask: u32,
         ) {
-            let x = r[$i.a as usize];
-            let y = r[$i.b as usize];
-            let d = &mut r[$i.d as usize];
-            if mask == $crate::program::FULL {
-                for l in 0..32 {
-                    let ($a, $b) = (x[l], y[l]);
-                    d[l] = $e;
+            let (d, s) = $crate::handlers::split(r, i.d);
+            let cur: $crate::program::Lanes;
+            let (x, y) = match (s.get(i.a), s.get(i.b)) {
+                (Some(x), Some(y)) => (x, y),
+                (x, y) => {
+                    cur = *d;
+                    (x.unwrap_or(&cur), y.unwrap_or(&cur))
                 }
-            } else {
-                for l in 0..32 {
-                    if mask >> l & 1 != 0 {
-                        let ($a, $b) = (x[l], y[l]);
-                        d[l] = $e;
-                    }
-                }
-            }
+            };
+            $crate::run_lanes!(body, body_v3, (d, x, y, i, mask))
         }
         $crate::program::Op::Alu(h)
     }};
@@ -76,30 +169,23 @@ macro_rules! alu2 {
 #[doc(hidden)]
 macro_rules! alu3 {
     ($i:ident, $a:ident, $b:ident, $c:ident => $e:expr) => {{
-        #[allow(unused_variables)]
+        $crate::lane_loop!(body, body_v3, $i, (x => $a, y => $b, z => $c) => $e);
         fn h(
             r: &mut [$crate::program::Lanes],
             _p: &mut [u32],
-            $i: &$crate::program::Insn,
+            i: &$crate::program::Insn,
             mask: u32,
         ) {
-            let x = r[$i.a as usize];
-            let y = r[$i.b as usize];
-            let z = r[$i.c as usize];
-            let d = &mut r[$i.d as usize];
-            if mask == $crate::program::FULL {
-                for l in 0..32 {
-                    let ($a, $b, $c) = (x[l], y[l], z[l]);
-                    d[l] = $e;
+            let (d, s) = $crate::handlers::split(r, i.d);
+            let cur: $crate::program::Lanes;
+            let (x, y, z) = match (s.get(i.a), s.get(i.b), s.get(i.c)) {
+                (Some(x), Some(y), Some(z)) => (x, y, z),
+                (x, y, z) => {
+                    cur = *d;
+                    (x.unwrap_or(&cur), y.unwrap_or(&cur), z.unwrap_or(&cur))
                 }
-            } else {
-                for l in 0..32 {
-                    if mask >> l & 1 != 0 {
-                        let ($a, $b, $c) = (x[l], y[l], z[l]);
-                        d[l] = $e;
-                    }
-                }
-            }
+            };
+            $crate::run_lanes!(body, body_v3, (d, x, y, z, i, mask))
         }
         $crate::program::Op::Alu(h)
     }};
@@ -110,24 +196,28 @@ macro_rules! alu3 {
 #[doc(hidden)]
 macro_rules! alu4 {
     ($i:ident, $a:ident, $b:ident, $c:ident, $e4:ident => $e:expr) => {{
-        #[allow(unused_variables)]
+        $crate::lane_loop!(body, body_v3, $i, (x => $a, y => $b, z => $c, w => $e4) => $e);
         fn h(
             r: &mut [$crate::program::Lanes],
             _p: &mut [u32],
-            $i: &$crate::program::Insn,
+            i: &$crate::program::Insn,
             mask: u32,
         ) {
-            let x = r[$i.a as usize];
-            let y = r[$i.b as usize];
-            let z = r[$i.c as usize];
-            let w = r[$i.v[0] as usize];
-            let d = &mut r[$i.d as usize];
-            for l in 0..32 {
-                if mask >> l & 1 != 0 {
-                    let ($a, $b, $c, $e4) = (x[l], y[l], z[l], w[l]);
-                    d[l] = $e;
+            let (d, s) = $crate::handlers::split(r, i.d);
+            let cur: $crate::program::Lanes;
+            let (x, y, z, w) = match (s.get(i.a), s.get(i.b), s.get(i.c), s.get(i.v[0])) {
+                (Some(x), Some(y), Some(z), Some(w)) => (x, y, z, w),
+                (x, y, z, w) => {
+                    cur = *d;
+                    (
+                        x.unwrap_or(&cur),
+                        y.unwrap_or(&cur),
+                        z.unwrap_or(&cur),
+                        w.unwrap_or(&cur),
+                    )
                 }
-            }
+            };
+            $crate::run_lanes!(body, body_v3, (d, x, y, z, w, i, mask))
         }
         $crate::program::Op::Alu(h)
     }};
