@@ -161,6 +161,29 @@ struct Warp {
     force_sync: bool,
 }
 
+impl Warp {
+    fn empty() -> Warp {
+        Warp {
+            regs: Vec::new(),
+            preds: Vec::new(),
+            pcs: [0; 32],
+            ready: 0,
+            exited: 0,
+            parked: 0,
+            barrier: 0,
+            bar_pc: [0; 32],
+            stacks: Vec::new(),
+            local: Vec::new(),
+            sp: [0; 32],
+            func: [0; 32],
+            cur: None,
+            others_min: u32::MAX,
+            run_len: 0,
+            force_sync: false,
+        }
+    }
+}
+
 #[derive(Clone, Default)]
 struct BarState {
     arrived: u32,
@@ -187,15 +210,27 @@ pub struct CtaOutput {
     pub warp_insts: u64,
 }
 
+/// Storage of a CTA's warps and shared memory, kept by a worker thread from one CTA to the next
+/// so that a grid of many small CTAs does not allocate per CTA. Every CTA starts from zeroed
+/// registers, local and shared memory, whatever ran before it.
+#[derive(Default)]
+pub struct CtaScratch {
+    warps: Vec<Warp>,
+    shared: Vec<u32>,
+}
+
 /// Runs one CTA to completion.
 pub fn run_cta(
     sh: &LaunchShared<'_>,
     ctaid: [u32; 3],
     linear: u64,
+    scratch: &mut CtaScratch,
 ) -> Result<CtaOutput, ExecError> {
-    let mut cta = Cta::new(sh, ctaid, linear)?;
-    cta.run()?;
-    Ok(cta.out)
+    let mut cta = Cta::new(sh, ctaid, linear, scratch)?;
+    let r = cta.run();
+    scratch.warps = std::mem::take(&mut cta.warps);
+    scratch.shared = std::mem::take(&mut cta.shared);
+    r.map(|()| cta.out)
 }
 
 struct Cta<'s, 'a> {
@@ -224,17 +259,33 @@ fn lane_bits(mask: u32) -> impl Iterator<Item = usize> {
 }
 
 impl<'s, 'a> Cta<'s, 'a> {
-    fn new(sh: &'s LaunchShared<'a>, ctaid: [u32; 3], linear: u64) -> Result<Self, ExecError> {
+    fn new(
+        sh: &'s LaunchShared<'a>,
+        ctaid: [u32; 3],
+        linear: u64,
+        scratch: &mut CtaScratch,
+    ) -> Result<Self, ExecError> {
         let prog = sh.prog;
         let [bx, by, bz] = sh.block;
         let nthreads = bx * by * bz;
         let nwarps = nthreads.div_ceil(32);
         let shared_size = prog.shared_static + sh.dyn_shared;
         let kernel = &prog.funcs[0];
-        let mut warps = Vec::with_capacity(nwarps as usize);
-        for w in 0..nwarps {
-            let mut regs = vec![[0u64; 32]; prog.nslots as usize];
-            let mut preds = vec![0u32; prog.npreds as usize];
+        let frame = kernel.frame_size;
+        let words = (frame.div_ceil(4)) as usize;
+        let mut warps = std::mem::take(&mut scratch.warps);
+        warps.truncate(nwarps as usize);
+        while warps.len() < nwarps as usize {
+            warps.push(Warp::empty());
+        }
+        for (w, warp) in warps.iter_mut().enumerate() {
+            let w = w as u32;
+            let regs = &mut warp.regs;
+            regs.clear();
+            regs.resize(prog.nslots as usize, [0u64; 32]);
+            let preds = &mut warp.preds;
+            preds.clear();
+            preds.resize(prog.npreds as usize, 0);
             for &(s, v) in &prog.consts {
                 regs[s as usize] = [v; 32];
             }
@@ -248,11 +299,26 @@ impl<'s, 'a> Cta<'s, 'a> {
                     valid |= 1 << l;
                 }
             }
+            // thread coordinates of each lane, counted up without a division per lane
+            let mut tids = [[0u32; 3]; 32];
+            let first = w * 32;
+            let mut tid = [first % bx, (first / bx) % by, first / (bx * by)];
+            for t in tids.iter_mut() {
+                *t = tid;
+                tid[0] += 1;
+                if tid[0] == bx {
+                    tid[0] = 0;
+                    tid[1] += 1;
+                    if tid[1] == by {
+                        tid[1] = 0;
+                        tid[2] += 1;
+                    }
+                }
+            }
             for &(s, init) in &prog.sreg_slots {
                 let r = &mut regs[s as usize];
                 for (l, x) in r.iter_mut().enumerate() {
-                    let t = w * 32 + l as u32;
-                    let tid = [t % bx, (t / bx) % by, t / (bx * by)];
+                    let tid = tids[l];
                     *x = match init {
                         // the fourth component (`.w`) of the vector registers reads 0
                         SregInit::Tid(c) => tid.get(c as usize).map_or(0, |&v| v as u64),
@@ -278,30 +344,32 @@ impl<'s, 'a> Cta<'s, 'a> {
                     };
                 }
             }
-            let frame = kernel.frame_size;
-            let words = (frame.div_ceil(4)) as usize;
             regs[prog.fp_slot as usize] = [0; 32];
-            warps.push(Warp {
-                regs,
-                preds,
-                pcs: [kernel.entry; 32],
-                ready: valid,
-                exited: !valid,
-                parked: 0,
-                barrier: 0,
-                bar_pc: [0; 32],
-                stacks: vec![Vec::new(); 32],
-                local: (0..32).map(|_| vec![0u32; words]).collect(),
-                sp: [frame; 32],
-                func: [0; 32],
-                cur: None,
-                others_min: u32::MAX,
-                run_len: 0,
-                force_sync: false,
-            });
+            warp.pcs = [kernel.entry; 32];
+            warp.ready = valid;
+            warp.exited = !valid;
+            warp.parked = 0;
+            warp.barrier = 0;
+            warp.bar_pc = [0; 32];
+            warp.stacks.resize_with(32, Vec::new);
+            for s in &mut warp.stacks {
+                s.clear();
+            }
+            warp.local.resize_with(32, Vec::new);
+            for l in &mut warp.local {
+                l.clear();
+                l.resize(words, 0);
+            }
+            warp.sp = [frame; 32];
+            warp.func = [0; 32];
+            warp.cur = None;
+            warp.others_min = u32::MAX;
+            warp.run_len = 0;
+            warp.force_sync = false;
         }
         let shared_words = shared_size.div_ceil(4) as usize;
-        let mut shared = Vec::new();
+        let mut shared = std::mem::take(&mut scratch.shared);
+        shared.clear();
         if shared_words > 0 {
             shared
                 .try_reserve_exact(shared_words)

@@ -4,7 +4,7 @@
 //! counter until the grid is done or a CTA fails. printf output is kept per CTA and written in
 //! CTA order at the end, so the output never depends on the number of threads.
 
-use crate::exec::{run_cta, ExecError, LaunchShared};
+use crate::exec::{run_cta, CtaScratch, ExecError, LaunchShared};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -80,46 +80,49 @@ pub fn launch(
     let error: Mutex<Option<(u64, ExecError)>> = Mutex::new(None);
     let warp_insts = AtomicU64::new(0);
     let thread_insts = AtomicU64::new(0);
-    let worker = || loop {
-        if sh.cancel.load(Ordering::Relaxed) {
-            return;
-        }
-        let k = next.fetch_add(1, Ordering::Relaxed);
-        if k >= total {
-            return;
-        }
-        let ctaid = [
-            (k % gx as u64) as u32,
-            ((k / gx as u64) % gy as u64) as u32,
-            (k / (gx as u64 * gy as u64)) as u32,
-        ];
-        match run_cta(&sh, ctaid, k) {
-            Ok(out) => {
-                warp_insts.fetch_add(out.warp_insts, Ordering::Relaxed);
-                thread_insts.fetch_add(out.thread_insts, Ordering::Relaxed);
-                if !out.stdout.is_empty() {
-                    if let Ok(mut o) = outputs.lock() {
-                        o.push((k, out.stdout));
-                    }
-                }
-                let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                if let Some(p) = progress {
-                    p(d, total);
-                }
-            }
-            Err(ExecError::Cancelled) => return,
-            Err(e) => {
-                if let Ok(mut slot) = error.lock() {
-                    let replace = match &*slot {
-                        None => true,
-                        Some((j, _)) => k < *j,
-                    };
-                    if replace {
-                        *slot = Some((k, e));
-                    }
-                }
-                sh.cancel.store(true, Ordering::Relaxed);
+    let worker = || {
+        let mut scratch = CtaScratch::default();
+        loop {
+            if sh.cancel.load(Ordering::Relaxed) {
                 return;
+            }
+            let k = next.fetch_add(1, Ordering::Relaxed);
+            if k >= total {
+                return;
+            }
+            let ctaid = [
+                (k % gx as u64) as u32,
+                ((k / gx as u64) % gy as u64) as u32,
+                (k / (gx as u64 * gy as u64)) as u32,
+            ];
+            match run_cta(&sh, ctaid, k, &mut scratch) {
+                Ok(out) => {
+                    warp_insts.fetch_add(out.warp_insts, Ordering::Relaxed);
+                    thread_insts.fetch_add(out.thread_insts, Ordering::Relaxed);
+                    if !out.stdout.is_empty() {
+                        if let Ok(mut o) = outputs.lock() {
+                            o.push((k, out.stdout));
+                        }
+                    }
+                    let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    if let Some(p) = progress {
+                        p(d, total);
+                    }
+                }
+                Err(ExecError::Cancelled) => return,
+                Err(e) => {
+                    if let Ok(mut slot) = error.lock() {
+                        let replace = match &*slot {
+                            None => true,
+                            Some((j, _)) => k < *j,
+                        };
+                        if replace {
+                            *slot = Some((k, e));
+                        }
+                    }
+                    sh.cancel.store(true, Ordering::Relaxed);
+                    return;
+                }
             }
         }
     };

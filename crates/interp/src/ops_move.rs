@@ -260,21 +260,119 @@ fn sext(v: u64, size: u32) -> u64 {
     (((v << sh) as i64) >> sh) as u64
 }
 
+/// Where every active lane of a warp access falls: one global allocation (and its base
+/// address) or the CTA's shared memory (and the base of the window the addresses are in).
+enum WarpTarget<'a> {
+    Global(&'a Allocation),
+    Shared(u64),
+    /// Kernel parameters (reads only), and the base of their window.
+    Param(u64),
+}
+
+/// The fast path of a warp's memory access: when all active lanes are aligned and fall in one
+/// global allocation or in shared memory, one range check serves the warp instead of an
+/// allocation lookup per lane. `None` sends the access down the per-lane path, which also
+/// produces the error of a lane that faults.
+#[inline]
+fn warp_target<'a>(
+    ctx: &Ctx<'a>,
+    space: Space,
+    addrs: &[u64; 32],
+    mask: u32,
+    bytes: u32,
+    write: bool,
+) -> Option<WarpTarget<'a>> {
+    let (mut lo, mut hi, mut or) = (u64::MAX, 0u64, 0u64);
+    for (l, &a) in addrs.iter().enumerate() {
+        let on = mask >> l & 1 != 0;
+        lo = lo.min(if on { a } else { u64::MAX });
+        hi = hi.max(if on { a } else { 0 });
+        or |= if on { a } else { 0 };
+    }
+    let align = bytes.clamp(1, 16) as u64;
+    if or & (align - 1) != 0 || mask == 0 {
+        return None;
+    }
+    let end = hi.checked_add(bytes as u64)?;
+    let global = match space {
+        Space::Global | Space::Const => true,
+        Space::Generic => end <= WINDOW_BASE,
+        _ => false,
+    };
+    if global {
+        let a = ctx.mem.find(lo, end - lo)?;
+        return (!(write && a.read_only)).then_some(WarpTarget::Global(a));
+    }
+    let (base, param) = match space {
+        Space::Shared => (0, false),
+        Space::KernelParam if !write => (0, true),
+        Space::Generic if lo >= SHARED_WINDOW => (SHARED_WINDOW, false),
+        Space::Generic if !write && (PARAM_WINDOW..LOCAL_WINDOW).contains(&lo) => {
+            (PARAM_WINDOW, true)
+        }
+        _ => return None,
+    };
+    if param {
+        (end - base <= ctx.param_size).then_some(WarpTarget::Param(base))
+    } else {
+        (end - base <= ctx.shared_size).then_some(WarpTarget::Shared(base))
+    }
+}
+
+/// The address of each lane: register `a` plus the offset.
+#[inline]
+fn lane_addrs(ctx: &Ctx<'_>, i: &Insn) -> [u64; 32] {
+    let r = &ctx.regs[i.a as usize];
+    let mut addrs = [0u64; 32];
+    for l in 0..32 {
+        addrs[l] = r[l].wrapping_add(i.imm as u64);
+    }
+    addrs
+}
+
 fn ld(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     let space = space_of(i.aux);
     let size = (i.aux >> 8 & 0xFF) as u32;
     let vec = (i.aux >> 16 & 0xFF) as u32;
     let signed = i.aux >> 24 & 1 != 0;
-    let mut m = mask;
-    while m != 0 {
-        let l = m.trailing_zeros() as usize;
-        m &= m - 1;
-        let addr = ctx.regs[i.a as usize][l].wrapping_add(i.imm as u64);
-        let t = resolve(ctx, space, addr, size * vec, l, false)?;
-        for k in 0..vec as usize {
-            let v = read(ctx, &t, l, (k as u32 * size) as u64, size);
-            let v = if signed { sext(v, size) } else { v };
-            ctx.regs[i.v[k] as usize][l] = v;
+    let fix = |v: u64| if signed { sext(v, size) } else { v };
+    let addrs = lane_addrs(ctx, i);
+    match warp_target(ctx, space, &addrs, mask, size * vec, false) {
+        Some(WarpTarget::Global(a)) => {
+            for k in 0..vec as usize {
+                let extra = (k as u32 * size) as u64;
+                let d = &mut ctx.regs[i.v[k] as usize];
+                for l in lane_bits(mask) {
+                    d[l] = fix(mem::load(&a.words, addrs[l] - a.base + extra, size));
+                }
+            }
+        }
+        Some(WarpTarget::Shared(base)) => {
+            for k in 0..vec as usize {
+                let extra = (k as u32 * size) as u64;
+                let d = &mut ctx.regs[i.v[k] as usize];
+                for l in lane_bits(mask) {
+                    d[l] = fix(mem::load(&ctx.shared[..], addrs[l] - base + extra, size));
+                }
+            }
+        }
+        Some(WarpTarget::Param(base)) => {
+            for k in 0..vec as usize {
+                let extra = (k as u32 * size) as u64;
+                let d = &mut ctx.regs[i.v[k] as usize];
+                for l in lane_bits(mask) {
+                    d[l] = fix(mem::load(ctx.params, addrs[l] - base + extra, size));
+                }
+            }
+        }
+        None => {
+            for l in lane_bits(mask) {
+                let t = resolve(ctx, space, addrs[l], size * vec, l, false)?;
+                for k in 0..vec as usize {
+                    let v = read(ctx, &t, l, (k as u32 * size) as u64, size);
+                    ctx.regs[i.v[k] as usize][l] = fix(v);
+                }
+            }
         }
     }
     Ok(())
@@ -284,21 +382,62 @@ fn st(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     let space = space_of(i.aux);
     let size = (i.aux >> 8 & 0xFF) as u32;
     let vec = (i.aux >> 16 & 0xFF) as u32;
-    let mut m = mask;
-    while m != 0 {
-        let l = m.trailing_zeros() as usize;
-        m &= m - 1;
-        let addr = ctx.regs[i.a as usize][l].wrapping_add(i.imm as u64);
-        let t = resolve(ctx, space, addr, size * vec, l, true)?;
-        for k in 0..vec as usize {
-            let v = ctx.regs[i.v[k] as usize][l];
-            write(ctx, &t, l, (k as u32 * size) as u64, size, v);
+    let addrs = lane_addrs(ctx, i);
+    // Lanes store in lane order, so that the highest lane wins when several write one address.
+    match warp_target(ctx, space, &addrs, mask, size * vec, true) {
+        Some(WarpTarget::Global(a)) => {
+            for l in lane_bits(mask) {
+                for k in 0..vec as usize {
+                    let v = ctx.regs[i.v[k] as usize][l];
+                    mem::store_atomic(
+                        &a.words,
+                        addrs[l] - a.base + (k as u32 * size) as u64,
+                        size,
+                        v,
+                    );
+                }
+            }
+        }
+        Some(WarpTarget::Shared(base)) => {
+            for l in lane_bits(mask) {
+                for k in 0..vec as usize {
+                    let v = ctx.regs[i.v[k] as usize][l];
+                    mem::store(
+                        &mut ctx.shared[..],
+                        addrs[l] - base + (k as u32 * size) as u64,
+                        size,
+                        v,
+                    );
+                }
+            }
+        }
+        // never answered for a store: the per-lane path reports a store to parameters
+        Some(WarpTarget::Param(_)) | None => {
+            for l in lane_bits(mask) {
+                let t = resolve(ctx, space, addrs[l], size * vec, l, true)?;
+                for k in 0..vec as usize {
+                    let v = ctx.regs[i.v[k] as usize][l];
+                    write(ctx, &t, l, (k as u32 * size) as u64, size, v);
+                }
+            }
         }
     }
     Ok(())
 }
 
-/// Size in bytes of a memory access type.
+/// The lanes set in `mask`, lowest first.
+#[inline]
+pub(crate) fn lane_bits(mask: u32) -> impl Iterator<Item = usize> {
+    let mut m = mask;
+    std::iter::from_fn(move || {
+        (m != 0).then(|| {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            l
+        })
+    })
+}
+
 fn type_bytes(ty: ScalarType) -> R<u32> {
     let bits = ty.size_bits();
     if bits > 64 {
