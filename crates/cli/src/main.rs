@@ -1,10 +1,11 @@
 //! `ptxvm`: the command line of the PTX virtual machine.
 //!
 //! Subcommands: `run` (execute a kernel), `check` (diagnostics), `fmt` (canonical formatting),
-//! `ir` (the lowered IR), `doc` and `explain`. Exit codes: 0 success, 1 bad input (invalid PTX,
-//! bad arguments or command line), 2 kernel fault (trap, out-of-bounds access, deadlock,
-//! instruction budget or timeout).
+//! `ir` (the lowered IR), `bench` (the benchmark suite against native code), `doc` and
+//! `explain`. Exit codes: 0 success, 1 bad input (invalid PTX, bad arguments or command line),
+//! 2 kernel fault (trap, out-of-bounds access, deadlock, instruction budget or timeout).
 
+mod bench;
 mod npy;
 mod run;
 mod run_args;
@@ -120,6 +121,31 @@ enum Command {
         #[arg(long, default_value_t = 600.0)]
         timeout: f64,
     },
+    /// Run the benchmark suite (bench/kernels) on ptxvm and on native Rust code, check that the
+    /// outputs agree, and print per kernel the time of each, their ratio and ptxvm's
+    /// G thread-instructions/s, then the geometric mean of the ratios.
+    Bench {
+        /// OS threads: ptxvm runs CTAs on N threads; the native side runs single-threaded loops
+        /// for 1, rayon on exactly N threads otherwise (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Print a JSON report on stdout instead of the table.
+        #[arg(long)]
+        json: bool,
+        /// Tiny sizes (a few seconds in a debug build), for tests.
+        #[arg(long)]
+        quick: bool,
+        /// Run only the kernels whose name contains SUBSTR.
+        #[arg(long, value_name = "SUBSTR")]
+        filter: Option<String>,
+        /// Timed runs of each side per kernel (the median is reported).
+        #[arg(long, default_value_t = 3)]
+        repeat: usize,
+        /// Run every kernel in this process (default: one child process per kernel, so that
+        /// each kernel's peak RSS is its own).
+        #[arg(long)]
+        in_process: bool,
+    },
     /// Print the lowered IR of a PTX file: resolved registers, symbols, basic blocks and their
     /// immediate post-dominators (the reconvergence points).
     Ir {
@@ -151,6 +177,24 @@ fn main() -> ExitCode {
         Command::Fmt { file, check } => fmt(&file, check, color),
         Command::Explain { code } => explain(&code),
         Command::Ir { file } => ir(&file, color),
+        Command::Bench {
+            threads,
+            json,
+            quick,
+            filter,
+            repeat,
+            in_process,
+        } => bench::bench(
+            &bench::BenchOptions {
+                threads,
+                json,
+                quick,
+                filter,
+                repeat,
+                in_process,
+            },
+            color,
+        ),
         Command::Run {
             file,
             kernel,
