@@ -27,6 +27,10 @@ use std::time::Instant;
 pub const STARVE_LIMIT: u32 = 4096;
 /// Warp steps per scheduling slice (also how often budgets are checked).
 const SLICE: u32 = 16384;
+/// Thread instructions a CTA runs between updates of the launch's shared counter (an atomic
+/// read-modify-write) and checks of the budget, the clock and cancellation; a CTA also checks
+/// when it ends. A runaway warp reaches it within one slice.
+const FLUSH_EVERY: u64 = 1 << 16;
 /// Largest local memory (stack) per thread.
 pub const LOCAL_LIMIT: u64 = 1 << 20;
 
@@ -243,6 +247,8 @@ struct Cta<'s, 'a> {
     bars: Vec<BarState>,
     out: CtaOutput,
     pending_insts: u64,
+    /// Threads that have exited (kept up to date by `exit_lanes`).
+    exited: u32,
 }
 
 fn lane_bits(mask: u32) -> impl Iterator<Item = usize> {
@@ -396,6 +402,7 @@ impl<'s, 'a> Cta<'s, 'a> {
             bars: vec![BarState::default(); 16],
             out: CtaOutput::default(),
             pending_insts: 0,
+            exited: 0,
         })
     }
 
@@ -424,7 +431,9 @@ impl<'s, 'a> Cta<'s, 'a> {
                 if self.run_warp(w)? {
                     progress = true;
                 }
-                self.flush_budget()?;
+                if self.pending_insts >= FLUSH_EVERY {
+                    self.flush_budget()?;
+                }
             }
             if all_done {
                 let waiting: u32 = self.warps.iter().map(|w| w.barrier.count_ones()).sum();
@@ -764,6 +773,7 @@ impl<'s, 'a> Cta<'s, 'a> {
 
     fn exit_lanes(&mut self, wi: usize, m: u32) -> Result<(), ExecError> {
         let w = &mut self.warps[wi];
+        self.exited += (m & !w.exited).count_ones();
         w.exited |= m;
         w.ready &= !m;
         if m != 0 {
@@ -901,14 +911,7 @@ impl<'s, 'a> Cta<'s, 'a> {
 
     /// Threads of the CTA that have exited.
     fn exited_threads(&self) -> u32 {
-        let mut n = 0;
-        for (w, x) in self.warps.iter().enumerate() {
-            let valid = (w as u32 * 32..w as u32 * 32 + 32)
-                .filter(|t| *t < self.nthreads)
-                .count() as u32;
-            n += x.exited.count_ones() - (32 - valid);
-        }
-        n
+        self.exited
     }
 
     /// Releases barrier `id` when every thread it counts has arrived — or, for a barrier of the

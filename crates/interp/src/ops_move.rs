@@ -6,7 +6,7 @@ use crate::compile::{Dec, Space};
 use crate::mem::{
     self, Allocation, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_BASE, WINDOW_SIZE,
 };
-use crate::program::{Ctx, Fault, FaultKind, Insn, Op};
+use crate::program::{Ctx, Fault, FaultKind, Insn, Op, FULL};
 use ptx_ir::{Base, Operand};
 use ptx_isa::{ScalarType, TypeKind};
 
@@ -260,20 +260,21 @@ fn sext(v: u64, size: u32) -> u64 {
     (((v << sh) as i64) >> sh) as u64
 }
 
-/// Where every active lane of a warp access falls: one global allocation (and its base
-/// address) or the CTA's shared memory (and the base of the window the addresses are in).
+/// Where every active lane of a warp access falls: one global allocation, the CTA's shared
+/// memory or the kernel parameters; with the address of byte 0 of that region (a window base
+/// for generic addresses).
 enum WarpTarget<'a> {
     Global(&'a Allocation),
     Shared(u64),
-    /// Kernel parameters (reads only), and the base of their window.
+    /// Kernel parameters (reads only).
     Param(u64),
 }
 
-/// The fast path of a warp's memory access: when all active lanes are aligned and fall in one
-/// global allocation or in shared memory, one range check serves the warp instead of an
-/// allocation lookup per lane. `None` sends the access down the per-lane path, which also
-/// produces the error of a lane that faults.
-#[inline]
+/// The fast path of a warp's memory access: when all active lanes are aligned and fall in the
+/// region of the first active lane (one global allocation, shared memory or the parameters),
+/// one lookup and a range check per lane serve the warp. `None` sends the access down the
+/// per-lane path, which also reports the lane that faults.
+#[inline(always)]
 fn warp_target<'a>(
     ctx: &Ctx<'a>,
     space: Space,
@@ -282,45 +283,60 @@ fn warp_target<'a>(
     bytes: u32,
     write: bool,
 ) -> Option<WarpTarget<'a>> {
-    let (mut lo, mut hi, mut or) = (u64::MAX, 0u64, 0u64);
-    for (l, &a) in addrs.iter().enumerate() {
-        let on = mask >> l & 1 != 0;
-        lo = lo.min(if on { a } else { u64::MAX });
-        hi = hi.max(if on { a } else { 0 });
-        or |= if on { a } else { 0 };
-    }
-    let align = bytes.clamp(1, 16) as u64;
-    if or & (align - 1) != 0 || mask == 0 {
+    if mask == 0 {
         return None;
     }
-    let end = hi.checked_add(bytes as u64)?;
-    let global = match space {
-        Space::Global | Space::Const => true,
-        Space::Generic => end <= WINDOW_BASE,
-        _ => false,
-    };
-    if global {
-        let a = ctx.mem.find(lo, end - lo)?;
-        return (!(write && a.read_only)).then_some(WarpTarget::Global(a));
-    }
-    let (base, param) = match space {
-        Space::Shared => (0, false),
-        Space::KernelParam if !write => (0, true),
-        Space::Generic if lo >= SHARED_WINDOW => (SHARED_WINDOW, false),
-        Space::Generic if !write && (PARAM_WINDOW..LOCAL_WINDOW).contains(&lo) => {
-            (PARAM_WINDOW, true)
+    let first = addrs[mask.trailing_zeros() as usize];
+    let n = bytes as u64;
+    let (target, base, len) = match space {
+        Space::Global | Space::Const => {
+            let a = ctx.mem.find(first, n)?;
+            (WarpTarget::Global(a), a.base, a.size)
+        }
+        Space::Generic if first < WINDOW_BASE => {
+            let a = ctx.mem.find(first, n)?;
+            (WarpTarget::Global(a), a.base, a.size)
+        }
+        Space::Shared => (WarpTarget::Shared(0), 0, ctx.shared_size),
+        Space::Generic if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&first) => (
+            WarpTarget::Shared(SHARED_WINDOW),
+            SHARED_WINDOW,
+            ctx.shared_size,
+        ),
+        Space::KernelParam if !write => (WarpTarget::Param(0), 0, ctx.param_size),
+        Space::Generic if !write && (PARAM_WINDOW..PARAM_WINDOW + WINDOW_SIZE).contains(&first) => {
+            (
+                WarpTarget::Param(PARAM_WINDOW),
+                PARAM_WINDOW,
+                ctx.param_size,
+            )
         }
         _ => return None,
     };
-    if param {
-        (end - base <= ctx.param_size).then_some(WarpTarget::Param(base))
-    } else {
-        (end - base <= ctx.shared_size).then_some(WarpTarget::Shared(base))
+    if let WarpTarget::Global(a) = target {
+        if write && a.read_only {
+            return None;
+        }
     }
+    // every active lane aligned and within [base, base + len - n]
+    let last = len.checked_sub(n)?;
+    let align = bytes.clamp(1, 16) as u64 - 1;
+    let mut bad = 0u64;
+    if mask == FULL {
+        for &x in addrs {
+            bad |= (x.wrapping_sub(base) > last) as u64 | (x & align);
+        }
+    } else {
+        for (l, &x) in addrs.iter().enumerate() {
+            let on = (mask >> l & 1) as u64;
+            bad |= on * ((x.wrapping_sub(base) > last) as u64 | (x & align));
+        }
+    }
+    (bad == 0).then_some(target)
 }
 
 /// The address of each lane: register `a` plus the offset.
-#[inline]
+#[inline(always)]
 fn lane_addrs(ctx: &Ctx<'_>, i: &Insn) -> [u64; 32] {
     let r = &ctx.regs[i.a as usize];
     let mut addrs = [0u64; 32];
@@ -330,38 +346,84 @@ fn lane_addrs(ctx: &Ctx<'_>, i: &Insn) -> [u64; 32] {
     addrs
 }
 
+/// Runs `f` for each lane of `mask` (a plain loop when the warp is full).
+#[inline(always)]
+fn for_lanes(mask: u32, mut f: impl FnMut(usize)) {
+    if mask == FULL {
+        for l in 0..32 {
+            f(l);
+        }
+    } else {
+        for l in lane_bits(mask) {
+            f(l);
+        }
+    }
+}
+
+/// Loads element `k` of every active lane from word storage `w` whose byte 0 is at `base`.
+#[inline(always)]
+fn gather<W: mem::Words + ?Sized>(
+    w: &W,
+    d: &mut crate::program::Lanes,
+    addrs: &[u64; 32],
+    base: u64,
+    mask: u32,
+    size: u32,
+    signed: bool,
+) {
+    match (size, signed) {
+        (4, false) => for_lanes(mask, |l| {
+            d[l] = w.get(((addrs[l] - base) >> 2) as usize) as u64;
+        }),
+        (8, _) => for_lanes(mask, |l| {
+            let i = ((addrs[l] - base) >> 2) as usize;
+            d[l] = w.get(i) as u64 | (w.get(i + 1) as u64) << 32;
+        }),
+        _ => for_lanes(mask, |l| {
+            let v = mem::load(w, addrs[l] - base, size);
+            d[l] = if signed { sext(v, size) } else { v };
+        }),
+    }
+}
+
 fn ld(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+    #[cfg(target_arch = "x86_64")]
+    if crate::handlers::v3() {
+        // SAFETY: `ld_v3` is `ld_impl` compiled for AVX2 and FMA, which `v3()` has confirmed.
+        #[allow(unsafe_code)]
+        return unsafe { ld_v3(ctx, i, mask) };
+    }
+    ld_impl(ctx, i, mask)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn ld_v3(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+    ld_impl(ctx, i, mask)
+}
+
+#[inline(always)]
+fn ld_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     let space = space_of(i.aux);
     let size = (i.aux >> 8 & 0xFF) as u32;
     let vec = (i.aux >> 16 & 0xFF) as u32;
     let signed = i.aux >> 24 & 1 != 0;
-    let fix = |v: u64| if signed { sext(v, size) } else { v };
-    let addrs = lane_addrs(ctx, i);
+    let mut addrs = lane_addrs(ctx, i);
     match warp_target(ctx, space, &addrs, mask, size * vec, false) {
-        Some(WarpTarget::Global(a)) => {
+        Some(t) => {
             for k in 0..vec as usize {
-                let extra = (k as u32 * size) as u64;
                 let d = &mut ctx.regs[i.v[k] as usize];
-                for l in lane_bits(mask) {
-                    d[l] = fix(mem::load(&a.words, addrs[l] - a.base + extra, size));
+                match t {
+                    WarpTarget::Global(a) => {
+                        gather(&a.words, d, &addrs, a.base, mask, size, signed)
+                    }
+                    WarpTarget::Shared(b) => {
+                        gather(&ctx.shared[..], d, &addrs, b, mask, size, signed)
+                    }
+                    WarpTarget::Param(b) => gather(ctx.params, d, &addrs, b, mask, size, signed),
                 }
-            }
-        }
-        Some(WarpTarget::Shared(base)) => {
-            for k in 0..vec as usize {
-                let extra = (k as u32 * size) as u64;
-                let d = &mut ctx.regs[i.v[k] as usize];
-                for l in lane_bits(mask) {
-                    d[l] = fix(mem::load(&ctx.shared[..], addrs[l] - base + extra, size));
-                }
-            }
-        }
-        Some(WarpTarget::Param(base)) => {
-            for k in 0..vec as usize {
-                let extra = (k as u32 * size) as u64;
-                let d = &mut ctx.regs[i.v[k] as usize];
-                for l in lane_bits(mask) {
-                    d[l] = fix(mem::load(ctx.params, addrs[l] - base + extra, size));
+                for x in addrs.iter_mut() {
+                    *x = x.wrapping_add(size as u64);
                 }
             }
         }
@@ -370,7 +432,7 @@ fn ld(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
                 let t = resolve(ctx, space, addrs[l], size * vec, l, false)?;
                 for k in 0..vec as usize {
                     let v = read(ctx, &t, l, (k as u32 * size) as u64, size);
-                    ctx.regs[i.v[k] as usize][l] = fix(v);
+                    ctx.regs[i.v[k] as usize][l] = if signed { sext(v, size) } else { v };
                 }
             }
         }
@@ -379,6 +441,23 @@ fn ld(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
 }
 
 fn st(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+    #[cfg(target_arch = "x86_64")]
+    if crate::handlers::v3() {
+        // SAFETY: `st_v3` is `st_impl` compiled for AVX2 and FMA, which `v3()` has confirmed.
+        #[allow(unsafe_code)]
+        return unsafe { st_v3(ctx, i, mask) };
+    }
+    st_impl(ctx, i, mask)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn st_v3(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+    st_impl(ctx, i, mask)
+}
+
+#[inline(always)]
+fn st_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     let space = space_of(i.aux);
     let size = (i.aux >> 8 & 0xFF) as u32;
     let vec = (i.aux >> 16 & 0xFF) as u32;
@@ -386,30 +465,23 @@ fn st(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     // Lanes store in lane order, so that the highest lane wins when several write one address.
     match warp_target(ctx, space, &addrs, mask, size * vec, true) {
         Some(WarpTarget::Global(a)) => {
-            for l in lane_bits(mask) {
+            for_lanes(mask, |l| {
                 for k in 0..vec as usize {
                     let v = ctx.regs[i.v[k] as usize][l];
-                    mem::store_atomic(
-                        &a.words,
-                        addrs[l] - a.base + (k as u32 * size) as u64,
-                        size,
-                        v,
-                    );
+                    let off = addrs[l] - a.base + (k as u32 * size) as u64;
+                    mem::store_atomic(&a.words, off, size, v);
                 }
-            }
+            });
         }
         Some(WarpTarget::Shared(base)) => {
-            for l in lane_bits(mask) {
+            let (regs, shared) = (&*ctx.regs, &mut ctx.shared[..]);
+            for_lanes(mask, |l| {
                 for k in 0..vec as usize {
-                    let v = ctx.regs[i.v[k] as usize][l];
-                    mem::store(
-                        &mut ctx.shared[..],
-                        addrs[l] - base + (k as u32 * size) as u64,
-                        size,
-                        v,
-                    );
+                    let v = regs[i.v[k] as usize][l];
+                    let off = addrs[l] - base + (k as u32 * size) as u64;
+                    mem::store(shared, off, size, v);
                 }
-            }
+            });
         }
         // never answered for a store: the per-lane path reports a store to parameters
         Some(WarpTarget::Param(_)) | None => {
