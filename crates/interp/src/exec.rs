@@ -591,6 +591,60 @@ impl<'s, 'a> Cta<'s, 'a> {
                 w.cur = None;
                 break;
             }
+            // Fast path: straight-line computation, memory accesses and branches the whole
+            // group takes (or none of it), with pc and mask in locals. It stops where the
+            // general path below has decisions to make: a reconvergence point, the end of the
+            // slice, a starving group or any other instruction.
+            {
+                let limit = w.others_min;
+                let budget = if limit == u32::MAX {
+                    SLICE - steps
+                } else {
+                    (SLICE - steps).min(STARVE_LIMIT.saturating_sub(w.run_len))
+                };
+                let mut n = 0u32;
+                while n < budget && pc < limit {
+                    let insn = &code[pc as usize];
+                    let m = if insn.guard == NO_PRED {
+                        mask
+                    } else {
+                        let p = w.preds[insn.guard as usize];
+                        mask & if insn.neg { !p } else { p }
+                    };
+                    match insn.op {
+                        Op::Alu(f) => {
+                            if m != 0 {
+                                f(&mut w.regs, &mut w.preds, insn, m);
+                            }
+                            pc += 1;
+                        }
+                        Op::Mem(f) => {
+                            if m != 0 {
+                                let mut ctx =
+                                    warp_ctx(w, &mut self.shared, self.shared_size, self.sh);
+                                if let Err(e) = f(&mut ctx, insn, m) {
+                                    self.warps[wi].cur = Some((pc, mask));
+                                    return Err(self.fault(wi, insn, e, m));
+                                }
+                            }
+                            pc += 1;
+                        }
+                        Op::Nop => pc += 1,
+                        Op::Bra(t) if m == mask => pc = t,
+                        Op::Bra(_) if m == 0 => pc += 1,
+                        _ => break,
+                    }
+                    n += 1;
+                }
+                if n > 0 {
+                    steps += n;
+                    w.run_len = w.run_len.saturating_add(n);
+                    thread_insts += n as u64 * mask.count_ones() as u64;
+                    progress = true;
+                    w.cur = Some((pc, mask));
+                    continue;
+                }
+            }
             steps += 1;
             w.run_len = w.run_len.saturating_add(1);
             progress = true;
