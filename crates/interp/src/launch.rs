@@ -39,6 +39,17 @@ pub struct LaunchStats {
     pub seconds: f64,
 }
 
+/// The number of cores, asked once per process: on Linux the question reads several files
+/// under `/proc` and `/sys` (about 8 µs, most of an empty launch).
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    })
+}
+
 /// Runs `prog` over the grid.
 pub fn launch(
     prog: &crate::program::Program,
@@ -50,10 +61,10 @@ pub fn launch(
     let start = Instant::now();
     let [gx, gy, gz] = cfg.grid;
     let total = gx as u64 * gy as u64 * gz as u64;
-    let threads = if cfg.threads == 0 {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
+    let threads = if cfg.threads == 0 && total > 1 {
+        cores()
+    } else if cfg.threads == 0 {
+        1
     } else {
         cfg.threads
     }
@@ -129,10 +140,12 @@ pub fn launch(
     if threads == 1 {
         worker();
     } else {
+        // the calling thread is one of the workers
         std::thread::scope(|s| {
-            for _ in 0..threads {
+            for _ in 1..threads {
                 s.spawn(worker);
             }
+            worker();
         });
     }
     let mut outs = outputs.into_inner().unwrap_or_default();
