@@ -155,6 +155,11 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // `PTXVM_SIMD=0` runs the portable copies of the interpreter's handlers (a diagnostic
+    // switch: both copies compute the same results)
+    if std::env::var_os("PTXVM_SIMD").is_some_and(|v| v == "0") {
+        ptxvm::set_simd(false);
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

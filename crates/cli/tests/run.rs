@@ -645,13 +645,16 @@ fn indent(s: &str) -> String {
     s.lines().map(|l| format!("    {l}\n")).collect()
 }
 
-fn run_test(path: &Path, name: &str) -> Result<(), Failed> {
+fn run_test(path: &Path, name: &str, simd: bool) -> Result<(), Failed> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let header = parse_header(&text).map_err(|e| format!("malformed header: {e}"))?;
     let tmp = TempDir::new(name)?;
     let abs = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_ptxvm"));
     cmd.arg("run").arg(&abs).args(&header.run);
+    if !simd {
+        cmd.env("PTXVM_SIMD", "0");
+    }
     let mut outs = Vec::new();
     for e in &header.expects {
         let file = tmp.0.join(format!("{}.bin", e.arg));
@@ -964,7 +967,16 @@ fn main() {
             .to_string_lossy()
             .replace('\\', "/");
         let test_name = name.clone();
-        trials.push(Trial::test(name, move || run_test(&p, &test_name)));
+        let q = p.clone();
+        trials.push(Trial::test(name.clone(), move || {
+            run_test(&q, &test_name, true)
+        }));
+        // the portable copies of the handlers (the machine may otherwise use only the
+        // AVX2/FMA ones): same expectations
+        let test_name = format!("portable/{name}");
+        trials.push(Trial::test(test_name.clone(), move || {
+            run_test(&p, &test_name, false)
+        }));
     }
     libtest_mimic::run(&args, trials).exit();
 }

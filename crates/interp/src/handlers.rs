@@ -6,6 +6,15 @@
 //! vectorise it; otherwise inactive lanes are skipped. Inside the expression, the instruction is
 //! available under the name given as the first macro argument (for its `aux` modifiers).
 
+static SIMD_OFF: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Turns the AVX2/FMA copies of the handlers off (`false`) or back on where the CPU has them.
+/// Both copies compute the same results; the switch exists so that tests can run the portable
+/// copy on machines that would otherwise never use it (`PTXVM_SIMD=0` for the `ptxvm` binary).
+pub fn set_simd(enabled: bool) {
+    SIMD_OFF.store(!enabled, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// Whether the CPU has AVX2 and FMA (x86-64-v3). Handlers then run a copy of their lane loop
 /// compiled for those features: four 64-bit lanes per vector instead of two, and `mul_add` as one
 /// instruction instead of a library call per lane. `is_x86_feature_detected!` caches its answer,
@@ -14,7 +23,9 @@
 pub fn v3() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        !SIMD_OFF.load(std::sync::atomic::Ordering::Relaxed)
+            && std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("fma")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {

@@ -24,3 +24,5 @@ pub(crate) mod ops_warp;
 pub mod printf;
 pub mod program;
 pub mod semantics;
+
+pub use handlers::set_simd;

@@ -67,6 +67,7 @@ use std::time::Duration;
 
 pub use ptx_interp::coverage;
 pub use ptx_interp::launch::LaunchStats;
+pub use ptx_interp::set_simd;
 
 /// Stable codes of runtime errors (rendered like the checker's diagnostics).
 pub mod codes {
