@@ -221,6 +221,36 @@ pub struct CtaOutput {
 pub struct CtaScratch {
     warps: Vec<Warp>,
     shared: Vec<u32>,
+    /// Ranges of slots that are neither constants nor special registers.
+    zero_ranges: Vec<(u32, u32)>,
+}
+
+/// The slots of `prog` that hold variables (not constants, not special registers), as
+/// half-open ranges.
+fn variable_ranges(prog: &Program) -> Vec<(u32, u32)> {
+    let mut fixed = vec![false; prog.nslots as usize];
+    for &(s, _) in &prog.consts {
+        fixed[s as usize] = true;
+    }
+    for &(s, _) in &prog.sreg_slots {
+        fixed[s as usize] = true;
+    }
+    let mut out: Vec<(u32, u32)> = Vec::new();
+    for (k, &f) in fixed.iter().enumerate() {
+        let k = k as u32;
+        if f {
+            continue;
+        }
+        match out.last_mut() {
+            Some(r) if r.1 == k => r.1 = k + 1,
+            _ => out.push((k, k + 1)),
+        }
+    }
+    // a non-empty list marks the scratch as prepared for this program
+    if out.is_empty() {
+        out.push((0, 0));
+    }
+    out
 }
 
 /// Runs one CTA to completion.
@@ -284,17 +314,30 @@ impl<'s, 'a> Cta<'s, 'a> {
         while warps.len() < nwarps as usize {
             warps.push(Warp::empty());
         }
+        // Slots that are not constants or special registers start at zero in every CTA, so
+        // that nothing of an earlier CTA run by this worker can be seen. Constants are written
+        // when a warp's register file is first sized (no instruction writes them).
+        let fresh = scratch.zero_ranges.is_empty() && prog.nslots > 0;
+        if fresh {
+            scratch.zero_ranges = variable_ranges(prog);
+        }
         for (w, warp) in warps.iter_mut().enumerate() {
             let w = w as u32;
             let regs = &mut warp.regs;
-            regs.clear();
-            regs.resize(prog.nslots as usize, [0u64; 32]);
+            if regs.len() != prog.nslots as usize || fresh {
+                regs.clear();
+                regs.resize(prog.nslots as usize, [0u64; 32]);
+                for &(s, v) in &prog.consts {
+                    regs[s as usize] = [v; 32];
+                }
+            } else {
+                for &(a, b) in &scratch.zero_ranges {
+                    regs[a as usize..b as usize].fill([0u64; 32]);
+                }
+            }
             let preds = &mut warp.preds;
             preds.clear();
             preds.resize(prog.npreds as usize, 0);
-            for &(s, v) in &prog.consts {
-                regs[s as usize] = [v; 32];
-            }
             for &(s, v) in &prog.const_preds {
                 preds[s as usize] = v;
             }
@@ -323,32 +366,34 @@ impl<'s, 'a> Cta<'s, 'a> {
             }
             for &(s, init) in &prog.sreg_slots {
                 let r = &mut regs[s as usize];
-                for (l, x) in r.iter_mut().enumerate() {
-                    let tid = tids[l];
-                    *x = match init {
-                        // the fourth component (`.w`) of the vector registers reads 0
-                        SregInit::Tid(c) => tid.get(c as usize).map_or(0, |&v| v as u64),
-                        SregInit::Ntid(c) => sh.block.get(c as usize).map_or(0, |&v| v as u64),
-                        SregInit::Ctaid(c) => ctaid.get(c as usize).map_or(0, |&v| v as u64),
-                        SregInit::Nctaid(c) => sh.grid.get(c as usize).map_or(0, |&v| v as u64),
-                        SregInit::Laneid => l as u64,
-                        SregInit::Warpid => w as u64,
-                        SregInit::Nwarpid => nwarps as u64,
-                        SregInit::LanemaskEq => 1u64 << l,
-                        SregInit::LanemaskLt => (1u64 << l) - 1,
-                        SregInit::LanemaskLe => ((1u64 << (l + 1)) - 1) & 0xFFFF_FFFF,
-                        SregInit::LanemaskGt => (!((1u64 << (l + 1)) - 1)) & 0xFFFF_FFFF,
-                        SregInit::LanemaskGe => (!((1u64 << l) - 1)) & 0xFFFF_FFFF,
-                        SregInit::Smid => linear % sh.nsm as u64,
-                        SregInit::Nsmid => sh.nsm as u64,
-                        SregInit::Gridid => 1,
-                        SregInit::DynSmem => sh.dyn_shared,
-                        // "in multiples of the shared memory allocation unit": 128 bytes
-                        SregInit::TotalSmem => shared_size.div_ceil(128) * 128,
-                        SregInit::Zero => 0,
-                        SregInit::One => 1,
-                    };
-                }
+                let uniform = |v: u64| [v; 32];
+                let per_lane = |f: &dyn Fn(usize) -> u64| std::array::from_fn(f);
+                *r = match init {
+                    // the fourth component (`.w`) of the vector registers reads 0
+                    SregInit::Tid(c) if c < 3 => per_lane(&|l| tids[l][c as usize] as u64),
+                    SregInit::Tid(_) => uniform(0),
+                    SregInit::Ntid(c) => uniform(sh.block.get(c as usize).map_or(0, |&v| v as u64)),
+                    SregInit::Ctaid(c) => uniform(ctaid.get(c as usize).map_or(0, |&v| v as u64)),
+                    SregInit::Nctaid(c) => {
+                        uniform(sh.grid.get(c as usize).map_or(0, |&v| v as u64))
+                    }
+                    SregInit::Laneid => per_lane(&|l| l as u64),
+                    SregInit::Warpid => uniform(w as u64),
+                    SregInit::Nwarpid => uniform(nwarps as u64),
+                    SregInit::LanemaskEq => per_lane(&|l| 1u64 << l),
+                    SregInit::LanemaskLt => per_lane(&|l| (1u64 << l) - 1),
+                    SregInit::LanemaskLe => per_lane(&|l| ((1u64 << (l + 1)) - 1) & 0xFFFF_FFFF),
+                    SregInit::LanemaskGt => per_lane(&|l| (!((1u64 << (l + 1)) - 1)) & 0xFFFF_FFFF),
+                    SregInit::LanemaskGe => per_lane(&|l| (!((1u64 << l) - 1)) & 0xFFFF_FFFF),
+                    SregInit::Smid => uniform(linear % sh.nsm as u64),
+                    SregInit::Nsmid => uniform(sh.nsm as u64),
+                    SregInit::Gridid => uniform(1),
+                    SregInit::DynSmem => uniform(sh.dyn_shared),
+                    // "in multiples of the shared memory allocation unit": 128 bytes
+                    SregInit::TotalSmem => uniform(shared_size.div_ceil(128) * 128),
+                    SregInit::Zero => uniform(0),
+                    SregInit::One => uniform(1),
+                };
             }
             regs[prog.fp_slot as usize] = [0; 32];
             warp.pcs = [kernel.entry; 32];

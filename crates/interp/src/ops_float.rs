@@ -1067,13 +1067,21 @@ fn width_mask(bits: u32) -> u64 {
 /// masked to the type width (`imm`).
 fn selp_h(r: &mut [Lanes], p: &mut [u32], i: &Insn, mask: u32) {
     let c = p[i.c as usize] ^ if i.aux & 1 != 0 { u32::MAX } else { 0 };
-    let (x, y) = (r[i.a as usize], r[i.b as usize]);
     let w = i.imm as u64;
-    let d = &mut r[i.d as usize];
-    for (l, o) in d.iter_mut().enumerate() {
-        if mask >> l & 1 != 0 {
-            *o = if c >> l & 1 != 0 { x[l] } else { y[l] } & w;
+    let (d, s) = crate::handlers::split(r, i.d);
+    let cur: Lanes;
+    let (x, y) = match (s.get(i.a), s.get(i.b)) {
+        (Some(x), Some(y)) => (x, y),
+        (x, y) => {
+            cur = *d;
+            (x.unwrap_or(&cur), y.unwrap_or(&cur))
         }
+    };
+    let pick = c & mask;
+    let keep = !mask;
+    for l in 0..32 {
+        let v = if pick >> l & 1 != 0 { x[l] } else { y[l] } & w;
+        d[l] = if keep >> l & 1 != 0 { d[l] } else { v };
     }
 }
 
@@ -1242,16 +1250,23 @@ fn cvt_any(aux: u64, a: u64) -> u64 {
 /// Applies `f` to source `a` of the lanes of `mask`, writing `d`.
 #[inline(always)]
 fn map1(r: &mut [Lanes], i: &Insn, mask: u32, f: impl Fn(u64) -> u64) {
-    let x = r[i.a as usize];
-    let d = &mut r[i.d as usize];
+    let (d, s) = crate::handlers::split(r, i.d);
+    let cur: Lanes;
+    let x = match s.get(i.a) {
+        Some(x) => x,
+        None => {
+            cur = *d;
+            &cur
+        }
+    };
     if mask == FULL {
-        for (o, &a) in d.iter_mut().zip(x.iter()) {
-            *o = f(a);
+        for l in 0..32 {
+            d[l] = f(x[l]);
         }
     } else {
-        for (l, (o, &a)) in d.iter_mut().zip(x.iter()).enumerate() {
+        for l in 0..32 {
             if mask >> l & 1 != 0 {
-                *o = f(a);
+                d[l] = f(x[l]);
             }
         }
     }

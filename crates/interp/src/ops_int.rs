@@ -54,75 +54,96 @@ lane!(i32, u32);
 lane!(u64, u64);
 lane!(i64, u64);
 
+/// The destination of `i` and its sources `ks` (in place; a copy of the destination's old
+/// value stands in for a source that is the destination itself).
+macro_rules! with_srcs {
+    ($r:expr, $i:expr, [$($k:expr => $x:ident),*], $body:expr) => {{
+        let (d, s) = crate::handlers::split($r, $i.d);
+        let cur: Lanes;
+        match ($(s.get($k),)*) {
+            ($(Some($x),)*) => $body(d, $($x),*),
+            ($($x,)*) => {
+                cur = *d;
+                $body(d, $($x.unwrap_or(&cur)),*)
+            }
+        }
+    }};
+}
+
 /// `d = f(a)` over the lanes of `mask`.
 #[inline(always)]
 fn map1(r: &mut [Lanes], i: &Insn, mask: u32, f: impl Fn(u64) -> u64) {
-    let x = r[i.a as usize];
-    let d = &mut r[i.d as usize];
-    if mask == FULL {
-        for (o, &a) in d.iter_mut().zip(&x) {
-            *o = f(a);
-        }
-    } else {
-        for (l, (o, &a)) in d.iter_mut().zip(&x).enumerate() {
-            if mask >> l & 1 != 0 {
-                *o = f(a);
+    with_srcs!(r, i, [i.a => x], |d: &mut Lanes, x: &Lanes| {
+        if mask == FULL {
+            for l in 0..32 {
+                d[l] = f(x[l]);
+            }
+        } else {
+            for l in 0..32 {
+                if mask >> l & 1 != 0 {
+                    d[l] = f(x[l]);
+                }
             }
         }
-    }
+    })
 }
 
 /// `d = f(a, b)` over the lanes of `mask`.
 #[inline(always)]
 fn map2(r: &mut [Lanes], i: &Insn, mask: u32, f: impl Fn(u64, u64) -> u64) {
-    let (x, y) = (r[i.a as usize], r[i.b as usize]);
-    let d = &mut r[i.d as usize];
-    if mask == FULL {
-        for (l, o) in d.iter_mut().enumerate() {
-            *o = f(x[l], y[l]);
-        }
-    } else {
-        for (l, o) in d.iter_mut().enumerate() {
-            if mask >> l & 1 != 0 {
-                *o = f(x[l], y[l]);
+    with_srcs!(r, i, [i.a => x, i.b => y], |d: &mut Lanes, x: &Lanes, y: &Lanes| {
+        if mask == FULL {
+            for l in 0..32 {
+                d[l] = f(x[l], y[l]);
+            }
+        } else {
+            for l in 0..32 {
+                if mask >> l & 1 != 0 {
+                    d[l] = f(x[l], y[l]);
+                }
             }
         }
-    }
+    })
 }
 
 /// `d = f(a, b, c)` over the lanes of `mask`.
 #[inline(always)]
 fn map3(r: &mut [Lanes], i: &Insn, mask: u32, f: impl Fn(u64, u64, u64) -> u64) {
-    let (x, y, z) = (r[i.a as usize], r[i.b as usize], r[i.c as usize]);
-    let d = &mut r[i.d as usize];
-    if mask == FULL {
-        for (l, o) in d.iter_mut().enumerate() {
-            *o = f(x[l], y[l], z[l]);
-        }
-    } else {
-        for (l, o) in d.iter_mut().enumerate() {
-            if mask >> l & 1 != 0 {
-                *o = f(x[l], y[l], z[l]);
+    with_srcs!(
+        r,
+        i,
+        [i.a => x, i.b => y, i.c => z],
+        |d: &mut Lanes, x: &Lanes, y: &Lanes, z: &Lanes| {
+            if mask == FULL {
+                for l in 0..32 {
+                    d[l] = f(x[l], y[l], z[l]);
+                }
+            } else {
+                for l in 0..32 {
+                    if mask >> l & 1 != 0 {
+                        d[l] = f(x[l], y[l], z[l]);
+                    }
+                }
             }
         }
-    }
+    )
 }
 
 /// `d = f(a, b, c, v0)` over the lanes of `mask` (the fourth source in `v[0]`).
 #[inline(always)]
 fn map4(r: &mut [Lanes], i: &Insn, mask: u32, f: impl Fn(u64, u64, u64, u64) -> u64) {
-    let (x, y, z, w) = (
-        r[i.a as usize],
-        r[i.b as usize],
-        r[i.c as usize],
-        r[i.v[0] as usize],
-    );
-    let d = &mut r[i.d as usize];
-    for (l, o) in d.iter_mut().enumerate() {
-        if mask >> l & 1 != 0 {
-            *o = f(x[l], y[l], z[l], w[l]);
+    with_srcs!(
+        r,
+        i,
+        [i.a => x, i.b => y, i.c => z, i.v[0] => w],
+        |d: &mut Lanes, x: &Lanes, y: &Lanes, z: &Lanes, w: &Lanes| {
+            for l in 0..32 {
+                if mask >> l & 1 != 0 {
+                    d[l] = f(x[l], y[l], z[l], w[l]);
+                }
+            }
         }
-    }
+    )
 }
 
 /// Writes `v` into predicate slot `d` (unless it is `_`) for the lanes of `mask`.

@@ -263,7 +263,7 @@ fn sext(v: u64, size: u32) -> u64 {
 /// Where every active lane of a warp access falls: one global allocation, the CTA's shared
 /// memory or the kernel parameters; with the address of byte 0 of that region (a window base
 /// for generic addresses).
-enum WarpTarget<'a> {
+pub(crate) enum WarpTarget<'a> {
     Global(&'a Allocation),
     Shared(u64),
     /// Kernel parameters (reads only).
@@ -275,7 +275,7 @@ enum WarpTarget<'a> {
 /// one lookup and a range check per lane serve the warp. `None` sends the access down the
 /// per-lane path, which also reports the lane that faults.
 #[inline(always)]
-fn warp_target<'a>(
+pub(crate) fn warp_target<'a>(
     ctx: &Ctx<'a>,
     space: Space,
     addrs: &[u64; 32],
@@ -335,9 +335,29 @@ fn warp_target<'a>(
     (bad == 0).then_some(target)
 }
 
+/// Lane `l`'s location: from the warp's fast-path target when there is one, else resolved on
+/// its own (which reports a fault).
+#[inline(always)]
+pub(crate) fn lane_target<'a>(
+    ctx: &Ctx<'a>,
+    fast: &Option<WarpTarget<'a>>,
+    space: Space,
+    addr: u64,
+    bytes: u32,
+    l: usize,
+    write: bool,
+) -> Result<Target<'a>, Fault> {
+    Ok(match *fast {
+        Some(WarpTarget::Global(a)) => Target::Global(a, addr - a.base),
+        Some(WarpTarget::Shared(b)) => Target::Shared(addr - b),
+        Some(WarpTarget::Param(b)) => Target::Param(addr - b),
+        None => resolve(ctx, space, addr, bytes, l, write)?,
+    })
+}
+
 /// The address of each lane: register `a` plus the offset.
 #[inline(always)]
-fn lane_addrs(ctx: &Ctx<'_>, i: &Insn) -> [u64; 32] {
+pub(crate) fn lane_addrs(ctx: &Ctx<'_>, i: &Insn) -> [u64; 32] {
     let r = &ctx.regs[i.a as usize];
     let mut addrs = [0u64; 32];
     for l in 0..32 {

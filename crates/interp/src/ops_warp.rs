@@ -28,7 +28,9 @@
 
 use crate::compile::{Dec, Space};
 use crate::mem;
-use crate::ops_move::{read, resolve, space_code, space_of, write, Target};
+use crate::ops_move::{
+    lane_addrs, lane_target, read, resolve, space_code, space_of, warp_target, write, Target,
+};
 use crate::program::{Ctx, Fault, Insn, Lanes, Op, FULL};
 use crate::semantics::float::{self, MinMax};
 use crate::semantics::half::{self, HalfMods};
@@ -792,11 +794,12 @@ fn atom_scalar(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     let space = space_of(i.aux >> 8);
     let size = type_bytes(ty);
     let has_dst = i.aux & A_HAS_DST != 0;
+    let addrs = lane_addrs(ctx, i);
+    let fast = warp_target(ctx, space, &addrs, mask, size, true);
     for l in lanes(mask) {
-        let addr = ctx.regs[i.a as usize][l].wrapping_add(i.imm as u64);
         let b = ctx.regs[i.b as usize][l];
         let c = ctx.regs[i.c as usize][l];
-        let t = resolve(ctx, space, addr, size, l, true)?;
+        let t = lane_target(ctx, &fast, space, addrs[l], size, l, true)?;
         let ftz = matches!(t, Target::Global(..));
         let old = rmw(ctx, &t, l, 0, size, |old| {
             atom_apply(op, ty, old, b, c, ftz)
