@@ -674,6 +674,27 @@ impl<'s, 'a> Cta<'s, 'a> {
                             }
                             pc += 1;
                         }
+                        // a warp-synchronous instruction whose members are all in the group
+                        // (nobody parked, no forced run): nothing to wait for or merge
+                        Op::WarpSync(f) if w.parked == 0 && !w.force_sync => {
+                            let member = if insn.b == u32::MAX {
+                                FULL
+                            } else {
+                                w.regs[insn.b as usize][m.trailing_zeros().min(31) as usize] as u32
+                            };
+                            if member & !w.exited & !mask != 0 {
+                                break;
+                            }
+                            if m != 0 {
+                                let mut ctx =
+                                    warp_ctx(w, &mut self.shared, self.shared_size, self.sh);
+                                if let Err(e) = f(&mut ctx, insn, m) {
+                                    self.warps[wi].cur = Some((pc, mask));
+                                    return Err(self.fault(wi, insn, e, m));
+                                }
+                            }
+                            pc += 1;
+                        }
                         Op::Nop => pc += 1,
                         Op::Bra(t) if m == mask => pc = t,
                         Op::Bra(_) if m == 0 => pc += 1,

@@ -195,10 +195,13 @@ pub(crate) fn shfl_source(mode: u64, lane: u32, b: u32, c: u32) -> (u32, bool) {
 }
 
 fn shfl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
-    let src = ctx.regs[i.a as usize];
-    let bv = ctx.regs[i.v[0] as usize];
-    let cv = ctx.regs[i.c as usize];
-    let mut out = ctx.regs[i.d as usize];
+    let (src, bv, cv) = (
+        &ctx.regs[i.a as usize],
+        &ctx.regs[i.v[0] as usize],
+        &ctx.regs[i.c as usize],
+    );
+    // computed in full before the destination (which may be a source) is written
+    let mut out = [0u64; 32];
     let mut p = 0u32;
     for l in lanes(mask) {
         let (j, pval) = shfl_source(i.aux, l as u32, bv[l] as u32, cv[l] as u32);
@@ -206,7 +209,10 @@ fn shfl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
         out[l] = (if ok { src[j as usize] } else { src[l] }) as u32 as u64;
         p |= (ok as u32) << l;
     }
-    ctx.regs[i.d as usize] = out;
+    let d = &mut ctx.regs[i.d as usize];
+    for l in lanes(mask) {
+        d[l] = out[l];
+    }
     set_pred(ctx.preds, i.v[1], p, mask);
     Ok(())
 }
