@@ -230,8 +230,18 @@ impl<T: Element> DeviceBuffer<T> {
     }
     /// Copies the contents back to the host.
     pub fn to_vec(&self) -> Vec<T> {
-        let bytes = self.alloc.read_bytes(0, (self.len * T::SIZE) as u64);
-        bytes.chunks_exact(T::SIZE).map(T::read_le).collect()
+        const CHUNK: usize = 1 << 14;
+        let mut out = Vec::with_capacity(self.len);
+        let mut start = 0;
+        while start < self.len {
+            let n = CHUNK.min(self.len - start);
+            let bytes = self
+                .alloc
+                .read_bytes((start * T::SIZE) as u64, (n * T::SIZE) as u64);
+            out.extend(bytes.chunks_exact(T::SIZE).map(T::read_le));
+            start += n;
+        }
+        out
     }
     /// The raw bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -246,11 +256,16 @@ impl<T: Element> DeviceBuffer<T> {
                 self.len
             )));
         }
-        let mut bytes = Vec::with_capacity(data.len() * T::SIZE);
-        for x in data {
-            x.write_le(&mut bytes);
+        // in chunks, so that a copy costs no host memory the size of the buffer
+        const CHUNK: usize = 1 << 14;
+        let mut bytes = Vec::with_capacity(CHUNK * T::SIZE);
+        for (k, part) in data.chunks(CHUNK).enumerate() {
+            bytes.clear();
+            for x in part {
+                x.write_le(&mut bytes);
+            }
+            self.alloc.write_bytes((k * CHUNK * T::SIZE) as u64, &bytes);
         }
-        self.alloc.write_bytes(0, &bytes);
         Ok(())
     }
 }
@@ -927,5 +942,24 @@ fn check_arg(k: usize, a: &Arg, p: &ParamInfo) -> Result<Vec<u8>, Error> {
             }
             Ok(b.clone())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copies_in_and_out_across_chunk_boundaries() {
+        let device = Device::new();
+        // 40000 elements: more than two 16 Ki chunks and a ragged end
+        let data: Vec<u16> = (0..40_000u32).map(|k| (k * 7 + 3) as u16).collect();
+        let buf = device.from_slice(&data).unwrap();
+        assert_eq!(buf.to_vec(), data);
+        let again: Vec<u16> = data.iter().map(|x| x ^ 0xFFFF).collect();
+        buf.copy_from(&again).unwrap();
+        assert_eq!(buf.to_vec(), again);
+        let wide: Vec<f64> = (0..20_000).map(|k| k as f64 * 0.5 - 3.0).collect();
+        assert_eq!(device.from_slice(&wide).unwrap().to_vec(), wide);
     }
 }
