@@ -663,27 +663,22 @@ impl<'s, 'a> Cta<'s, 'a> {
                             }
                             pc += 1;
                         }
-                        Op::Mem(f) => {
-                            if m != 0 {
-                                let mut ctx =
-                                    warp_ctx(w, &mut self.shared, self.shared_size, self.sh);
-                                if let Err(e) = f(&mut ctx, insn, m) {
-                                    self.warps[wi].cur = Some((pc, mask));
-                                    return Err(self.fault(wi, insn, e, m));
+                        // memory, and a warp-synchronous instruction whose members are all in
+                        // the group (nobody parked, no forced run: nothing to wait for or merge)
+                        Op::Mem(f) | Op::WarpSync(f) => {
+                            if let Op::WarpSync(_) = insn.op {
+                                if w.parked != 0 || w.force_sync {
+                                    break;
                                 }
-                            }
-                            pc += 1;
-                        }
-                        // a warp-synchronous instruction whose members are all in the group
-                        // (nobody parked, no forced run): nothing to wait for or merge
-                        Op::WarpSync(f) if w.parked == 0 && !w.force_sync => {
-                            let member = if insn.b == u32::MAX {
-                                FULL
-                            } else {
-                                w.regs[insn.b as usize][m.trailing_zeros().min(31) as usize] as u32
-                            };
-                            if member & !w.exited & !mask != 0 {
-                                break;
+                                let member = if insn.b == u32::MAX {
+                                    FULL
+                                } else {
+                                    let l = m.trailing_zeros().min(31) as usize;
+                                    w.regs[insn.b as usize][l] as u32
+                                };
+                                if member & !w.exited & !mask != 0 {
+                                    break;
+                                }
                             }
                             if m != 0 {
                                 let mut ctx =

@@ -20,7 +20,7 @@
 
 use crate::compile::Dec;
 use crate::handlers::{PRED_BOOL_SHIFT, PRED_NEG_C};
-use crate::program::{Insn, Lanes, Op, FULL};
+use crate::program::{Insn, Lanes, Op};
 use crate::semantics::cmp::{self, BoolOp, CmpOp, SetDst};
 use crate::semantics::cvt::{self, CvtMods, CvtRound, FloatType, Fp8, IntType, PackType};
 use crate::semantics::float::{self as fl, MinMax, TestOp};
@@ -1247,30 +1247,7 @@ fn cvt_any(aux: u64, a: u64) -> u64 {
     }
 }
 
-/// Applies `f` to source `a` of the lanes of `mask`, writing `d`.
-#[inline(always)]
-fn map1(r: &mut [Lanes], i: &Insn, mask: u32, f: impl Fn(u64) -> u64) {
-    let (d, s) = crate::handlers::split(r, i.d);
-    let cur: Lanes;
-    let x = match s.get(i.a) {
-        Some(x) => x,
-        None => {
-            cur = *d;
-            &cur
-        }
-    };
-    if mask == FULL {
-        for l in 0..32 {
-            d[l] = f(x[l]);
-        }
-    } else {
-        for l in 0..32 {
-            if mask >> l & 1 != 0 {
-                d[l] = f(x[l]);
-            }
-        }
-    }
-}
+use crate::ops_int::map1;
 
 /// int → int without `.sat`, constant types; the result masked to the register (`imm`).
 fn cvt_ii<const D: u8, const S: u8>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, mask: u32) {
@@ -1600,6 +1577,7 @@ mod tests {
     //! each form reaches the right function with the right modifiers, and the fast handlers are
     //! checked against the general ones on many inputs.
     use super::*;
+    use crate::program::FULL;
 
     fn mods(s: &[&str]) -> Mods {
         Mods::parse(s.iter().copied())

@@ -72,7 +72,7 @@ macro_rules! with_srcs {
 
 /// `d = f(a)` over the lanes of `mask`.
 #[inline(always)]
-fn map1(r: &mut [Lanes], i: &Insn, mask: u32, f: impl Fn(u64) -> u64) {
+pub(crate) fn map1(r: &mut [Lanes], i: &Insn, mask: u32, f: impl Fn(u64) -> u64) {
     with_srcs!(r, i, [i.a => x], |d: &mut Lanes, x: &Lanes| {
         if mask == FULL {
             for l in 0..32 {
