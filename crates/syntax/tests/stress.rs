@@ -499,16 +499,18 @@ fn assert_linear(what: &str, block: &str, n: usize, f: impl Fn(&str)) {
     let small = block.repeat(n);
     let large = block.repeat(4 * n);
     f(&small); // warm up
-    let ts = best_of(3, || f(&small));
-    let tl = best_of(3, || f(&large));
+    let ts = best_of(5, || f(&small));
+    let tl = best_of(5, || f(&large));
     let ratio = tl.as_secs_f64() / ts.as_secs_f64().max(1e-6);
     eprintln!(
         "{what}: {} bytes {ts:?}, {} bytes {tl:?}, ratio {ratio:.2}",
         small.len(),
         large.len()
     );
+    // linear is 4x, quadratic 16x; the margin absorbs a loaded 2-core machine (8x failed once
+    // while other builds ran)
     assert!(
-        ratio < 8.0,
+        ratio < 12.0,
         "{what}: 4x the input took {ratio:.1}x the time ({ts:?} -> {tl:?})"
     );
 }
