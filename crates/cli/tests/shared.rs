@@ -11,7 +11,7 @@
 //!   diagnostic (no error, no warning), and `fmt` round-trips and is idempotent.
 //! - `run::…`: every kernel of every corpus file runs to completion with synthetic arguments
 //!   (a zeroed 4 MiB buffer per 64-bit parameter, 64 for integer scalars, 1.0 for floats, zero
-//!   bytes for by-value structs; 2 blocks of 64 threads), or stops with the clean "not supported
+//!   bytes for by-value structs; 2 blocks of 64 threads, or of the `.reqntid` shape), or stops with the clean "not supported
 //!   yet" error (E0609) of a deferred instruction family. Any other fault fails the test.
 
 use libtest_mimic::{Arguments, Failed, Trial};
@@ -195,7 +195,8 @@ fn run_file(path: &Path) -> Result<(), Failed> {
             max_instructions: 200_000_000,
             timeout: Some(std::time::Duration::from_secs(60)),
         };
-        match k.launch([2, 1, 1], [64, 1, 1], 16384, &args, &opts) {
+        let block = k.required_block().unwrap_or([64, 1, 1]);
+        match k.launch([2, 1, 1], block, 16384, &args, &opts) {
             Ok(_) => {}
             Err(e @ Error::Kernel { .. }) if e.render().contains("[E0609]") => {
                 unsupported.push(format!("{name}: {e}"));

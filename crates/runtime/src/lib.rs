@@ -439,6 +439,11 @@ pub struct Kernel<'m> {
     index: u32,
 }
 
+/// The three dimensions of a `.reqntid`/`.maxntid` directive (missing ones are 1).
+fn dims(args: &[u64]) -> [u64; 3] {
+    [0, 1, 2].map(|k| args.get(k).copied().unwrap_or(1))
+}
+
 fn invalid(file: &SourceFile, diagnostics: Vec<Diagnostic>) -> Error {
     Error::Invalid {
         file: file.clone(),
@@ -714,13 +719,20 @@ impl Kernel<'_> {
         }
     }
 
+    /// The block shape the kernel's `.reqntid` directive requires, if it has one.
+    pub fn required_block(&self) -> Option<[u32; 3]> {
+        let f = &self.module.ir.functions[self.index as usize];
+        f.attrs
+            .iter()
+            .find(|(name, _)| name.trim_start_matches('.') == "reqntid")
+            .map(|(_, args)| dims(args).map(|d| d.min(u32::MAX as u64) as u32))
+    }
+
     /// `.reqntid` fixes the block's shape and `.maxntid` bounds its thread count; a launch that
     /// breaks either fails before it starts, as the CUDA driver refuses it.
     fn check_block_directives(&self, block: [u32; 3]) -> Result<(), Error> {
         let f = &self.module.ir.functions[self.index as usize];
         for (name, args) in &f.attrs {
-            let dims =
-                |args: &[u64]| -> [u64; 3] { [0, 1, 2].map(|k| args.get(k).copied().unwrap_or(1)) };
             let [x, y, z] = dims(args);
             match name.trim_start_matches('.') {
                 "reqntid" if [x, y, z] != block.map(u64::from) => {
