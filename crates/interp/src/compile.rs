@@ -85,6 +85,14 @@ impl<'m> Builder<'m> {
         self.nslots += 1;
         self.nslots - 1
     }
+    /// The value of `slot` when it is a constant slot.
+    pub fn const_value(&self, slot: u32) -> Option<u64> {
+        self.const_list
+            .iter()
+            .find(|&&(s, _)| s == slot)
+            .map(|&(_, v)| v)
+    }
+
     pub fn konst(&mut self, v: u64) -> u32 {
         if let Some(&s) = self.consts.get(&v) {
             return s;

@@ -580,7 +580,39 @@ fn decode_ld_st(d: &mut Dec<'_, '_>, insn: &mut Insn, store: bool) -> R<()> {
     insn.d = insn.v[0];
     let signed = ty.kind() == TypeKind::Signed && size < 8;
     insn.aux = mem_aux(space, size, vec, signed);
-    insn.op = Op::Mem(if store { st } else { ld });
+    // A load from a constant address (a parameter, a `.const`/`.shared`/`.global` variable by
+    // name) reads the same bytes in every lane: once per warp, then broadcast.
+    let uniform = !store
+        && d.b.const_value(base).is_some()
+        && matches!(
+            space,
+            Space::KernelParam | Space::Const | Space::Global | Space::Shared
+        );
+    insn.op = Op::Mem(if store {
+        st
+    } else if uniform {
+        ld_uniform
+    } else {
+        ld
+    });
+    Ok(())
+}
+
+/// `ld` whose address is the same in every lane (a constant slot plus offset).
+fn ld_uniform(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+    let space = space_of(i.aux);
+    let size = (i.aux >> 8 & 0xFF) as u32;
+    let vec = (i.aux >> 16 & 0xFF) as u32;
+    let signed = i.aux >> 24 & 1 != 0;
+    let l = mask.trailing_zeros() as usize;
+    let addr = ctx.regs[i.a as usize][l].wrapping_add(i.imm as u64);
+    let t = resolve(ctx, space, addr, size * vec, l, false)?;
+    for k in 0..vec as usize {
+        let v = read(ctx, &t, l, (k as u32 * size) as u64, size);
+        let v = if signed { sext(v, size) } else { v };
+        let d = &mut ctx.regs[i.v[k] as usize];
+        for_lanes(mask, |l| d[l] = v);
+    }
     Ok(())
 }
 
