@@ -36,6 +36,8 @@ pub const GLOBAL_BASE: u64 = 0x0000_0010_0000_0000;
 pub trait Words {
     /// Loads word `i`.
     fn get(&self, i: usize) -> u32;
+    /// Number of words.
+    fn words(&self) -> usize;
 }
 
 /// Mutable word storage.
@@ -54,6 +56,10 @@ impl Words for [u32] {
     fn get(&self, i: usize) -> u32 {
         self[i]
     }
+    #[inline]
+    fn words(&self) -> usize {
+        self.len()
+    }
 }
 impl WordsMut for [u32] {
     #[inline]
@@ -65,6 +71,10 @@ impl Words for Vec<u32> {
     #[inline]
     fn get(&self, i: usize) -> u32 {
         self[i]
+    }
+    #[inline]
+    fn words(&self) -> usize {
+        self.len()
     }
 }
 impl WordsMut for Vec<u32> {
@@ -138,6 +148,10 @@ impl Words for AtomicWords {
     #[inline]
     fn get(&self, i: usize) -> u32 {
         self.0[i].load(Relaxed)
+    }
+    #[inline]
+    fn words(&self) -> usize {
+        self.0.len()
     }
 }
 

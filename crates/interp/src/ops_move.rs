@@ -288,6 +288,35 @@ pub(crate) fn warp_target<'a>(
     }
     let first = addrs[mask.trailing_zeros() as usize];
     let n = bytes as u64;
+    let (target, base, len) = region(ctx, space, first, bytes, write)?;
+    // every active lane aligned and within [base, base + len - n]
+    let last = len.checked_sub(n)?;
+    let align = bytes.clamp(1, 16) as u64 - 1;
+    let mut bad = 0u64;
+    if mask == FULL {
+        for &x in addrs {
+            bad |= (x.wrapping_sub(base) > last) as u64 | (x & align);
+        }
+    } else {
+        for (l, &x) in addrs.iter().enumerate() {
+            let on = (mask >> l & 1) as u64;
+            bad |= on * ((x.wrapping_sub(base) > last) as u64 | (x & align));
+        }
+    }
+    (bad == 0).then_some(target)
+}
+
+/// The region that address `first` (an access of `bytes`) falls in, with the address of its
+/// byte 0 and its length in bytes; `None` when the per-lane path must decide.
+#[inline(always)]
+fn region<'a>(
+    ctx: &Ctx<'a>,
+    space: Space,
+    first: u64,
+    bytes: u32,
+    write: bool,
+) -> Option<(WarpTarget<'a>, u64, u64)> {
+    let n = bytes as u64;
     let (target, base, len) = match space {
         Space::Global | Space::Const => {
             let a = ctx.mem.find(first, n)?;
@@ -318,21 +347,30 @@ pub(crate) fn warp_target<'a>(
             return None;
         }
     }
-    // every active lane aligned and within [base, base + len - n]
-    let last = len.checked_sub(n)?;
-    let align = bytes.clamp(1, 16) as u64 - 1;
+    Some((target, base, len))
+}
+
+/// The commonest load, 4 bytes into every lane of a full warp, in one pass: each lane's address,
+/// its range and alignment check and a load (clamped into the storage, so that it never
+/// panics). `None` when some lane fails the check: the general path then reports it.
+#[inline(always)]
+fn load4_full<W: mem::Words + ?Sized>(
+    w: &W,
+    r: &crate::program::Lanes,
+    imm: u64,
+    base: u64,
+    len: u64,
+) -> Option<[u64; 32]> {
+    let last = len.checked_sub(4)?;
+    let lastw = w.words().checked_sub(1)?;
+    let mut out = [0u64; 32];
     let mut bad = 0u64;
-    if mask == FULL {
-        for &x in addrs {
-            bad |= (x.wrapping_sub(base) > last) as u64 | (x & align);
-        }
-    } else {
-        for (l, &x) in addrs.iter().enumerate() {
-            let on = (mask >> l & 1) as u64;
-            bad |= on * ((x.wrapping_sub(base) > last) as u64 | (x & align));
-        }
+    for l in 0..32 {
+        let off = r[l].wrapping_add(imm).wrapping_sub(base);
+        bad |= (off > last) as u64 | (off & 3);
+        out[l] = w.get(((off >> 2) as usize).min(lastw)) as u64;
     }
-    (bad == 0).then_some(target)
+    (bad == 0).then_some(out)
 }
 
 /// Lane `l`'s location: from the warp's fast-path target when there is one, else resolved on
@@ -428,6 +466,21 @@ fn ld_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     let size = (i.aux >> 8 & 0xFF) as u32;
     let vec = (i.aux >> 16 & 0xFF) as u32;
     let signed = i.aux >> 24 & 1 != 0;
+    if mask == FULL && size == 4 && vec == 1 {
+        let r = &ctx.regs[i.a as usize];
+        let imm = i.imm as u64;
+        if let Some((t, base, len)) = region(ctx, space, r[0].wrapping_add(imm), 4, false) {
+            let out = match t {
+                WarpTarget::Global(a) => load4_full(&a.words, r, imm, base, len),
+                WarpTarget::Shared(_) => load4_full(&ctx.shared[..], r, imm, base, len),
+                WarpTarget::Param(_) => load4_full(ctx.params, r, imm, base, len),
+            };
+            if let Some(out) = out {
+                ctx.regs[i.v[0] as usize] = out;
+                return Ok(());
+            }
+        }
+    }
     let mut addrs = lane_addrs(ctx, i);
     match warp_target(ctx, space, &addrs, mask, size * vec, false) {
         Some(t) => {
