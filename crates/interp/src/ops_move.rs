@@ -9,6 +9,7 @@ use crate::mem::{
 use crate::program::{Ctx, Fault, FaultKind, Insn, Op, FULL};
 use ptx_ir::{Base, Operand};
 use ptx_isa::{ScalarType, TypeKind};
+use std::sync::atomic::Ordering::Relaxed;
 
 type R<T> = Result<T, String>;
 
@@ -350,6 +351,45 @@ fn region<'a>(
     Some((target, base, len))
 }
 
+/// The commonest store, 4 bytes from every lane of a full warp: one pass computes and checks
+/// the offsets, a second stores. False (nothing stored) when some lane fails the check.
+#[inline(always)]
+fn store4_full(ctx: &mut Ctx<'_>, space: Space, i: &Insn) -> bool {
+    let r = &ctx.regs[i.a as usize];
+    let imm = i.imm as u64;
+    let Some((t, base, len)) = region(ctx, space, r[0].wrapping_add(imm), 4, true) else {
+        return false;
+    };
+    let Some(last) = len.checked_sub(4) else {
+        return false;
+    };
+    let mut offs = [0u64; 32];
+    let mut bad = 0u64;
+    for l in 0..32 {
+        let off = r[l].wrapping_add(imm).wrapping_sub(base);
+        bad |= (off > last) as u64 | (off & 3);
+        offs[l] = off >> 2;
+    }
+    if bad != 0 {
+        return false;
+    }
+    let v = &ctx.regs[i.v[0] as usize];
+    match t {
+        WarpTarget::Global(a) => {
+            for l in 0..32 {
+                a.words.cell(offs[l] as usize).store(v[l] as u32, Relaxed);
+            }
+        }
+        WarpTarget::Shared(_) => {
+            for l in 0..32 {
+                ctx.shared[offs[l] as usize] = v[l] as u32;
+            }
+        }
+        WarpTarget::Param(_) => return false,
+    }
+    true
+}
+
 /// The commonest load, 4 bytes into every lane of a full warp, in one pass: each lane's address,
 /// its range and alignment check and a load (clamped into the storage, so that it never
 /// panics). `None` when some lane fails the check: the general path then reports it.
@@ -534,8 +574,11 @@ fn st_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     let space = space_of(i.aux);
     let size = (i.aux >> 8 & 0xFF) as u32;
     let vec = (i.aux >> 16 & 0xFF) as u32;
-    let addrs = lane_addrs(ctx, i);
     // Lanes store in lane order, so that the highest lane wins when several write one address.
+    if mask == FULL && size == 4 && vec == 1 && store4_full(ctx, space, i) {
+        return Ok(());
+    }
+    let addrs = lane_addrs(ctx, i);
     match warp_target(ctx, space, &addrs, mask, size * vec, true) {
         Some(WarpTarget::Global(a)) => {
             for_lanes(mask, |l| {
