@@ -30,6 +30,7 @@ use crate::compile::{Dec, Space};
 use crate::mem;
 use crate::ops_move::{
     lane_addrs, lane_target, read, resolve, space_code, space_of, warp_target, write, Target,
+    WarpTarget,
 };
 use crate::program::{Ctx, Fault, Insn, Lanes, Op, FULL};
 use crate::semantics::float::{self, MinMax};
@@ -802,6 +803,20 @@ fn atom_scalar(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     let has_dst = i.aux & A_HAS_DST != 0;
     let addrs = lane_addrs(ctx, i);
     let fast = warp_target(ctx, space, &addrs, mask, size, true);
+    // 32-bit integer add in shared memory (a CTA-private histogram, a counter): lane by lane in
+    // lane order without the general read-modify-write machinery
+    if let (Some(WarpTarget::Shared(base)), A_ADD, T_U32 | T_S32) = (&fast, op, ty) {
+        let base = *base;
+        for l in lanes(mask) {
+            let k = ((addrs[l] - base) >> 2) as usize;
+            let old = ctx.shared[k];
+            ctx.shared[k] = old.wrapping_add(ctx.regs[i.b as usize][l] as u32);
+            if has_dst {
+                ctx.regs[i.d as usize][l] = old as u64;
+            }
+        }
+        return Ok(());
+    }
     for l in lanes(mask) {
         let b = ctx.regs[i.b as usize][l];
         let c = ctx.regs[i.c as usize][l];
