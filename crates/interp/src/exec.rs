@@ -17,8 +17,8 @@
 
 use crate::mem::MemMap;
 use crate::program::{
-    BarKind, CallOperand, CallTarget, Ctx, Fault, FaultKind, Insn, Lanes, Op, Program, RedOp,
-    SregInit, FULL, NO_PRED,
+    lane_bits, BarKind, CallOperand, CallTarget, Ctx, Fault, FaultKind, Insn, Lanes, Op, Program,
+    RedOp, SregInit, FULL, NO_PRED,
 };
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
@@ -221,8 +221,9 @@ pub struct CtaOutput {
 pub struct CtaScratch {
     warps: Vec<Warp>,
     shared: Vec<u32>,
-    /// Ranges of slots that are neither constants nor special registers.
-    zero_ranges: Vec<(u32, u32)>,
+    /// Ranges of slots that are neither constants nor special registers; `None` until the
+    /// first CTA has sized the warps' register files and written their constants.
+    zero_ranges: Option<Vec<(u32, u32)>>,
 }
 
 /// The slots of `prog` that hold variables (not constants, not special registers), as
@@ -245,10 +246,6 @@ fn variable_ranges(prog: &Program) -> Vec<(u32, u32)> {
             Some(r) if r.1 == k => r.1 = k + 1,
             _ => out.push((k, k + 1)),
         }
-    }
-    // a non-empty list marks the scratch as prepared for this program
-    if out.is_empty() {
-        out.push((0, 0));
     }
     out
 }
@@ -281,17 +278,19 @@ struct Cta<'s, 'a> {
     exited: u32,
 }
 
-fn lane_bits(mask: u32) -> impl Iterator<Item = usize> {
-    let mut m = mask;
-    std::iter::from_fn(move || {
-        if m == 0 {
-            None
+/// The lanes whose guard predicate lets `insn` run (all of them for an unguarded one).
+#[inline(always)]
+fn guard_lanes(preds: &[u32], insn: &Insn) -> u32 {
+    if insn.guard == NO_PRED {
+        u32::MAX
+    } else {
+        let p = preds[insn.guard as usize];
+        if insn.neg {
+            !p
         } else {
-            let l = m.trailing_zeros() as usize;
-            m &= m - 1;
-            Some(l)
+            p
         }
-    })
+    }
 }
 
 impl<'s, 'a> Cta<'s, 'a> {
@@ -317,10 +316,10 @@ impl<'s, 'a> Cta<'s, 'a> {
         // Slots that are not constants or special registers start at zero in every CTA, so
         // that nothing of an earlier CTA run by this worker can be seen. Constants are written
         // when a warp's register file is first sized (no instruction writes them).
-        let fresh = scratch.zero_ranges.is_empty() && prog.nslots > 0;
-        if fresh {
-            scratch.zero_ranges = variable_ranges(prog);
-        }
+        let fresh = scratch.zero_ranges.is_none();
+        let zero_ranges = scratch
+            .zero_ranges
+            .get_or_insert_with(|| variable_ranges(prog));
         for (w, warp) in warps.iter_mut().enumerate() {
             let w = w as u32;
             let regs = &mut warp.regs;
@@ -331,7 +330,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                     regs[s as usize] = [v; 32];
                 }
             } else {
-                for &(a, b) in &scratch.zero_ranges {
+                for &(a, b) in zero_ranges.iter() {
                     regs[a as usize..b as usize].fill([0u64; 32]);
                 }
             }
@@ -650,12 +649,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                 let mut n = 0u32;
                 while n < budget && pc < limit {
                     let insn = &code[pc as usize];
-                    let m = if insn.guard == NO_PRED {
-                        mask
-                    } else {
-                        let p = w.preds[insn.guard as usize];
-                        mask & if insn.neg { !p } else { p }
-                    };
+                    let m = mask & guard_lanes(&w.preds, insn);
                     match insn.op {
                         Op::Alu(f) => {
                             if m != 0 {
@@ -710,12 +704,7 @@ impl<'s, 'a> Cta<'s, 'a> {
             w.run_len = w.run_len.saturating_add(1);
             progress = true;
             let insn = &code[pc as usize];
-            let m = if insn.guard == NO_PRED {
-                mask
-            } else {
-                let p = w.preds[insn.guard as usize];
-                mask & if insn.neg { !p } else { p }
-            };
+            let m = mask & guard_lanes(&w.preds, insn);
             thread_insts += mask.count_ones() as u64;
             match insn.op {
                 Op::Alu(f) => {
@@ -761,16 +750,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                     w.parked &= !group;
                     w.ready |= group;
                     // merged lanes take part only where the guard holds for them too
-                    let guard = if insn.guard == NO_PRED {
-                        u32::MAX
-                    } else {
-                        let p = w.preds[insn.guard as usize];
-                        if insn.neg {
-                            !p
-                        } else {
-                            p
-                        }
-                    };
+                    let guard = guard_lanes(&w.preds, insn);
                     let m = m | (group & !mask & guard);
                     if m != 0 {
                         let mut ctx = warp_ctx(w, &mut self.shared, self.shared_size, self.sh);

@@ -50,6 +50,25 @@ impl<'a> Srcs<'a> {
             std::cmp::Ordering::Equal => None,
         }
     }
+
+    /// Source slot `k`; when it is the destination `d` itself, a copy of `d`'s value taken
+    /// once into `cur` (shared by every source that names the destination), so that the
+    /// handler reads the old value while it writes the new one.
+    #[inline(always)]
+    pub fn or_dest<'c>(
+        &self,
+        k: u32,
+        d: &crate::program::Lanes,
+        cur: &'c std::cell::OnceCell<crate::program::Lanes>,
+    ) -> &'c crate::program::Lanes
+    where
+        'a: 'c,
+    {
+        match self.get(k) {
+            Some(x) => x,
+            None => cur.get_or_init(|| *d),
+        }
+    }
 }
 
 /// Splits the register file into destination slot `d` and the others, so that a handler reads
@@ -134,14 +153,8 @@ macro_rules! alu1 {
             mask: u32,
         ) {
             let (d, s) = $crate::handlers::split(r, i.d);
-            let cur: $crate::program::Lanes;
-            let x = match s.get(i.a) {
-                Some(x) => x,
-                None => {
-                    cur = *d;
-                    &cur
-                }
-            };
+            let cur = std::cell::OnceCell::new();
+            let x = s.or_dest(i.a, d, &cur);
             $crate::run_lanes!(body, body_v3, (d, x, i, mask))
         }
         $crate::program::Op::Alu(h)
@@ -161,14 +174,8 @@ macro_rules! alu2 {
             mask: u32,
         ) {
             let (d, s) = $crate::handlers::split(r, i.d);
-            let cur: $crate::program::Lanes;
-            let (x, y) = match (s.get(i.a), s.get(i.b)) {
-                (Some(x), Some(y)) => (x, y),
-                (x, y) => {
-                    cur = *d;
-                    (x.unwrap_or(&cur), y.unwrap_or(&cur))
-                }
-            };
+            let cur = std::cell::OnceCell::new();
+            let (x, y) = (s.or_dest(i.a, d, &cur), s.or_dest(i.b, d, &cur));
             $crate::run_lanes!(body, body_v3, (d, x, y, i, mask))
         }
         $crate::program::Op::Alu(h)
@@ -188,14 +195,12 @@ macro_rules! alu3 {
             mask: u32,
         ) {
             let (d, s) = $crate::handlers::split(r, i.d);
-            let cur: $crate::program::Lanes;
-            let (x, y, z) = match (s.get(i.a), s.get(i.b), s.get(i.c)) {
-                (Some(x), Some(y), Some(z)) => (x, y, z),
-                (x, y, z) => {
-                    cur = *d;
-                    (x.unwrap_or(&cur), y.unwrap_or(&cur), z.unwrap_or(&cur))
-                }
-            };
+            let cur = std::cell::OnceCell::new();
+            let (x, y, z) = (
+                s.or_dest(i.a, d, &cur),
+                s.or_dest(i.b, d, &cur),
+                s.or_dest(i.c, d, &cur),
+            );
             $crate::run_lanes!(body, body_v3, (d, x, y, z, i, mask))
         }
         $crate::program::Op::Alu(h)
@@ -215,19 +220,13 @@ macro_rules! alu4 {
             mask: u32,
         ) {
             let (d, s) = $crate::handlers::split(r, i.d);
-            let cur: $crate::program::Lanes;
-            let (x, y, z, w) = match (s.get(i.a), s.get(i.b), s.get(i.c), s.get(i.v[0])) {
-                (Some(x), Some(y), Some(z), Some(w)) => (x, y, z, w),
-                (x, y, z, w) => {
-                    cur = *d;
-                    (
-                        x.unwrap_or(&cur),
-                        y.unwrap_or(&cur),
-                        z.unwrap_or(&cur),
-                        w.unwrap_or(&cur),
-                    )
-                }
-            };
+            let cur = std::cell::OnceCell::new();
+            let (x, y, z, w) = (
+                s.or_dest(i.a, d, &cur),
+                s.or_dest(i.b, d, &cur),
+                s.or_dest(i.c, d, &cur),
+                s.or_dest(i.v[0], d, &cur),
+            );
             $crate::run_lanes!(body, body_v3, (d, x, y, z, w, i, mask))
         }
         $crate::program::Op::Alu(h)

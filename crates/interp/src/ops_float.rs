@@ -1069,14 +1069,8 @@ fn selp_h(r: &mut [Lanes], p: &mut [u32], i: &Insn, mask: u32) {
     let c = p[i.c as usize] ^ if i.aux & 1 != 0 { u32::MAX } else { 0 };
     let w = i.imm as u64;
     let (d, s) = crate::handlers::split(r, i.d);
-    let cur: Lanes;
-    let (x, y) = match (s.get(i.a), s.get(i.b)) {
-        (Some(x), Some(y)) => (x, y),
-        (x, y) => {
-            cur = *d;
-            (x.unwrap_or(&cur), y.unwrap_or(&cur))
-        }
-    };
+    let cur = std::cell::OnceCell::new();
+    let (x, y) = (s.or_dest(i.a, d, &cur), s.or_dest(i.b, d, &cur));
     let pick = c & mask;
     let keep = !mask;
     for l in 0..32 {

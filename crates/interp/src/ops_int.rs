@@ -13,12 +13,14 @@
 //! width.
 
 use crate::compile::Dec;
-use crate::program::{AluFn, Insn, Lanes, Op, FULL};
+use crate::handlers::split;
+use crate::program::{for_lanes, AluFn, Insn, Lanes, Op};
 use crate::semantics::int::{self as si, CarryOps, IntOps, SignedOps, WideOps};
 use crate::semantics::logic::{self as sl, PrmtMode, ShfDir};
 use crate::semantics::ClampMode;
 use ptx_ir::{Imm, Operand};
 use ptx_isa::{ScalarType, TypeKind};
+use std::cell::OnceCell;
 
 type R<T> = Result<T, String>;
 
@@ -54,96 +56,49 @@ lane!(i32, u32);
 lane!(u64, u64);
 lane!(i64, u64);
 
-/// The destination of `i` and its sources `ks` (in place; a copy of the destination's old
-/// value stands in for a source that is the destination itself).
-macro_rules! with_srcs {
-    ($r:expr, $i:expr, [$($k:expr => $x:ident),*], $body:expr) => {{
-        let (d, s) = crate::handlers::split($r, $i.d);
-        let cur: Lanes;
-        match ($(s.get($k),)*) {
-            ($(Some($x),)*) => $body(d, $($x),*),
-            ($($x,)*) => {
-                cur = *d;
-                $body(d, $($x.unwrap_or(&cur)),*)
-            }
-        }
-    }};
-}
-
 /// `d = f(a)` over the lanes of `mask`.
 #[inline(always)]
 pub(crate) fn map1(r: &mut [Lanes], i: &Insn, mask: u32, f: impl Fn(u64) -> u64) {
-    with_srcs!(r, i, [i.a => x], |d: &mut Lanes, x: &Lanes| {
-        if mask == FULL {
-            for l in 0..32 {
-                d[l] = f(x[l]);
-            }
-        } else {
-            for l in 0..32 {
-                if mask >> l & 1 != 0 {
-                    d[l] = f(x[l]);
-                }
-            }
-        }
-    })
+    let (d, s) = split(r, i.d);
+    let cur = OnceCell::new();
+    let x = s.or_dest(i.a, d, &cur);
+    for_lanes(mask, |l| d[l] = f(x[l]));
 }
 
 /// `d = f(a, b)` over the lanes of `mask`.
 #[inline(always)]
 fn map2(r: &mut [Lanes], i: &Insn, mask: u32, f: impl Fn(u64, u64) -> u64) {
-    with_srcs!(r, i, [i.a => x, i.b => y], |d: &mut Lanes, x: &Lanes, y: &Lanes| {
-        if mask == FULL {
-            for l in 0..32 {
-                d[l] = f(x[l], y[l]);
-            }
-        } else {
-            for l in 0..32 {
-                if mask >> l & 1 != 0 {
-                    d[l] = f(x[l], y[l]);
-                }
-            }
-        }
-    })
+    let (d, s) = split(r, i.d);
+    let cur = OnceCell::new();
+    let (x, y) = (s.or_dest(i.a, d, &cur), s.or_dest(i.b, d, &cur));
+    for_lanes(mask, |l| d[l] = f(x[l], y[l]));
 }
 
 /// `d = f(a, b, c)` over the lanes of `mask`.
 #[inline(always)]
 fn map3(r: &mut [Lanes], i: &Insn, mask: u32, f: impl Fn(u64, u64, u64) -> u64) {
-    with_srcs!(
-        r,
-        i,
-        [i.a => x, i.b => y, i.c => z],
-        |d: &mut Lanes, x: &Lanes, y: &Lanes, z: &Lanes| {
-            if mask == FULL {
-                for l in 0..32 {
-                    d[l] = f(x[l], y[l], z[l]);
-                }
-            } else {
-                for l in 0..32 {
-                    if mask >> l & 1 != 0 {
-                        d[l] = f(x[l], y[l], z[l]);
-                    }
-                }
-            }
-        }
-    )
+    let (d, s) = split(r, i.d);
+    let cur = OnceCell::new();
+    let (x, y, z) = (
+        s.or_dest(i.a, d, &cur),
+        s.or_dest(i.b, d, &cur),
+        s.or_dest(i.c, d, &cur),
+    );
+    for_lanes(mask, |l| d[l] = f(x[l], y[l], z[l]));
 }
 
 /// `d = f(a, b, c, v0)` over the lanes of `mask` (the fourth source in `v[0]`).
 #[inline(always)]
 fn map4(r: &mut [Lanes], i: &Insn, mask: u32, f: impl Fn(u64, u64, u64, u64) -> u64) {
-    with_srcs!(
-        r,
-        i,
-        [i.a => x, i.b => y, i.c => z, i.v[0] => w],
-        |d: &mut Lanes, x: &Lanes, y: &Lanes, z: &Lanes, w: &Lanes| {
-            for l in 0..32 {
-                if mask >> l & 1 != 0 {
-                    d[l] = f(x[l], y[l], z[l], w[l]);
-                }
-            }
-        }
-    )
+    let (d, s) = split(r, i.d);
+    let cur = OnceCell::new();
+    let (x, y, z, w) = (
+        s.or_dest(i.a, d, &cur),
+        s.or_dest(i.b, d, &cur),
+        s.or_dest(i.c, d, &cur),
+        s.or_dest(i.v[0], d, &cur),
+    );
+    for_lanes(mask, |l| d[l] = f(x[l], y[l], z[l], w[l]));
 }
 
 /// Writes `v` into predicate slot `d` (unless it is `_`) for the lanes of `mask`.
@@ -1106,7 +1061,7 @@ mod tests {
     //! integer arithmetic (`u128` products, `u64` sums), not with the semantics module.
     use super::*;
     use crate::compile::{compile, GlobalAddrs};
-    use crate::program::Program;
+    use crate::program::{Program, FULL};
     use ptx_ir::{Function, FunctionKind, Inst, Module, RegInfo};
     use ScalarType::*;
 

@@ -6,7 +6,7 @@ use crate::compile::{Dec, Space};
 use crate::mem::{
     self, Allocation, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_BASE, WINDOW_SIZE,
 };
-use crate::program::{Ctx, Fault, FaultKind, Insn, Op, FULL};
+use crate::program::{for_lanes, lane_bits, Ctx, Fault, FaultKind, Insn, Op, FULL};
 use ptx_ir::{Base, Operand};
 use ptx_isa::{ScalarType, TypeKind};
 use std::sync::atomic::Ordering::Relaxed;
@@ -444,20 +444,6 @@ pub(crate) fn lane_addrs(ctx: &Ctx<'_>, i: &Insn) -> [u64; 32] {
     addrs
 }
 
-/// Runs `f` for each lane of `mask` (a plain loop when the warp is full).
-#[inline(always)]
-fn for_lanes(mask: u32, mut f: impl FnMut(usize)) {
-    if mask == FULL {
-        for l in 0..32 {
-            f(l);
-        }
-    } else {
-        for l in lane_bits(mask) {
-            f(l);
-        }
-    }
-}
-
 /// Loads element `k` of every active lane from word storage `w` whose byte 0 is at `base`.
 #[inline(always)]
 fn gather<W: mem::Words + ?Sized>(
@@ -611,19 +597,6 @@ fn st_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
         }
     }
     Ok(())
-}
-
-/// The lanes set in `mask`, lowest first.
-#[inline]
-pub(crate) fn lane_bits(mask: u32) -> impl Iterator<Item = usize> {
-    let mut m = mask;
-    std::iter::from_fn(move || {
-        (m != 0).then(|| {
-            let l = m.trailing_zeros() as usize;
-            m &= m - 1;
-            l
-        })
-    })
 }
 
 fn type_bytes(ty: ScalarType) -> R<u32> {

@@ -32,7 +32,7 @@ use crate::ops_move::{
     lane_addrs, lane_target, read, resolve, space_code, space_of, warp_target, write, Target,
     WarpTarget,
 };
-use crate::program::{Ctx, Fault, Insn, Lanes, Op, FULL};
+use crate::program::{lane_bits, Ctx, Fault, Insn, Lanes, Op, FULL};
 use crate::semantics::float::{self, MinMax};
 use crate::semantics::half::{self, HalfMods};
 use crate::semantics::Rounding;
@@ -62,28 +62,6 @@ pub(crate) fn decode(d: &mut Dec<'_, '_>, insn: &mut Insn) -> Option<R<()>> {
 
 // ---------------------------------------------------------------------------------------------
 // Shared helpers
-
-/// The lanes of a mask, lowest first.
-#[derive(Clone, Copy)]
-struct LaneIter(u32);
-
-impl Iterator for LaneIter {
-    type Item = usize;
-    #[inline]
-    fn next(&mut self) -> Option<usize> {
-        if self.0 == 0 {
-            return None;
-        }
-        let l = self.0.trailing_zeros();
-        self.0 &= self.0 - 1;
-        Some(l as usize)
-    }
-}
-
-#[inline]
-fn lanes(mask: u32) -> LaneIter {
-    LaneIter(mask)
-}
 
 /// Lane `l`'s member mask (the whole warp for the forms without one).
 #[inline]
@@ -204,14 +182,14 @@ fn shfl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     // computed in full before the destination (which may be a source) is written
     let mut out = [0u64; 32];
     let mut p = 0u32;
-    for l in lanes(mask) {
+    for l in lane_bits(mask) {
         let (j, pval) = shfl_source(i.aux, l as u32, bv[l] as u32, cv[l] as u32);
         let ok = pval && mask >> j & 1 != 0;
         out[l] = (if ok { src[j as usize] } else { src[l] }) as u32 as u64;
         p |= (ok as u32) << l;
     }
     let d = &mut ctx.regs[i.d as usize];
-    for l in lanes(mask) {
+    for l in lane_bits(mask) {
         d[l] = out[l];
     }
     set_pred(ctx.preds, i.v[1], p, mask);
@@ -255,13 +233,13 @@ fn vote(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     let mode = i.aux & 3;
     if mode == VOTE_BALLOT {
         let mut out = ctx.regs[i.d as usize];
-        for l in lanes(mask) {
+        for l in lane_bits(mask) {
             out[l] = (pv & mask & member(ctx.regs, i, l)) as u64;
         }
         ctx.regs[i.d as usize] = out;
     } else {
         let mut bits = 0u32;
-        for l in lanes(mask) {
+        for l in lane_bits(mask) {
             let set = mask & member(ctx.regs, i, l);
             let t = pv & set;
             let r = match mode {
@@ -314,16 +292,16 @@ fn match_sync(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     let key = |l: usize| if wide { vals[l] } else { vals[l] as u32 as u64 };
     let mut out = ctx.regs[i.d as usize];
     let mut bits = 0u32;
-    for l in lanes(mask) {
+    for l in lane_bits(mask) {
         let set = mask & member(ctx.regs, i, l);
         if i.aux & MATCH_ALL != 0 {
             let first = key(set.trailing_zeros().min(31) as usize);
-            let same = lanes(set).all(|k| key(k) == first);
+            let same = lane_bits(set).all(|k| key(k) == first);
             out[l] = if same { set as u64 } else { 0 };
             bits |= (same as u32) << l;
         } else {
             let mine = key(l);
-            let eq = lanes(set).fold(0u32, |m, k| m | ((key(k) == mine) as u32) << k);
+            let eq = lane_bits(set).fold(0u32, |m, k| m | ((key(k) == mine) as u32) << k);
             out[l] = eq as u64;
         }
     }
@@ -386,7 +364,7 @@ pub(crate) fn redux_reduce(aux: u64, vals: &Lanes, set: u32) -> u32 {
             ..MinMax::default()
         };
         let mut acc: Option<f32> = None;
-        for k in lanes(set) {
+        for k in lane_bits(set) {
             let mut x = f32::from_bits(vals[k] as u32);
             if aux & REDUX_ABS != 0 {
                 x = f32::from_bits(x.to_bits() & 0x7FFF_FFFF);
@@ -406,7 +384,7 @@ pub(crate) fn redux_reduce(aux: u64, vals: &Lanes, set: u32) -> u32 {
         };
     }
     let signed = aux & REDUX_SIGNED != 0;
-    let it = lanes(set).map(|k| vals[k] as u32);
+    let it = lane_bits(set).map(|k| vals[k] as u32);
     match op {
         REDUX_ADD => it.fold(0u32, u32::wrapping_add),
         REDUX_MIN if signed => it.map(|x| x as i32).min().unwrap_or(i32::MAX) as u32,
@@ -424,7 +402,7 @@ fn redux(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     let mut out = ctx.regs[i.d as usize];
     // Lanes usually share one member mask: reduce once per distinct set.
     let mut last: Option<(u32, u32)> = None;
-    for l in lanes(mask) {
+    for l in lane_bits(mask) {
         let set = mask & member(ctx.regs, i, l);
         let r = match last {
             Some((s, r)) if s == set => r,
@@ -459,7 +437,7 @@ fn decode_elect(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
 fn elect(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     let mut out = ctx.regs[i.d as usize];
     let mut bits = 0u32;
-    for l in lanes(mask) {
+    for l in lane_bits(mask) {
         let set = mask & member(ctx.regs, i, l);
         // The lowest participating lane: deterministic for a given member mask.
         let leader = if set == 0 {
@@ -807,7 +785,7 @@ fn atom_scalar(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     // lane order without the general read-modify-write machinery
     if let (Some(WarpTarget::Shared(base)), A_ADD, T_U32 | T_S32) = (&fast, op, ty) {
         let base = *base;
-        for l in lanes(mask) {
+        for l in lane_bits(mask) {
             let k = ((addrs[l] - base) >> 2) as usize;
             let old = ctx.shared[k];
             ctx.shared[k] = old.wrapping_add(ctx.regs[i.b as usize][l] as u32);
@@ -817,7 +795,7 @@ fn atom_scalar(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
         }
         return Ok(());
     }
-    for l in lanes(mask) {
+    for l in lane_bits(mask) {
         let b = ctx.regs[i.b as usize][l];
         let c = ctx.regs[i.c as usize][l];
         let t = lane_target(ctx, &fast, space, addrs[l], size, l, true)?;
@@ -839,7 +817,7 @@ fn atom_vec(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     let n = ((i.aux >> 12 & 0xF) as usize).min(8);
     let size = type_bytes(ty);
     let has_dst = i.aux & A_HAS_DST != 0;
-    for l in lanes(mask) {
+    for l in lane_bits(mask) {
         let addr = ctx.regs[i.a as usize][l].wrapping_add(i.imm as u64);
         // read every source first: destinations may be the same registers
         let mut b = [0u64; 8];

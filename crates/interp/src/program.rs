@@ -14,6 +14,44 @@ use crate::mem::MemMap;
 pub type Lanes = [u64; 32];
 /// All lanes active.
 pub const FULL: u32 = u32::MAX;
+/// The lanes set in a mask, lowest first ([`lane_bits`]).
+#[derive(Clone, Copy)]
+pub struct LaneBits(u32);
+
+impl Iterator for LaneBits {
+    type Item = usize;
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let l = self.0.trailing_zeros();
+        self.0 &= self.0 - 1;
+        Some(l as usize)
+    }
+}
+
+/// The lanes set in `mask`, lowest first.
+#[inline]
+pub fn lane_bits(mask: u32) -> LaneBits {
+    LaneBits(mask)
+}
+
+/// Runs `f` for each lane of `mask`, lowest first (a plain loop when the warp is full, which
+/// the compiler can vectorise).
+#[inline(always)]
+pub fn for_lanes(mask: u32, mut f: impl FnMut(usize)) {
+    if mask == FULL {
+        for l in 0..32 {
+            f(l);
+        }
+    } else {
+        for l in lane_bits(mask) {
+            f(l);
+        }
+    }
+}
+
 /// No guard predicate.
 pub const NO_PRED: u32 = u32::MAX;
 
