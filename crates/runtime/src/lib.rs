@@ -230,11 +230,10 @@ impl<T: Element> DeviceBuffer<T> {
     }
     /// Copies the contents back to the host.
     pub fn to_vec(&self) -> Vec<T> {
-        const CHUNK: usize = 1 << 14;
         let mut out = Vec::with_capacity(self.len);
         let mut start = 0;
         while start < self.len {
-            let n = CHUNK.min(self.len - start);
+            let n = COPY_CHUNK.min(self.len - start);
             let bytes = self
                 .alloc
                 .read_bytes((start * T::SIZE) as u64, (n * T::SIZE) as u64);
@@ -256,15 +255,14 @@ impl<T: Element> DeviceBuffer<T> {
                 self.len
             )));
         }
-        // in chunks, so that a copy costs no host memory the size of the buffer
-        const CHUNK: usize = 1 << 14;
-        let mut bytes = Vec::with_capacity(CHUNK * T::SIZE);
-        for (k, part) in data.chunks(CHUNK).enumerate() {
+        let mut bytes = Vec::with_capacity(COPY_CHUNK * T::SIZE);
+        for (k, part) in data.chunks(COPY_CHUNK).enumerate() {
             bytes.clear();
             for x in part {
                 x.write_le(&mut bytes);
             }
-            self.alloc.write_bytes((k * CHUNK * T::SIZE) as u64, &bytes);
+            self.alloc
+                .write_bytes((k * COPY_CHUNK * T::SIZE) as u64, &bytes);
         }
         Ok(())
     }
@@ -438,6 +436,10 @@ pub struct Kernel<'m> {
     module: &'m Module,
     index: u32,
 }
+
+/// Elements per step of a host copy into or out of a device buffer, so that a copy costs no
+/// host memory the size of the buffer.
+const COPY_CHUNK: usize = 1 << 14;
 
 /// The three dimensions of a `.reqntid`/`.maxntid` directive (missing ones are 1).
 fn dims(args: &[u64]) -> [u64; 3] {
