@@ -4,6 +4,9 @@
 //! (`PTX_BLESS=1` rewrites it). It also checks that every instruction the interpreter claims to
 //! execute is exercised by at least one run test under `tests/run/`.
 
+mod common;
+
+use common::ptx_files;
 use ptx_isa::{coverage_markdown, Stages};
 use std::path::{Path, PathBuf};
 
@@ -27,17 +30,6 @@ fn coverage_page_is_current() {
         have == want,
         "docs/isa-coverage.md is out of date; rerun with PTX_BLESS=1"
     );
-}
-
-fn ptx_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            ptx_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "ptx") {
-            out.push(p);
-        }
-    }
 }
 
 /// The opcode (with its leading modifiers, `shfl.sync`) of every instruction line of `text`.

@@ -20,6 +20,9 @@
 //! `PTXVM_RUN_TIMEOUT=SECONDS` (default 120) bounds each `ptxvm` process; `PTXVM_RUN_KEEP=1`
 //! keeps the temporary folders (their path is in the failure message).
 
+mod common;
+
+use common::ptx_files;
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::fmt::Write as _;
 use std::io::Read;
@@ -34,22 +37,6 @@ fn repo_root() -> PathBuf {
 
 fn run_dir() -> PathBuf {
     repo_root().join("tests/run")
-}
-
-/// Every `.ptx` file under `dir`, recursively, sorted.
-fn ptx_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            ptx_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "ptx") {
-            out.push(p);
-        }
-    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -14,6 +14,9 @@
 //!   bytes for by-value structs; 2 blocks of 64 threads, or of the `.reqntid` shape), or stops with the clean "not supported
 //!   yet" error (E0609) of a deferred instruction family. Any other fault fails the test.
 
+mod common;
+
+use common::ptx_files;
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::{Path, PathBuf};
 
@@ -208,20 +211,6 @@ fn run_file(path: &Path) -> Result<(), Failed> {
         eprintln!("{}: deferred: {}", path.display(), unsupported.join("; "));
     }
     Ok(())
-}
-
-fn ptx_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            ptx_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "ptx") {
-            out.push(p);
-        }
-    }
 }
 
 fn main() {
