@@ -156,6 +156,11 @@ pub fn special_register_executes(name: &str) -> bool {
     sreg_init(name, None).is_some() || crate::ops_move::TIMERS.contains(&name)
 }
 
+/// The per-thread special register `sr` reads, if it is one the warp set-up fills in.
+pub(crate) fn sreg_of(sr: &ptx_ir::SpecialReg) -> Option<SregInit> {
+    sreg_init(&sr.name, sr.comp)
+}
+
 fn sreg_init(name: &str, comp: Option<u8>) -> Option<SregInit> {
     let c = comp.unwrap_or(0);
     Some(match name {
@@ -588,9 +593,13 @@ pub fn compile(
             code.push(insn);
         }
     }
+    let plan = crate::invariant::plan(&b, kernel, &mut code);
     let kf = &m.functions[kernel as usize];
     Ok(Program {
         code,
+        prelude: plan.prelude,
+        reset_slots: plan.reset_slots,
+        reset_preds: plan.reset_preds,
         funcs: b.funcs,
         func_of_ir,
         nslots: b.nslots,

@@ -15,6 +15,7 @@
 //! when every warp of a CTA is blocked and no barrier can complete, the launch stops with a
 //! deadlock report naming who waits where and how many threads exited.
 
+use crate::invariant::launch_invariant;
 use crate::mem::MemMap;
 use crate::program::{
     lane_bits, BarKind, CallOperand, CallTarget, Ctx, Fault, FaultKind, Insn, Lanes, Op, Program,
@@ -215,39 +216,14 @@ pub struct CtaOutput {
 }
 
 /// Storage of a CTA's warps and shared memory, kept by a worker thread from one CTA to the next
-/// so that a grid of many small CTAs does not allocate per CTA. Every CTA starts from zeroed
-/// registers, local and shared memory, whatever ran before it.
+/// so that a grid of many small CTAs does not allocate per CTA. A warp's register file is set
+/// up in full (constants, launch-invariant special registers, the hoisted prelude) the first
+/// time; after that only [`Program::reset_slots`] and [`Program::reset_preds`] are cleared and
+/// the CTA-dependent special registers rewritten, so no value of an earlier CTA can be read.
 #[derive(Default)]
 pub struct CtaScratch {
     warps: Vec<Warp>,
     shared: Vec<u32>,
-    /// Ranges of slots that are neither constants nor special registers; `None` until the
-    /// first CTA has sized the warps' register files and written their constants.
-    zero_ranges: Option<Vec<(u32, u32)>>,
-}
-
-/// The slots of `prog` that hold variables (not constants, not special registers), as
-/// half-open ranges.
-fn variable_ranges(prog: &Program) -> Vec<(u32, u32)> {
-    let mut fixed = vec![false; prog.nslots as usize];
-    for &(s, _) in &prog.consts {
-        fixed[s as usize] = true;
-    }
-    for &(s, _) in &prog.sreg_slots {
-        fixed[s as usize] = true;
-    }
-    let mut out: Vec<(u32, u32)> = Vec::new();
-    for (k, &f) in fixed.iter().enumerate() {
-        let k = k as u32;
-        if f {
-            continue;
-        }
-        match out.last_mut() {
-            Some(r) if r.1 == k => r.1 = k + 1,
-            _ => out.push((k, k + 1)),
-        }
-    }
-    out
 }
 
 /// Runs one CTA to completion.
@@ -313,32 +289,31 @@ impl<'s, 'a> Cta<'s, 'a> {
         while warps.len() < nwarps as usize {
             warps.push(Warp::empty());
         }
-        // Slots that are not constants or special registers start at zero in every CTA, so
-        // that nothing of an earlier CTA run by this worker can be seen. Constants are written
-        // when a warp's register file is first sized (no instruction writes them).
-        let fresh = scratch.zero_ranges.is_none();
-        let zero_ranges = scratch
-            .zero_ranges
-            .get_or_insert_with(|| variable_ranges(prog));
+        let mut fresh_warps: Vec<usize> = Vec::new();
         for (w, warp) in warps.iter_mut().enumerate() {
             let w = w as u32;
             let regs = &mut warp.regs;
-            if regs.len() != prog.nslots as usize || fresh {
+            let fresh = regs.len() != prog.nslots as usize;
+            if fresh {
+                fresh_warps.push(w as usize);
                 regs.clear();
                 regs.resize(prog.nslots as usize, [0u64; 32]);
                 for &(s, v) in &prog.consts {
                     regs[s as usize] = [v; 32];
                 }
+                let preds = &mut warp.preds;
+                preds.clear();
+                preds.resize(prog.npreds as usize, 0);
+                for &(s, v) in &prog.const_preds {
+                    preds[s as usize] = v;
+                }
             } else {
-                for &(a, b) in zero_ranges.iter() {
+                for &(a, b) in &prog.reset_slots {
                     regs[a as usize..b as usize].fill([0u64; 32]);
                 }
-            }
-            let preds = &mut warp.preds;
-            preds.clear();
-            preds.resize(prog.npreds as usize, 0);
-            for &(s, v) in &prog.const_preds {
-                preds[s as usize] = v;
+                for &(a, b) in &prog.reset_preds {
+                    warp.preds[a as usize..b as usize].fill(0);
+                }
             }
             let mut valid = 0u32;
             for l in 0..32u32 {
@@ -347,11 +322,12 @@ impl<'s, 'a> Cta<'s, 'a> {
                     valid |= 1 << l;
                 }
             }
-            // thread coordinates of each lane, counted up without a division per lane
+            // thread coordinates of each lane (launch-invariant: needed only the first time),
+            // counted up without a division per lane
             let mut tids = [[0u32; 3]; 32];
             let first = w * 32;
             let mut tid = [first % bx, (first / bx) % by, first / (bx * by)];
-            for t in tids.iter_mut() {
+            for t in tids.iter_mut().take(if fresh { 32 } else { 0 }) {
                 *t = tid;
                 tid[0] += 1;
                 if tid[0] == bx {
@@ -364,6 +340,9 @@ impl<'s, 'a> Cta<'s, 'a> {
                 }
             }
             for &(s, init) in &prog.sreg_slots {
+                if !fresh && launch_invariant(init) {
+                    continue;
+                }
                 let r = &mut regs[s as usize];
                 let uniform = |v: u64| [v; 32];
                 let per_lane = |f: &dyn Fn(usize) -> u64| std::array::from_fn(f);
@@ -435,6 +414,34 @@ impl<'s, 'a> Cta<'s, 'a> {
                     },
                 })?;
             shared.resize(shared_words, 0);
+        }
+        // values fixed for the launch, computed once per warp (see `invariant`)
+        for w in fresh_warps {
+            let warp = &mut warps[w];
+            let m = warp.ready;
+            for insn in &prog.prelude {
+                let r = match insn.op {
+                    Op::Alu(f) => {
+                        f(&mut warp.regs, &mut warp.preds, insn, m);
+                        Ok(())
+                    }
+                    Op::Mem(f) => f(&mut warp_ctx(warp, &mut shared, shared_size, sh), insn, m),
+                    _ => Ok(()),
+                };
+                if let Err(e) = r {
+                    let lane = e.lane.unwrap_or(0).min(31);
+                    let t = w as u32 * 32 + lane;
+                    return Err(ExecError::Fault {
+                        kind: e.kind,
+                        pos: ThreadPos {
+                            block: ctaid,
+                            thread: [t % bx, (t / bx) % by, t / (bx * by)],
+                            func: insn.func,
+                            inst: insn.inst,
+                        },
+                    });
+                }
+            }
         }
         Ok(Cta {
             sh,

@@ -15,6 +15,7 @@ pub mod compile;
 pub mod coverage;
 pub mod exec;
 pub(crate) mod handlers;
+mod invariant;
 pub mod launch;
 pub mod mem;
 pub(crate) mod ops_float;

@@ -281,6 +281,14 @@ pub enum RedOp {
 
 /// A compiled kernel with everything reachable from it.
 pub struct Program {
+    /// Instructions hoisted out of the kernel's code (their places hold [`Op::Nop`]): run once
+    /// per warp when a worker first sets the warp up (see `invariant`).
+    pub prelude: Vec<Insn>,
+    /// Value slots zeroed at the start of every CTA (half-open ranges); the others keep
+    /// constants, launch-invariant special registers and values no read can see stale.
+    pub reset_slots: Vec<(u32, u32)>,
+    /// Predicate slots cleared at the start of every CTA (half-open ranges).
+    pub reset_preds: Vec<(u32, u32)>,
     /// The instructions of every reachable function.
     pub code: Vec<Insn>,
     /// Functions (the kernel first).

@@ -16,6 +16,7 @@
 //! clone and free of reference cycles.
 
 mod cfg;
+pub mod dataflow;
 mod lower;
 mod print;
 mod verify;

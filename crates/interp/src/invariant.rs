@@ -1,0 +1,262 @@
+//! What a CTA must reset, and what can be computed once per launch.
+//!
+//! Every CTA used to start by zeroing all of its register slots: 256 bytes per slot and warp, a
+//! large share of the run time of short kernels launched over many CTAs. Definite assignment
+//! ([`ptx_ir::dataflow::maybe_uninit`]) shows that most registers of real kernels are written
+//! before they are read on every path, so their initial value cannot be observed (a
+//! `shfl.sync` reads other lanes only when they take part, and a lane that takes part has run
+//! the same writes). Only the registers that may be read unassigned, the registers of called
+//! functions and the decoder's scratch slots are still zeroed per CTA ([`Plan::reset_slots`]).
+//!
+//! The same facts allow *hoisting*: a kernel instruction whose sources are all fixed for the
+//! whole launch (immediates, kernel parameters read at a constant offset, `%tid`, `%ntid`,
+//! `%laneid` and the other special registers that do not depend on the CTA, and results of
+//! other hoisted instructions), and whose destinations have that one definition and are never
+//! read unassigned, computes the same values in every CTA. Such an instruction runs once per
+//! warp when a worker sets up its first CTA ([`Plan::prelude`]) and becomes a no-op in the
+//! code; it still counts as executed, so instruction counts and budgets do not change. Only
+//! pure lane-wise operations and loads of kernel parameters (read-only for the launch) are
+//! hoisted; anything guarded, touching the carry flag or reading other state stays in place.
+
+use crate::compile::Builder;
+use crate::program::{Insn, Op, SregInit};
+use ptx_ir::dataflow::{effects, maybe_uninit};
+use ptx_ir::{Base, Operand};
+use ptx_isa::{ScalarType, StateSpace};
+
+/// Opcodes computed lane by lane from their operands alone.
+const PURE: &[&str] = &[
+    "abs", "add", "and", "bfe", "bfi", "bfind", "brev", "clz", "cnot", "cvt", "cvta", "mad",
+    "mad24", "max", "min", "mov", "mul", "mul24", "neg", "not", "or", "popc", "prmt", "selp",
+    "setp", "shl", "shr", "slct", "sub", "xor",
+];
+
+/// Result of [`plan`].
+#[derive(Default)]
+pub(crate) struct Plan {
+    /// Instructions to run once per warp when a worker first sets it up, in program order.
+    pub prelude: Vec<Insn>,
+    /// Value slots to zero at the start of every CTA, as half-open ranges.
+    pub reset_slots: Vec<(u32, u32)>,
+    /// Predicate slots to clear at the start of every CTA, as half-open ranges.
+    pub reset_preds: Vec<(u32, u32)>,
+}
+
+/// Whether a special register has the same value in every CTA of a launch.
+pub(crate) fn launch_invariant(s: SregInit) -> bool {
+    !matches!(s, SregInit::Ctaid(_) | SregInit::Smid)
+}
+
+/// Half-open ranges of the indices in `0..n` where `keep` is false.
+fn ranges(n: u32, keep: &[bool]) -> Vec<(u32, u32)> {
+    let mut out: Vec<(u32, u32)> = Vec::new();
+    for k in 0..n {
+        if keep[k as usize] {
+            continue;
+        }
+        match out.last_mut() {
+            Some(r) if r.1 == k => r.1 = k + 1,
+            _ => out.push((k, k + 1)),
+        }
+    }
+    out
+}
+
+/// Plans the CTA start of `kernel` (IR function index; program function 0, whose code is
+/// `code[..n]`): hoists what can be hoisted out of `code` and lists what must be reset.
+pub(crate) fn plan(b: &Builder<'_>, kernel: u32, code: &mut [Insn]) -> Plan {
+    let kf = &b.m.functions[kernel as usize];
+    let slot = &b.reg_slot[0];
+    let uninit = maybe_uninit(kf);
+    let effects: Vec<_> = kf.insts.iter().map(effects).collect();
+    let mut defs = vec![0u32; kf.regs.len()];
+    for e in &effects {
+        for &r in &e.writes {
+            defs[r as usize] += 1;
+        }
+    }
+    // registers holding launch-invariant values (results of hoisted instructions)
+    let mut invariant = vec![false; kf.regs.len()];
+    let mut prelude = Vec::new();
+    for (k, (inst, e)) in kf.insts.iter().zip(&effects).enumerate() {
+        let Some(insn) = code.get_mut(k) else { break };
+        let hoist = e.certain
+            && !e.writes.is_empty()
+            && e.writes
+                .iter()
+                .all(|&r| defs[r as usize] == 1 && !uninit[r as usize])
+            && e.reads.iter().all(|&r| invariant[r as usize])
+            && pure_or_param_load(inst, kf, &insn.op)
+            && inst.operands[1..].iter().all(source_is_fixed);
+        if hoist {
+            prelude.push(insn.clone());
+            insn.op = Op::Nop;
+            for &r in &e.writes {
+                invariant[r as usize] = true;
+            }
+        }
+    }
+    // value slots: constants, launch-invariant special registers and kernel registers that
+    // are never read unassigned keep their contents from one CTA to the next
+    let mut keep = vec![false; b.nslots as usize];
+    for &(s, _) in &b.const_list {
+        keep[s as usize] = true;
+    }
+    // special registers: the CTA-dependent ones are rewritten at every CTA start anyway
+    for &(s, _) in &b.sreg_list {
+        keep[s as usize] = true;
+    }
+    let mut keep_pred = vec![false; b.npreds as usize];
+    for &(s, _) in &b.const_pred_list {
+        keep_pred[s as usize] = true;
+    }
+    for (r, info) in kf.regs.iter().enumerate() {
+        if uninit[r] {
+            continue;
+        }
+        let s = slot[r] as usize;
+        if info.ty == ScalarType::Pred {
+            keep_pred[s] = true;
+        } else {
+            keep[s] = true;
+        }
+    }
+    Plan {
+        prelude,
+        reset_slots: ranges(b.nslots, &keep),
+        reset_preds: ranges(b.npreds, &keep_pred),
+    }
+}
+
+/// Whether `inst` is a pure lane-wise operation the decoder turned into an ALU handler, or a
+/// scalar load of a kernel parameter at a constant, in-bounds offset.
+fn pure_or_param_load(inst: &ptx_ir::Inst, kf: &ptx_ir::Function, op: &Op) -> bool {
+    let opcode = inst.opcode.as_str();
+    if inst.mods.iter().any(|m| m == ".cc") {
+        return false;
+    }
+    if opcode == "ld" {
+        if !matches!(op, Op::Mem(_)) || inst.space() != Some(StateSpace::Param) {
+            return false;
+        }
+        let Some(Operand::Address(Base::KernelParam(p), off)) = inst.operands.get(1) else {
+            return false;
+        };
+        let Some(ty) = inst.types().next() else {
+            return false;
+        };
+        let size = (ty.size_bits() / 8).max(1) as i64;
+        let Some(param) = kf.params.get(*p as usize) else {
+            return false;
+        };
+        let at = param.offset as i64 + off;
+        let vector = inst.mods.iter().any(|m| m.starts_with(".v"));
+        return !vector && at >= 0 && at % size == 0 && at + size <= kf.param_size as i64;
+    }
+    // generic addresses of `.local` and `.param` variables depend on the thread
+    if opcode == "cvta" && !inst.has(".global") {
+        return false;
+    }
+    matches!(op, Op::Alu(_)) && PURE.contains(&opcode)
+}
+
+/// Whether a source operand has the same value in every CTA, apart from registers (which the
+/// caller checks).
+fn source_is_fixed(o: &Operand) -> bool {
+    match o {
+        Operand::Reg(_) | Operand::Imm(_) | Operand::Sink => true,
+        Operand::Special(sr) => crate::compile::sreg_of(sr).is_some_and(launch_invariant),
+        Operand::Symbol(Base::Global(_) | Base::Function(_), _) => true,
+        Operand::Address(Base::KernelParam(_), _) => true,
+        Operand::Vector(v) => v.iter().all(source_is_fixed),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::compile::{compile, GlobalAddrs};
+    use crate::program::{Op, Program};
+
+    fn program(body: &str, params: &str) -> Program {
+        let text = format!(
+            ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k({params})\n{{\n{body}\n}}\n"
+        );
+        let parsed = ptx_syntax::parse(&text);
+        assert!(!parsed.has_errors(), "{:?}", parsed.diagnostics);
+        let m = ptx_ir::lower(&parsed.module).expect("lowers");
+        compile(&m, 0, &GlobalAddrs::default()).expect("compiles")
+    }
+
+    fn hoisted(p: &Program) -> Vec<u32> {
+        p.code
+            .iter()
+            .filter(|i| i.func == 0 && matches!(i.op, Op::Nop))
+            .map(|i| i.inst)
+            .collect()
+    }
+
+    #[test]
+    fn vector_add_hoists_parameters_and_thread_coordinates() {
+        let p = program(
+            ".reg .pred %p<2>; .reg .f32 %f<4>; .reg .b32 %r<6>; .reg .b64 %rd<11>;
+             ld.param.u64 %rd1, [a];
+             ld.param.u64 %rd2, [b];
+             ld.param.u32 %r2, [n];
+             mov.u32 %r3, %ctaid.x;
+             mov.u32 %r4, %ntid.x;
+             mov.u32 %r5, %tid.x;
+             mad.lo.s32 %r1, %r3, %r4, %r5;
+             setp.ge.s32 %p1, %r1, %r2;
+             @%p1 bra END;
+             cvta.to.global.u64 %rd4, %rd1;
+             mul.wide.s32 %rd5, %r1, 4;
+             add.s64 %rd6, %rd4, %rd5;
+             ld.global.f32 %f1, [%rd6];
+             cvta.to.global.u64 %rd7, %rd2;
+             add.s64 %rd8, %rd7, %rd5;
+             st.global.f32 [%rd8], %f1;
+             END: ret;",
+            ".param .u64 a, .param .u64 b, .param .u32 n",
+        );
+        // the parameter loads, %ntid, %tid and the address conversions of parameters; not
+        // %ctaid or anything computed from it
+        assert_eq!(hoisted(&p), vec![0, 1, 2, 4, 5, 9, 13]);
+        assert_eq!(p.prelude.len(), 7);
+        // every kernel register is written before it is read: none is reset per CTA
+        let kernel = p.funcs[0].slots;
+        for &(a, b) in &p.reset_slots {
+            assert!(
+                b <= kernel.0 || a >= kernel.1,
+                "{:?} resets kernel slots",
+                (a, b)
+            );
+        }
+    }
+
+    #[test]
+    fn guarded_loops_and_redefinitions_stay() {
+        let p = program(
+            ".reg .pred %p<3>; .reg .b32 %r<6>;
+             mov.u32 %r1, %tid.x;
+             setp.eq.u32 %p1, %r1, 0;
+             @%p1 mov.u32 %r2, 7;
+             mov.u32 %r3, 1;
+             mov.u32 %r3, 2;
+             mov.u32 %r4, 0;
+             L: add.u32 %r4, %r4, %r1;
+             setp.lt.u32 %p2, %r4, 100;
+             @%p2 bra L;
+             add.u32 %r5, %r2, %r3;
+             ret;",
+            "",
+        );
+        // %tid and the setp on it are hoisted; the guarded mov, the twice-written %r3, the
+        // loop counter and whatever reads them are not
+        assert_eq!(hoisted(&p), vec![0, 1]);
+        // %r2 may be read unassigned: its slot is reset in every CTA
+        let kernel = p.funcs[0].slots;
+        let r2 = kernel.0 + 2;
+        assert!(p.reset_slots.iter().any(|&(a, b)| a <= r2 && r2 < b));
+    }
+}
