@@ -18,8 +18,8 @@
 use crate::invariant::launch_invariant;
 use crate::mem::MemMap;
 use crate::program::{
-    lane_bits, BarKind, CallOperand, CallTarget, Ctx, Fault, FaultKind, Insn, Lanes, Op, Program,
-    RedOp, SregInit, FULL, NO_PRED,
+    for_lanes, lane_bits, BarKind, CallOperand, CallTarget, Ctx, Fault, FaultKind, Insn, Lanes, Op,
+    Program, RedOp, SregInit, FULL, NO_PRED,
 };
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
@@ -226,6 +226,17 @@ pub struct CtaScratch {
     shared: Vec<u32>,
 }
 
+/// `1 << l` for each lane `l` (a table, so that lane loops need no variable shifts).
+const LANE_BIT: [u32; 32] = {
+    let mut b = [0; 32];
+    let mut l = 0;
+    while l < 32 {
+        b[l] = 1 << l;
+        l += 1;
+    }
+    b
+};
+
 /// Runs one CTA to completion.
 pub fn run_cta(
     sh: &LaunchShared<'_>,
@@ -315,13 +326,10 @@ impl<'s, 'a> Cta<'s, 'a> {
                     warp.preds[a as usize..b as usize].fill(0);
                 }
             }
-            let mut valid = 0u32;
-            for l in 0..32u32 {
-                let t = w * 32 + l;
-                if t < nthreads {
-                    valid |= 1 << l;
-                }
-            }
+            let valid = match nthreads - w * 32 {
+                n if n >= 32 => FULL,
+                n => (1u32 << n) - 1,
+            };
             // thread coordinates of each lane (launch-invariant: needed only the first time),
             // counted up without a division per lane
             let mut tids = [[0u32; 3]; 32];
@@ -380,14 +388,20 @@ impl<'s, 'a> Cta<'s, 'a> {
             warp.parked = 0;
             warp.barrier = 0;
             warp.bar_pc = [0; 32];
+            // call stacks are empty after a CTA that ended normally, and a frame of 0 bytes
+            // has nothing to zero
             warp.stacks.resize_with(32, Vec::new);
-            for s in &mut warp.stacks {
-                s.clear();
+            if prog.funcs.len() > 1 {
+                for s in &mut warp.stacks {
+                    s.clear();
+                }
             }
             warp.local.resize_with(32, Vec::new);
-            for l in &mut warp.local {
-                l.clear();
-                l.resize(words, 0);
+            if fresh || words > 0 {
+                for l in &mut warp.local {
+                    l.clear();
+                    l.resize(words, 0);
+                }
             }
             warp.sp = [frame; 32];
             warp.func = [0; 32];
@@ -544,27 +558,32 @@ impl<'s, 'a> Cta<'s, 'a> {
         }
     }
 
-    /// Picks the group with the lowest pc among ready lanes.
+    /// Picks the group with the lowest pc among ready lanes. The loops run over all 32 lanes
+    /// without branches and compare as `i32` (a pc is below 2^31), so that even baseline
+    /// x86-64 (SSE2) code does them four lanes at a time.
     fn pick(w: &mut Warp) {
         if w.ready == 0 {
             w.cur = None;
             return;
         }
-        let mut min = u32::MAX;
-        for l in lane_bits(w.ready) {
-            min = min.min(w.pcs[l]);
-        }
-        let mut mask = 0;
-        let mut others = u32::MAX;
-        for l in lane_bits(w.ready) {
-            if w.pcs[l] == min {
-                mask |= 1 << l;
+        let ready = w.ready;
+        let pcs: [i32; 32] = std::array::from_fn(|l| {
+            if ready & LANE_BIT[l] != 0 {
+                w.pcs[l] as i32
             } else {
-                others = others.min(w.pcs[l]);
+                i32::MAX
             }
+        });
+        let min = pcs.iter().fold(i32::MAX, |a, &b| a.min(b));
+        let mut mask = 0;
+        let mut others = i32::MAX;
+        for l in 0..32 {
+            let at = pcs[l] == min;
+            mask |= if at { LANE_BIT[l] } else { 0 };
+            others = others.min(if at { i32::MAX } else { pcs[l] });
         }
-        w.cur = Some((min, mask));
-        w.others_min = others;
+        w.cur = Some((min as u32, mask));
+        w.others_min = others as u32;
         w.run_len = 0;
     }
 
@@ -593,9 +612,7 @@ impl<'s, 'a> Cta<'s, 'a> {
     }
 
     fn save(w: &mut Warp, pc: u32, mask: u32) {
-        for l in lane_bits(mask) {
-            w.pcs[l] = pc;
-        }
+        for_lanes(mask, |l| w.pcs[l] = pc);
     }
 
     /// Runs warp `wi` for one slice. Returns whether it made progress.
@@ -781,7 +798,22 @@ impl<'s, 'a> Cta<'s, 'a> {
                     } else {
                         Self::save(w, t, m);
                         Self::save(w, pc + 1, mask & !m);
-                        w.cur = None;
+                        // the two halves and the groups already waiting (whose lowest pc is
+                        // `others_min`, exact unless a preempting group runs): the lower half
+                        // runs next when no waiting group is at or below it
+                        let (lo, lo_mask, hi) = if t < pc + 1 {
+                            (t, m, pc + 1)
+                        } else {
+                            (pc + 1, mask & !m, t)
+                        };
+                        let exact = w.others_min != u32::MAX || w.ready & !mask == 0;
+                        w.cur = if exact && lo < w.others_min {
+                            w.others_min = w.others_min.min(hi);
+                            w.run_len = 0;
+                            Some((lo, lo_mask))
+                        } else {
+                            None
+                        };
                     }
                 }
                 Op::Brx(tab) => {
@@ -992,10 +1024,10 @@ impl<'s, 'a> Cta<'s, 'a> {
             _ => {
                 w.barrier |= m;
                 w.ready &= !m;
-                for l in lane_bits(m) {
+                for_lanes(m, |l| {
                     w.bar_pc[l] = pc;
                     w.pcs[l] = pc + 1;
-                }
+                });
                 b.waiting.push((wi, m));
                 if let Some((_, dst, _, _)) = bar.red {
                     b.red_dest.push((wi, m, dst));
@@ -1044,6 +1076,13 @@ impl<'s, 'a> Cta<'s, 'a> {
                 }
             }
             w.cur = None;
+            if w.ready == lanes {
+                // the lanes of one arrival, all at the instruction after it, are the only
+                // ready ones: the group `pick` would choose
+                w.cur = Some((w.pcs[lanes.trailing_zeros() as usize], lanes));
+                w.others_min = u32::MAX;
+                w.run_len = 0;
+            }
         }
         for (wj, lanes, dst) in dests {
             let w = &mut self.warps[wj];
@@ -1247,7 +1286,11 @@ impl<'s, 'a> Cta<'s, 'a> {
             return Ok(());
         }
         let mut exiting = 0u32;
-        {
+        // a `ret` in the kernel's own code ends the threads (no lane there has a caller)
+        let in_kernel = prog.funcs.get(1).is_none_or(|f| pc < f.entry);
+        if in_kernel {
+            exiting = m;
+        } else {
             let w = &mut self.warps[wi];
             for l in lane_bits(m) {
                 let Some(fr) = w.stacks[l].pop() else {

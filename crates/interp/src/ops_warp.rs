@@ -179,6 +179,15 @@ fn shfl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
         &ctx.regs[i.v[0] as usize],
         &ctx.regs[i.c as usize],
     );
+    if mask == FULL && uniform(bv) && uniform(cv) {
+        let (b, c) = (bv[0] as u32, cv[0] as u32);
+        let (d, srcs) = crate::handlers::split(ctx.regs, i.d);
+        let cur = std::cell::OnceCell::new();
+        let src = srcs.or_dest(i.a, d, &cur);
+        let p = shfl_full(i.aux, src, d, b, c);
+        set_pred(ctx.preds, i.v[1], p, mask);
+        return Ok(());
+    }
     // computed in full before the destination (which may be a source) is written
     let mut out = [0u64; 32];
     let mut p = 0u32;
@@ -194,6 +203,56 @@ fn shfl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     }
     set_pred(ctx.preds, i.v[1], p, mask);
     Ok(())
+}
+
+/// Whether all 32 lanes of a slot hold the same value.
+#[inline]
+fn uniform(v: &Lanes) -> bool {
+    v.iter().fold(0, |acc, &x| acc | (x ^ v[0])) == 0
+}
+
+/// `shfl` with every lane taking part and the same `b` and `c` in every lane (the usual case:
+/// immediates or registers set once): the source lane of each lane is a simple function of
+/// its index for `.up` and `.down` without segments; other shapes use [`shfl_source`] lane by
+/// lane. Writes `out` (which must not be `src`); returns `pval` per lane.
+fn shfl_full(mode: u64, src: &Lanes, out: &mut Lanes, b: u32, c: u32) -> u32 {
+    let (b, cval, segmask) = ((b & 31) as usize, (c & 31) as usize, (c >> 8) & 31);
+    const LOW: u64 = 0xFFFF_FFFF;
+    match mode {
+        // lane l reads l - b when l - b >= cval (segmask 0: max_lane is cval)
+        SHFL_UP if segmask == 0 => {
+            let start = b + cval;
+            for l in 0..32 {
+                out[l] = src[if l >= start { l - b } else { l }] & LOW;
+            }
+            if start < 32 {
+                FULL << start
+            } else {
+                0
+            }
+        }
+        // lane l reads l + b when l + b <= cval
+        SHFL_DOWN if segmask == 0 => {
+            let n = (cval + 1).saturating_sub(b);
+            for l in 0..32 {
+                out[l] = src[if l < n { l + b } else { l }] & LOW;
+            }
+            if n == 32 {
+                FULL
+            } else {
+                (1u32 << n) - 1
+            }
+        }
+        _ => {
+            let mut p = 0u32;
+            for (l, o) in out.iter_mut().enumerate() {
+                let (j, pval) = shfl_source(mode, l as u32, b as u32, c);
+                *o = src[j as usize] & LOW;
+                p |= (pval as u32) << l;
+            }
+            p
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -919,6 +978,28 @@ mod tests {
         i.b = MM;
         i.aux = mode;
         (w, i)
+    }
+
+    /// The whole-warp fast path agrees with the lane-by-lane port of the ISA pseudo-code
+    /// ([`shfl_source`]) for every mode, every `b` and clamp/segment values of `c`.
+    #[test]
+    fn shfl_full_matches_pseudo_code() {
+        let src: Lanes = std::array::from_fn(|l| 0xABCD_0000_0000_0000 | (100 + l as u64));
+        for mode in [SHFL_UP, SHFL_DOWN, SHFL_BFLY, 3] {
+            for b in 0..40 {
+                for c in [0, 1, 7, 0x10, 0x1f, 0x181f, 0x1c1f, 0x1e00, 0x1f1f, 0x0403] {
+                    let mut out = [0; 32];
+                    let p = shfl_full(mode, &src, &mut out, b, c);
+                    for l in 0..32u32 {
+                        let (j, pval) = shfl_source(mode, l, b, c);
+                        let want = src[j as usize] & 0xFFFF_FFFF;
+                        let at = format!("mode {mode} b {b} c {c:#x} lane {l}");
+                        assert_eq!(out[l as usize], want, "{at}");
+                        assert_eq!(p >> l & 1 != 0, pval, "{at}");
+                    }
+                }
+            }
+        }
     }
 
     // Expected values below are worked out by hand from the ISA pseudo-code.
