@@ -19,7 +19,7 @@ use crate::invariant::launch_invariant;
 use crate::mem::MemMap;
 use crate::program::{
     for_lanes, lane_bits, BarKind, CallOperand, CallTarget, Ctx, Fault, FaultKind, Insn, Lanes, Op,
-    Program, RedOp, SregInit, FULL, NO_PRED,
+    Program, RedOp, SregInit, FULL, LANE_BIT, NO_PRED,
 };
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
@@ -225,17 +225,6 @@ pub struct CtaScratch {
     warps: Vec<Warp>,
     shared: Vec<u32>,
 }
-
-/// `1 << l` for each lane `l` (a table, so that lane loops need no variable shifts).
-const LANE_BIT: [u32; 32] = {
-    let mut b = [0; 32];
-    let mut l = 0;
-    while l < 32 {
-        b[l] = 1 << l;
-        l += 1;
-    }
-    b
-};
 
 /// Runs one CTA to completion.
 pub fn run_cta(

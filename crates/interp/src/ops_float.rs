@@ -20,7 +20,7 @@
 
 use crate::compile::Dec;
 use crate::handlers::{PRED_BOOL_SHIFT, PRED_NEG_C};
-use crate::program::{Insn, Lanes, Op};
+use crate::program::{Insn, Lanes, Op, LANE_BIT};
 use crate::semantics::cmp::{self, BoolOp, CmpOp, SetDst};
 use crate::semantics::cvt::{self, CvtMods, CvtRound, FloatType, Fp8, IntType, PackType};
 use crate::semantics::float::{self as fl, MinMax, TestOp};
@@ -1071,12 +1071,25 @@ fn selp_h(r: &mut [Lanes], p: &mut [u32], i: &Insn, mask: u32) {
     let (d, s) = crate::handlers::split(r, i.d);
     let cur = std::cell::OnceCell::new();
     let (x, y) = (s.or_dest(i.a, d, &cur), s.or_dest(i.b, d, &cur));
-    let pick = c & mask;
-    let keep = !mask;
+    crate::run_lanes!(selp_lanes, selp_lanes_v3, (d, x, y, c & mask, mask, w))
+}
+
+/// The lane loop of `selp`, branch-free (lane bits from a table, not variable shifts) so
+/// that it vectorises.
+#[inline(always)]
+fn selp_lanes(d: &mut Lanes, x: &Lanes, y: &Lanes, pick: u32, mask: u32, w: u64) {
     for l in 0..32 {
-        let v = if pick >> l & 1 != 0 { x[l] } else { y[l] } & w;
-        d[l] = if keep >> l & 1 != 0 { d[l] } else { v };
+        let sel = if pick & LANE_BIT[l] != 0 { u64::MAX } else { 0 };
+        let keep = if mask & LANE_BIT[l] != 0 { 0 } else { u64::MAX };
+        let v = ((x[l] & sel) | (y[l] & !sel)) & w;
+        d[l] = (d[l] & keep) | (v & !keep);
     }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn selp_lanes_v3(d: &mut Lanes, x: &Lanes, y: &Lanes, pick: u32, mask: u32, w: u64) {
+    selp_lanes(d, x, y, pick, mask, w)
 }
 
 fn decode_selp(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {

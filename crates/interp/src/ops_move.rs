@@ -390,27 +390,40 @@ fn store4_full(ctx: &mut Ctx<'_>, space: Space, i: &Insn) -> bool {
     true
 }
 
-/// The commonest load, 4 bytes into every lane of a full warp, in one pass: each lane's address,
-/// its range and alignment check and a load (clamped into the storage, so that it never
-/// panics). `None` when some lane fails the check: the general path then reports it.
+/// The commonest load, 4 bytes into every lane of a full warp: one pass computes and checks
+/// each lane's word index (no memory touched), a second loads straight into destination slot
+/// `d` (each lane reads its own address before writing its own lane, so `d` may be `a`).
+/// False, with nothing written, when some lane fails the check: the general path then reports
+/// it.
 #[inline(always)]
 fn load4_full<W: mem::Words + ?Sized>(
     w: &W,
-    r: &crate::program::Lanes,
+    regs: &mut [crate::program::Lanes],
+    a: u32,
+    d: u32,
     imm: u64,
     base: u64,
     len: u64,
-) -> Option<[u64; 32]> {
-    let last = len.checked_sub(4)?;
-    let lastw = w.words().checked_sub(1)?;
-    let mut out = [0u64; 32];
+) -> bool {
+    let Some(last) = len.checked_sub(4) else {
+        return false;
+    };
+    let r = &regs[a as usize];
+    let mut idx = [0usize; 32];
     let mut bad = 0u64;
     for l in 0..32 {
         let off = r[l].wrapping_add(imm).wrapping_sub(base);
         bad |= (off > last) as u64 | (off & 3);
-        out[l] = w.get(((off >> 2) as usize).min(lastw)) as u64;
+        idx[l] = (off >> 2) as usize;
     }
-    (bad == 0).then_some(out)
+    if bad != 0 {
+        return false;
+    }
+    let dst = &mut regs[d as usize];
+    for l in 0..32 {
+        dst[l] = w.get(idx[l]) as u64;
+    }
+    true
 }
 
 /// Lane `l`'s location: from the warp's fast-path target when there is one, else resolved on
@@ -493,16 +506,16 @@ fn ld_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     let vec = (i.aux >> 16 & 0xFF) as u32;
     let signed = i.aux >> 24 & 1 != 0;
     if mask == FULL && size == 4 && vec == 1 {
-        let r = &ctx.regs[i.a as usize];
         let imm = i.imm as u64;
-        if let Some((t, base, len)) = region(ctx, space, r[0].wrapping_add(imm), 4, false) {
-            let out = match t {
-                WarpTarget::Global(a) => load4_full(&a.words, r, imm, base, len),
-                WarpTarget::Shared(_) => load4_full(&ctx.shared[..], r, imm, base, len),
-                WarpTarget::Param(_) => load4_full(ctx.params, r, imm, base, len),
+        let first = ctx.regs[i.a as usize][0].wrapping_add(imm);
+        if let Some((t, base, len)) = region(ctx, space, first, 4, false) {
+            let (regs, a, d) = (&mut *ctx.regs, i.a, i.v[0]);
+            let done = match t {
+                WarpTarget::Global(m) => load4_full(&m.words, regs, a, d, imm, base, len),
+                WarpTarget::Shared(_) => load4_full(&ctx.shared[..], regs, a, d, imm, base, len),
+                WarpTarget::Param(_) => load4_full(ctx.params, regs, a, d, imm, base, len),
             };
-            if let Some(out) = out {
-                ctx.regs[i.v[0] as usize] = out;
+            if done {
                 return Ok(());
             }
         }

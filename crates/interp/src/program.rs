@@ -52,6 +52,19 @@ pub fn for_lanes(mask: u32, mut f: impl FnMut(usize)) {
     }
 }
 
+/// `1 << l` for each lane `l`: lane loops test mask bits against this table instead of
+/// shifting by the lane index, so that they vectorise (baseline x86-64 has no per-element
+/// variable shifts).
+pub const LANE_BIT: [u32; 32] = {
+    let mut b = [0; 32];
+    let mut l = 0;
+    while l < 32 {
+        b[l] = 1 << l;
+        l += 1;
+    }
+    b
+};
+
 /// No guard predicate.
 pub const NO_PRED: u32 = u32::MAX;
 
