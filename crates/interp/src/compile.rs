@@ -510,15 +510,25 @@ pub fn compile(
     let recursive: Vec<bool> = order.iter().map(|&f| reaches(m, f, f)).collect();
     // register slots and function info
     let mut entry = 0u32;
+    // the kernel's registers that can share slots (see `invariant::Facts::classes`)
+    let facts = crate::invariant::Facts::new(&m.functions[kernel as usize]);
+    let classes = facts.classes(&m.functions[kernel as usize]);
     for (pi, &f) in order.iter().enumerate() {
         let func = &m.functions[f as usize];
         let first = b.nslots;
         let pfirst = b.npreds;
         let mut slots = Vec::with_capacity(func.regs.len());
-        for r in &func.regs {
-            if r.ty == ScalarType::Pred {
+        let mut class_slot: HashMap<u32, u32> = HashMap::new();
+        for (r, info) in func.regs.iter().enumerate() {
+            if info.ty == ScalarType::Pred {
                 slots.push(b.npreds);
                 b.npreds += 1;
+            } else if let Some(c) = classes.get(r).copied().flatten().filter(|_| pi == 0) {
+                let s = *class_slot.entry(c).or_insert_with(|| {
+                    b.nslots += 1;
+                    b.nslots - 1
+                });
+                slots.push(s);
             } else {
                 slots.push(b.nslots);
                 b.nslots += 1;
@@ -593,7 +603,7 @@ pub fn compile(
             code.push(insn);
         }
     }
-    let plan = crate::invariant::plan(&b, kernel, &mut code);
+    let plan = crate::invariant::plan(&b, kernel, &facts, &mut code);
     let kf = &m.functions[kernel as usize];
     Ok(Program {
         code,

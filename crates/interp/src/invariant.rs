@@ -20,8 +20,8 @@
 
 use crate::compile::Builder;
 use crate::program::{Insn, Op, SregInit};
-use ptx_ir::dataflow::{effects, maybe_uninit};
-use ptx_ir::{Base, Operand};
+use ptx_ir::dataflow::{effects, interference, maybe_uninit, Effects};
+use ptx_ir::{Base, Operand, RegId};
 use ptx_isa::{ScalarType, StateSpace};
 
 /// Opcodes computed lane by lane from their operands alone.
@@ -62,38 +62,111 @@ fn ranges(n: u32, keep: &[bool]) -> Vec<(u32, u32)> {
     out
 }
 
-/// Plans the CTA start of `kernel` (IR function index; program function 0, whose code is
-/// `code[..n]`): hoists what can be hoisted out of `code` and lists what must be reset.
-pub(crate) fn plan(b: &Builder<'_>, kernel: u32, code: &mut [Insn]) -> Plan {
-    let kf = &b.m.functions[kernel as usize];
-    let slot = &b.reg_slot[0];
-    let uninit = maybe_uninit(kf);
-    let effects: Vec<_> = kf.insts.iter().map(effects).collect();
-    let mut defs = vec![0u32; kf.regs.len()];
-    for e in &effects {
-        for &r in &e.writes {
-            defs[r as usize] += 1;
+/// What the analyses say about the kernel's registers, computed once before decoding (slot
+/// assignment needs it) and used again after.
+pub(crate) struct Facts {
+    effects: Vec<Effects>,
+    /// Per register: may be read unassigned.
+    uninit: Vec<bool>,
+    /// Per register: number of instructions that may write it.
+    defs: Vec<u32>,
+}
+
+impl Facts {
+    pub fn new(kf: &ptx_ir::Function) -> Facts {
+        let effects: Vec<Effects> = kf.insts.iter().map(effects).collect();
+        let mut defs = vec![0u32; kf.regs.len()];
+        for e in &effects {
+            for &r in &e.writes {
+                defs[r as usize] += 1;
+            }
+        }
+        Facts {
+            uninit: maybe_uninit(kf),
+            effects,
+            defs,
         }
     }
-    // registers holding launch-invariant values (results of hoisted instructions)
-    let mut invariant = vec![false; kf.regs.len()];
-    let mut prelude = Vec::new();
-    for (k, (inst, e)) in kf.insts.iter().zip(&effects).enumerate() {
-        let Some(insn) = code.get_mut(k) else { break };
-        let hoist = e.certain
-            && !e.writes.is_empty()
-            && e.writes
+
+    /// Per instruction: whether it is hoisted, given `op_ok(k)`, whether the decoded form of
+    /// instruction `k` allows it (see [`pure_or_param_load`]); and per register, whether it
+    /// holds a hoisted (launch-invariant) value.
+    fn hoisted(
+        &self,
+        kf: &ptx_ir::Function,
+        op_ok: impl Fn(usize, &ptx_ir::Inst) -> bool,
+    ) -> (Vec<bool>, Vec<bool>) {
+        let mut invariant = vec![false; kf.regs.len()];
+        let mut hoist = vec![false; kf.insts.len()];
+        for (k, (inst, e)) in kf.insts.iter().zip(&self.effects).enumerate() {
+            let h = e.certain
+                && !e.writes.is_empty()
+                && e.writes
+                    .iter()
+                    .all(|&r| self.defs[r as usize] == 1 && !self.uninit[r as usize])
+                && e.reads.iter().all(|&r| invariant[r as usize])
+                && inst.operands[1..].iter().all(source_is_fixed)
+                && op_ok(k, inst);
+            if h {
+                hoist[k] = true;
+                for &r in &e.writes {
+                    invariant[r as usize] = true;
+                }
+            }
+        }
+        (hoist, invariant)
+    }
+
+    /// Storage classes of the kernel's value registers: registers with the same class share a
+    /// slot (`None`: a slot of its own). Only registers that are never read unassigned and do
+    /// not hold hoisted values are shared (the others must keep their contents from CTA to
+    /// CTA); two share only when they do not interfere ([`ptx_ir::dataflow::interference`]),
+    /// assigned greedily in register order. This keeps the slots a warp touches few, so that
+    /// they stay in the L1 cache: nvcc writes almost every value to a fresh virtual register.
+    pub fn classes(&self, kf: &ptx_ir::Function) -> Vec<Option<u32>> {
+        let mut out = vec![None; kf.regs.len()];
+        let Some(g) = interference(kf) else {
+            return out;
+        };
+        let (_, invariant) = self.hoisted(kf, |_, inst| pure_or_param_load(inst, kf, None));
+        let mut members: Vec<Vec<RegId>> = Vec::new();
+        for (r, info) in kf.regs.iter().enumerate() {
+            if info.ty == ScalarType::Pred || self.uninit[r] || invariant[r] {
+                continue;
+            }
+            let r = r as RegId;
+            let c = match members
                 .iter()
-                .all(|&r| defs[r as usize] == 1 && !uninit[r as usize])
-            && e.reads.iter().all(|&r| invariant[r as usize])
-            && pure_or_param_load(inst, kf, &insn.op)
-            && inst.operands[1..].iter().all(source_is_fixed);
-        if hoist {
+                .position(|m| m.iter().all(|&x| !g.interferes(r, x)))
+            {
+                Some(c) => c,
+                None => {
+                    members.push(Vec::new());
+                    members.len() - 1
+                }
+            };
+            members[c].push(r);
+            out[r as usize] = Some(c as u32);
+        }
+        out
+    }
+}
+
+/// Plans the CTA start of `kernel` (IR function index; program function 0, whose code is
+/// `code[..n]`): hoists what can be hoisted out of `code` and lists what must be reset.
+pub(crate) fn plan(b: &Builder<'_>, kernel: u32, facts: &Facts, code: &mut [Insn]) -> Plan {
+    let kf = &b.m.functions[kernel as usize];
+    let slot = &b.reg_slot[0];
+    let uninit = &facts.uninit;
+    let (hoist, _) = facts.hoisted(kf, |k, inst| {
+        code.get(k)
+            .is_some_and(|insn| pure_or_param_load(inst, kf, Some(&insn.op)))
+    });
+    let mut prelude = Vec::new();
+    for (k, insn) in code.iter_mut().enumerate().take(kf.insts.len()) {
+        if hoist[k] {
             prelude.push(insn.clone());
             insn.op = Op::Nop;
-            for &r in &e.writes {
-                invariant[r as usize] = true;
-            }
         }
     }
     // value slots: constants, launch-invariant special registers and kernel registers that
@@ -129,14 +202,15 @@ pub(crate) fn plan(b: &Builder<'_>, kernel: u32, code: &mut [Insn]) -> Plan {
 }
 
 /// Whether `inst` is a pure lane-wise operation the decoder turned into an ALU handler, or a
-/// scalar load of a kernel parameter at a constant, in-bounds offset.
-fn pure_or_param_load(inst: &ptx_ir::Inst, kf: &ptx_ir::Function, op: &Op) -> bool {
+/// scalar load of a kernel parameter at a constant, in-bounds offset. Without `op` (before
+/// decoding), whether it can be one.
+fn pure_or_param_load(inst: &ptx_ir::Inst, kf: &ptx_ir::Function, op: Option<&Op>) -> bool {
     let opcode = inst.opcode.as_str();
     if inst.mods.iter().any(|m| m == ".cc") {
         return false;
     }
     if opcode == "ld" {
-        if !matches!(op, Op::Mem(_)) || inst.space() != Some(StateSpace::Param) {
+        if !matches!(op, None | Some(Op::Mem(_))) || inst.space() != Some(StateSpace::Param) {
             return false;
         }
         let Some(Operand::Address(Base::KernelParam(p), off)) = inst.operands.get(1) else {
@@ -157,7 +231,7 @@ fn pure_or_param_load(inst: &ptx_ir::Inst, kf: &ptx_ir::Function, op: &Op) -> bo
     if opcode == "cvta" && !inst.has(".global") {
         return false;
     }
-    matches!(op, Op::Alu(_)) && PURE.contains(&opcode)
+    matches!(op, None | Some(Op::Alu(_))) && PURE.contains(&opcode)
 }
 
 /// Whether a source operand has the same value in every CTA, apart from registers (which the
@@ -232,6 +306,36 @@ mod tests {
                 (a, b)
             );
         }
+    }
+
+    #[test]
+    fn short_lived_registers_share_slots() {
+        // %r1..%r4 each die at the next instruction; %r9 lives across all of them
+        let p = program(
+            ".reg .b32 %r<10>; .reg .b64 %rd<3>;
+             ld.param.u64 %rd1, [out];
+             mov.u32 %r9, %ctaid.x;
+             add.u32 %r1, %r9, 1;
+             add.u32 %r2, %r1, 2;
+             add.u32 %r3, %r2, 3;
+             add.u32 %r4, %r3, %r9;
+             mul.wide.u32 %rd2, %r9, 4;
+             st.global.u32 [%rd1], %r4;
+             st.global.u64 [%rd1+8], %rd2;
+             ret;",
+            ".param .u64 out",
+        );
+        let f = &p.funcs[0];
+        // 13 value registers (%r0..%r9, %rd0..%rd2): %rd1 is hoisted (its own slot); the rest
+        // fit in far fewer slots, and %r9 never shares with a value written while it lives
+        assert!(f.slots.1 - f.slots.0 <= 5, "{:?}", f.slots);
+        let slot_of = |k: usize| p.code[k].d;
+        let r9 = slot_of(1);
+        for k in 2..=6 {
+            assert_ne!(slot_of(k), r9, "instruction {k}");
+        }
+        // %r2 is written while %r1 is read: never one slot
+        assert_ne!(slot_of(2), slot_of(3));
     }
 
     #[test]

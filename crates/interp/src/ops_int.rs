@@ -14,7 +14,7 @@
 
 use crate::compile::Dec;
 use crate::handlers::split;
-use crate::program::{for_lanes, AluFn, Insn, Lanes, Op};
+use crate::program::{lane_bits, AluFn, Insn, Lanes, Op, FULL};
 use crate::semantics::int::{self as si, CarryOps, IntOps, SignedOps, WideOps};
 use crate::semantics::logic::{self as sl, PrmtMode, ShfDir};
 use crate::semantics::ClampMode;
@@ -56,50 +56,66 @@ lane!(i32, u32);
 lane!(u64, u64);
 lane!(i64, u64);
 
-/// `d = f(a)` over the lanes of `mask`.
-#[inline(always)]
-pub(crate) fn map1(r: &mut [Lanes], i: &Insn, mask: u32, f: impl Fn(u64) -> u64) {
-    let (d, s) = split(r, i.d);
-    let cur = OnceCell::new();
-    let x = s.or_dest(i.a, d, &cur);
-    for_lanes(mask, |l| d[l] = f(x[l]));
+/// Defines `$name`, the full-warp loop `d[l] = f(sources[l])`, and `$v3`, the same loop
+/// compiled for AVX2 (the closure is inlined into both), and `$map`, which runs `f` over the
+/// lanes of a mask: the loop of the best copy the CPU allows for a full warp, lane by lane
+/// otherwise.
+macro_rules! int_map {
+    ($map:ident, $name:ident, $v3:ident, $($x:ident : $k:ident),+) => {
+        #[inline(always)]
+        fn $name<F: Fn($(int_map!(@u64 $x)),+) -> u64>(d: &mut Lanes, $($x: &Lanes,)+ f: F) {
+            for l in 0..32 {
+                d[l] = f($($x[l]),+);
+            }
+        }
+
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2,fma")]
+        fn $v3<F: Fn($(int_map!(@u64 $x)),+) -> u64>(d: &mut Lanes, $($x: &Lanes,)+ f: F) {
+            $name(d, $($x,)+ f)
+        }
+
+        /// `d = f(sources)` over the lanes of `mask`.
+        #[inline(always)]
+        pub(crate) fn $map(
+            r: &mut [Lanes],
+            i: &Insn,
+            mask: u32,
+            f: impl Fn($(int_map!(@u64 $x)),+) -> u64,
+        ) {
+            let (d, s) = split(r, i.d);
+            let cur = OnceCell::new();
+            $(let $x = s.or_dest(int_map!(@slot i, $k), d, &cur);)+
+            if mask == FULL {
+                #[cfg(target_arch = "x86_64")]
+                if crate::handlers::v3() {
+                    // SAFETY: the AVX2 copy of the loop runs only after `v3()` has confirmed
+                    // that the CPU has AVX2 and FMA.
+                    #[allow(unsafe_code)]
+                    unsafe {
+                        $v3(d, $($x,)+ f)
+                    };
+                    return;
+                }
+                $name(d, $($x,)+ f);
+            } else {
+                for l in lane_bits(mask) {
+                    d[l] = f($($x[l]),+);
+                }
+            }
+        }
+    };
+    (@u64 $x:ident) => { u64 };
+    (@slot $i:ident, a) => { $i.a };
+    (@slot $i:ident, b) => { $i.b };
+    (@slot $i:ident, c) => { $i.c };
+    (@slot $i:ident, v0) => { $i.v[0] };
 }
 
-/// `d = f(a, b)` over the lanes of `mask`.
-#[inline(always)]
-fn map2(r: &mut [Lanes], i: &Insn, mask: u32, f: impl Fn(u64, u64) -> u64) {
-    let (d, s) = split(r, i.d);
-    let cur = OnceCell::new();
-    let (x, y) = (s.or_dest(i.a, d, &cur), s.or_dest(i.b, d, &cur));
-    for_lanes(mask, |l| d[l] = f(x[l], y[l]));
-}
-
-/// `d = f(a, b, c)` over the lanes of `mask`.
-#[inline(always)]
-fn map3(r: &mut [Lanes], i: &Insn, mask: u32, f: impl Fn(u64, u64, u64) -> u64) {
-    let (d, s) = split(r, i.d);
-    let cur = OnceCell::new();
-    let (x, y, z) = (
-        s.or_dest(i.a, d, &cur),
-        s.or_dest(i.b, d, &cur),
-        s.or_dest(i.c, d, &cur),
-    );
-    for_lanes(mask, |l| d[l] = f(x[l], y[l], z[l]));
-}
-
-/// `d = f(a, b, c, v0)` over the lanes of `mask` (the fourth source in `v[0]`).
-#[inline(always)]
-fn map4(r: &mut [Lanes], i: &Insn, mask: u32, f: impl Fn(u64, u64, u64, u64) -> u64) {
-    let (d, s) = split(r, i.d);
-    let cur = OnceCell::new();
-    let (x, y, z, w) = (
-        s.or_dest(i.a, d, &cur),
-        s.or_dest(i.b, d, &cur),
-        s.or_dest(i.c, d, &cur),
-        s.or_dest(i.v[0], d, &cur),
-    );
-    for_lanes(mask, |l| d[l] = f(x[l], y[l], z[l], w[l]));
-}
+int_map!(map1, full1, full1_v3, x: a);
+int_map!(map2, full2, full2_v3, x: a, y: b);
+int_map!(map3, full3, full3_v3, x: a, y: b, z: c);
+int_map!(map4, full4, full4_v3, x: a, y: b, z: c, w: v0);
 
 /// Writes `v` into predicate slot `d` (unless it is `_`) for the lanes of `mask`.
 #[inline(always)]

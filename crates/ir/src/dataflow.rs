@@ -235,6 +235,127 @@ pub fn maybe_uninit(f: &Function) -> Vec<bool> {
     out
 }
 
+/// Which registers of a function may not share storage, from per-thread liveness.
+pub struct Interference {
+    n: usize,
+    bits: Vec<u64>,
+}
+
+impl Interference {
+    /// Whether registers `a` and `b` may not share storage (a register does not interfere
+    /// with itself).
+    pub fn interferes(&self, a: RegId, b: RegId) -> bool {
+        let k = a as usize * self.n + b as usize;
+        self.bits[k / 64] >> (k % 64) & 1 != 0
+    }
+
+    fn add(&mut self, a: RegId, b: RegId) {
+        if a == b {
+            return;
+        }
+        for k in [
+            a as usize * self.n + b as usize,
+            b as usize * self.n + a as usize,
+        ] {
+            self.bits[k / 64] |= 1 << (k % 64);
+        }
+    }
+}
+
+/// Largest register count [`interference`] handles (its matrix has one bit per pair).
+const MAX_INTERFERENCE_REGS: usize = 1 << 13;
+
+/// The interference of `f`'s registers: two registers interfere when one may be written while
+/// the other is live (may still be read on some path), or when one instruction reads or writes
+/// both and writes one of them. Liveness is the backward analysis over the CFG, where only
+/// certain writes ([`Effects::certain`]) end a live range; it is per thread, which is what
+/// SIMT execution needs: each lane follows one path, and a lane that does not run an
+/// instruction keeps its own copy of every register. `None` when the function has more than
+/// 8192 registers or no CFG.
+pub fn interference(f: &Function) -> Option<Interference> {
+    let nregs = f.regs.len();
+    if nregs > MAX_INTERFERENCE_REGS || (f.blocks.is_empty() && !f.insts.is_empty()) {
+        return None;
+    }
+    let words = nregs.div_ceil(64);
+    let effects: Vec<Effects> = f.insts.iter().map(effects).collect();
+    let set = |v: &mut [u64], r: RegId| v[r as usize / 64] |= 1 << (r % 64);
+    let clear = |v: &mut [u64], r: RegId| v[r as usize / 64] &= !(1 << (r % 64));
+    // live-in of each block, by iteration to a fixed point (backward)
+    let nblocks = f.blocks.len();
+    let mut live_in = vec![0u64; nblocks * words];
+    let transfer = |b: usize, out: &mut Vec<u64>| {
+        let blk = &f.blocks[b];
+        for e in effects[blk.start as usize..blk.end as usize].iter().rev() {
+            if e.certain {
+                for &w in &e.writes {
+                    clear(out, w);
+                }
+            }
+            for &r in &e.reads {
+                set(out, r);
+            }
+        }
+    };
+    let mut changed = true;
+    let mut cur = vec![0u64; words];
+    while changed {
+        changed = false;
+        for b in (0..nblocks).rev() {
+            cur.fill(0);
+            for &s in &f.blocks[b].succs {
+                let s = s as usize;
+                for (c, x) in cur.iter_mut().zip(&live_in[s * words..(s + 1) * words]) {
+                    *c |= x;
+                }
+            }
+            transfer(b, &mut cur);
+            let slot = &mut live_in[b * words..(b + 1) * words];
+            if slot != &cur[..] {
+                slot.copy_from_slice(&cur);
+                changed = true;
+            }
+        }
+    }
+    let mut g = Interference {
+        n: nregs,
+        bits: vec![0u64; (nregs * nregs).div_ceil(64)],
+    };
+    for blk in &f.blocks {
+        cur.fill(0);
+        for &s in &blk.succs {
+            let s = s as usize;
+            for (c, x) in cur.iter_mut().zip(&live_in[s * words..(s + 1) * words]) {
+                *c |= x;
+            }
+        }
+        for e in effects[blk.start as usize..blk.end as usize].iter().rev() {
+            for &w in &e.writes {
+                for (k, &word) in cur.iter().enumerate() {
+                    let mut m = word;
+                    while m != 0 {
+                        let r = (k * 64) as RegId + m.trailing_zeros();
+                        m &= m - 1;
+                        g.add(w, r);
+                    }
+                }
+                for &x in e.reads.iter().chain(&e.writes) {
+                    g.add(w, x);
+                }
+            }
+            if e.certain {
+                for &w in &e.writes {
+                    clear(&mut cur, w);
+                }
+            }
+            for &r in &e.reads {
+                set(&mut cur, r);
+            }
+        }
+    }
+    Some(g)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -311,5 +432,60 @@ mod tests {
         assert!(e.certain);
         assert_eq!(e.writes.len(), 2);
         assert_eq!(e.reads.len(), 2);
+    }
+
+    fn reg(f: &Function, name: &str) -> RegId {
+        f.regs
+            .iter()
+            .position(|r| r.name == name)
+            .expect("register") as RegId
+    }
+
+    #[test]
+    fn interference_follows_live_ranges() {
+        let f = kernel(
+            ".reg .b32 %r<6>;\n .reg .pred %p<2>;\n mov.u32 %r1, 1;\n add.u32 %r2, %r1, 1;\n add.u32 %r3, %r2, 1;\n mov.u32 %r4, %r1;\n setp.eq.u32 %p1, %r3, 0;\n @%p1 bra A;\n mov.u32 %r5, 3;\n st.global.u32 [%r4], %r5;\nA:\n st.global.u32 [%r4], %r3;\n ret;",
+        );
+        let g = interference(&f).expect("small function");
+        let (r1, r2, r3, r4, r5) = (
+            reg(&f, "%r1"),
+            reg(&f, "%r2"),
+            reg(&f, "%r3"),
+            reg(&f, "%r4"),
+            reg(&f, "%r5"),
+        );
+        // %r1 lives until `mov %r4, %r1`: across the writes of %r2 and %r3
+        assert!(g.interferes(r1, r2) && g.interferes(r1, r3));
+        // %r2 dies in the add that writes %r3, but one instruction's operands never share
+        assert!(g.interferes(r2, r3));
+        // %r2 is dead when %r4 and %r5 are written
+        assert!(!g.interferes(r2, r4) && !g.interferes(r2, r5));
+        // %r3 is live across the fall-through arm (read at A), where %r5 is written
+        assert!(g.interferes(r3, r5));
+        assert!(g.interferes(r4, r5));
+        assert!(!g.interferes(r1, r5));
+        assert!(!g.interferes(r1, r1));
+    }
+
+    #[test]
+    fn a_guarded_write_does_not_end_a_live_range() {
+        // %r1 is read after a guarded write of it: the earlier value may survive, so %r1
+        // stays live across the write of %r2 in between
+        let f = kernel(
+            ".reg .b32 %r<4>;\n .reg .pred %p<2>;\n mov.u32 %r1, 1;\n setp.eq.u32 %p1, %r1, 0;\n mov.u32 %r2, 5;\n @%p1 mov.u32 %r1, %r2;\n st.global.u32 [%r2], %r1;\n ret;",
+        );
+        let g = interference(&f).expect("small function");
+        assert!(g.interferes(reg(&f, "%r1"), reg(&f, "%r2")));
+    }
+
+    #[test]
+    fn loops_keep_carried_values_live() {
+        let f = kernel(
+            ".reg .b32 %r<4>;\n .reg .pred %p<2>;\n mov.u32 %r1, 0;\n mov.u32 %r3, 9;\nL:\n add.u32 %r2, %r1, 1;\n add.u32 %r1, %r2, 0;\n setp.lt.u32 %p1, %r1, 10;\n @%p1 bra L;\n st.global.u32 [%r3], %r1;\n ret;",
+        );
+        let g = interference(&f).expect("small function");
+        // %r3 is live around the whole loop
+        assert!(g.interferes(reg(&f, "%r3"), reg(&f, "%r2")));
+        assert!(g.interferes(reg(&f, "%r3"), reg(&f, "%r1")));
     }
 }
