@@ -394,7 +394,8 @@ impl<'s, 'a> Cta<'s, 'a> {
             }
             warp.sp = [frame; 32];
             warp.func = [0; 32];
-            warp.cur = None;
+            // the whole warp starts at the entry: the group `pick` would choose
+            warp.cur = (valid != 0).then_some((kernel.entry, valid));
             warp.others_min = u32::MAX;
             warp.run_len = 0;
             warp.force_sync = false;
@@ -600,8 +601,12 @@ impl<'s, 'a> Cta<'s, 'a> {
         w.run_len = 0;
     }
 
+    /// Sets the pc of the lanes of `mask` (a branch-free blend over all 32 lanes: vector
+    /// stores, which the vector loads of `pick` can read without waiting).
     fn save(w: &mut Warp, pc: u32, mask: u32) {
-        for_lanes(mask, |l| w.pcs[l] = pc);
+        for (l, p) in w.pcs.iter_mut().enumerate() {
+            *p = if mask & LANE_BIT[l] != 0 { pc } else { *p };
+        }
     }
 
     /// Runs warp `wi` for one slice. Returns whether it made progress.
