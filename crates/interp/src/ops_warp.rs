@@ -184,7 +184,7 @@ fn shfl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
         let (d, srcs) = crate::handlers::split(ctx.regs, i.d);
         let cur = std::cell::OnceCell::new();
         let src = srcs.or_dest(i.a, d, &cur);
-        let p = shfl_full(i.aux, src, d, b, c);
+        let p = shfl_full_best(i.aux, src, d, b, c);
         set_pred(ctx.preds, i.v[1], p, mask);
         return Ok(());
     }
@@ -206,24 +206,47 @@ fn shfl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
 }
 
 /// Whether all 32 lanes of a slot hold the same value.
-#[inline]
+#[inline(always)]
 fn uniform(v: &Lanes) -> bool {
     v.iter().fold(0, |acc, &x| acc | (x ^ v[0])) == 0
+}
+
+/// [`shfl_full`] in its AVX2 copy when the CPU has it.
+fn shfl_full_best(mode: u64, src: &Lanes, out: &mut Lanes, b: u32, c: u32) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if crate::handlers::v3() {
+        // SAFETY: `shfl_full_v3` is `shfl_full` compiled for AVX2 and FMA, which `v3()` has
+        // just confirmed the CPU has.
+        #[allow(unsafe_code)]
+        return unsafe { shfl_full_v3(mode, src, out, b, c) };
+    }
+    shfl_full(mode, src, out, b, c)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn shfl_full_v3(mode: u64, src: &Lanes, out: &mut Lanes, b: u32, c: u32) -> u32 {
+    shfl_full(mode, src, out, b, c)
 }
 
 /// `shfl` with every lane taking part and the same `b` and `c` in every lane (the usual case:
 /// immediates or registers set once): the source lane of each lane is a simple function of
 /// its index for `.up` and `.down` without segments; other shapes use [`shfl_source`] lane by
 /// lane. Writes `out` (which must not be `src`); returns `pval` per lane.
+#[inline(always)]
 fn shfl_full(mode: u64, src: &Lanes, out: &mut Lanes, b: u32, c: u32) -> u32 {
     let (b, cval, segmask) = ((b & 31) as usize, (c & 31) as usize, (c >> 8) & 31);
     const LOW: u64 = 0xFFFF_FFFF;
     match mode {
         // lane l reads l - b when l - b >= cval (segmask 0: max_lane is cval)
         SHFL_UP if segmask == 0 => {
-            let start = b + cval;
-            for l in 0..32 {
-                out[l] = src[if l >= start { l - b } else { l }] & LOW;
+            let start = (b + cval).min(32);
+            // two contiguous copies (vector loops), no per-lane choice
+            for (o, &x) in out[..start].iter_mut().zip(&src[..start]) {
+                *o = x & LOW;
+            }
+            for (o, &x) in out[start..].iter_mut().zip(&src[start - b..]) {
+                *o = x & LOW;
             }
             if start < 32 {
                 FULL << start
@@ -234,8 +257,11 @@ fn shfl_full(mode: u64, src: &Lanes, out: &mut Lanes, b: u32, c: u32) -> u32 {
         // lane l reads l + b when l + b <= cval
         SHFL_DOWN if segmask == 0 => {
             let n = (cval + 1).saturating_sub(b);
-            for l in 0..32 {
-                out[l] = src[if l < n { l + b } else { l }] & LOW;
+            for (o, &x) in out[..n].iter_mut().zip(&src[b..]) {
+                *o = x & LOW;
+            }
+            for (o, &x) in out[n..].iter_mut().zip(&src[n..]) {
+                *o = x & LOW;
             }
             if n == 32 {
                 FULL
