@@ -174,20 +174,14 @@ pub(crate) fn shfl_source(mode: u64, lane: u32, b: u32, c: u32) -> (u32, bool) {
 }
 
 fn shfl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+    if mask == FULL && shfl_whole_warp(ctx.regs, ctx.preds, i) {
+        return Ok(());
+    }
     let (src, bv, cv) = (
         &ctx.regs[i.a as usize],
         &ctx.regs[i.v[0] as usize],
         &ctx.regs[i.c as usize],
     );
-    if mask == FULL && uniform(bv) && uniform(cv) {
-        let (b, c) = (bv[0] as u32, cv[0] as u32);
-        let (d, srcs) = crate::handlers::split(ctx.regs, i.d);
-        let cur = std::cell::OnceCell::new();
-        let src = srcs.or_dest(i.a, d, &cur);
-        let p = shfl_full_best(i.aux, src, d, b, c);
-        set_pred(ctx.preds, i.v[1], p, mask);
-        return Ok(());
-    }
     // computed in full before the destination (which may be a source) is written
     let mut out = [0u64; 32];
     let mut p = 0u32;
@@ -211,22 +205,39 @@ fn uniform(v: &Lanes) -> bool {
     v.iter().fold(0, |acc, &x| acc | (x ^ v[0])) == 0
 }
 
-/// [`shfl_full`] in its AVX2 copy when the CPU has it.
-fn shfl_full_best(mode: u64, src: &Lanes, out: &mut Lanes, b: u32, c: u32) -> u32 {
+/// `shfl` for a full warp whose `b` and `c` are the same in every lane ([`shfl_full`]), in
+/// its AVX2 copy when the CPU has it. False, with nothing done, when `b` or `c` differ between
+/// lanes.
+fn shfl_whole_warp(regs: &mut [Lanes], preds: &mut [u32], i: &Insn) -> bool {
     #[cfg(target_arch = "x86_64")]
     if crate::handlers::v3() {
-        // SAFETY: `shfl_full_v3` is `shfl_full` compiled for AVX2 and FMA, which `v3()` has
-        // just confirmed the CPU has.
+        // SAFETY: `shfl_whole_warp_v3` is `shfl_whole_warp_impl` compiled for AVX2 and FMA,
+        // which `v3()` has just confirmed the CPU has.
         #[allow(unsafe_code)]
-        return unsafe { shfl_full_v3(mode, src, out, b, c) };
+        return unsafe { shfl_whole_warp_v3(regs, preds, i) };
     }
-    shfl_full(mode, src, out, b, c)
+    shfl_whole_warp_impl(regs, preds, i)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn shfl_full_v3(mode: u64, src: &Lanes, out: &mut Lanes, b: u32, c: u32) -> u32 {
-    shfl_full(mode, src, out, b, c)
+fn shfl_whole_warp_v3(regs: &mut [Lanes], preds: &mut [u32], i: &Insn) -> bool {
+    shfl_whole_warp_impl(regs, preds, i)
+}
+
+#[inline(always)]
+fn shfl_whole_warp_impl(regs: &mut [Lanes], preds: &mut [u32], i: &Insn) -> bool {
+    let (bv, cv) = (&regs[i.v[0] as usize], &regs[i.c as usize]);
+    if !uniform(bv) || !uniform(cv) {
+        return false;
+    }
+    let (b, c) = (bv[0] as u32, cv[0] as u32);
+    let (d, srcs) = crate::handlers::split(regs, i.d);
+    let cur = std::cell::OnceCell::new();
+    let src = srcs.or_dest(i.a, d, &cur);
+    let p = shfl_full(i.aux, src, d, b, c);
+    set_pred(preds, i.v[1], p, FULL);
+    true
 }
 
 /// `shfl` with every lane taking part and the same `b` and `c` in every lane (the usual case:
