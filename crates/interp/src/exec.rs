@@ -224,6 +224,18 @@ pub struct CtaOutput {
 pub struct CtaScratch {
     warps: Vec<Warp>,
     shared: Vec<u32>,
+    /// Thread instructions of this worker's CTAs not yet added to the launch's counter: it
+    /// is updated every [`FLUSH_EVERY`] instructions, not once per CTA, since two workers
+    /// adding to one counter for every short CTA fight over its cache line.
+    pending: u64,
+}
+
+impl CtaScratch {
+    /// Adds what this worker has not yet counted to the launch's counter (when it stops).
+    pub fn flush(&mut self, sh: &LaunchShared<'_>) {
+        sh.executed
+            .fetch_add(std::mem::take(&mut self.pending), Ordering::Relaxed);
+    }
 }
 
 /// Runs one CTA to completion.
@@ -234,9 +246,11 @@ pub fn run_cta(
     scratch: &mut CtaScratch,
 ) -> Result<CtaOutput, ExecError> {
     let mut cta = Cta::new(sh, ctaid, linear, scratch)?;
+    cta.pending_insts = std::mem::take(&mut scratch.pending);
     let r = cta.run();
     scratch.warps = std::mem::take(&mut cta.warps);
     scratch.shared = std::mem::take(&mut cta.shared);
+    scratch.pending = cta.pending_insts;
     r.map(|()| cta.out)
 }
 
@@ -493,7 +507,10 @@ impl<'s, 'a> Cta<'s, 'a> {
             if all_done {
                 let waiting: u32 = self.warps.iter().map(|w| w.barrier.count_ones()).sum();
                 if waiting == 0 {
-                    self.flush_budget()?;
+                    // the rest is counted with the worker's next CTAs, or when it stops
+                    if self.pending_insts >= FLUSH_EVERY {
+                        self.flush_budget()?;
+                    }
                     return Ok(());
                 }
                 return Err(self.deadlock());

@@ -97,7 +97,8 @@ pub fn launch(
     // counters less often; runs stay short enough to balance the load.
     let batch = (total / (threads as u64 * 64)).clamp(1, 64);
     // Runs CTA `k`; false when the worker should stop.
-    let run_one = |k: u64, scratch: &mut CtaScratch| -> bool {
+    // per worker: (warp, thread) instructions, added to the shared totals when it stops
+    let run_one = |k: u64, scratch: &mut CtaScratch, counts: &mut (u64, u64)| -> bool {
         let ctaid = [
             (k % gx as u64) as u32,
             ((k / gx as u64) % gy as u64) as u32,
@@ -105,8 +106,8 @@ pub fn launch(
         ];
         match run_cta(&sh, ctaid, k, scratch) {
             Ok(out) => {
-                warp_insts.fetch_add(out.warp_insts, Ordering::Relaxed);
-                thread_insts.fetch_add(out.thread_insts, Ordering::Relaxed);
+                counts.0 += out.warp_insts;
+                counts.1 += out.thread_insts;
                 if !out.stdout.is_empty() {
                     if let Ok(mut o) = outputs.lock() {
                         o.push((k, out.stdout));
@@ -136,20 +137,24 @@ pub fn launch(
     };
     let worker = || {
         let mut scratch = CtaScratch::default();
-        loop {
+        let mut counts = (0u64, 0u64);
+        'grid: loop {
             if sh.cancel.load(Ordering::Relaxed) {
-                return;
+                break;
             }
             let k0 = next.fetch_add(batch, Ordering::Relaxed);
             if k0 >= total {
-                return;
+                break;
             }
             for k in k0..(k0 + batch).min(total) {
-                if !run_one(k, &mut scratch) {
-                    return;
+                if !run_one(k, &mut scratch, &mut counts) {
+                    break 'grid;
                 }
             }
         }
+        scratch.flush(&sh);
+        warp_insts.fetch_add(counts.0, Ordering::Relaxed);
+        thread_insts.fetch_add(counts.1, Ordering::Relaxed);
     };
     if threads == 1 {
         worker();
@@ -172,6 +177,11 @@ pub fn launch(
     };
     match error.into_inner().ok().flatten() {
         Some((_, e)) => Err(Box::new((e, stats))),
+        // the last instructions of each worker are counted when it stops: a launch that
+        // finished past the budget is over it all the same
+        None if stats.thread_instructions > cfg.max_instructions => {
+            Err(Box::new((ExecError::Budget(cfg.max_instructions), stats)))
+        }
         None => Ok(stats),
     }
 }
