@@ -8,8 +8,9 @@
 //! (the interpreter decodes them once, when it compiles its bytecode); operands are typed
 //! [`Operand`]s. Each function carries its control-flow graph ([`Block`]s with successors) and
 //! the immediate post-dominator of every block: the reconvergence point of a divergent branch.
-//! [`verify`] checks the invariants the interpreter relies on, and [`print`] writes the text
-//! form that `ptxvm ir FILE` shows.
+//! [`verify`] checks the invariants the interpreter relies on, [`dataflow`] gives register
+//! reads and writes, definite assignment and interference, and [`print`] writes the text form
+//! that `ptxvm ir FILE` shows.
 //!
 //! Storage is arena-style: each function owns flat vectors (`regs`, `locals`, `insts`,
 //! `blocks`) and refers to their elements by `u32` indices, so the IR is compact, cheap to
