@@ -121,6 +121,32 @@ macro_rules! lane_loop {
     };
 }
 
+/// Defines `$name(args) -> ret`, which runs `$imp` (an `#[inline(always)]` function) in a copy
+/// compiled for AVX2 and FMA, `$v3`, when the CPU has them, and as it is otherwise.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! with_v3 {
+    ($(#[$m:meta])* fn $name:ident, $v3:ident = $imp:ident($($a:ident: $t:ty),*) -> $r:ty) => {
+        $(#[$m])*
+        fn $name($($a: $t),*) -> $r {
+            #[cfg(target_arch = "x86_64")]
+            if $crate::handlers::v3() {
+                // SAFETY: `$v3` is `$imp` compiled for AVX2 and FMA, which `v3()` has just
+                // confirmed the CPU has.
+                #[allow(unsafe_code)]
+                return unsafe { $v3($($a),*) };
+            }
+            $imp($($a),*)
+        }
+
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2,fma")]
+        fn $v3($($a: $t),*) -> $r {
+            $imp($($a),*)
+        }
+    };
+}
+
 /// Runs the loop defined by [`lane_loop!`], in its AVX2/FMA copy when the CPU has them.
 #[macro_export]
 #[doc(hidden)]

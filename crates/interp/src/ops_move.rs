@@ -483,21 +483,7 @@ fn gather<W: mem::Words + ?Sized>(
     }
 }
 
-fn ld(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
-    #[cfg(target_arch = "x86_64")]
-    if crate::handlers::v3() {
-        // SAFETY: `ld_v3` is `ld_impl` compiled for AVX2 and FMA, which `v3()` has confirmed.
-        #[allow(unsafe_code)]
-        return unsafe { ld_v3(ctx, i, mask) };
-    }
-    ld_impl(ctx, i, mask)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn ld_v3(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
-    ld_impl(ctx, i, mask)
-}
+crate::with_v3!(fn ld, ld_v3 = ld_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault>);
 
 #[inline(always)]
 fn ld_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
@@ -552,21 +538,7 @@ fn ld_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     Ok(())
 }
 
-fn st(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
-    #[cfg(target_arch = "x86_64")]
-    if crate::handlers::v3() {
-        // SAFETY: `st_v3` is `st_impl` compiled for AVX2 and FMA, which `v3()` has confirmed.
-        #[allow(unsafe_code)]
-        return unsafe { st_v3(ctx, i, mask) };
-    }
-    st_impl(ctx, i, mask)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn st_v3(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
-    st_impl(ctx, i, mask)
-}
+crate::with_v3!(fn st, st_v3 = st_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault>);
 
 #[inline(always)]
 fn st_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {

@@ -205,25 +205,13 @@ fn uniform(v: &Lanes) -> bool {
     v.iter().fold(0, |acc, &x| acc | (x ^ v[0])) == 0
 }
 
-/// `shfl` for a full warp whose `b` and `c` are the same in every lane ([`shfl_full`]), in
-/// its AVX2 copy when the CPU has it. False, with nothing done, when `b` or `c` differ between
-/// lanes.
-fn shfl_whole_warp(regs: &mut [Lanes], preds: &mut [u32], i: &Insn) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    if crate::handlers::v3() {
-        // SAFETY: `shfl_whole_warp_v3` is `shfl_whole_warp_impl` compiled for AVX2 and FMA,
-        // which `v3()` has just confirmed the CPU has.
-        #[allow(unsafe_code)]
-        return unsafe { shfl_whole_warp_v3(regs, preds, i) };
-    }
-    shfl_whole_warp_impl(regs, preds, i)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn shfl_whole_warp_v3(regs: &mut [Lanes], preds: &mut [u32], i: &Insn) -> bool {
-    shfl_whole_warp_impl(regs, preds, i)
-}
+crate::with_v3!(
+    /// `shfl` for a full warp whose `b` and `c` are the same in every lane ([`shfl_full`]),
+    /// in its AVX2 copy when the CPU has it. False, with nothing done, when `b` or `c` differ
+    /// between lanes.
+    fn shfl_whole_warp, shfl_whole_warp_v3 =
+        shfl_whole_warp_impl(regs: &mut [Lanes], preds: &mut [u32], i: &Insn) -> bool
+);
 
 #[inline(always)]
 fn shfl_whole_warp_impl(regs: &mut [Lanes], preds: &mut [u32], i: &Insn) -> bool {
