@@ -20,7 +20,7 @@
 
 use crate::compile::Builder;
 use crate::program::{Insn, Op, SregInit};
-use ptx_ir::dataflow::{effects, interference, maybe_uninit, Effects};
+use ptx_ir::dataflow::{all_effects, interference, maybe_uninit, Effects};
 use ptx_ir::{Base, Operand, RegId};
 use ptx_isa::{ScalarType, StateSpace};
 
@@ -74,7 +74,7 @@ pub(crate) struct Facts {
 
 impl Facts {
     pub fn new(kf: &ptx_ir::Function) -> Facts {
-        let effects: Vec<Effects> = kf.insts.iter().map(effects).collect();
+        let effects = all_effects(kf);
         let mut defs = vec![0u32; kf.regs.len()];
         for e in &effects {
             for &r in &e.writes {
@@ -82,7 +82,7 @@ impl Facts {
             }
         }
         Facts {
-            uninit: maybe_uninit(kf),
+            uninit: maybe_uninit(kf, &effects),
             effects,
             defs,
         }
@@ -125,7 +125,7 @@ impl Facts {
     /// they stay in the L1 cache: nvcc writes almost every value to a fresh virtual register.
     pub fn classes(&self, kf: &ptx_ir::Function) -> Vec<Option<u32>> {
         let mut out = vec![None; kf.regs.len()];
-        let Some(g) = interference(kf) else {
+        let Some(g) = interference(kf, &self.effects) else {
             return out;
         };
         let (_, invariant) = self.hoisted(kf, |_, inst| pure_or_param_load(inst, kf, None));

@@ -144,13 +144,33 @@ pub fn effects(inst: &Inst) -> Effects {
     e
 }
 
+/// [`effects`] of every instruction of `f`, in order: what [`maybe_uninit`] and
+/// [`interference`] take, so that a caller running both computes it once.
+pub fn all_effects(f: &Function) -> Vec<Effects> {
+    f.insts.iter().map(effects).collect()
+}
+
+/// A set of registers as bits, 64 to a word.
+fn has(v: &[u64], r: RegId) -> bool {
+    v[r as usize / 64] >> (r % 64) & 1 != 0
+}
+
+fn insert(v: &mut [u64], r: RegId) {
+    v[r as usize / 64] |= 1 << (r % 64);
+}
+
+fn remove(v: &mut [u64], r: RegId) {
+    v[r as usize / 64] &= !(1 << (r % 64));
+}
+
 /// Largest bit matrix (blocks × registers) [`maybe_uninit`] builds before it gives the
 /// conservative answer instead.
 const MAX_BITS: usize = 1 << 28;
 
 /// For each register of `f`: whether some read of it may happen before any write, on some path
 /// from the entry. Reads in blocks that cannot be reached from the entry do not count.
-pub fn maybe_uninit(f: &Function) -> Vec<bool> {
+/// `effects` is [`all_effects`]`(f)`.
+pub fn maybe_uninit(f: &Function, effects: &[Effects]) -> Vec<bool> {
     let nregs = f.regs.len();
     let nblocks = f.blocks.len();
     let words = nregs.div_ceil(64);
@@ -159,17 +179,13 @@ pub fn maybe_uninit(f: &Function) -> Vec<bool> {
     if no_cfg || nblocks.saturating_mul(words).saturating_mul(64) > MAX_BITS {
         return vec![true; nregs];
     }
-    let effects: Vec<Effects> = f.insts.iter().map(effects).collect();
+    let block_effects = |b: &crate::Block| &effects[b.start as usize..b.end as usize];
     // certain writes of each block
     let mut gen = vec![0u64; nblocks * words];
     for (b, blk) in f.blocks.iter().enumerate() {
         let g = &mut gen[b * words..(b + 1) * words];
-        for e in &effects[blk.start as usize..blk.end as usize] {
-            if e.certain {
-                for &r in &e.writes {
-                    g[r as usize / 64] |= 1 << (r % 64);
-                }
-            }
+        for e in block_effects(blk).iter().filter(|e| e.certain) {
+            e.writes.iter().for_each(|&r| insert(g, r));
         }
     }
     let mut preds: Vec<Vec<u32>> = vec![Vec::new(); nblocks];
@@ -219,16 +235,14 @@ pub fn maybe_uninit(f: &Function) -> Vec<bool> {
             continue;
         }
         let mut cur = input[b * words..(b + 1) * words].to_vec();
-        for e in &effects[blk.start as usize..blk.end as usize] {
+        for e in block_effects(blk) {
             for &r in &e.reads {
-                if cur[r as usize / 64] >> (r % 64) & 1 == 0 {
+                if !has(&cur, r) {
                     out[r as usize] = true;
                 }
             }
             if e.certain {
-                for &r in &e.writes {
-                    cur[r as usize / 64] |= 1 << (r % 64);
-                }
+                e.writes.iter().for_each(|&r| insert(&mut cur, r));
             }
         }
     }
@@ -245,19 +259,14 @@ impl Interference {
     /// Whether registers `a` and `b` may not share storage (a register does not interfere
     /// with itself).
     pub fn interferes(&self, a: RegId, b: RegId) -> bool {
-        let k = a as usize * self.n + b as usize;
-        self.bits[k / 64] >> (k % 64) & 1 != 0
+        has(&self.bits, a * self.n as RegId + b)
     }
 
     fn add(&mut self, a: RegId, b: RegId) {
-        if a == b {
-            return;
-        }
-        for k in [
-            a as usize * self.n + b as usize,
-            b as usize * self.n + a as usize,
-        ] {
-            self.bits[k / 64] |= 1 << (k % 64);
+        if a != b {
+            let n = self.n as RegId;
+            insert(&mut self.bits, a * n + b);
+            insert(&mut self.bits, b * n + a);
         }
     }
 }
@@ -265,51 +274,51 @@ impl Interference {
 /// Largest register count [`interference`] handles (its matrix has one bit per pair).
 const MAX_INTERFERENCE_REGS: usize = 1 << 13;
 
+/// Liveness across one instruction, backwards: a certain write ends the live ranges of what it
+/// writes, and what it reads is live before it.
+fn live_before(e: &Effects, live: &mut [u64]) {
+    if e.certain {
+        e.writes.iter().for_each(|&w| remove(live, w));
+    }
+    e.reads.iter().for_each(|&r| insert(live, r));
+}
+
 /// The interference of `f`'s registers: two registers interfere when one may be written while
 /// the other is live (may still be read on some path), or when one instruction reads or writes
 /// both and writes one of them. Liveness is the backward analysis over the CFG, where only
 /// certain writes ([`Effects::certain`]) end a live range; it is per thread, which is what
 /// SIMT execution needs: each lane follows one path, and a lane that does not run an
 /// instruction keeps its own copy of every register. `None` when the function has more than
-/// 8192 registers or no CFG.
-pub fn interference(f: &Function) -> Option<Interference> {
+/// 8192 registers or no CFG. `effects` is [`all_effects`]`(f)`.
+pub fn interference(f: &Function, effects: &[Effects]) -> Option<Interference> {
     let nregs = f.regs.len();
     if nregs > MAX_INTERFERENCE_REGS || (f.blocks.is_empty() && !f.insts.is_empty()) {
         return None;
     }
     let words = nregs.div_ceil(64);
-    let effects: Vec<Effects> = f.insts.iter().map(effects).collect();
-    let set = |v: &mut [u64], r: RegId| v[r as usize / 64] |= 1 << (r % 64);
-    let clear = |v: &mut [u64], r: RegId| v[r as usize / 64] &= !(1 << (r % 64));
-    // live-in of each block, by iteration to a fixed point (backward)
+    let block_effects = |b: &crate::Block| &effects[b.start as usize..b.end as usize];
     let nblocks = f.blocks.len();
     let mut live_in = vec![0u64; nblocks * words];
-    let transfer = |b: usize, out: &mut Vec<u64>| {
-        let blk = &f.blocks[b];
-        for e in effects[blk.start as usize..blk.end as usize].iter().rev() {
-            if e.certain {
-                for &w in &e.writes {
-                    clear(out, w);
-                }
-            }
-            for &r in &e.reads {
-                set(out, r);
+    // live on leaving `blk`: live on entering any successor
+    let live_out = |blk: &crate::Block, live_in: &[u64], out: &mut [u64]| {
+        out.fill(0);
+        for &s in &blk.succs {
+            let s = s as usize;
+            for (c, x) in out.iter_mut().zip(&live_in[s * words..(s + 1) * words]) {
+                *c |= x;
             }
         }
     };
+    // live-in of each block, by iteration to a fixed point (backward)
     let mut changed = true;
     let mut cur = vec![0u64; words];
     while changed {
         changed = false;
         for b in (0..nblocks).rev() {
-            cur.fill(0);
-            for &s in &f.blocks[b].succs {
-                let s = s as usize;
-                for (c, x) in cur.iter_mut().zip(&live_in[s * words..(s + 1) * words]) {
-                    *c |= x;
-                }
+            live_out(&f.blocks[b], &live_in, &mut cur);
+            for e in block_effects(&f.blocks[b]).iter().rev() {
+                live_before(e, &mut cur);
             }
-            transfer(b, &mut cur);
             let slot = &mut live_in[b * words..(b + 1) * words];
             if slot != &cur[..] {
                 slot.copy_from_slice(&cur);
@@ -322,14 +331,8 @@ pub fn interference(f: &Function) -> Option<Interference> {
         bits: vec![0u64; (nregs * nregs).div_ceil(64)],
     };
     for blk in &f.blocks {
-        cur.fill(0);
-        for &s in &blk.succs {
-            let s = s as usize;
-            for (c, x) in cur.iter_mut().zip(&live_in[s * words..(s + 1) * words]) {
-                *c |= x;
-            }
-        }
-        for e in effects[blk.start as usize..blk.end as usize].iter().rev() {
+        live_out(blk, &live_in, &mut cur);
+        for e in block_effects(blk).iter().rev() {
             for &w in &e.writes {
                 for (k, &word) in cur.iter().enumerate() {
                     let mut m = word;
@@ -343,14 +346,7 @@ pub fn interference(f: &Function) -> Option<Interference> {
                     g.add(w, x);
                 }
             }
-            if e.certain {
-                for &w in &e.writes {
-                    clear(&mut cur, w);
-                }
-            }
-            for &r in &e.reads {
-                set(&mut cur, r);
-            }
+            live_before(e, &mut cur);
         }
     }
     Some(g)
@@ -371,7 +367,7 @@ mod tests {
     }
 
     fn uninit_names(f: &Function) -> Vec<String> {
-        maybe_uninit(f)
+        maybe_uninit(f, &all_effects(f))
             .iter()
             .enumerate()
             .filter(|(_, &u)| u)
@@ -446,7 +442,7 @@ mod tests {
         let f = kernel(
             ".reg .b32 %r<6>;\n .reg .pred %p<2>;\n mov.u32 %r1, 1;\n add.u32 %r2, %r1, 1;\n add.u32 %r3, %r2, 1;\n mov.u32 %r4, %r1;\n setp.eq.u32 %p1, %r3, 0;\n @%p1 bra A;\n mov.u32 %r5, 3;\n st.global.u32 [%r4], %r5;\nA:\n st.global.u32 [%r4], %r3;\n ret;",
         );
-        let g = interference(&f).expect("small function");
+        let g = interference(&f, &all_effects(&f)).expect("small function");
         let (r1, r2, r3, r4, r5) = (
             reg(&f, "%r1"),
             reg(&f, "%r2"),
@@ -474,7 +470,7 @@ mod tests {
         let f = kernel(
             ".reg .b32 %r<4>;\n .reg .pred %p<2>;\n mov.u32 %r1, 1;\n setp.eq.u32 %p1, %r1, 0;\n mov.u32 %r2, 5;\n @%p1 mov.u32 %r1, %r2;\n st.global.u32 [%r2], %r1;\n ret;",
         );
-        let g = interference(&f).expect("small function");
+        let g = interference(&f, &all_effects(&f)).expect("small function");
         assert!(g.interferes(reg(&f, "%r1"), reg(&f, "%r2")));
     }
 
@@ -483,7 +479,7 @@ mod tests {
         let f = kernel(
             ".reg .b32 %r<4>;\n .reg .pred %p<2>;\n mov.u32 %r1, 0;\n mov.u32 %r3, 9;\nL:\n add.u32 %r2, %r1, 1;\n add.u32 %r1, %r2, 0;\n setp.lt.u32 %p1, %r1, 10;\n @%p1 bra L;\n st.global.u32 [%r3], %r1;\n ret;",
         );
-        let g = interference(&f).expect("small function");
+        let g = interference(&f, &all_effects(&f)).expect("small function");
         // %r3 is live around the whole loop
         assert!(g.interferes(reg(&f, "%r3"), reg(&f, "%r2")));
         assert!(g.interferes(reg(&f, "%r3"), reg(&f, "%r1")));
