@@ -268,6 +268,18 @@ struct Cta<'s, 'a> {
     exited: u32,
 }
 
+/// Where lane `lane` of warp `w` of CTA `ctaid` (blocks of shape `block`) is, at `insn`.
+fn thread_pos(block: [u32; 3], ctaid: [u32; 3], w: usize, lane: usize, insn: &Insn) -> ThreadPos {
+    let [bx, by, _] = block;
+    let t = w as u32 * 32 + lane as u32;
+    ThreadPos {
+        block: ctaid,
+        thread: [t % bx, (t / bx) % by, t / (bx * by)],
+        func: insn.func,
+        inst: insn.inst,
+    }
+}
+
 /// The lanes whose guard predicate lets `insn` run (all of them for an unguarded one).
 #[inline(always)]
 fn guard_lanes(preds: &[u32], insn: &Insn) -> u32 {
@@ -333,20 +345,22 @@ impl<'s, 'a> Cta<'s, 'a> {
                 n if n >= 32 => FULL,
                 n => (1u32 << n) - 1,
             };
-            // thread coordinates of each lane (launch-invariant: needed only the first time),
-            // counted up without a division per lane
+            // thread coordinates of each lane, counted up without a division per lane; they
+            // are launch-invariant, so only a fresh warp needs them
             let mut tids = [[0u32; 3]; 32];
-            let first = w * 32;
-            let mut tid = [first % bx, (first / bx) % by, first / (bx * by)];
-            for t in tids.iter_mut().take(if fresh { 32 } else { 0 }) {
-                *t = tid;
-                tid[0] += 1;
-                if tid[0] == bx {
-                    tid[0] = 0;
-                    tid[1] += 1;
-                    if tid[1] == by {
-                        tid[1] = 0;
-                        tid[2] += 1;
+            if fresh {
+                let first = w * 32;
+                let mut tid = [first % bx, (first / bx) % by, first / (bx * by)];
+                for t in tids.iter_mut() {
+                    *t = tid;
+                    tid[0] += 1;
+                    if tid[0] == bx {
+                        tid[0] = 0;
+                        tid[1] += 1;
+                        if tid[1] == by {
+                            tid[1] = 0;
+                            tid[2] += 1;
+                        }
                     }
                 }
             }
@@ -447,16 +461,10 @@ impl<'s, 'a> Cta<'s, 'a> {
                     _ => Ok(()),
                 };
                 if let Err(e) = r {
-                    let lane = e.lane.unwrap_or(0).min(31);
-                    let t = w as u32 * 32 + lane;
+                    let lane = e.lane.unwrap_or(0).min(31) as usize;
                     return Err(ExecError::Fault {
                         kind: e.kind,
-                        pos: ThreadPos {
-                            block: ctaid,
-                            thread: [t % bx, (t / bx) % by, t / (bx * by)],
-                            func: insn.func,
-                            inst: insn.inst,
-                        },
+                        pos: thread_pos(sh.block, ctaid, w, lane, insn),
                     });
                 }
             }
@@ -476,14 +484,7 @@ impl<'s, 'a> Cta<'s, 'a> {
     }
 
     fn pos(&self, w: usize, lane: usize, insn: &Insn) -> ThreadPos {
-        let [bx, by, _] = self.sh.block;
-        let t = w as u32 * 32 + lane as u32;
-        ThreadPos {
-            block: self.ctaid,
-            thread: [t % bx, (t / bx) % by, t / (bx * by)],
-            func: insn.func,
-            inst: insn.inst,
-        }
+        thread_pos(self.sh.block, self.ctaid, w, lane, insn)
     }
 
     fn run(&mut self) -> Result<(), ExecError> {
