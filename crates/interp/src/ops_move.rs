@@ -351,6 +351,22 @@ fn region<'a>(
     Some((target, base, len))
 }
 
+/// The word index of every lane's 4-byte access at `r[l] + imm`, in storage of `len` bytes
+/// whose byte 0 is at `base`, computed and checked in one pass that touches no memory; `None`
+/// when some lane is out of range or misaligned.
+#[inline(always)]
+fn word_indices4(r: &crate::program::Lanes, imm: u64, base: u64, len: u64) -> Option<[usize; 32]> {
+    let last = len.checked_sub(4)?;
+    let mut idx = [0usize; 32];
+    let mut bad = 0u64;
+    for l in 0..32 {
+        let off = r[l].wrapping_add(imm).wrapping_sub(base);
+        bad |= (off > last) as u64 | (off & 3);
+        idx[l] = (off >> 2) as usize;
+    }
+    (bad == 0).then_some(idx)
+}
+
 /// The commonest store, 4 bytes from every lane of a full warp: one pass computes and checks
 /// the offsets, a second stores. False (nothing stored) when some lane fails the check.
 #[inline(always)]
@@ -360,29 +376,19 @@ fn store4_full(ctx: &mut Ctx<'_>, space: Space, i: &Insn) -> bool {
     let Some((t, base, len)) = region(ctx, space, r[0].wrapping_add(imm), 4, true) else {
         return false;
     };
-    let Some(last) = len.checked_sub(4) else {
+    let Some(idx) = word_indices4(r, imm, base, len) else {
         return false;
     };
-    let mut offs = [0u64; 32];
-    let mut bad = 0u64;
-    for l in 0..32 {
-        let off = r[l].wrapping_add(imm).wrapping_sub(base);
-        bad |= (off > last) as u64 | (off & 3);
-        offs[l] = off >> 2;
-    }
-    if bad != 0 {
-        return false;
-    }
     let v = &ctx.regs[i.v[0] as usize];
     match t {
         WarpTarget::Global(a) => {
             for l in 0..32 {
-                a.words.cell(offs[l] as usize).store(v[l] as u32, Relaxed);
+                a.words.cell(idx[l]).store(v[l] as u32, Relaxed);
             }
         }
         WarpTarget::Shared(_) => {
             for l in 0..32 {
-                ctx.shared[offs[l] as usize] = v[l] as u32;
+                ctx.shared[idx[l]] = v[l] as u32;
             }
         }
         WarpTarget::Param(_) => return false,
@@ -405,20 +411,9 @@ fn load4_full<W: mem::Words + ?Sized>(
     base: u64,
     len: u64,
 ) -> bool {
-    let Some(last) = len.checked_sub(4) else {
+    let Some(idx) = word_indices4(&regs[a as usize], imm, base, len) else {
         return false;
     };
-    let r = &regs[a as usize];
-    let mut idx = [0usize; 32];
-    let mut bad = 0u64;
-    for l in 0..32 {
-        let off = r[l].wrapping_add(imm).wrapping_sub(base);
-        bad |= (off > last) as u64 | (off & 3);
-        idx[l] = (off >> 2) as usize;
-    }
-    if bad != 0 {
-        return false;
-    }
     let dst = &mut regs[d as usize];
     for l in 0..32 {
         dst[l] = w.get(idx[l]) as u64;
