@@ -1071,8 +1071,14 @@ fn selp_h(r: &mut [Lanes], p: &mut [u32], i: &Insn, mask: u32) {
     let (d, s) = crate::handlers::split(r, i.d);
     let cur = std::cell::OnceCell::new();
     let (x, y) = (s.or_dest(i.a, d, &cur), s.or_dest(i.b, d, &cur));
-    crate::run_lanes!(selp_lanes, selp_lanes_v3, (d, x, y, c & mask, mask, w))
+    selp_best(d, x, y, c & mask, mask, w)
 }
+
+crate::with_v3!(
+    /// [`selp_lanes`], in its AVX2 copy when the CPU has it.
+    fn selp_best, selp_lanes_v3 =
+        selp_lanes(d: &mut Lanes, x: &Lanes, y: &Lanes, pick: u32, mask: u32, w: u64) -> ()
+);
 
 /// The lane loop of `selp`, branch-free (lane bits from a table, not variable shifts) so
 /// that it vectorises.
@@ -1084,12 +1090,6 @@ fn selp_lanes(d: &mut Lanes, x: &Lanes, y: &Lanes, pick: u32, mask: u32, w: u64)
         let v = ((x[l] & sel) | (y[l] & !sel)) & w;
         d[l] = (d[l] & keep) | (v & !keep);
     }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn selp_lanes_v3(d: &mut Lanes, x: &Lanes, y: &Lanes, pick: u32, mask: u32, w: u64) {
-    selp_lanes(d, x, y, pick, mask, w)
 }
 
 fn decode_selp(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
