@@ -45,6 +45,8 @@ pub(crate) struct Builder<'m> {
     pub npreds: u32,
     consts: HashMap<u64, u32>,
     pub const_list: Vec<(u32, u64)>,
+    /// Per kernel register: the immediate it always holds ([`crate::invariant::Facts::constants`]).
+    known: Vec<Option<(Imm, ScalarType)>>,
     const_preds: [Option<u32>; 2],
     pub const_pred_list: Vec<(u32, u32)>,
     sregs: HashMap<SregInit, u32>,
@@ -228,6 +230,15 @@ impl<'b, 'm> Dec<'b, 'm> {
     fn reg_slot(&self, r: u32) -> u32 {
         self.b.reg_slot[self.fi as usize][r as usize]
     }
+    /// The bits register `r` holds whenever it is read as `ty`, when they are known at compile
+    /// time ([`crate::invariant::Facts::constants`], kernel registers only).
+    fn known_value(&self, r: u32, ty: ScalarType) -> Option<u64> {
+        if self.fi != 0 {
+            return None;
+        }
+        let (imm, wty) = self.b.known.get(r as usize).copied().flatten()?;
+        (wty.size_bits() == ty.size_bits()).then(|| imm_bits(imm, wty))
+    }
     fn is_pred_reg(&self, r: u32) -> bool {
         self.func.regs[r as usize].ty == ScalarType::Pred
     }
@@ -246,7 +257,10 @@ impl<'b, 'm> Dec<'b, 'm> {
     /// Value slot of a source operand `o` read as type `ty`.
     pub fn src_op(&mut self, o: &Operand, ty: ScalarType) -> R<u32> {
         match o {
-            Operand::Reg(r) if !self.is_pred_reg(*r) => Ok(self.reg_slot(*r)),
+            Operand::Reg(r) if !self.is_pred_reg(*r) => Ok(match self.known_value(*r, ty) {
+                Some(v) => self.b.konst(v),
+                None => self.reg_slot(*r),
+            }),
             Operand::Reg(_) => Err("a predicate cannot be used as a value here".into()),
             Operand::Imm(i) => {
                 let v = imm_bits(*i, ty);
@@ -457,6 +471,7 @@ pub fn compile(
         npreds: 0,
         consts: HashMap::new(),
         const_list: Vec::new(),
+        known: Vec::new(),
         const_preds: [None; 2],
         const_pred_list: Vec::new(),
         sregs: HashMap::new(),
@@ -513,6 +528,7 @@ pub fn compile(
     // the kernel's registers that can share slots (see `invariant::Facts::classes`)
     let facts = crate::invariant::Facts::new(&m.functions[kernel as usize]);
     let classes = facts.classes(&m.functions[kernel as usize]);
+    b.known = facts.constants(&m.functions[kernel as usize]);
     for (pi, &f) in order.iter().enumerate() {
         let func = &m.functions[f as usize];
         let first = b.nslots;

@@ -6,31 +6,60 @@
 //! vectorise it; otherwise inactive lanes are skipped. Inside the expression, the instruction is
 //! available under the name given as the first macro argument (for its `aux` modifiers).
 
-static SIMD_OFF: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+
+/// Whether handlers run their AVX2/FMA copies: [`SIMD_UNKNOWN`] until the first [`v3`] call or
+/// [`set_simd`] settles it once, so that the per-instruction check is a single load and compare.
+static SIMD: AtomicU8 = AtomicU8::new(SIMD_UNKNOWN);
+const SIMD_UNKNOWN: u8 = 0;
+const SIMD_PORTABLE: u8 = 1;
+const SIMD_V3: u8 = 2;
 
 /// Turns the AVX2/FMA copies of the handlers off (`false`) or back on where the CPU has them.
 /// Both copies compute the same results; the switch exists so that tests can run the portable
 /// copy on machines that would otherwise never use it (`PTXVM_SIMD=0` for the `ptxvm` binary).
 pub fn set_simd(enabled: bool) {
-    SIMD_OFF.store(!enabled, std::sync::atomic::Ordering::Relaxed);
+    let on = enabled && cpu_has_v3();
+    SIMD.store(if on { SIMD_V3 } else { SIMD_PORTABLE }, Relaxed);
 }
 
-/// Whether the CPU has AVX2 and FMA (x86-64-v3). Handlers then run a copy of their lane loop
-/// compiled for those features: four 64-bit lanes per vector instead of two, and `mul_add` as one
-/// instruction instead of a library call per lane. `is_x86_feature_detected!` caches its answer,
-/// so the check is a load and a test per warp instruction.
-#[inline(always)]
-pub fn v3() -> bool {
+/// Whether the CPU has AVX2 and FMA.
+fn cpu_has_v3() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        !SIMD_OFF.load(std::sync::atomic::Ordering::Relaxed)
-            && std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("fma")
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
         false
     }
+}
+
+/// Whether handlers run a copy of their lane loop compiled for AVX2 and FMA (x86-64-v3): four
+/// 64-bit lanes per vector instead of two, and `mul_add` as one instruction instead of a
+/// library call per lane. True when the CPU has them, unless [`set_simd`] turned them off. The
+/// answer is settled on the first call, so the check is one load and compare per warp
+/// instruction.
+#[inline(always)]
+pub fn v3() -> bool {
+    match SIMD.load(Relaxed) {
+        SIMD_V3 => true,
+        SIMD_PORTABLE => false,
+        _ => settle_simd(),
+    }
+}
+
+#[cold]
+fn settle_simd() -> bool {
+    let on = cpu_has_v3();
+    // a concurrent `set_simd` wins over this first-use default
+    let _ = SIMD.compare_exchange(
+        SIMD_UNKNOWN,
+        if on { SIMD_V3 } else { SIMD_PORTABLE },
+        Relaxed,
+        Relaxed,
+    );
+    SIMD.load(Relaxed) == SIMD_V3
 }
 
 /// Read access to every slot but one (the destination, borrowed mutably beside it).
@@ -71,6 +100,39 @@ impl<'a> Srcs<'a> {
     }
 }
 
+/// One register slot viewed as cells: 32 lanes that several operands of one instruction may
+/// name at once (a destination that is also a source), read and written without copies.
+pub type CellLanes = [std::cell::Cell<u64>; 32];
+
+/// The register file as cells ([`slot`] picks one slot).
+#[inline(always)]
+pub fn cells(r: &mut [crate::program::Lanes]) -> &[std::cell::Cell<u64>] {
+    std::cell::Cell::from_mut(r.as_flattened_mut()).as_slice_of_cells()
+}
+
+/// Slot `k` of a register file viewed by [`cells`].
+#[inline(always)]
+pub fn slot(c: &[std::cell::Cell<u64>], k: u32) -> &CellLanes {
+    let k = k as usize * 32;
+    match c.get(k..k + 32) {
+        Some(s) => s.try_into().unwrap_or_else(|_| unreachable!()),
+        None => panic!("register slot {} outside the register file", k / 32),
+    }
+}
+
+/// `d[l] = f(l)` for the 32 lanes, four at a time: each group's sources are read before any
+/// of its lanes is written, so `f` may read `d` itself (a destination that is also a source),
+/// and the groups of four become vector loads and stores.
+#[inline(always)]
+pub fn store_lanes(d: &CellLanes, f: impl Fn(usize) -> u64) {
+    for k in 0..8 {
+        let v: [u64; 4] = std::array::from_fn(|j| f(4 * k + j));
+        for j in 0..4 {
+            d[4 * k + j].set(v[j]);
+        }
+    }
+}
+
 /// Splits the register file into destination slot `d` and the others, so that a handler reads
 /// its sources in place instead of copying them (a copy of 32 lanes is 256 bytes).
 #[inline(always)]
@@ -80,7 +142,7 @@ pub fn split(r: &mut [crate::program::Lanes], d: u32) -> (&mut crate::program::L
     (&mut dd[0], Srcs { lo, hi, d })
 }
 
-/// Defines `$name`, the lane loop `d[l] = $e` over `mask` for sources `$src` (slices of 32
+/// Defines `$name`, the lane loop `d[l] = $e` over `mask` for sources `$src` (slots of 32
 /// lanes bound to the names `$x`), and `$name_v3`, the same loop compiled with AVX2 and FMA.
 #[macro_export]
 #[doc(hidden)]
@@ -89,21 +151,21 @@ macro_rules! lane_loop {
         #[inline(always)]
         #[allow(unused_variables)]
         fn $name(
-            d: &mut $crate::program::Lanes,
-            $($x: &$crate::program::Lanes,)*
+            d: &$crate::handlers::CellLanes,
+            $($x: &$crate::handlers::CellLanes,)*
             $i: &$crate::program::Insn,
             mask: u32,
         ) {
             if mask == $crate::program::FULL {
-                for l in 0..32 {
-                    $(let $a = $x[l];)*
-                    d[l] = $e;
-                }
+                $crate::handlers::store_lanes(d, |l| {
+                    $(let $a = $x[l].get();)*
+                    $e
+                });
             } else {
                 for l in 0..32 {
                     if mask >> l & 1 != 0 {
-                        $(let $a = $x[l];)*
-                        d[l] = $e;
+                        $(let $a = $x[l].get();)*
+                        d[l].set($e);
                     }
                 }
             }
@@ -111,8 +173,8 @@ macro_rules! lane_loop {
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx2,fma")]
         fn $v3(
-            d: &mut $crate::program::Lanes,
-            $($x: &$crate::program::Lanes,)*
+            d: &$crate::handlers::CellLanes,
+            $($x: &$crate::handlers::CellLanes,)*
             $i: &$crate::program::Insn,
             mask: u32,
         ) {
@@ -166,97 +228,63 @@ macro_rules! run_lanes {
     }};
 }
 
-/// `d = f(a)`.
+/// Defines the handler `h` of an ALU instruction whose lane expression `$e` reads the named
+/// sources (`$x` the slot of source operand `$k`, see [`crate::program::Insn::src`], and `$a`
+/// its lane value), and evaluates to `Op::Alu(h)`.
 #[macro_export]
 #[doc(hidden)]
-macro_rules! alu1 {
-    ($i:ident, $a:ident => $e:expr) => {{
-        $crate::lane_loop!(body, body_v3, $i, (x => $a) => $e);
+macro_rules! alu_n {
+    ($i:ident, ($($x:ident => $a:ident = $k:literal),+) => $e:expr) => {{
+        $crate::lane_loop!(body, body_v3, $i, ($($x => $a),+) => $e);
         fn h(
             r: &mut [$crate::program::Lanes],
             _p: &mut [u32],
             i: &$crate::program::Insn,
             mask: u32,
         ) {
-            let (d, s) = $crate::handlers::split(r, i.d);
-            let cur = std::cell::OnceCell::new();
-            let x = s.or_dest(i.a, d, &cur);
-            $crate::run_lanes!(body, body_v3, (d, x, i, mask))
+            let c = $crate::handlers::cells(r);
+            let d = $crate::handlers::slot(c, i.d);
+            $(let $x = $crate::handlers::slot(c, i.src($k));)+
+            $crate::run_lanes!(body, body_v3, (d, $($x,)+ i, mask))
         }
         $crate::program::Op::Alu(h)
     }};
+}
+
+/// `d = f(a)`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! alu1 {
+    ($i:ident, $a:ident => $e:expr) => {
+        $crate::alu_n!($i, (x => $a = 0) => $e)
+    };
 }
 
 /// `d = f(a, b)`.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! alu2 {
-    ($i:ident, $a:ident, $b:ident => $e:expr) => {{
-        $crate::lane_loop!(body, body_v3, $i, (x => $a, y => $b) => $e);
-        fn h(
-            r: &mut [$crate::program::Lanes],
-            _p: &mut [u32],
-            i: &$crate::program::Insn,
-            mask: u32,
-        ) {
-            let (d, s) = $crate::handlers::split(r, i.d);
-            let cur = std::cell::OnceCell::new();
-            let (x, y) = (s.or_dest(i.a, d, &cur), s.or_dest(i.b, d, &cur));
-            $crate::run_lanes!(body, body_v3, (d, x, y, i, mask))
-        }
-        $crate::program::Op::Alu(h)
-    }};
+    ($i:ident, $a:ident, $b:ident => $e:expr) => {
+        $crate::alu_n!($i, (x => $a = 0, y => $b = 1) => $e)
+    };
 }
 
 /// `d = f(a, b, c)`.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! alu3 {
-    ($i:ident, $a:ident, $b:ident, $c:ident => $e:expr) => {{
-        $crate::lane_loop!(body, body_v3, $i, (x => $a, y => $b, z => $c) => $e);
-        fn h(
-            r: &mut [$crate::program::Lanes],
-            _p: &mut [u32],
-            i: &$crate::program::Insn,
-            mask: u32,
-        ) {
-            let (d, s) = $crate::handlers::split(r, i.d);
-            let cur = std::cell::OnceCell::new();
-            let (x, y, z) = (
-                s.or_dest(i.a, d, &cur),
-                s.or_dest(i.b, d, &cur),
-                s.or_dest(i.c, d, &cur),
-            );
-            $crate::run_lanes!(body, body_v3, (d, x, y, z, i, mask))
-        }
-        $crate::program::Op::Alu(h)
-    }};
+    ($i:ident, $a:ident, $b:ident, $c:ident => $e:expr) => {
+        $crate::alu_n!($i, (x => $a = 0, y => $b = 1, z => $c = 2) => $e)
+    };
 }
 
 /// `d = f(a, b, c, e)` with the fourth source in `v[0]`.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! alu4 {
-    ($i:ident, $a:ident, $b:ident, $c:ident, $e4:ident => $e:expr) => {{
-        $crate::lane_loop!(body, body_v3, $i, (x => $a, y => $b, z => $c, w => $e4) => $e);
-        fn h(
-            r: &mut [$crate::program::Lanes],
-            _p: &mut [u32],
-            i: &$crate::program::Insn,
-            mask: u32,
-        ) {
-            let (d, s) = $crate::handlers::split(r, i.d);
-            let cur = std::cell::OnceCell::new();
-            let (x, y, z, w) = (
-                s.or_dest(i.a, d, &cur),
-                s.or_dest(i.b, d, &cur),
-                s.or_dest(i.c, d, &cur),
-                s.or_dest(i.v[0], d, &cur),
-            );
-            $crate::run_lanes!(body, body_v3, (d, x, y, z, w, i, mask))
-        }
-        $crate::program::Op::Alu(h)
-    }};
+    ($i:ident, $a:ident, $b:ident, $c:ident, $e4:ident => $e:expr) => {
+        $crate::alu_n!($i, (x => $a = 0, y => $b = 1, z => $c = 2, w => $e4 = 3) => $e)
+    };
 }
 
 /// Predicate destination: `p = f(a, b)` (bits of `mask` only).

@@ -117,6 +117,29 @@ impl Facts {
         (hoist, invariant)
     }
 
+    /// Per register: the immediate it holds whenever it is read, with the type it was written
+    /// as. That is so when its one definition is an unguarded `mov` of an immediate and it is
+    /// never read unassigned (nvcc materialises `shfl` offsets and masks this way); a reader of
+    /// the register can then read the constant slot of the immediate instead, which lets the
+    /// decoder see the value (see [`crate::ops_warp`]).
+    pub fn constants(&self, kf: &ptx_ir::Function) -> Vec<Option<(ptx_ir::Imm, ScalarType)>> {
+        let mut out = vec![None; kf.regs.len()];
+        for (inst, e) in kf.insts.iter().zip(&self.effects) {
+            let (Some(ty), [r], [_, Operand::Imm(imm)]) = (
+                inst.types().next(),
+                e.writes.as_slice(),
+                inst.operands.as_slice(),
+            ) else {
+                continue;
+            };
+            let r = *r as usize;
+            if inst.opcode == "mov" && e.certain && self.defs[r] == 1 && !self.uninit[r] {
+                out[r] = Some((*imm, ty));
+            }
+        }
+        out
+    }
+
     /// Storage classes of the kernel's value registers: registers with the same class share a
     /// slot (`None`: a slot of its own). Only registers that are never read unassigned and do
     /// not hold hoisted values are shared (the others must keep their contents from CTA to

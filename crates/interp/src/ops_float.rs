@@ -19,7 +19,7 @@
 //! them, so that each family lives in one file.
 
 use crate::compile::Dec;
-use crate::handlers::{PRED_BOOL_SHIFT, PRED_NEG_C};
+use crate::handlers::{CellLanes, PRED_BOOL_SHIFT, PRED_NEG_C};
 use crate::program::{Insn, Lanes, Op, LANE_BIT};
 use crate::semantics::cmp::{self, BoolOp, CmpOp, SetDst};
 use crate::semantics::cvt::{self, CvtMods, CvtRound, FloatType, Fp8, IntType, PackType};
@@ -1068,28 +1068,33 @@ fn width_mask(bits: u32) -> u64 {
 fn selp_h(r: &mut [Lanes], p: &mut [u32], i: &Insn, mask: u32) {
     let c = p[i.c as usize] ^ if i.aux & 1 != 0 { u32::MAX } else { 0 };
     let w = i.imm as u64;
-    let (d, s) = crate::handlers::split(r, i.d);
-    let cur = std::cell::OnceCell::new();
-    let (x, y) = (s.or_dest(i.a, d, &cur), s.or_dest(i.b, d, &cur));
-    selp_best(d, x, y, c & mask, mask, w)
+    let cl = crate::handlers::cells(r);
+    let slot = |k| crate::handlers::slot(cl, k);
+    selp_best(slot(i.d), slot(i.a), slot(i.b), c & mask, mask, w)
 }
 
 crate::with_v3!(
     /// [`selp_lanes`], in its AVX2 copy when the CPU has it.
-    fn selp_best, selp_lanes_v3 =
-        selp_lanes(d: &mut Lanes, x: &Lanes, y: &Lanes, pick: u32, mask: u32, w: u64) -> ()
+    fn selp_best, selp_lanes_v3 = selp_lanes(
+        d: &CellLanes,
+        x: &CellLanes,
+        y: &CellLanes,
+        pick: u32,
+        mask: u32,
+        w: u64
+    ) -> ()
 );
 
 /// The lane loop of `selp`, branch-free (lane bits from a table, not variable shifts) so
 /// that it vectorises.
 #[inline(always)]
-fn selp_lanes(d: &mut Lanes, x: &Lanes, y: &Lanes, pick: u32, mask: u32, w: u64) {
-    for l in 0..32 {
+fn selp_lanes(d: &CellLanes, x: &CellLanes, y: &CellLanes, pick: u32, mask: u32, w: u64) {
+    crate::handlers::store_lanes(d, |l| {
         let sel = if pick & LANE_BIT[l] != 0 { u64::MAX } else { 0 };
         let keep = if mask & LANE_BIT[l] != 0 { 0 } else { u64::MAX };
-        let v = ((x[l] & sel) | (y[l] & !sel)) & w;
-        d[l] = (d[l] & keep) | (v & !keep);
-    }
+        let v = ((x[l].get() & sel) | (y[l].get() & !sel)) & w;
+        (d[l].get() & keep) | (v & !keep)
+    })
 }
 
 fn decode_selp(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {

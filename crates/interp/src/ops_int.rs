@@ -13,14 +13,13 @@
 //! width.
 
 use crate::compile::Dec;
-use crate::handlers::split;
+use crate::handlers::{cells, slot, store_lanes, CellLanes};
 use crate::program::{lane_bits, AluFn, Insn, Lanes, Op, FULL};
 use crate::semantics::int::{self as si, CarryOps, IntOps, SignedOps, WideOps};
 use crate::semantics::logic::{self as sl, PrmtMode, ShfDir};
 use crate::semantics::ClampMode;
 use ptx_ir::{Imm, Operand};
 use ptx_isa::{ScalarType, TypeKind};
-use std::cell::OnceCell;
 
 type R<T> = Result<T, String>;
 
@@ -61,17 +60,23 @@ lane!(i64, u64);
 /// lanes of a mask: the loop of the best copy the CPU allows for a full warp, lane by lane
 /// otherwise.
 macro_rules! int_map {
-    ($map:ident, $name:ident, $v3:ident, $($x:ident : $k:ident),+) => {
+    ($map:ident, $name:ident, $v3:ident, $($x:ident : $k:literal),+) => {
         #[inline(always)]
-        fn $name<F: Fn($(int_map!(@u64 $x)),+) -> u64>(d: &mut Lanes, $($x: &Lanes,)+ f: F) {
-            for l in 0..32 {
-                d[l] = f($($x[l]),+);
-            }
+        fn $name<F: Fn($(int_map!(@u64 $x)),+) -> u64>(
+            d: &CellLanes,
+            $($x: &CellLanes,)+
+            f: F,
+        ) {
+            store_lanes(d, |l| f($($x[l].get()),+));
         }
 
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx2,fma")]
-        fn $v3<F: Fn($(int_map!(@u64 $x)),+) -> u64>(d: &mut Lanes, $($x: &Lanes,)+ f: F) {
+        fn $v3<F: Fn($(int_map!(@u64 $x)),+) -> u64>(
+            d: &CellLanes,
+            $($x: &CellLanes,)+
+            f: F,
+        ) {
             $name(d, $($x,)+ f)
         }
 
@@ -83,9 +88,9 @@ macro_rules! int_map {
             mask: u32,
             f: impl Fn($(int_map!(@u64 $x)),+) -> u64,
         ) {
-            let (d, s) = split(r, i.d);
-            let cur = OnceCell::new();
-            $(let $x = s.or_dest(int_map!(@slot i, $k), d, &cur);)+
+            let c = cells(r);
+            let d = slot(c, i.d);
+            $(let $x = slot(c, i.src($k));)+
             if mask == FULL {
                 #[cfg(target_arch = "x86_64")]
                 if crate::handlers::v3() {
@@ -100,22 +105,18 @@ macro_rules! int_map {
                 $name(d, $($x,)+ f);
             } else {
                 for l in lane_bits(mask) {
-                    d[l] = f($($x[l]),+);
+                    d[l].set(f($($x[l].get()),+));
                 }
             }
         }
     };
     (@u64 $x:ident) => { u64 };
-    (@slot $i:ident, a) => { $i.a };
-    (@slot $i:ident, b) => { $i.b };
-    (@slot $i:ident, c) => { $i.c };
-    (@slot $i:ident, v0) => { $i.v[0] };
 }
 
-int_map!(map1, full1, full1_v3, x: a);
-int_map!(map2, full2, full2_v3, x: a, y: b);
-int_map!(map3, full3, full3_v3, x: a, y: b, z: c);
-int_map!(map4, full4, full4_v3, x: a, y: b, z: c, w: v0);
+int_map!(map1, full1, full1_v3, x: 0);
+int_map!(map2, full2, full2_v3, x: 0, y: 1);
+int_map!(map3, full3, full3_v3, x: 0, y: 1, z: 2);
+int_map!(map4, full4, full4_v3, x: 0, y: 1, z: 2, w: 3);
 
 /// Writes `v` into predicate slot `d` (unless it is `_`) for the lanes of `mask`.
 #[inline(always)]

@@ -27,12 +27,13 @@
 //! shared memory they do not.
 
 use crate::compile::{Dec, Space};
+use crate::handlers::CellLanes;
 use crate::mem;
 use crate::ops_move::{
     lane_addrs, lane_target, read, resolve, space_code, space_of, warp_target, write, Target,
     WarpTarget,
 };
-use crate::program::{lane_bits, Ctx, Fault, Insn, Lanes, Op, FULL};
+use crate::program::{lane_bits, Ctx, Fault, Insn, Lanes, MemFn, Op, FULL};
 use crate::semantics::float::{self, MinMax};
 use crate::semantics::half::{self, HalfMods};
 use crate::semantics::Rounding;
@@ -128,14 +129,106 @@ fn decode_shfl(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     insn.v[0] = d.src(2, ScalarType::U32)?;
     insn.c = d.src(3, ScalarType::U32)?;
     insn.aux = mode;
+    // `b` and `c` known at compile time: the usual shapes get a handler of their own
+    let known = (d.b.const_value(insn.v[0]), d.b.const_value(insn.c));
+    let mut f: MemFn = shfl;
+    if let (Some(b), Some(c)) = known {
+        insn.aux |= SHFL_UNIFORM;
+        f = shfl_fixed_handler(mode, b as u32, c as u32).unwrap_or(shfl);
+    }
     if d.has(".sync") {
         insn.b = d.src(4, ScalarType::B32)?;
-        insn.op = Op::WarpSync(shfl);
+        insn.op = Op::WarpSync(f);
     } else {
         insn.b = NONE;
-        insn.op = Op::Mem(shfl);
+        insn.op = Op::Mem(f);
     }
     Ok(())
+}
+
+/// The bits of a `shfl`'s `aux` that hold its mode.
+const SHFL_MODE: u64 = 3;
+/// `aux` bit of a `shfl` whose `b` and `c` are constants (the same in every lane).
+const SHFL_UNIFORM: u64 = 1 << 8;
+
+/// The handler for `shfl` in `mode` with constant operands `b` and `c`, for the shapes of warp
+/// scans and reductions: `.up` by a power of two with `c` = 0, `.down` and `.bfly` by a power
+/// of two with `c` = 31. `None` for other shapes.
+fn shfl_fixed_handler(mode: u64, b: u32, c: u32) -> Option<MemFn> {
+    macro_rules! by {
+        ($m:expr) => {
+            match b {
+                1 => shfl_fixed::<$m, 1> as MemFn,
+                2 => shfl_fixed::<$m, 2>,
+                4 => shfl_fixed::<$m, 4>,
+                8 => shfl_fixed::<$m, 8>,
+                16 => shfl_fixed::<$m, 16>,
+                _ => return None,
+            }
+        };
+    }
+    Some(match (mode, c) {
+        (SHFL_UP, 0) => by!(SHFL_UP),
+        (SHFL_DOWN, 0x1f) => by!(SHFL_DOWN),
+        (SHFL_BFLY, 0x1f) => by!(SHFL_BFLY),
+        _ => return None,
+    })
+}
+
+/// `shfl` in `MODE` by the constant `B` with the clamp of [`shfl_fixed_handler`]: for a full
+/// warp into a destination that is not the source, each lane's source lane is known at compile
+/// time, so the whole shuffle is a few vector loads and stores; anything else goes to [`shfl`].
+fn shfl_fixed<const MODE: u64, const B: usize>(
+    ctx: &mut Ctx<'_>,
+    i: &Insn,
+    mask: u32,
+) -> Result<(), Fault> {
+    if mask != FULL || i.d == i.a {
+        return shfl(ctx, i, mask);
+    }
+    let c = crate::handlers::cells(ctx.regs);
+    let (src, out) = (crate::handlers::slot(c, i.a), crate::handlers::slot(c, i.d));
+    #[cfg(target_arch = "x86_64")]
+    if crate::handlers::v3() {
+        // SAFETY: the AVX2 copy runs only after `v3()` has confirmed that the CPU has AVX2 and
+        // FMA.
+        #[allow(unsafe_code)]
+        unsafe {
+            shfl_fixed_lanes_v3::<MODE, B>(src, out)
+        };
+    } else {
+        shfl_fixed_lanes::<MODE, B>(src, out);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    shfl_fixed_lanes::<MODE, B>(src, out);
+    // in range: `.up` lanes B.., `.down` lanes ..32-B, `.bfly` every lane
+    let p = match MODE {
+        SHFL_UP => FULL << B,
+        SHFL_DOWN => FULL >> B,
+        _ => FULL,
+    };
+    set_pred(ctx.preds, i.v[1], p, FULL);
+    Ok(())
+}
+
+/// The lane loop of [`shfl_fixed`]; `out` must not be `src`.
+#[inline(always)]
+fn shfl_fixed_lanes<const MODE: u64, const B: usize>(src: &CellLanes, out: &CellLanes) {
+    crate::handlers::store_lanes(out, |l| {
+        let j = match MODE {
+            SHFL_UP if l >= B => l - B,
+            SHFL_DOWN if l + B < 32 => l + B,
+            SHFL_BFLY => l ^ B,
+            _ => l,
+        };
+        src[j].get() & 0xFFFF_FFFF
+    })
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn shfl_fixed_lanes_v3<const MODE: u64, const B: usize>(src: &CellLanes, out: &CellLanes) {
+    shfl_fixed_lanes::<MODE, B>(src, out)
 }
 
 /// The source lane of `shfl` in `mode` for lane `lane` with operands `b` and `c`, and whether
@@ -186,7 +279,7 @@ fn shfl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     let mut out = [0u64; 32];
     let mut p = 0u32;
     for l in lane_bits(mask) {
-        let (j, pval) = shfl_source(i.aux, l as u32, bv[l] as u32, cv[l] as u32);
+        let (j, pval) = shfl_source(i.aux & SHFL_MODE, l as u32, bv[l] as u32, cv[l] as u32);
         let ok = pval && mask >> j & 1 != 0;
         out[l] = (if ok { src[j as usize] } else { src[l] }) as u32 as u64;
         p |= (ok as u32) << l;
@@ -216,14 +309,14 @@ crate::with_v3!(
 #[inline(always)]
 fn shfl_whole_warp_impl(regs: &mut [Lanes], preds: &mut [u32], i: &Insn) -> bool {
     let (bv, cv) = (&regs[i.v[0] as usize], &regs[i.c as usize]);
-    if !uniform(bv) || !uniform(cv) {
+    if i.aux & SHFL_UNIFORM == 0 && (!uniform(bv) || !uniform(cv)) {
         return false;
     }
     let (b, c) = (bv[0] as u32, cv[0] as u32);
     let (d, srcs) = crate::handlers::split(regs, i.d);
     let cur = std::cell::OnceCell::new();
     let src = srcs.or_dest(i.a, d, &cur);
-    let p = shfl_full(i.aux, src, d, b, c);
+    let p = shfl_full(i.aux & SHFL_MODE, src, d, b, c);
     set_pred(preds, i.v[1], p, FULL);
     true
 }
@@ -1003,6 +1096,51 @@ mod tests {
         i.b = MM;
         i.aux = mode;
         (w, i)
+    }
+
+    /// The handlers for constant `b` and `c` agree with the lane-by-lane port of the ISA
+    /// pseudo-code ([`shfl_source`]) for every shape they take, on a full warp, a partial one
+    /// (which they hand to the general path) and with the destination equal to the source.
+    #[test]
+    fn shfl_fixed_matches_pseudo_code() {
+        let mut shapes = 0;
+        for (mode, c) in [
+            (SHFL_UP, 0),
+            (SHFL_DOWN, 0x1f),
+            (SHFL_BFLY, 0x1f),
+            (SHFL_UP, 0x1f),
+        ] {
+            for b in 0..40 {
+                let Some(f) = shfl_fixed_handler(mode, b, c) else {
+                    assert!(mode == SHFL_UP && c == 0x1f || ![1, 2, 4, 8, 16].contains(&b));
+                    continue;
+                };
+                shapes += 1;
+                for (mask, same) in [(FULL, false), (0x7FFF_FFFE, false), (FULL, true)] {
+                    let (mut w, mut i) = shfl_warp(mode, b, c);
+                    i.aux |= SHFL_UNIFORM;
+                    if same {
+                        i.d = A;
+                    }
+                    w.run(f, &i, mask).unwrap();
+                    for l in 0..32u32 {
+                        let at = format!("mode {mode} b {b} c {c:#x} mask {mask:#x} lane {l}");
+                        let dst = w.regs[i.d as usize][l as usize];
+                        let p = w.preds[0] >> l & 1 != 0;
+                        if mask >> l & 1 == 0 {
+                            let old = if same { 100 + l as u64 } else { 7 };
+                            assert_eq!(dst, old, "{at}");
+                            continue;
+                        }
+                        let (j, pval) = shfl_source(mode, l, b, c);
+                        let ok = pval && mask >> j & 1 != 0;
+                        let want = 100 + if ok { j } else { l } as u64;
+                        assert_eq!((dst, p), (want, ok), "{at}");
+                    }
+                }
+            }
+        }
+        assert_eq!(shapes, 15);
     }
 
     /// The whole-warp fast path agrees with the lane-by-lane port of the ISA pseudo-code

@@ -133,6 +133,17 @@ pub struct Insn {
 }
 
 impl Insn {
+    /// Slot of source operand `k` of a lane-wise instruction: `a`, `b`, `c`, then `v[0]`.
+    #[inline(always)]
+    pub fn src(&self, k: usize) -> u32 {
+        match k {
+            0 => self.a,
+            1 => self.b,
+            2 => self.c,
+            _ => self.v[0],
+        }
+    }
+
     /// An instruction with only its operation and source position set.
     pub fn new(op: Op, func: u32, inst: u32) -> Insn {
         Insn {
