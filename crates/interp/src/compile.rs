@@ -45,8 +45,10 @@ pub(crate) struct Builder<'m> {
     pub npreds: u32,
     consts: HashMap<u64, u32>,
     pub const_list: Vec<(u32, u64)>,
-    /// Per kernel register: the immediate it always holds ([`crate::invariant::Facts::constants`]).
-    known: Vec<Option<(Imm, ScalarType)>>,
+    /// Per kernel register: the operand it is a copy of ([`crate::invariant::Facts::copies`]).
+    copies: Vec<Option<(&'m Operand, ScalarType)>>,
+    /// Per kernel register: read from its own slot somewhere (not through [`Self::copies`]).
+    read_direct: Vec<bool>,
     const_preds: [Option<u32>; 2],
     pub const_pred_list: Vec<(u32, u32)>,
     sregs: HashMap<SregInit, u32>,
@@ -227,17 +229,24 @@ impl<'b, 'm> Dec<'b, 'm> {
             .get(k)
             .ok_or_else(|| format!("`{}` is missing operand {}", self.inst.full_name(), k + 1))
     }
-    fn reg_slot(&self, r: u32) -> u32 {
+    /// The slot of register `r`, for a read (or a read and write) of it.
+    fn reg_slot(&mut self, r: u32) -> u32 {
+        if self.fi == 0 {
+            if let Some(x) = self.b.read_direct.get_mut(r as usize) {
+                *x = true;
+            }
+        }
         self.b.reg_slot[self.fi as usize][r as usize]
     }
-    /// The bits register `r` holds whenever it is read as `ty`, when they are known at compile
-    /// time ([`crate::invariant::Facts::constants`], kernel registers only).
-    fn known_value(&self, r: u32, ty: ScalarType) -> Option<u64> {
+    /// The slot to read register `r` from when it is a copy of an operand whose slot holds
+    /// the same bits whenever `r` is read ([`crate::invariant::Facts::copies`], kernel
+    /// registers only).
+    fn copy_slot(&mut self, r: u32) -> Option<u32> {
         if self.fi != 0 {
             return None;
         }
-        let (imm, wty) = self.b.known.get(r as usize).copied().flatten()?;
-        (wty.size_bits() == ty.size_bits()).then(|| imm_bits(imm, wty))
+        let (o, ty) = self.b.copies.get(r as usize).copied().flatten()?;
+        self.src_op(o, ty).ok()
     }
     fn is_pred_reg(&self, r: u32) -> bool {
         self.func.regs[r as usize].ty == ScalarType::Pred
@@ -249,7 +258,9 @@ impl<'b, 'm> Dec<'b, 'm> {
     /// Value slot written by operand `k` (a register; `_` gets a scratch slot).
     pub fn dst(&mut self, k: usize) -> R<u32> {
         match self.operand(k)? {
-            Operand::Reg(r) if !self.is_pred_reg(*r) => Ok(self.reg_slot(*r)),
+            Operand::Reg(r) if !self.is_pred_reg(*r) => {
+                Ok(self.b.reg_slot[self.fi as usize][*r as usize])
+            }
             Operand::Sink => Ok(self.b.new_slot()),
             o => Err(format!("unsupported destination operand {o:?}")),
         }
@@ -257,8 +268,8 @@ impl<'b, 'm> Dec<'b, 'm> {
     /// Value slot of a source operand `o` read as type `ty`.
     pub fn src_op(&mut self, o: &Operand, ty: ScalarType) -> R<u32> {
         match o {
-            Operand::Reg(r) if !self.is_pred_reg(*r) => Ok(match self.known_value(*r, ty) {
-                Some(v) => self.b.konst(v),
+            Operand::Reg(r) if !self.is_pred_reg(*r) => Ok(match self.copy_slot(*r) {
+                Some(s) => s,
                 None => self.reg_slot(*r),
             }),
             Operand::Reg(_) => Err("a predicate cannot be used as a value here".into()),
@@ -471,7 +482,8 @@ pub fn compile(
         npreds: 0,
         consts: HashMap::new(),
         const_list: Vec::new(),
-        known: Vec::new(),
+        copies: Vec::new(),
+        read_direct: Vec::new(),
         const_preds: [None; 2],
         const_pred_list: Vec::new(),
         sregs: HashMap::new(),
@@ -528,7 +540,8 @@ pub fn compile(
     // the kernel's registers that can share slots (see `invariant::Facts::classes`)
     let facts = crate::invariant::Facts::new(&m.functions[kernel as usize]);
     let classes = facts.classes(&m.functions[kernel as usize]);
-    b.known = facts.constants(&m.functions[kernel as usize]);
+    b.copies = facts.copies(&m.functions[kernel as usize]);
+    b.read_direct = vec![false; m.functions[kernel as usize].regs.len()];
     for (pi, &f) in order.iter().enumerate() {
         let func = &m.functions[f as usize];
         let first = b.nslots;
@@ -619,7 +632,18 @@ pub fn compile(
             code.push(insn);
         }
     }
-    let plan = crate::invariant::plan(&b, kernel, &facts, &mut code);
+    let mut plan = crate::invariant::plan(&b, kernel, &facts, &mut code);
+    // a copy that every reader reads from its source instead is dead (still counted; decided
+    // after the plan, which needs the copy decoded to see that its readers can be hoisted)
+    for (k, inst) in m.functions[kernel as usize].insts.iter().enumerate() {
+        if let (Some(Operand::Reg(r)), true) = (inst.operands.first(), inst.opcode == "mov") {
+            let r = *r as usize;
+            if b.copies.get(r).is_some_and(|c| c.is_some()) && !b.read_direct[r] {
+                code[k].op = Op::Nop;
+                plan.prelude.retain(|i| i.inst != k as u32);
+            }
+        }
+    }
     let kf = &m.functions[kernel as usize];
     Ok(Program {
         code,

@@ -105,7 +105,7 @@ impl Facts {
                     .iter()
                     .all(|&r| self.defs[r as usize] == 1 && !self.uninit[r as usize])
                 && e.reads.iter().all(|&r| invariant[r as usize])
-                && inst.operands[1..].iter().all(source_is_fixed)
+                && inst.operands[1..].iter().all(|o| source_is_fixed(o, kf))
                 && op_ok(k, inst);
             if h {
                 hoist[k] = true;
@@ -117,15 +117,17 @@ impl Facts {
         (hoist, invariant)
     }
 
-    /// Per register: the immediate it holds whenever it is read, with the type it was written
-    /// as. That is so when its one definition is an unguarded `mov` of an immediate and it is
-    /// never read unassigned (nvcc materialises `shfl` offsets and masks this way); a reader of
-    /// the register can then read the constant slot of the immediate instead, which lets the
-    /// decoder see the value (see [`crate::ops_warp`]).
-    pub fn constants(&self, kf: &ptx_ir::Function) -> Vec<Option<(ptx_ir::Imm, ScalarType)>> {
+    /// Per register: the operand it is a copy of whenever it is read, with the type of the
+    /// copy. That is so when its one definition is an unguarded `mov` from an immediate, a
+    /// symbol or a special register that is fixed for the thread (all of which keep their value
+    /// for the whole CTA), and it is never read unassigned. nvcc copies `%ctaid`, shared
+    /// variables' addresses and `shfl` offsets into registers this way; a reader of the
+    /// register can read the operand's slot instead, and the decoder then sees constants
+    /// (see [`crate::ops_warp`]).
+    pub fn copies<'k>(&self, kf: &'k ptx_ir::Function) -> Vec<Option<(&'k Operand, ScalarType)>> {
         let mut out = vec![None; kf.regs.len()];
         for (inst, e) in kf.insts.iter().zip(&self.effects) {
-            let (Some(ty), [r], [_, Operand::Imm(imm)]) = (
+            let (Some(ty), [r], [_, o]) = (
                 inst.types().next(),
                 e.writes.as_slice(),
                 inst.operands.as_slice(),
@@ -133,8 +135,19 @@ impl Facts {
                 continue;
             };
             let r = *r as usize;
-            if inst.opcode == "mov" && e.certain && self.defs[r] == 1 && !self.uninit[r] {
-                out[r] = Some((*imm, ty));
+            let copyable = match o {
+                Operand::Imm(_) | Operand::Symbol(..) => true,
+                Operand::Special(sr) => crate::compile::sreg_of(sr).is_some(),
+                _ => false,
+            };
+            if inst.opcode == "mov"
+                && ty != ScalarType::Pred
+                && copyable
+                && e.certain
+                && self.defs[r] == 1
+                && !self.uninit[r]
+            {
+                out[r] = Some((o, ty));
             }
         }
         out
@@ -259,13 +272,18 @@ fn pure_or_param_load(inst: &ptx_ir::Inst, kf: &ptx_ir::Function, op: Option<&Op
 
 /// Whether a source operand has the same value in every CTA, apart from registers (which the
 /// caller checks).
-fn source_is_fixed(o: &Operand) -> bool {
+fn source_is_fixed(o: &Operand, kf: &ptx_ir::Function) -> bool {
     match o {
         Operand::Reg(_) | Operand::Imm(_) | Operand::Sink => true,
         Operand::Special(sr) => crate::compile::sreg_of(sr).is_some_and(launch_invariant),
         Operand::Symbol(Base::Global(_) | Base::Function(_), _) => true,
+        // a `.shared` variable declared in the kernel body: a fixed offset in shared memory
+        Operand::Symbol(Base::Local(l), _) => kf
+            .locals
+            .get(*l as usize)
+            .is_some_and(|l| l.space == StateSpace::Shared),
         Operand::Address(Base::KernelParam(_), _) => true,
-        Operand::Vector(v) => v.iter().all(source_is_fixed),
+        Operand::Vector(v) => v.iter().all(|o| source_is_fixed(o, kf)),
         _ => false,
     }
 }
@@ -273,7 +291,7 @@ fn source_is_fixed(o: &Operand) -> bool {
 #[cfg(test)]
 mod tests {
     use crate::compile::{compile, GlobalAddrs};
-    use crate::program::{Op, Program};
+    use crate::program::{Op, Program, SregInit};
 
     fn program(body: &str, params: &str) -> Program {
         let text = format!(
@@ -285,12 +303,13 @@ mod tests {
         compile(&m, 0, &GlobalAddrs::default()).expect("compiles")
     }
 
+    /// Kernel instructions run in the prelude; each is a no-op in the code.
     fn hoisted(p: &Program) -> Vec<u32> {
-        p.code
-            .iter()
-            .filter(|i| i.func == 0 && matches!(i.op, Op::Nop))
-            .map(|i| i.inst)
-            .collect()
+        let k: Vec<u32> = p.prelude.iter().map(|i| i.inst).collect();
+        for &i in &k {
+            assert!(matches!(p.code[i as usize].op, Op::Nop));
+        }
+        k
     }
 
     #[test]
@@ -316,10 +335,20 @@ mod tests {
              END: ret;",
             ".param .u64 a, .param .u64 b, .param .u32 n",
         );
-        // the parameter loads, %ntid, %tid and the address conversions of parameters; not
-        // %ctaid or anything computed from it
-        assert_eq!(hoisted(&p), vec![0, 1, 2, 4, 5, 9, 13]);
-        assert_eq!(p.prelude.len(), 7);
+        // the parameter loads and the address conversions of parameters; not %ctaid or
+        // anything computed from it
+        assert_eq!(hoisted(&p), vec![0, 1, 2, 9, 13]);
+        // `mad` reads %ctaid, %ntid and %tid from their own slots, so the copies of them into
+        // %r3, %r4 and %r5 are dead: no-ops that are not in the prelude either
+        for k in 3..6 {
+            assert!(matches!(p.code[k].op, Op::Nop));
+        }
+        let sreg = |s| p.sreg_slots.iter().find(|x| x.1 == s).map(|x| x.0);
+        let mad = &p.code[6];
+        assert_eq!(
+            [Some(mad.a), Some(mad.b), Some(mad.c)],
+            [SregInit::Ctaid(0), SregInit::Ntid(0), SregInit::Tid(0)].map(sreg)
+        );
         // every kernel register is written before it is read: none is reset per CTA
         let kernel = p.funcs[0].slots;
         for &(a, b) in &p.reset_slots {
@@ -378,12 +407,44 @@ mod tests {
              ret;",
             "",
         );
-        // %tid and the setp on it are hoisted; the guarded mov, the twice-written %r3, the
-        // loop counter and whatever reads them are not
-        assert_eq!(hoisted(&p), vec![0, 1]);
+        // the setp on %tid is hoisted (the copy of %tid is dead: its readers read %tid); the
+        // guarded mov, the twice-written %r3, the loop counter and whatever reads them are not
+        assert_eq!(hoisted(&p), vec![1]);
+        assert!(matches!(p.code[0].op, Op::Nop));
         // %r2 may be read unassigned: its slot is reset in every CTA
         let kernel = p.funcs[0].slots;
         let r2 = kernel.0 + 2;
         assert!(p.reset_slots.iter().any(|&(a, b)| a <= r2 && r2 < b));
+        // the final add reads %r2 and %r3 from their own slots: neither is a plain copy
+        let add = &p.code[10];
+        assert!(p.consts.iter().all(|&(s, _)| s != add.a && s != add.b));
+    }
+
+    #[test]
+    fn copies_of_constants_are_read_from_the_constant() {
+        let p = program(
+            ".reg .b32 %r<6>; .shared .align 4 .b8 buf[128];
+             mov.u32 %r1, 4;
+             mov.u32 %r2, -1;
+             mov.u32 %r3, buf;
+             mov.u32 %r4, %tid.x;
+             shfl.sync.down.b32 %r5, %r4, %r1, 31, %r2;
+             add.u32 %r5, %r5, %r3;
+             st.shared.u32 [%r3], %r5;
+             ret;",
+            "",
+        );
+        let konst = |slot| p.consts.iter().find(|c| c.0 == slot).map(|c| c.1);
+        let shfl = &p.code[4];
+        assert_eq!(konst(shfl.v[0]), Some(4));
+        assert_eq!(konst(shfl.b).map(|v| v as u32), Some(u32::MAX));
+        // `buf` is the only shared variable: offset 0
+        assert_eq!(konst(p.code[5].b), Some(0));
+        // the address operand of `st` is not a value operand: it reads %r3's own slot, so that
+        // copy stays live (and, fixed for the launch, hoisted); the other copies are dead
+        assert_eq!(hoisted(&p), vec![2]);
+        for k in [0, 1, 3] {
+            assert!(matches!(p.code[k].op, Op::Nop));
+        }
     }
 }

@@ -3,9 +3,9 @@
 //! [`effects`] says which registers an instruction reads and writes. For the opcodes whose first
 //! operand is a pure destination (`add d, a, b`, `ld d, [a]`, `setp p|q, a, b`, …) the
 //! registers of that operand are writes, and an unguarded such instruction writes them on every
-//! lane that runs it. For any other opcode every register operand counts as a read and as a
-//! possible write, which is the safe reading for a consumer that only trusts writes it is told
-//! are certain.
+//! lane that runs it. Stores, branches, barriers and the like write no register. For any other
+//! opcode every register operand counts as a read and as a possible write, which is the safe
+//! reading for a consumer that only trusts writes it is told are certain.
 //!
 //! [`maybe_uninit`] runs the classic forward "must be assigned" analysis: a register is
 //! assigned at a point when every path from the function's entry to that point runs an
@@ -98,6 +98,30 @@ pub struct Effects {
     pub certain: bool,
 }
 
+/// Opcodes that write no register: every register operand is a read (`st [a], b`).
+const NO_DEST: &[&str] = &[
+    "bra",
+    "brx",
+    "exit",
+    "fence",
+    "membar",
+    "nanosleep",
+    "pmevent",
+    "prefetch",
+    "prefetchu",
+    "red",
+    "ret",
+    "st",
+    "trap",
+];
+
+/// Whether `inst` writes no register at all: the [`NO_DEST`] opcodes, and barriers other than
+/// the reducing ones (`bar.red.popc.u32 d, …` writes `d`).
+fn writes_nothing(inst: &Inst) -> bool {
+    let op = inst.opcode.as_str();
+    NO_DEST.binary_search(&op).is_ok() || matches!(op, "bar" | "barrier") && !inst.has(".red")
+}
+
 /// Whether `opcode`'s first operand is a pure destination.
 pub fn writes_first_operand(opcode: &str) -> bool {
     DEST_FIRST.binary_search(&opcode).is_ok()
@@ -128,13 +152,14 @@ pub fn effects(inst: &Inst) -> Effects {
             inst.operands.first(),
             Some(Operand::Reg(_) | Operand::Vector(_) | Operand::Pair(..) | Operand::Sink)
         );
+    let none = writes_nothing(inst);
     for (k, o) in inst.operands.iter().enumerate() {
         if known && k == 0 {
             regs_of(o, &mut e.writes);
         } else {
             let from = e.reads.len();
             regs_of(o, &mut e.reads);
-            if !known {
+            if !known && !none {
                 let read = e.reads[from..].to_vec();
                 e.writes.extend(read);
             }
@@ -376,8 +401,23 @@ mod tests {
     }
 
     #[test]
-    fn dest_table_is_sorted() {
+    fn dest_tables_are_sorted() {
         assert!(DEST_FIRST.windows(2).all(|w| w[0] < w[1]));
+        assert!(NO_DEST.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn stores_and_barriers_write_nothing() {
+        let f = kernel(
+            ".reg .b32 %r<4>;\n st.shared.u32 [%r1+4], %r2;\n red.global.add.u32 [%r1], %r2;\n bar.sync 0;\n bar.red.popc.u32 %r3, 0, 1;\n ret;",
+        );
+        let e: Vec<Effects> = all_effects(&f);
+        for (k, e) in e[..3].iter().enumerate() {
+            assert!(e.writes.is_empty(), "instruction {k}");
+        }
+        assert_eq!(e[0].reads, vec![reg(&f, "%r1"), reg(&f, "%r2")]);
+        // the reducing barrier writes its destination
+        assert_eq!(e[3].writes, vec![reg(&f, "%r3")]);
     }
 
     #[test]
