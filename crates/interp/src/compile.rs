@@ -155,6 +155,22 @@ pub(crate) fn imm_bits(imm: Imm, ty: ScalarType) -> u64 {
     }
 }
 
+/// Sets every instruction's [`Insn::skip`]: the length of the run of no-ops after it within
+/// its function.
+fn set_skips(code: &mut [Insn]) {
+    let mut run = 0u16;
+    let mut next: Option<(u32, bool)> = None;
+    for insn in code.iter_mut().rev() {
+        let same_func = next.is_some_and(|(f, _)| f == insn.func);
+        run = match next {
+            Some((_, true)) if same_func => run.saturating_add(1),
+            _ => 0,
+        };
+        insn.skip = run;
+        next = Some((insn.func, matches!(insn.op, Op::Nop)));
+    }
+}
+
 /// Whether the interpreter gives special register `name` (with its `%`) a value.
 pub fn special_register_executes(name: &str) -> bool {
     sreg_init(name, None).is_some() || crate::ops_move::TIMERS.contains(&name)
@@ -644,6 +660,7 @@ pub fn compile(
             }
         }
     }
+    set_skips(&mut code);
     let kf = &m.functions[kernel as usize];
     Ok(Program {
         code,

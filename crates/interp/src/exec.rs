@@ -682,16 +682,20 @@ impl<'s, 'a> Cta<'s, 'a> {
                 } else {
                     (SLICE - steps).min(STARVE_LIMIT.saturating_sub(w.run_len))
                 };
-                let mut n = 0u32;
+                // dispatches, and instructions run (no-ops stepped over included)
+                let (mut n, mut count) = (0u32, 0u32);
+                // `code.len()` bounds the loop too, so that indexing it needs no check
+                let limit = limit.min(code.len() as u32);
                 while n < budget && pc < limit {
                     let insn = &code[pc as usize];
                     let m = mask & guard_lanes(&w.preds, insn);
-                    match insn.op {
+                    // whether the group falls through (over the no-ops after the instruction)
+                    let fall = match insn.op {
                         Op::Alu(f) => {
                             if m != 0 {
                                 f(&mut w.regs, &mut w.preds, insn, m);
                             }
-                            pc += 1;
+                            true
                         }
                         // memory, and a warp-synchronous instruction whose members are all in
                         // the group (nobody parked, no forced run: nothing to wait for or merge)
@@ -718,19 +722,27 @@ impl<'s, 'a> Cta<'s, 'a> {
                                     return Err(self.fault(wi, insn, e, m));
                                 }
                             }
-                            pc += 1;
+                            true
                         }
-                        Op::Nop => pc += 1,
-                        Op::Bra(t) if m == mask => pc = t,
-                        Op::Bra(_) if m == 0 => pc += 1,
+                        Op::Nop => true,
+                        Op::Bra(t) if m == mask => {
+                            pc = t;
+                            false
+                        }
+                        Op::Bra(_) if m == 0 => true,
                         _ => break,
-                    }
+                    };
                     n += 1;
+                    count += 1;
+                    if fall {
+                        pc += 1 + insn.skip as u32;
+                        count += insn.skip as u32;
+                    }
                 }
                 if n > 0 {
-                    steps += n;
+                    steps += count;
                     w.run_len = w.run_len.saturating_add(n);
-                    thread_insts += n as u64 * mask.count_ones() as u64;
+                    thread_insts += count as u64 * mask.count_ones() as u64;
                     progress = true;
                     w.cur = Some((pc, mask));
                     continue;

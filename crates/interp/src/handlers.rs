@@ -209,22 +209,26 @@ macro_rules! with_v3 {
     };
 }
 
-/// Runs the loop defined by [`lane_loop!`], in its AVX2/FMA copy when the CPU has them.
+/// Calls `$name(args)`, or its copy `$v3` compiled for AVX2 and FMA when the CPU has them
+/// (the loops of [`lane_loop!`] and the predicate macros); evaluates to the call's value.
 #[macro_export]
 #[doc(hidden)]
-macro_rules! run_lanes {
+macro_rules! v3_call {
     ($name:ident, $v3:ident, ($($arg:expr),*)) => {{
         #[cfg(target_arch = "x86_64")]
-        if $crate::handlers::v3() {
+        let r = if $crate::handlers::v3() {
             // SAFETY: `$v3` only differs from `$name` in being compiled for AVX2 and FMA, which
             // `v3()` has just confirmed the CPU has.
             #[allow(unsafe_code)]
             unsafe {
                 $v3($($arg),*)
-            };
-            return;
-        }
-        $name($($arg),*)
+            }
+        } else {
+            $name($($arg),*)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let r = $name($($arg),*);
+        r
     }};
 }
 
@@ -245,7 +249,7 @@ macro_rules! alu_n {
             let c = $crate::handlers::cells(r);
             let d = $crate::handlers::slot(c, i.d);
             $(let $x = $crate::handlers::slot(c, i.src($k));)+
-            $crate::run_lanes!(body, body_v3, (d, $($x,)+ i, mask))
+            $crate::v3_call!(body, body_v3, (d, $($x,)+ i, mask))
         }
         $crate::program::Op::Alu(h)
     }};
@@ -291,46 +295,52 @@ macro_rules! alu4 {
 #[macro_export]
 #[doc(hidden)]
 macro_rules! pred2 {
-    ($i:ident, $a:ident, $b:ident => $e:expr) => {{
-        #[allow(unused_variables)]
-        fn h(
-            r: &mut [$crate::program::Lanes],
-            p: &mut [u32],
-            $i: &$crate::program::Insn,
-            mask: u32,
-        ) {
-            let x = &r[$i.a as usize];
-            let y = &r[$i.b as usize];
-            let mut bits = 0u32;
-            for l in 0..32 {
-                let ($a, $b) = (x[l], y[l]);
-                bits |= (($e) as u32) << l;
-            }
-            $crate::handlers::write_pred_pair(p, $i, bits, mask);
-        }
-        $crate::program::Op::Alu(h)
-    }};
+    ($i:ident, $a:ident, $b:ident => $e:expr) => {
+        $crate::pred_n!($i, (x => $a = 0, y => $b = 1) => $e)
+    };
 }
 
 /// Predicate destination of one source: `p = f(a)`.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! pred1 {
-    ($i:ident, $a:ident => $e:expr) => {{
+    ($i:ident, $a:ident => $e:expr) => {
+        $crate::pred_n!($i, (x => $a = 0) => $e)
+    };
+}
+
+/// Defines the handler of an instruction whose predicate result is the lane expression `$e`
+/// over the named sources (as [`alu_n!`]), computed for all 32 lanes (in the AVX2 copy when
+/// the CPU has it: compares and mask extraction four lanes at a time) and written to the lanes
+/// of the mask by [`write_pred_pair`].
+#[macro_export]
+#[doc(hidden)]
+macro_rules! pred_n {
+    ($i:ident, ($($x:ident => $a:ident = $k:literal),+) => $e:expr) => {{
+        #[inline(always)]
         #[allow(unused_variables)]
+        fn body($($x: &$crate::program::Lanes,)+ $i: &$crate::program::Insn) -> u32 {
+            let mut bits = 0u32;
+            for l in 0..32 {
+                $(let $a = $x[l];)+
+                bits |= (($e) as u32) << l;
+            }
+            bits
+        }
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2,fma")]
+        fn body_v3($($x: &$crate::program::Lanes,)+ $i: &$crate::program::Insn) -> u32 {
+            body($($x,)+ $i)
+        }
         fn h(
             r: &mut [$crate::program::Lanes],
             p: &mut [u32],
-            $i: &$crate::program::Insn,
+            i: &$crate::program::Insn,
             mask: u32,
         ) {
-            let x = &r[$i.a as usize];
-            let mut bits = 0u32;
-            for l in 0..32 {
-                let $a = x[l];
-                bits |= (($e) as u32) << l;
-            }
-            $crate::handlers::write_pred_pair(p, $i, bits, mask);
+            $(let $x = &r[i.src($k) as usize];)+
+            let bits = $crate::v3_call!(body, body_v3, ($($x,)+ i));
+            $crate::handlers::write_pred_pair(p, i, bits, mask);
         }
         $crate::program::Op::Alu(h)
     }};

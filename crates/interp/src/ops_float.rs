@@ -20,7 +20,7 @@
 
 use crate::compile::Dec;
 use crate::handlers::{CellLanes, PRED_BOOL_SHIFT, PRED_NEG_C};
-use crate::program::{Insn, Lanes, Op, LANE_BIT};
+use crate::program::{Insn, Lanes, Op, FULL, LANE_BIT64};
 use crate::semantics::cmp::{self, BoolOp, CmpOp, SetDst};
 use crate::semantics::cvt::{self, CvtMods, CvtRound, FloatType, Fp8, IntType, PackType};
 use crate::semantics::float::{self as fl, MinMax, TestOp};
@@ -1085,16 +1085,31 @@ crate::with_v3!(
     ) -> ()
 );
 
-/// The lane loop of `selp`, branch-free (lane bits from a table, not variable shifts) so
-/// that it vectorises.
+/// The lane loop of `selp`, branch-free (lane bits from a table of 64-bit masks, not variable
+/// shifts) so that it vectorises; a full warp writes every lane without reading `d`.
 #[inline(always)]
 fn selp_lanes(d: &CellLanes, x: &CellLanes, y: &CellLanes, pick: u32, mask: u32, w: u64) {
-    crate::handlers::store_lanes(d, |l| {
-        let sel = if pick & LANE_BIT[l] != 0 { u64::MAX } else { 0 };
-        let keep = if mask & LANE_BIT[l] != 0 { 0 } else { u64::MAX };
-        let v = ((x[l].get() & sel) | (y[l].get() & !sel)) & w;
-        (d[l].get() & keep) | (v & !keep)
-    })
+    let (pick, mask) = (pick as u64, mask as u64);
+    let choose = |l: usize| {
+        let sel = if pick & LANE_BIT64[l] != 0 {
+            u64::MAX
+        } else {
+            0
+        };
+        ((x[l].get() & sel) | (y[l].get() & !sel)) & w
+    };
+    if mask == FULL as u64 {
+        crate::handlers::store_lanes(d, choose);
+    } else {
+        crate::handlers::store_lanes(d, |l| {
+            let keep = if mask & LANE_BIT64[l] != 0 {
+                0
+            } else {
+                u64::MAX
+            };
+            (d[l].get() & keep) | (choose(l) & !keep)
+        });
+    }
 }
 
 fn decode_selp(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {

@@ -65,6 +65,18 @@ pub const LANE_BIT: [u32; 32] = {
     b
 };
 
+/// [`LANE_BIT`] as 64-bit masks, for lane loops over 64-bit lanes (a vector compare of a lane
+/// mask against this table needs no widening).
+pub const LANE_BIT64: [u64; 32] = {
+    let mut b = [0; 32];
+    let mut l = 0;
+    while l < 32 {
+        b[l] = 1 << l;
+        l += 1;
+    }
+    b
+};
+
 /// No guard predicate.
 pub const NO_PRED: u32 = u32::MAX;
 
@@ -126,6 +138,10 @@ pub struct Insn {
     pub guard: u32,
     /// `@!p`.
     pub neg: bool,
+    /// How many no-ops ([`Op::Nop`]: hoisted or dead instructions) directly follow this one in
+    /// the same function: the executor's fast path steps over them (counting them as executed)
+    /// when it falls through.
+    pub skip: u16,
     /// Function index of the source instruction.
     pub func: u32,
     /// Instruction index within that function.
@@ -157,6 +173,7 @@ impl Insn {
             aux: 0,
             guard: NO_PRED,
             neg: false,
+            skip: 0,
             func,
             inst,
         }
