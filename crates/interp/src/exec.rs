@@ -204,6 +204,23 @@ struct BarState {
     red_dest: Vec<(usize, u32, u32)>,
 }
 
+impl BarState {
+    /// The state of a barrier nobody has arrived at; the lists keep their capacity.
+    fn reset(&mut self) {
+        let (mut waiting, mut red_dest) = (
+            std::mem::take(&mut self.waiting),
+            std::mem::take(&mut self.red_dest),
+        );
+        waiting.clear();
+        red_dest.clear();
+        *self = BarState {
+            waiting,
+            red_dest,
+            ..BarState::default()
+        };
+    }
+}
+
 /// Output of one CTA.
 #[derive(Default)]
 pub struct CtaOutput {
@@ -224,6 +241,7 @@ pub struct CtaOutput {
 pub struct CtaScratch {
     warps: Vec<Warp>,
     shared: Vec<u32>,
+    bars: Vec<BarState>,
     /// Thread instructions of this worker's CTAs not yet added to the launch's counter: it
     /// is updated every [`FLUSH_EVERY`] instructions, not once per CTA, since two workers
     /// adding to one counter for every short CTA fight over its cache line.
@@ -250,6 +268,7 @@ pub fn run_cta(
     let r = cta.run();
     scratch.warps = std::mem::take(&mut cta.warps);
     scratch.shared = std::mem::take(&mut cta.shared);
+    scratch.bars = std::mem::take(&mut cta.bars);
     scratch.pending = cta.pending_insts;
     r.map(|()| cta.out)
 }
@@ -262,6 +281,8 @@ struct Cta<'s, 'a> {
     shared: Vec<u32>,
     shared_size: u64,
     bars: Vec<BarState>,
+    /// Bit `id`: barrier `id` counts the whole CTA and has arrivals (exits may release it).
+    armed: u32,
     out: CtaOutput,
     pending_insts: u64,
     /// Threads that have exited (kept up to date by `exit_lanes`).
@@ -469,6 +490,12 @@ impl<'s, 'a> Cta<'s, 'a> {
                 }
             }
         }
+        // barrier state, reused with the capacity of its lists
+        let mut bars = std::mem::take(&mut scratch.bars);
+        bars.resize_with(16, BarState::default);
+        for b in &mut bars {
+            b.reset();
+        }
         Ok(Cta {
             sh,
             ctaid,
@@ -476,7 +503,8 @@ impl<'s, 'a> Cta<'s, 'a> {
             warps,
             shared,
             shared_size,
-            bars: vec![BarState::default(); 16],
+            bars,
+            armed: 0,
             out: CtaOutput::default(),
             pending_insts: 0,
             exited: 0,
@@ -935,10 +963,10 @@ impl<'s, 'a> Cta<'s, 'a> {
         w.exited |= m;
         w.ready &= !m;
         if m != 0 {
-            for id in 0..self.bars.len() {
-                if self.bars[id].all && self.bars[id].arrived > 0 {
-                    self.release_if_complete(id, wi);
-                }
+            let mut armed = self.armed;
+            while armed != 0 {
+                self.release_if_complete(armed.trailing_zeros() as usize, wi);
+                armed &= armed - 1;
             }
         }
         let w = &mut self.warps[wi];
@@ -1029,6 +1057,9 @@ impl<'s, 'a> Cta<'s, 'a> {
             b.red_or = false;
         }
         b.arrived += m.count_ones();
+        if b.all && b.arrived > 0 {
+            self.armed |= 1 << id;
+        }
         if let Some((_, _, src, neg)) = bar.red {
             let p = w.preds[src as usize];
             let p = if neg { !p } else { p };
@@ -1085,12 +1116,13 @@ impl<'s, 'a> Cta<'s, 'a> {
         if b.arrived == 0 || b.arrived + exited < b.expected {
             return;
         }
-        let waiting = std::mem::take(&mut b.waiting);
-        let dests = std::mem::take(&mut b.red_dest);
+        let mut waiting = std::mem::take(&mut b.waiting);
+        let mut dests = std::mem::take(&mut b.red_dest);
         let (popc, and, or) = (b.red_popc, b.red_and, b.red_or);
         let red_op = b.red_op;
         b.arrived = 0;
-        for (wj, lanes) in waiting {
+        self.armed &= !(1 << id);
+        for &(wj, lanes) in &waiting {
             let w = &mut self.warps[wj];
             w.barrier &= !lanes;
             w.ready |= lanes;
@@ -1108,7 +1140,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                 w.run_len = 0;
             }
         }
-        for (wj, lanes, dst) in dests {
+        for &(wj, lanes, dst) in &dests {
             let w = &mut self.warps[wj];
             match red_op {
                 Some(RedOp::Popc) => {
@@ -1126,6 +1158,12 @@ impl<'s, 'a> Cta<'s, 'a> {
                 None => {}
             }
         }
+        // the lists go back empty, keeping their capacity for the next arrivals
+        waiting.clear();
+        dests.clear();
+        let b = &mut self.bars[id];
+        b.waiting = waiting;
+        b.red_dest = dests;
     }
 
     fn call(&mut self, wi: usize, pc: u32, mask: u32, m: u32, k: u32) -> Result<(), ExecError> {
@@ -1382,7 +1420,9 @@ impl<'s, 'a> Cta<'s, 'a> {
         }
         let w = &mut self.warps[wi];
         let back = m & !exiting;
-        Self::save(w, pc + 1, rest);
+        if rest != 0 {
+            Self::save(w, pc + 1, rest);
+        }
         if back != 0 {
             let t = w.pcs[back.trailing_zeros() as usize];
             if rest == 0 && lane_bits(back).all(|l| w.pcs[l] == t) {
