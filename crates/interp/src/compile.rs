@@ -156,7 +156,7 @@ pub(crate) fn imm_bits(imm: Imm, ty: ScalarType) -> u64 {
 }
 
 /// Sets every instruction's [`Insn::skip`]: the length of the run of no-ops after it within
-/// its function.
+/// its function (no-ops guarded by if-conversion excepted: they count for some lanes only).
 fn set_skips(code: &mut [Insn]) {
     let mut run = 0u16;
     let mut next: Option<(u32, bool)> = None;
@@ -167,7 +167,8 @@ fn set_skips(code: &mut [Insn]) {
             _ => 0,
         };
         insn.skip = run;
-        next = Some((insn.func, matches!(insn.op, Op::Nop)));
+        // a converted no-op counts for some lanes only: it is not stepped over
+        next = Some((insn.func, matches!(insn.op, Op::Nop) && !insn.converted));
     }
 }
 
@@ -660,6 +661,22 @@ pub fn compile(
             }
         }
     }
+    // every pc a branch, a table or a return can reach
+    let mut targets: Vec<u32> = b.funcs.iter().map(|f| f.entry).collect();
+    targets.extend(b.tables.iter().flatten().copied());
+    for (pc, insn) in code.iter().enumerate() {
+        match insn.op {
+            Op::Bra(t) => targets.push(t),
+            Op::Call(_) => targets.push(pc as u32 + 1),
+            _ => {}
+        }
+    }
+    crate::ifconv::convert(
+        &m.functions[kernel as usize],
+        facts.effects(),
+        &mut code,
+        &targets,
+    );
     set_skips(&mut code);
     let kf = &m.functions[kernel as usize];
     Ok(Program {

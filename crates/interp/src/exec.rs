@@ -660,6 +660,8 @@ impl<'s, 'a> Cta<'s, 'a> {
         let prog = self.sh.prog;
         let code = &prog.code[..];
         let mut steps = 0u32;
+        // converted instructions no lane ran (`ifconv`): not counted as warp instructions
+        let mut warp_steps_skipped = 0u32;
         let mut thread_insts = 0u64;
         let mut progress = false;
         // Unpark lanes whose partners can no longer arrive: they run the warp-synchronous
@@ -712,11 +714,18 @@ impl<'s, 'a> Cta<'s, 'a> {
                 };
                 // dispatches, and instructions run (no-ops stepped over included)
                 let (mut n, mut count) = (0u32, 0u32);
+                // converted instructions' lanes that do not count them, and those of them that
+                // no lane counts (see `ifconv`)
+                let (mut uncounted, mut unstepped) = (0u64, 0u32);
                 // `code.len()` bounds the loop too, so that indexing it needs no check
                 let limit = limit.min(code.len() as u32);
                 while n < budget && pc < limit {
                     let insn = &code[pc as usize];
                     let m = mask & guard_lanes(&w.preds, insn);
+                    if insn.converted {
+                        uncounted += (mask & !m).count_ones() as u64;
+                        unstepped += (m == 0) as u32;
+                    }
                     // whether the group falls through (over the no-ops after the instruction)
                     let fall = match insn.op {
                         Op::Alu(f) => {
@@ -770,7 +779,8 @@ impl<'s, 'a> Cta<'s, 'a> {
                 if n > 0 {
                     steps += count;
                     w.run_len = w.run_len.saturating_add(n);
-                    thread_insts += count as u64 * mask.count_ones() as u64;
+                    thread_insts += count as u64 * mask.count_ones() as u64 - uncounted;
+                    warp_steps_skipped += unstepped;
                     progress = true;
                     w.cur = Some((pc, mask));
                     continue;
@@ -781,7 +791,12 @@ impl<'s, 'a> Cta<'s, 'a> {
             progress = true;
             let insn = &code[pc as usize];
             let m = mask & guard_lanes(&w.preds, insn);
-            thread_insts += mask.count_ones() as u64;
+            thread_insts += if insn.converted {
+                warp_steps_skipped += (m == 0) as u32;
+                m.count_ones() as u64
+            } else {
+                mask.count_ones() as u64
+            };
             match insn.op {
                 Op::Alu(f) => {
                     if m != 0 {
@@ -934,7 +949,7 @@ impl<'s, 'a> Cta<'s, 'a> {
         }
         self.pending_insts += thread_insts;
         self.out.thread_insts += thread_insts;
-        self.out.warp_insts += steps as u64;
+        self.out.warp_insts += (steps - warp_steps_skipped) as u64;
         Ok(progress)
     }
 

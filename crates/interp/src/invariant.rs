@@ -73,6 +73,11 @@ pub(crate) struct Facts {
 }
 
 impl Facts {
+    /// The registers each kernel instruction reads and writes.
+    pub fn effects(&self) -> &[Effects] {
+        &self.effects
+    }
+
     pub fn new(kf: &ptx_ir::Function) -> Facts {
         let effects = all_effects(kf);
         let mut defs = vec![0u32; kf.regs.len()];

@@ -142,6 +142,9 @@ pub struct Insn {
     /// the same function: the executor's fast path steps over them (counting them as executed)
     /// when it falls through.
     pub skip: u16,
+    /// Guarded by if-conversion ([`crate::ifconv`]): counted as executed only by the lanes
+    /// whose guard holds, as if the branch it replaced had skipped it for the others.
+    pub converted: bool,
     /// Function index of the source instruction.
     pub func: u32,
     /// Instruction index within that function.
@@ -174,6 +177,7 @@ impl Insn {
             guard: NO_PRED,
             neg: false,
             skip: 0,
+            converted: false,
             func,
             inst,
         }
