@@ -714,17 +714,15 @@ impl<'s, 'a> Cta<'s, 'a> {
                 };
                 // dispatches, and instructions run (no-ops stepped over included)
                 let (mut n, mut count) = (0u32, 0u32);
-                // converted instructions' lanes that do not count them, and those of them that
-                // no lane counts (see `ifconv`)
-                let (mut uncounted, mut unstepped) = (0u64, 0u32);
                 // `code.len()` bounds the loop too, so that indexing it needs no check
                 let limit = limit.min(code.len() as u32);
                 while n < budget && pc < limit {
                     let insn = &code[pc as usize];
                     let m = mask & guard_lanes(&w.preds, insn);
-                    if insn.converted {
-                        uncounted += (mask & !m).count_ones() as u64;
-                        unstepped += (m == 0) as u32;
+                    // an instruction guarded by if-conversion that some lanes skip is
+                    // counted by the general path below (for the lanes that run it only)
+                    if insn.converted && m != mask {
+                        break;
                     }
                     // whether the group falls through (over the no-ops after the instruction)
                     let fall = match insn.op {
@@ -779,8 +777,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                 if n > 0 {
                     steps += count;
                     w.run_len = w.run_len.saturating_add(n);
-                    thread_insts += count as u64 * mask.count_ones() as u64 - uncounted;
-                    warp_steps_skipped += unstepped;
+                    thread_insts += count as u64 * mask.count_ones() as u64;
                     progress = true;
                     w.cur = Some((pc, mask));
                     continue;
