@@ -38,6 +38,17 @@ pub trait Words {
     fn get(&self, i: usize) -> u32;
     /// Number of words.
     fn words(&self) -> usize;
+    /// Loads words `i0..i0 + 32` into `out`, zero-extended (a full warp reading consecutive
+    /// words); `false`, with nothing loaded, when they are not all in the storage.
+    fn get32(&self, i0: usize, out: &mut [u64; 32]) -> bool {
+        if i0.checked_add(32).is_none_or(|e| e > self.words()) {
+            return false;
+        }
+        for (l, o) in out.iter_mut().enumerate() {
+            *o = self.get(i0 + l) as u64;
+        }
+        true
+    }
 }
 
 /// Mutable word storage.
@@ -60,6 +71,16 @@ impl Words for [u32] {
     fn words(&self) -> usize {
         self.len()
     }
+    #[inline]
+    fn get32(&self, i0: usize, out: &mut [u64; 32]) -> bool {
+        let Some(run) = i0.checked_add(32).and_then(|e| self.get(i0..e)) else {
+            return false;
+        };
+        for (o, &w) in out.iter_mut().zip(run) {
+            *o = w as u64;
+        }
+        true
+    }
 }
 impl WordsMut for [u32] {
     #[inline]
@@ -75,6 +96,10 @@ impl Words for Vec<u32> {
     #[inline]
     fn words(&self) -> usize {
         self.len()
+    }
+    #[inline]
+    fn get32(&self, i0: usize, out: &mut [u64; 32]) -> bool {
+        self.as_slice().get32(i0, out)
     }
 }
 impl WordsMut for Vec<u32> {
@@ -142,6 +167,12 @@ impl AtomicWords {
     pub fn cell(&self, i: usize) -> &AtomicU32 {
         &self.0[i]
     }
+    /// Words `i0..i0 + 32`, when they exist.
+    #[inline]
+    pub fn run32(&self, i0: usize) -> Option<&[AtomicU32; 32]> {
+        let run = self.0.get(i0..i0.checked_add(32)?)?;
+        run.try_into().ok()
+    }
 }
 
 impl Words for AtomicWords {
@@ -152,6 +183,16 @@ impl Words for AtomicWords {
     #[inline]
     fn words(&self) -> usize {
         self.0.len()
+    }
+    #[inline]
+    fn get32(&self, i0: usize, out: &mut [u64; 32]) -> bool {
+        let Some(run) = self.run32(i0) else {
+            return false;
+        };
+        for (o, w) in out.iter_mut().zip(run) {
+            *o = w.load(Relaxed) as u64;
+        }
+        true
     }
 }
 

@@ -367,6 +367,19 @@ fn word_indices4(r: &crate::program::Lanes, imm: u64, base: u64, len: u64) -> Op
     (bad == 0).then_some(idx)
 }
 
+/// The word index of lane 0's 4-byte access at `r[0] + imm` in storage of `len` bytes at
+/// `base` when every lane `l` accesses the word after lane `l - 1`'s (the coalesced pattern
+/// of `a[i]` with `i` the thread index) and all 32 words are in range; `None` otherwise.
+#[inline(always)]
+fn contiguous_words4(r: &crate::program::Lanes, imm: u64, base: u64, len: u64) -> Option<usize> {
+    let first = r[0].wrapping_add(imm).wrapping_sub(base);
+    let mut bad = (first & 3) | (len < 128 || first > len - 128) as u64;
+    for (l, &x) in r.iter().enumerate() {
+        bad |= x ^ r[0].wrapping_add(4 * l as u64);
+    }
+    (bad == 0).then_some((first >> 2) as usize)
+}
+
 /// The commonest store, 4 bytes from every lane of a full warp: one pass computes and checks
 /// the offsets, a second stores. False (nothing stored) when some lane fails the check.
 #[inline(always)]
@@ -376,10 +389,32 @@ fn store4_full(ctx: &mut Ctx<'_>, space: Space, i: &Insn) -> bool {
     let Some((t, base, len)) = region(ctx, space, r[0].wrapping_add(imm), 4, true) else {
         return false;
     };
+    let v = &ctx.regs[i.v[0] as usize];
+    // consecutive words: one range check for the warp
+    if let Some(i0) = contiguous_words4(r, imm, base, len) {
+        match t {
+            WarpTarget::Global(a) => {
+                if let Some(run) = a.words.run32(i0) {
+                    for (w, &x) in run.iter().zip(v) {
+                        w.store(x as u32, Relaxed);
+                    }
+                    return true;
+                }
+            }
+            WarpTarget::Shared(_) => {
+                if let Some(run) = ctx.shared.get_mut(i0..i0 + 32) {
+                    for (w, &x) in run.iter_mut().zip(v) {
+                        *w = x as u32;
+                    }
+                    return true;
+                }
+            }
+            WarpTarget::Param(_) => return false,
+        }
+    }
     let Some(idx) = word_indices4(r, imm, base, len) else {
         return false;
     };
-    let v = &ctx.regs[i.v[0] as usize];
     match t {
         WarpTarget::Global(a) => {
             for l in 0..32 {
@@ -411,6 +446,12 @@ fn load4_full<W: mem::Words + ?Sized>(
     base: u64,
     len: u64,
 ) -> bool {
+    // consecutive words: one range check for the warp, and a copy
+    if let Some(i0) = contiguous_words4(&regs[a as usize], imm, base, len) {
+        if w.get32(i0, &mut regs[d as usize]) {
+            return true;
+        }
+    }
     let Some(idx) = word_indices4(&regs[a as usize], imm, base, len) else {
         return false;
     };
