@@ -368,14 +368,21 @@ fn word_indices4(r: &crate::program::Lanes, imm: u64, base: u64, len: u64) -> Op
 }
 
 /// The word index of lane 0's 4-byte access at `r[0] + imm` in storage of `len` bytes at
-/// `base` when every lane `l` accesses the word after lane `l - 1`'s (the coalesced pattern
-/// of `a[i]` with `i` the thread index) and all 32 words are in range; `None` otherwise.
+/// `base` when lane `l` accesses word `i + l * stride` (`STRIDE` 1: the coalesced pattern
+/// `a[tid]`; 0: every lane at one word, `a[blockIdx.x]`) and all of them are in range; `None`
+/// otherwise.
 #[inline(always)]
-fn contiguous_words4(r: &crate::program::Lanes, imm: u64, base: u64, len: u64) -> Option<usize> {
+fn run4<const STRIDE: u64>(
+    r: &crate::program::Lanes,
+    imm: u64,
+    base: u64,
+    len: u64,
+) -> Option<usize> {
     let first = r[0].wrapping_add(imm).wrapping_sub(base);
-    let mut bad = (first & 3) | (len < 128 || first > len - 128) as u64;
+    let span = 4 + 31 * 4 * STRIDE;
+    let mut bad = (first & 3) | (len < span || first > len - span) as u64;
     for (l, &x) in r.iter().enumerate() {
-        bad |= x ^ r[0].wrapping_add(4 * l as u64);
+        bad |= x ^ r[0].wrapping_add(4 * STRIDE * l as u64);
     }
     (bad == 0).then_some((first >> 2) as usize)
 }
@@ -391,7 +398,7 @@ fn store4_full(ctx: &mut Ctx<'_>, space: Space, i: &Insn) -> bool {
     };
     let v = &ctx.regs[i.v[0] as usize];
     // consecutive words: one range check for the warp
-    if let Some(i0) = contiguous_words4(r, imm, base, len) {
+    if let Some(i0) = run4::<1>(r, imm, base, len) {
         match t {
             WarpTarget::Global(a) => {
                 if let Some(run) = a.words.run32(i0) {
@@ -446,9 +453,14 @@ fn load4_full<W: mem::Words + ?Sized>(
     base: u64,
     len: u64,
 ) -> bool {
-    // consecutive words: one range check for the warp, and a copy
-    if let Some(i0) = contiguous_words4(&regs[a as usize], imm, base, len) {
+    // consecutive words, or one word for all: one range check for the warp, and a copy
+    if let Some(i0) = run4::<1>(&regs[a as usize], imm, base, len) {
         if w.get32(i0, &mut regs[d as usize]) {
+            return true;
+        }
+    } else if let Some(i) = run4::<0>(&regs[a as usize], imm, base, len) {
+        if i < w.words() {
+            regs[d as usize] = [w.get(i) as u64; 32];
             return true;
         }
     }
