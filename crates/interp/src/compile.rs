@@ -677,6 +677,8 @@ pub fn compile(
         &mut code,
         &targets,
     );
+    let funcs: Vec<(u32, u32)> = b.funcs.iter().map(|f| (f.ir_index, f.entry)).collect();
+    crate::fuse::fuse(m, &funcs, &mut code, &targets);
     set_skips(&mut code);
     let kf = &m.functions[kernel as usize];
     Ok(Program {

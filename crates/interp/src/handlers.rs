@@ -214,7 +214,7 @@ macro_rules! with_v3 {
 #[macro_export]
 #[doc(hidden)]
 macro_rules! v3_call {
-    ($name:ident, $v3:ident, ($($arg:expr),*)) => {{
+    ($name:path, $v3:path, ($($arg:expr),*)) => {{
         #[cfg(target_arch = "x86_64")]
         let r = if $crate::handlers::v3() {
             // SAFETY: `$v3` only differs from `$name` in being compiled for AVX2 and FMA, which

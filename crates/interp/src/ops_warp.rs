@@ -188,19 +188,11 @@ fn shfl_fixed<const MODE: u64, const B: usize>(
     }
     let c = crate::handlers::cells(ctx.regs);
     let (src, out) = (crate::handlers::slot(c, i.a), crate::handlers::slot(c, i.d));
-    #[cfg(target_arch = "x86_64")]
-    if crate::handlers::v3() {
-        // SAFETY: the AVX2 copy runs only after `v3()` has confirmed that the CPU has AVX2 and
-        // FMA.
-        #[allow(unsafe_code)]
-        unsafe {
-            shfl_fixed_lanes_v3::<MODE, B>(src, out)
-        };
-    } else {
-        shfl_fixed_lanes::<MODE, B>(src, out);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    shfl_fixed_lanes::<MODE, B>(src, out);
+    crate::v3_call!(
+        shfl_fixed_lanes::<MODE, B>,
+        shfl_fixed_lanes_v3::<MODE, B>,
+        (src, out)
+    );
     // in range: `.up` lanes B.., `.down` lanes ..32-B, `.bfly` every lane
     let p = match MODE {
         SHFL_UP => FULL << B,

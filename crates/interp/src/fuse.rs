@@ -1,0 +1,234 @@
+//! Superinstructions: two instructions that nvcc emits together, run by one handler.
+//!
+//! Every warp instruction costs a dispatch (guard, handler call, operand lookup) besides its
+//! lane loop. Two pairs are frequent enough to be worth one dispatch:
+//! - `selp.b32 t, x, y, p; add.s32 d, t, z` (either order of the add's sources): the
+//!   branch-free `if (cond) v += t` of scans and reductions;
+//! - `mul.wide.s32 t, i, c; add.s64 d, base, t` (or `.u32`/`.u64`): the address of `a[i]`.
+//!
+//! The first instruction's [`Insn`] becomes the fused one (it keeps its own operands and takes
+//! the add's in `v[0]` (sources) and `v[1]` (destination)), the add becomes a no-op that the
+//! executor steps over and counts, so instruction counts do not change. The fused handler
+//! writes both destinations, `t` first, lane by lane, exactly as the two instructions would.
+//! A pair is fused only when both are unguarded ALU instructions of the same function and the
+//! add is not a branch target (a lane arriving there would skip the first instruction).
+
+use crate::handlers::{cells, slot, store_lanes};
+use crate::program::{Insn, Lanes, Op, FULL, LANE_BIT64, NO_PRED};
+
+/// Fuses the pairs of `code` that qualify; `funcs` gives each program function's IR function
+/// and first pc, `targets` every pc a branch, table, call or return can reach.
+pub(crate) fn fuse(
+    m: &ptx_ir::Module,
+    funcs: &[(u32, u32)],
+    code: &mut [Insn],
+    targets: &[u32],
+) -> usize {
+    let mut is_target = vec![false; code.len() + 1];
+    for &t in targets {
+        if let Some(x) = is_target.get_mut(t as usize) {
+            *x = true;
+        }
+    }
+    let mut fused = 0;
+    for &(ir, entry) in funcs {
+        let Some(f) = m.functions.get(ir as usize) else {
+            continue;
+        };
+        let mut k = 0;
+        while k + 1 < f.insts.len() {
+            let pc = entry as usize + k;
+            if pc + 1 >= code.len() || is_target[pc + 1] {
+                k += 1;
+                continue;
+            }
+            let (first, add) = (&code[pc], &code[pc + 1]);
+            let plain = |i: &Insn| i.guard == NO_PRED && matches!(i.op, Op::Alu(_));
+            let kind = if plain(first) && plain(add) {
+                pair_kind(&f.insts[k], &f.insts[k + 1])
+            } else {
+                None
+            };
+            // the add reads the first instruction's result
+            let reads_t = add.a == first.d || add.b == first.d;
+            match kind {
+                Some(h) if reads_t => {
+                    let (a, b, d) = (add.a, add.b, add.d);
+                    let first = &mut code[pc];
+                    first.op = Op::Alu(h);
+                    first.v[0] = if a == first.d { b } else { a };
+                    first.v[1] = d;
+                    code[pc + 1].op = Op::Nop;
+                    fused += 1;
+                    k += 2;
+                }
+                _ => k += 1,
+            }
+        }
+    }
+    fused
+}
+
+/// The fused handler for IR instructions `a` then `b`, when they are one of the pairs.
+fn pair_kind(a: &ptx_ir::Inst, b: &ptx_ir::Inst) -> Option<crate::program::AluFn> {
+    let only_type = |i: &ptx_ir::Inst, n: usize| i.mods.len() == n;
+    let ty = |i: &ptx_ir::Inst| i.types().last().map(|t| t.suffix());
+    let add32 = b.opcode == "add" && only_type(b, 1) && matches!(ty(b), Some(".s32" | ".u32"));
+    let add64 = b.opcode == "add" && only_type(b, 1) && matches!(ty(b), Some(".s64" | ".u64"));
+    match (a.opcode.as_str(), ty(a)) {
+        ("selp", Some(".b32" | ".s32" | ".u32")) if only_type(a, 1) && add32 => Some(selp_add),
+        ("mul", Some(".s32")) if a.has(".wide") && only_type(a, 2) && add64 => {
+            Some(mul_wide_add::<true>)
+        }
+        ("mul", Some(".u32")) if a.has(".wide") && only_type(a, 2) && add64 => {
+            Some(mul_wide_add::<false>)
+        }
+        _ => None,
+    }
+}
+
+/// `selp.b32 t, a, b, c; add.s32 d, t, v[0]` with `t` in `d`, the add's destination in
+/// `v[1]` (as `ops_float::decode_selp` lays them out: `aux` bit 0 negates `c`, `imm` is the
+/// width mask).
+fn selp_add(r: &mut [Lanes], p: &mut [u32], i: &Insn, mask: u32) {
+    let pick = (p[i.c as usize] ^ if i.aux & 1 != 0 { u32::MAX } else { 0 }) as u64;
+    crate::v3_call!(selp_add_lanes, selp_add_lanes_v3, (r, i, pick, mask))
+}
+
+#[inline(always)]
+fn selp_add_lanes(r: &mut [Lanes], i: &Insn, pick: u64, mask: u32) {
+    let c = cells(r);
+    let (t, x, y, z, d) = (
+        slot(c, i.d),
+        slot(c, i.a),
+        slot(c, i.b),
+        slot(c, i.v[0]),
+        slot(c, i.v[1]),
+    );
+    let w = i.imm as u64;
+    let sel = |l: usize| {
+        let s = if pick & LANE_BIT64[l] != 0 {
+            u64::MAX
+        } else {
+            0
+        };
+        ((x[l].get() & s) | (y[l].get() & !s)) & w
+    };
+    if mask == FULL {
+        store_lanes(t, sel);
+        store_lanes(d, |l| {
+            (t[l].get() as u32).wrapping_add(z[l].get() as u32) as u64
+        });
+    } else {
+        for l in crate::program::lane_bits(mask) {
+            t[l].set(sel(l));
+            d[l].set((t[l].get() as u32).wrapping_add(z[l].get() as u32) as u64);
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn selp_add_lanes_v3(r: &mut [Lanes], i: &Insn, pick: u64, mask: u32) {
+    selp_add_lanes(r, i, pick, mask)
+}
+
+/// `mul.wide.s32 t, a, b; add.s64 d, base, t` (`.u32` without `SIGNED`) with `t` in `d`, the
+/// add's other source in `v[0]` and its destination in `v[1]`.
+fn mul_wide_add<const SIGNED: bool>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, mask: u32) {
+    crate::v3_call!(
+        mul_wide_add_lanes::<SIGNED>,
+        mul_wide_add_lanes_v3::<SIGNED>,
+        (r, i, mask)
+    )
+}
+
+#[inline(always)]
+fn mul_wide_add_lanes<const SIGNED: bool>(r: &mut [Lanes], i: &Insn, mask: u32) {
+    let c = cells(r);
+    let (t, x, y, base, d) = (
+        slot(c, i.d),
+        slot(c, i.a),
+        slot(c, i.b),
+        slot(c, i.v[0]),
+        slot(c, i.v[1]),
+    );
+    let wide = |l: usize| {
+        let (a, b) = (x[l].get(), y[l].get());
+        if SIGNED {
+            (a as i32 as i64).wrapping_mul(b as i32 as i64) as u64
+        } else {
+            (a as u32 as u64) * (b as u32 as u64)
+        }
+    };
+    if mask == FULL {
+        store_lanes(t, wide);
+        store_lanes(d, |l| base[l].get().wrapping_add(t[l].get()));
+    } else {
+        for l in crate::program::lane_bits(mask) {
+            t[l].set(wide(l));
+            d[l].set(base[l].get().wrapping_add(t[l].get()));
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn mul_wide_add_lanes_v3<const SIGNED: bool>(r: &mut [Lanes], i: &Insn, mask: u32) {
+    mul_wide_add_lanes::<SIGNED>(r, i, mask)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::compile::{compile, GlobalAddrs};
+    use crate::program::{Op, Program};
+
+    fn program(body: &str) -> Program {
+        let text = format!(
+            ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 out)\n{{\n{body}\n}}\n"
+        );
+        let parsed = ptx_syntax::parse(&text);
+        assert!(!parsed.has_errors(), "{:?}", parsed.diagnostics);
+        let m = ptx_ir::lower(&parsed.module).expect("lowers");
+        compile(&m, 0, &GlobalAddrs::default()).expect("compiles")
+    }
+
+    fn fused_at(p: &Program) -> Vec<u32> {
+        (0..p.code.len() - 1)
+            .filter(|&k| {
+                let (a, b) = (&p.code[k], &p.code[k + 1]);
+                matches!(a.op, Op::Alu(_)) && matches!(b.op, Op::Nop) && a.v[1] == b.d
+            })
+            .map(|k| k as u32)
+            .collect()
+    }
+
+    #[test]
+    fn pairs_that_fuse_and_pairs_that_do_not() {
+        let p = program(
+            ".reg .pred %p<3>; .reg .b32 %r<12>; .reg .b64 %rd<12>;
+             ld.param.u64 %rd9, [out];
+             mov.u32 %r1, %ctaid.x;
+             setp.eq.u32 %p1, %r1, 3;
+             selp.b32 %r2, 1, 2, %p1;
+             add.s32 %r3, %r1, %r2;
+             mul.wide.s32 %rd1, %r3, 4;
+             add.s64 %rd2, %rd9, %rd1;
+             selp.b32 %r4, 1, 2, %p1;
+             add.s32 %r5, %r1, %r3;
+             mul.wide.s32 %rd3, %r5, 4;
+             @%p1 add.s64 %rd4, %rd9, %rd3;
+             selp.b32 %r6, 1, 2, %p1;
+             L: add.s32 %r7, %r6, %r1;
+             add.sat.s32 %r8, %r7, %r4;
+             setp.lt.u32 %p2, %r8, 100;
+             @%p2 bra L;
+             st.global.u32 [%rd2], %r8;
+             st.global.u32 [%rd4], %r5;
+             ret;",
+        );
+        // (values from %ctaid: nothing is hoisted) selp + add and mul.wide + add fuse; an add
+        // not reading the selp's result, a guarded add and an add that is a branch target do not
+        assert_eq!(fused_at(&p), vec![3, 5]);
+    }
+}
