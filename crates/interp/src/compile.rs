@@ -909,3 +909,16 @@ fn decode_bar(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
 pub(crate) fn is_float(ty: ScalarType) -> bool {
     ty.kind() == TypeKind::Float
 }
+
+/// Compiles kernel `k`, with parameters `params` and body `body`, from PTX text (for the tests
+/// of the compile-time passes).
+#[cfg(test)]
+pub(crate) fn test_program(params: &str, body: &str) -> Program {
+    let text = format!(
+        ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k({params})\n{{\n{body}\n}}\n"
+    );
+    let parsed = ptx_syntax::parse(&text);
+    assert!(!parsed.has_errors(), "{:?}", parsed.diagnostics);
+    let m = ptx_ir::lower(&parsed.module).expect("lowers");
+    compile(&m, 0, &GlobalAddrs::default()).expect("compiles")
+}

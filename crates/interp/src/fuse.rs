@@ -13,7 +13,7 @@
 //! A pair is fused only when both are unguarded ALU instructions of the same function and the
 //! add is not a branch target (a lane arriving there would skip the first instruction).
 
-use crate::handlers::{cells, slot, store_lanes};
+use crate::handlers::{cells, slot, store_lanes, CellLanes};
 use crate::program::{Insn, Lanes, Op, FULL, LANE_BIT64, NO_PRED};
 
 /// Fuses the pairs of `code` that qualify; `funcs` gives each program function's IR function
@@ -87,6 +87,13 @@ fn pair_kind(a: &ptx_ir::Inst, b: &ptx_ir::Inst) -> Option<crate::program::AluFn
     }
 }
 
+/// The slots of a fused pair: the first instruction's destination `t` and sources `a`, `b`,
+/// then the add's other source and its destination.
+#[inline(always)]
+fn pair_slots<'c>(c: &'c [std::cell::Cell<u64>], i: &Insn) -> [&'c CellLanes; 5] {
+    [i.d, i.a, i.b, i.v[0], i.v[1]].map(|k| slot(c, k))
+}
+
 /// `selp.b32 t, a, b, c; add.s32 d, t, v[0]` with `t` in `d`, the add's destination in
 /// `v[1]` (as `ops_float::decode_selp` lays them out: `aux` bit 0 negates `c`, `imm` is the
 /// width mask).
@@ -97,14 +104,7 @@ fn selp_add(r: &mut [Lanes], p: &mut [u32], i: &Insn, mask: u32) {
 
 #[inline(always)]
 fn selp_add_lanes(r: &mut [Lanes], i: &Insn, pick: u64, mask: u32) {
-    let c = cells(r);
-    let (t, x, y, z, d) = (
-        slot(c, i.d),
-        slot(c, i.a),
-        slot(c, i.b),
-        slot(c, i.v[0]),
-        slot(c, i.v[1]),
-    );
+    let [t, x, y, z, d] = pair_slots(cells(r), i);
     let w = i.imm as u64;
     let sel = |l: usize| {
         let s = if pick & LANE_BIT64[l] != 0 {
@@ -145,14 +145,7 @@ fn mul_wide_add<const SIGNED: bool>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, m
 
 #[inline(always)]
 fn mul_wide_add_lanes<const SIGNED: bool>(r: &mut [Lanes], i: &Insn, mask: u32) {
-    let c = cells(r);
-    let (t, x, y, base, d) = (
-        slot(c, i.d),
-        slot(c, i.a),
-        slot(c, i.b),
-        slot(c, i.v[0]),
-        slot(c, i.v[1]),
-    );
+    let [t, x, y, base, d] = pair_slots(cells(r), i);
     let wide = |l: usize| {
         let (a, b) = (x[l].get(), y[l].get());
         if SIGNED {
@@ -180,17 +173,10 @@ fn mul_wide_add_lanes_v3<const SIGNED: bool>(r: &mut [Lanes], i: &Insn, mask: u3
 
 #[cfg(test)]
 mod tests {
-    use crate::compile::{compile, GlobalAddrs};
     use crate::program::{Op, Program};
 
     fn program(body: &str) -> Program {
-        let text = format!(
-            ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 out)\n{{\n{body}\n}}\n"
-        );
-        let parsed = ptx_syntax::parse(&text);
-        assert!(!parsed.has_errors(), "{:?}", parsed.diagnostics);
-        let m = ptx_ir::lower(&parsed.module).expect("lowers");
-        compile(&m, 0, &GlobalAddrs::default()).expect("compiles")
+        crate::compile::test_program(".param .u64 out", body)
     }
 
     fn fused_at(p: &Program) -> Vec<u32> {

@@ -86,17 +86,10 @@ pub(crate) fn convert(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compile::{compile, GlobalAddrs};
     use crate::program::Program;
 
     fn program(body: &str) -> Program {
-        let text = format!(
-            ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 out)\n{{\n{body}\n}}\n"
-        );
-        let parsed = ptx_syntax::parse(&text);
-        assert!(!parsed.has_errors(), "{:?}", parsed.diagnostics);
-        let m = ptx_ir::lower(&parsed.module).expect("lowers");
-        compile(&m, 0, &GlobalAddrs::default()).expect("compiles")
+        crate::compile::test_program(".param .u64 out", body)
     }
 
     #[test]

@@ -295,17 +295,10 @@ fn source_is_fixed(o: &Operand, kf: &ptx_ir::Function) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use crate::compile::{compile, GlobalAddrs};
     use crate::program::{Op, Program, SregInit};
 
     fn program(body: &str, params: &str) -> Program {
-        let text = format!(
-            ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k({params})\n{{\n{body}\n}}\n"
-        );
-        let parsed = ptx_syntax::parse(&text);
-        assert!(!parsed.has_errors(), "{:?}", parsed.diagnostics);
-        let m = ptx_ir::lower(&parsed.module).expect("lowers");
-        compile(&m, 0, &GlobalAddrs::default()).expect("compiles")
+        crate::compile::test_program(params, body)
     }
 
     /// Kernel instructions run in the prelude; each is a no-op in the code.

@@ -284,7 +284,9 @@ pub(crate) fn warp_target<'a>(
     bytes: u32,
     write: bool,
 ) -> Option<WarpTarget<'a>> {
-    if mask == 0 {
+    // no lane, or one (`if (tid == 0) …`): the per-lane path does one lookup either way,
+    // without the 32-lane check
+    if mask & mask.wrapping_sub(1) == 0 {
         return None;
     }
     let first = addrs[mask.trailing_zeros() as usize];
@@ -305,23 +307,6 @@ pub(crate) fn warp_target<'a>(
         }
     }
     (bad == 0).then_some(target)
-}
-
-/// [`warp_target`], except for a single lane (`if (tid == 0) …`), which goes straight to the
-/// per-lane path: one lookup either way, without the warp's 32-lane check.
-#[inline(always)]
-fn one_or_warp_target<'a>(
-    ctx: &Ctx<'a>,
-    space: Space,
-    addrs: &[u64; 32],
-    mask: u32,
-    bytes: u32,
-    write: bool,
-) -> Option<WarpTarget<'a>> {
-    if mask & mask.wrapping_sub(1) == 0 {
-        return None;
-    }
-    warp_target(ctx, space, addrs, mask, bytes, write)
 }
 
 /// The region that address `first` (an access of `bytes`) falls in, with the address of its
@@ -577,7 +562,7 @@ fn ld_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
         }
     }
     let mut addrs = lane_addrs(ctx, i);
-    match one_or_warp_target(ctx, space, &addrs, mask, size * vec, false) {
+    match warp_target(ctx, space, &addrs, mask, size * vec, false) {
         Some(t) => {
             for k in 0..vec as usize {
                 let d = &mut ctx.regs[i.v[k] as usize];
@@ -620,7 +605,7 @@ fn st_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
         return Ok(());
     }
     let addrs = lane_addrs(ctx, i);
-    match one_or_warp_target(ctx, space, &addrs, mask, size * vec, true) {
+    match warp_target(ctx, space, &addrs, mask, size * vec, true) {
         Some(WarpTarget::Global(a)) => {
             for_lanes(mask, |l| {
                 for k in 0..vec as usize {
