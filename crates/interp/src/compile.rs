@@ -4,6 +4,14 @@
 //! becomes exactly one [`Insn`], so a label's IR index plus its function's entry is its code
 //! index. Decoding happens once per instruction here — modifiers are parsed into handler choices
 //! and packed `aux` bits — so that execution never looks at a string.
+//!
+//! After decoding, passes rewrite the code in place, keeping one `Insn` per IR instruction (a
+//! rewritten instruction becomes [`Op::Nop`], still counted as executed): a register that is a
+//! plain copy of a constant, symbol or special register is read from that slot as it is decoded
+//! (`Facts::copies`), and a copy nothing reads any more is dead; `invariant::plan` hoists what is
+//! the same in every CTA into the prelude; `ifconv` turns short guarded branches into guards;
+//! `fuse` makes superinstructions; last, every instruction records the no-ops that follow it
+//! (`Insn::skip`).
 
 use crate::mem::FUNC_WINDOW;
 use crate::program::{

@@ -142,7 +142,7 @@ pub struct Insn {
     /// the same function: the executor's fast path steps over them (counting them as executed)
     /// when it falls through.
     pub skip: u16,
-    /// Guarded by if-conversion ([`crate::ifconv`]): counted as executed only by the lanes
+    /// Guarded by if-conversion (module `ifconv`): counted as executed only by the lanes
     /// whose guard holds, as if the branch it replaced had skipped it for the others.
     pub converted: bool,
     /// Function index of the source instruction.
