@@ -91,7 +91,13 @@ fn pair_kind(a: &ptx_ir::Inst, b: &ptx_ir::Inst) -> Option<crate::program::AluFn
 /// then the add's other source and its destination.
 #[inline(always)]
 fn pair_slots<'c>(c: &'c [std::cell::Cell<u64>], i: &Insn) -> [&'c CellLanes; 5] {
-    [i.d, i.a, i.b, i.v[0], i.v[1]].map(|k| slot(c, k))
+    [
+        slot(c, i.d),
+        slot(c, i.a),
+        slot(c, i.b),
+        slot(c, i.v[0]),
+        slot(c, i.v[1]),
+    ]
 }
 
 /// `selp.b32 t, a, b, c; add.s32 d, t, v[0]` with `t` in `d`, the add's destination in
