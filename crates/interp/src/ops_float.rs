@@ -258,26 +258,8 @@ impl Mods {
     }
 }
 
-const CMP_OPS: [CmpOp; 18] = [
-    CmpOp::Eq,
-    CmpOp::Ne,
-    CmpOp::Lt,
-    CmpOp::Le,
-    CmpOp::Gt,
-    CmpOp::Ge,
-    CmpOp::Lo,
-    CmpOp::Ls,
-    CmpOp::Hi,
-    CmpOp::Hs,
-    CmpOp::Equ,
-    CmpOp::Neu,
-    CmpOp::Ltu,
-    CmpOp::Leu,
-    CmpOp::Gtu,
-    CmpOp::Geu,
-    CmpOp::Num,
-    CmpOp::Nan,
-];
+/// The operators in the order of their `aux` codes.
+const CMP_OPS: [CmpOp; 18] = CmpOp::ALL;
 
 const CMP_NAMES: [&str; 18] = [
     ".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs", ".equ", ".neu", ".ltu",

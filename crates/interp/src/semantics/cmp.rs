@@ -49,6 +49,31 @@ pub enum CmpOp {
     Nan,
 }
 
+impl CmpOp {
+    /// Every operator, in declaration order (the order of the instruction encodings that
+    /// index it).
+    pub const ALL: [CmpOp; 18] = [
+        CmpOp::Eq,
+        CmpOp::Ne,
+        CmpOp::Lt,
+        CmpOp::Le,
+        CmpOp::Gt,
+        CmpOp::Ge,
+        CmpOp::Lo,
+        CmpOp::Ls,
+        CmpOp::Hi,
+        CmpOp::Hs,
+        CmpOp::Equ,
+        CmpOp::Neu,
+        CmpOp::Ltu,
+        CmpOp::Leu,
+        CmpOp::Gtu,
+        CmpOp::Geu,
+        CmpOp::Num,
+        CmpOp::Nan,
+    ];
+}
+
 /// The Boolean operator combining a comparison with the predicate operand `c`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum BoolOp {
@@ -236,27 +261,6 @@ pub fn slct_f32<T>(a: T, b: T, c: f32, ftz: bool) -> T {
 mod tests {
     use super::*;
 
-    const ALL: [CmpOp; 18] = [
-        CmpOp::Eq,
-        CmpOp::Ne,
-        CmpOp::Lt,
-        CmpOp::Le,
-        CmpOp::Gt,
-        CmpOp::Ge,
-        CmpOp::Lo,
-        CmpOp::Ls,
-        CmpOp::Hi,
-        CmpOp::Hs,
-        CmpOp::Equ,
-        CmpOp::Neu,
-        CmpOp::Ltu,
-        CmpOp::Leu,
-        CmpOp::Gtu,
-        CmpOp::Geu,
-        CmpOp::Num,
-        CmpOp::Nan,
-    ];
-
     #[test]
     fn float_ordered_and_unordered() {
         let nan = f64::NAN;
@@ -384,7 +388,7 @@ mod tests {
     fn every_operator_is_total() {
         // No operator panics, and `nan` is the negation of `num` for every pair.
         let vals = [f64::NAN, -1.0, 0.0, 1.0];
-        for op in ALL {
+        for op in CmpOp::ALL {
             for &a in &vals {
                 for &b in &vals {
                     let _ = cmp_f64(op, a, b);
