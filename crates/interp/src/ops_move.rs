@@ -148,6 +148,15 @@ pub(crate) fn resolve<'a>(
         s => (s, addr),
     };
     let mem: &'a mem::MemMap = ctx.mem;
+    // `target` when the access lies within storage of `len` bytes, else the out-of-bounds
+    // fault with `detail`
+    let within = |len: u64, target: Target<'a>, detail: &dyn Fn() -> String| {
+        if addr.checked_add(n).is_some_and(|e| e <= len) {
+            Ok(target)
+        } else {
+            Err(oob(space, addr, bytes, lane, detail()))
+        }
+    };
     match space {
         Space::Global | Space::Const => match mem.find(addr, n) {
             Some(a) => {
@@ -167,32 +176,14 @@ pub(crate) fn resolve<'a>(
                 global_detail(mem, addr, bytes),
             )),
         },
-        Space::Shared => {
-            if addr.checked_add(n).is_some_and(|e| e <= ctx.shared_size) {
-                Ok(Target::Shared(addr))
-            } else {
-                Err(oob(
-                    space,
-                    addr,
-                    bytes,
-                    lane,
-                    format!("the block has {} bytes of shared memory", ctx.shared_size),
-                ))
-            }
-        }
+        Space::Shared => within(ctx.shared_size, Target::Shared(addr), &|| {
+            format!("the block has {} bytes of shared memory", ctx.shared_size)
+        }),
         Space::Local => {
             let len = ctx.local[lane].len() as u64 * 4;
-            if addr.checked_add(n).is_some_and(|e| e <= len) {
-                Ok(Target::Local(addr))
-            } else {
-                Err(oob(
-                    space,
-                    addr,
-                    bytes,
-                    lane,
-                    format!("the thread's stack is {len} bytes"),
-                ))
-            }
+            within(len, Target::Local(addr), &|| {
+                format!("the thread's stack is {len} bytes")
+            })
         }
         Space::KernelParam => {
             if write {
@@ -203,17 +194,9 @@ pub(crate) fn resolve<'a>(
                     lane: Some(lane as u32),
                 });
             }
-            if addr.checked_add(n).is_some_and(|e| e <= ctx.param_size) {
-                Ok(Target::Param(addr))
-            } else {
-                Err(oob(
-                    space,
-                    addr,
-                    bytes,
-                    lane,
-                    format!("the kernel has {} bytes of parameters", ctx.param_size),
-                ))
-            }
+            within(ctx.param_size, Target::Param(addr), &|| {
+                format!("the kernel has {} bytes of parameters", ctx.param_size)
+            })
         }
         Space::Generic => unreachable_generic(),
     }
