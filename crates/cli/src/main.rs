@@ -84,68 +84,11 @@ enum Command {
     /// (`42`, `-7`, `0x1f`, `2.5`, `inf`), a zeroed buffer `DTYPE[N]`, a filled buffer
     /// `DTYPE[N]=iota|=VALUE|=rand[:SEED]`, or a file `@data.npy` / `@raw.bin`. DTYPE is one of
     /// u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64. Exit 0 success, 1 bad input, 2 kernel fault.
-    Run {
-        /// The PTX file.
-        file: String,
-        /// The kernel (`.entry`) to run; optional when the module has one.
-        #[arg(long)]
-        kernel: Option<String>,
-        /// Grid size in blocks: X[,Y[,Z]].
-        #[arg(long, default_value = "1")]
-        grid: String,
-        /// Block size in threads: X[,Y[,Z]].
-        #[arg(long, default_value = "1")]
-        block: String,
-        /// Dynamic shared memory per block, in bytes.
-        #[arg(long, default_value_t = 0)]
-        shared: u64,
-        /// One per kernel parameter, in order (see above).
-        #[arg(long = "arg", value_name = "SPEC", allow_hyphen_values = true)]
-        args: Vec<String>,
-        /// Write buffer argument N after the run: N=PATH.npy (NumPy) or N=PATH (raw bytes).
-        #[arg(long, value_name = "N=PATH")]
-        out: Vec<String>,
-        /// Print buffer argument N after the run (at most COUNT elements).
-        #[arg(long, value_name = "N[:COUNT]")]
-        print: Vec<String>,
-        /// Print a JSON report (kernel, grid, block, instructions executed, seconds) on stdout.
-        #[arg(long)]
-        json: bool,
-        /// OS threads running blocks (default: all cores).
-        #[arg(long, default_value_t = 0)]
-        threads: usize,
-        /// Stop (exit 2) after this many thread instructions.
-        #[arg(long, default_value_t = 1u64 << 40)]
-        max_instructions: u64,
-        /// Stop (exit 2) after this many seconds.
-        #[arg(long, default_value_t = 600.0)]
-        timeout: f64,
-    },
+    Run(run::RunOptions),
     /// Run the benchmark suite (bench/kernels) on ptxvm and on native Rust code, check that the
     /// outputs agree, and print per kernel the time of each, their ratio and ptxvm's
     /// G thread-instructions/s, then the geometric mean of the ratios.
-    Bench {
-        /// OS threads: ptxvm runs CTAs on N threads; the native side runs single-threaded loops
-        /// for 1, rayon on exactly N threads otherwise (default: all cores).
-        #[arg(long)]
-        threads: Option<usize>,
-        /// Print a JSON report on stdout instead of the table.
-        #[arg(long)]
-        json: bool,
-        /// Tiny sizes (a few seconds in a debug build), for tests.
-        #[arg(long)]
-        quick: bool,
-        /// Run only the kernels whose name contains SUBSTR.
-        #[arg(long, value_name = "SUBSTR")]
-        filter: Option<String>,
-        /// Timed runs of each side per kernel (the median is reported).
-        #[arg(long, default_value_t = 3)]
-        repeat: usize,
-        /// Run every kernel in this process (default: one child process per kernel, so that
-        /// each kernel's peak RSS is its own).
-        #[arg(long)]
-        in_process: bool,
-    },
+    Bench(bench::BenchOptions),
     /// Print the lowered IR of a PTX file: resolved registers, symbols, basic blocks and their
     /// immediate post-dominators (the reconvergence points).
     Ir {
@@ -182,54 +125,8 @@ fn main() -> ExitCode {
         Command::Fmt { file, check } => fmt(&file, check, color),
         Command::Explain { code } => explain(&code),
         Command::Ir { file } => ir(&file, color),
-        Command::Bench {
-            threads,
-            json,
-            quick,
-            filter,
-            repeat,
-            in_process,
-        } => bench::bench(
-            &bench::BenchOptions {
-                threads,
-                json,
-                quick,
-                filter,
-                repeat,
-                in_process,
-            },
-            color,
-        ),
-        Command::Run {
-            file,
-            kernel,
-            grid,
-            block,
-            shared,
-            args,
-            out,
-            print,
-            json,
-            threads,
-            max_instructions,
-            timeout,
-        } => run::run(
-            run::RunOptions {
-                file,
-                kernel,
-                grid,
-                block,
-                shared,
-                args,
-                out,
-                print,
-                json,
-                threads,
-                max_instructions,
-                timeout,
-            },
-            color,
-        ),
+        Command::Bench(opts) => bench::bench(&opts, color),
+        Command::Run(opts) => run::run(opts, color),
         Command::Doc {
             query,
             list,

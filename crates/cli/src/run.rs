@@ -11,18 +11,42 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// Options of `ptxvm run`, as parsed by clap.
+#[derive(clap::Args)]
 pub struct RunOptions {
+    /// The PTX file.
     pub file: String,
+    /// The kernel (`.entry`) to run; optional when the module has one.
+    #[arg(long)]
     pub kernel: Option<String>,
+    /// Grid size in blocks: X[,Y[,Z]].
+    #[arg(long, default_value = "1")]
     pub grid: String,
+    /// Block size in threads: X[,Y[,Z]].
+    #[arg(long, default_value = "1")]
     pub block: String,
+    /// Dynamic shared memory per block, in bytes.
+    #[arg(long, default_value_t = 0)]
     pub shared: u64,
+    /// One per kernel parameter, in order (see above).
+    #[arg(long = "arg", value_name = "SPEC", allow_hyphen_values = true)]
     pub args: Vec<String>,
+    /// Write buffer argument N after the run: N=PATH.npy (NumPy) or N=PATH (raw bytes).
+    #[arg(long, value_name = "N=PATH")]
     pub out: Vec<String>,
+    /// Print buffer argument N after the run (at most COUNT elements).
+    #[arg(long, value_name = "N[:COUNT]")]
     pub print: Vec<String>,
+    /// Print a JSON report (kernel, grid, block, instructions executed, seconds) on stdout.
+    #[arg(long)]
     pub json: bool,
+    /// OS threads running blocks (default: all cores).
+    #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// Stop (exit 2) after this many thread instructions.
+    #[arg(long, default_value_t = 1u64 << 40)]
     pub max_instructions: u64,
+    /// Stop (exit 2) after this many seconds.
+    #[arg(long, default_value_t = 600.0)]
     pub timeout: f64,
 }
 

@@ -30,19 +30,27 @@ use std::time::Instant;
 use suite::{Spec, SUITE};
 
 /// The command line of `ptxvm bench`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, clap::Args)]
 pub struct BenchOptions {
-    /// OS threads for ptxvm and the native side (`None`: all cores).
+    /// OS threads: ptxvm runs CTAs on N threads; the native side runs single-threaded loops
+    /// for 1, rayon on exactly N threads otherwise (default: all cores).
+    #[arg(long)]
     pub threads: Option<usize>,
-    /// Print JSON instead of the table.
+    /// Print a JSON report on stdout instead of the table.
+    #[arg(long)]
     pub json: bool,
-    /// Tiny sizes (for tests).
+    /// Tiny sizes (a few seconds in a debug build), for tests.
+    #[arg(long)]
     pub quick: bool,
-    /// Run only the kernels whose name contains this.
+    /// Run only the kernels whose name contains SUBSTR.
+    #[arg(long, value_name = "SUBSTR")]
     pub filter: Option<String>,
-    /// Timed runs of each side per kernel.
+    /// Timed runs of each side per kernel (the median is reported).
+    #[arg(long, default_value_t = 3)]
     pub repeat: usize,
-    /// Run the kernels in this process instead of one child process each.
+    /// Run every kernel in this process (default: one child process per kernel, so that
+    /// each kernel's peak RSS is its own).
+    #[arg(long)]
     pub in_process: bool,
 }
 
