@@ -369,6 +369,21 @@ fn expand(d: &ast::Declarator) -> Vec<Name> {
     }
 }
 
+/// The parameter that declarator `d` of `v` declares, of layout `(size, align)`
+/// ([`var_layout`]), at byte `offset` of its list.
+fn param(v: &VarDecl, d: &ast::Declarator, (size, align): (u64, u64), offset: u64) -> Param {
+    Param {
+        name: d.name.text.clone(),
+        ty: ScalarType::from_suffix(&v.ty.text),
+        type_name: v.ty.text.clone(),
+        size,
+        align,
+        array: !d.dims.is_empty(),
+        offset,
+        reg: None,
+    }
+}
+
 fn header(f: &ast::Function) -> Function {
     let mut params = Vec::new();
     let mut offset = 0;
@@ -376,16 +391,7 @@ fn header(f: &ast::Function) -> Function {
         for d in &v.declarators {
             let (size, align) = var_layout(v, d);
             offset = align_up(offset, align);
-            params.push(Param {
-                name: d.name.text.clone(),
-                ty: ScalarType::from_suffix(&v.ty.text),
-                type_name: v.ty.text.clone(),
-                size,
-                align,
-                array: !d.dims.is_empty(),
-                offset,
-                reg: None,
-            });
+            params.push(param(v, d, (size, align), offset));
             offset += size;
         }
     }
@@ -394,19 +400,9 @@ fn header(f: &ast::Function) -> Function {
         .iter()
         .flatten()
         .flat_map(|v| {
-            v.declarators.iter().map(move |d| {
-                let (size, align) = var_layout(v, d);
-                Param {
-                    name: d.name.text.clone(),
-                    ty: ScalarType::from_suffix(&v.ty.text),
-                    type_name: v.ty.text.clone(),
-                    size,
-                    align,
-                    array: !d.dims.is_empty(),
-                    offset: 0,
-                    reg: None,
-                }
-            })
+            v.declarators
+                .iter()
+                .map(move |d| param(v, d, var_layout(v, d), 0))
         })
         .collect();
     Function {
