@@ -10,11 +10,13 @@
 //! the add's in `v[0]` (sources) and `v[1]` (destination)), the add becomes a no-op that the
 //! executor steps over and counts, so instruction counts do not change. The fused handler
 //! writes both destinations, `t` first, lane by lane, exactly as the two instructions would.
-//! A pair is fused only when both are unguarded ALU instructions of the same function and the
-//! add is not a branch target (a lane arriving there would skip the first instruction).
+//! A pair is fused only when both are ALU instructions of the same function under the same
+//! guard (none, or the same if-conversion: the same lanes run both) and the add is not a branch
+//! target (a lane arriving there would skip the first instruction).
 
 use crate::handlers::{cells, slot, store_lanes, CellLanes};
 use crate::program::{Insn, Lanes, Op, FULL, LANE_BIT64, NO_PRED};
+use ptx_ir::Operand;
 
 /// Fuses the pairs of `code` that qualify; `funcs` gives each program function's IR function
 /// and first pc, `targets` every pc a branch, table, call or return can reach.
@@ -35,6 +37,13 @@ pub(crate) fn fuse(
         let Some(f) = m.functions.get(ir as usize) else {
             continue;
         };
+        let effects = ptx_ir::dataflow::all_effects(f);
+        let live = ptx_ir::dataflow::liveness(f, &effects);
+        // whether register `r` is never read after instruction `k`
+        let dead = |k: usize, r: u32| {
+            live.as_ref()
+                .is_some_and(|l| l.dead_after(f, &effects, k, r))
+        };
         let mut k = 0;
         while k + 1 < f.insts.len() {
             let pc = entry as usize + k;
@@ -42,9 +51,35 @@ pub(crate) fn fuse(
                 k += 1;
                 continue;
             }
+            // a scan step: this instruction and the next two that are not no-ops (hoisted or
+            // dead instructions, which do nothing where they stand), none a branch target
+            let mut at = [k; 3];
+            let (mut n, mut j) = (1, k + 1);
+            while n < 3 && j < f.insts.len().min(k + 8) && !is_target[entry as usize + j] {
+                if !matches!(code[entry as usize + j].op, Op::Nop) {
+                    at[n] = j;
+                    n += 1;
+                }
+                j += 1;
+            }
+            if n == 3 {
+                let insts = at.map(|j| &f.insts[j]);
+                let insns = at.map(|j| &code[entry as usize + j]);
+                if let Some(step) = scan_step(insts, insns, |j, r| dead(at[j], r)) {
+                    code[pc] = step;
+                    code[entry as usize + at[1]].op = Op::Nop;
+                    code[entry as usize + at[2]].op = Op::Nop;
+                    fused += 1;
+                    k = at[2] + 1;
+                    continue;
+                }
+            }
             let (first, add) = (&code[pc], &code[pc + 1]);
-            let plain = |i: &Insn| i.guard == NO_PRED && matches!(i.op, Op::Alu(_));
-            let kind = if plain(first) && plain(add) {
+            // both ALU instructions under the same guard (none, or the same if-conversion)
+            let same_guard =
+                (first.guard, first.neg, first.converted) == (add.guard, add.neg, add.converted);
+            let alu = |i: &Insn| matches!(i.op, Op::Alu(_));
+            let kind = if alu(first) && alu(add) && same_guard {
                 pair_kind(&f.insts[k], &f.insts[k + 1])
             } else {
                 None
@@ -67,6 +102,88 @@ pub(crate) fn fuse(
         }
     }
     fused
+}
+
+/// The scan step `shfl t, v, b, c, m; selp.b32 s, t, y, q; add.s32 d, s, z` (either order of
+/// the `selp`'s and the `add`'s sources; see [`crate::ops_warp::scan_step_handler`]) as one
+/// instruction, when `shfl` has a handler of its own shape, the three are unguarded, and
+/// nothing reads `t` after the `selp` or `s` after the `add` (the fused handler does not write
+/// them): `dead(j, r)` says whether register `r` is never read after instruction `j` of the
+/// three.
+fn scan_step(
+    insts: [&ptx_ir::Inst; 3],
+    code: [&Insn; 3],
+    dead: impl Fn(usize, u32) -> bool,
+) -> Option<Insn> {
+    let ([sh, se, ad], [ci, cs, ca]) = (insts, code);
+    if sh.opcode != "shfl" || se.opcode != "selp" || !add32(ad) {
+        return None;
+    }
+    if !matches!(
+        se.types().last().map(|t| t.suffix()),
+        Some(".b32" | ".s32" | ".u32")
+    ) || se.mods.len() != 1
+        || [ci, cs, ca]
+            .iter()
+            .any(|i| i.guard != NO_PRED || i.converted)
+    {
+        return None;
+    }
+    let h = crate::ops_warp::scan_step_handler(ci)?;
+    let t = match sh.operands.first()? {
+        Operand::Reg(t) => *t,
+        Operand::Pair(t, _) => match **t {
+            Operand::Reg(t) => t,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let Some(Operand::Reg(s)) = se.operands.first() else {
+        return None;
+    };
+    if !dead(1, t) || !dead(2, *s) {
+        return None;
+    }
+    let is = |o: Option<&Operand>, r: u32| o == Some(&Operand::Reg(r));
+    // `selp s, a, b, q` takes `a` where the predicate holds
+    let (y, t_is_b) = if is(se.operands.get(1), t) {
+        (cs.b, false)
+    } else if is(se.operands.get(2), t) {
+        (cs.a, true)
+    } else {
+        return None;
+    };
+    let z = if is(ad.operands.get(1), *s) {
+        ca.b
+    } else if is(ad.operands.get(2), *s) {
+        ca.a
+    } else {
+        return None;
+    };
+    // the predicate is read after the `shfl` writes its own, and the sources after `t`
+    if ci.v[1] == cs.c || ci.d == y || ci.d == z || cs.d == z {
+        return None;
+    }
+    let mut step = ci.clone();
+    step.op = match ci.op {
+        Op::WarpSync(_) => Op::WarpSync(h),
+        Op::Mem(_) => Op::Mem(h),
+        _ => return None,
+    };
+    step.v[2] = z;
+    step.v[3] = ca.d;
+    step.imm = (cs.c as u64 | (y as u64) << 32) as i64;
+    if (cs.aux & 1 != 0) != t_is_b {
+        step.aux |= crate::ops_warp::SCAN_FLIP;
+    }
+    Some(step)
+}
+
+/// Whether `i` is a plain 32-bit integer `add` (no `.sat`, no carry).
+fn add32(i: &ptx_ir::Inst) -> bool {
+    i.opcode == "add"
+        && i.mods.len() == 1
+        && matches!(i.types().last().map(|t| t.suffix()), Some(".s32" | ".u32"))
 }
 
 /// The fused handler for IR instructions `a` then `b`, when they are one of the pairs.
@@ -222,5 +339,63 @@ mod tests {
         // (values from %ctaid: nothing is hoisted) selp + add and mul.wide + add fuse; an add
         // not reading the selp's result, a guarded add and an add that is a branch target do not
         assert_eq!(fused_at(&p), vec![3, 5]);
+    }
+
+    /// Where scan steps were fused: a `shfl` followed by two no-ops that carries the add's
+    /// destination.
+    fn steps_at(p: &Program) -> Vec<u32> {
+        (0..p.code.len() - 2)
+            .filter(|&k| {
+                let [a, b, c] = [&p.code[k], &p.code[k + 1], &p.code[k + 2]];
+                matches!(a.op, Op::WarpSync(_) | Op::Mem(_))
+                    && matches!((b.op, c.op), (Op::Nop, Op::Nop))
+                    && a.v[3] == c.d
+                    && a.v[3] != 0
+            })
+            .map(|k| k as u32)
+            .collect()
+    }
+
+    #[test]
+    fn scan_steps_that_fuse_and_scan_steps_that_do_not() {
+        let p = program(
+            ".reg .pred %p<9>; .reg .b32 %r<40>; .reg .b64 %rd<3>;
+             ld.param.u64 %rd1, [out];
+             mov.u32 %r1, %tid.x;
+             and.b32 %r2, %r1, 31;
+             mov.u32 %r3, %ctaid.x;
+             add.s32 %r4, %r3, %r1;
+             setp.lt.u32 %p1, %r2, 1;
+             shfl.sync.up.b32 %r5|%p2, %r4, 1, 0, -1;
+             selp.b32 %r6, 0, %r5, %p1;
+             add.s32 %r7, %r6, %r4;
+             setp.ge.u32 %p3, %r2, 2;
+             shfl.sync.up.b32 %r8, %r7, 2, 0, -1;
+             selp.b32 %r9, %r8, 0, %p3;
+             add.u32 %r10, %r7, %r9;
+             shfl.sync.up.b32 %r11, %r10, 4, 0, -1;
+             selp.b32 %r12, 0, %r11, %p1;
+             add.s32 %r13, %r12, %r10;
+             add.s32 %r14, %r13, %r11;
+             shfl.sync.up.b32 %r15, %r14, 3, 0, -1;
+             selp.b32 %r16, 0, %r15, %p1;
+             add.s32 %r17, %r16, %r14;
+             shfl.sync.down.b32 %r18, %r17, %r2, 31, -1;
+             selp.b32 %r19, 0, %r18, %p1;
+             add.s32 %r20, %r19, %r17;
+             shfl.sync.bfly.b32 %r21, %r20, 16, 31, -1;
+             selp.b32 %r22, 0, %r21, %p1;
+             add.s32 %r23, %r22, %r20;
+             add.s32 %r24, %r23, %r22;
+             shfl.sync.down.b32 %r25, %r24, 8, 31, -1;
+             selp.b32 %r26, 0, %r25, %p1;
+             @%p3 add.s32 %r27, %r26, %r24;
+             st.global.u32 [%rd1], %r27;
+             ret;",
+        );
+        // fused: the first two steps (either order of sources); not fused: a `shfl` result read
+        // twice, a shift that has no handler of its own (3), a lane-dependent shift, a `selp`
+        // result read twice, a guarded add
+        assert_eq!(steps_at(&p), vec![6, 10]);
     }
 }

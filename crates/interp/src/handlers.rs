@@ -126,10 +126,24 @@ pub fn slot(c: &[std::cell::Cell<u64>], k: u32) -> &CellLanes {
 #[inline(always)]
 pub fn store_lanes(d: &CellLanes, f: impl Fn(usize) -> u64) {
     for k in 0..8 {
-        let v: [u64; 4] = std::array::from_fn(|j| f(4 * k + j));
-        for j in 0..4 {
-            d[4 * k + j].set(v[j]);
-        }
+        store_group(d, k, &f);
+    }
+}
+
+/// [`store_lanes`] from the last group of four to the first: `f` may read lanes of `d` below
+/// the lane it computes (a shuffle up into its own source).
+#[inline(always)]
+pub fn store_lanes_down(d: &CellLanes, f: impl Fn(usize) -> u64) {
+    for k in (0..8).rev() {
+        store_group(d, k, &f);
+    }
+}
+
+#[inline(always)]
+fn store_group(d: &CellLanes, k: usize, f: &impl Fn(usize) -> u64) {
+    let v: [u64; 4] = std::array::from_fn(|j| f(4 * k + j));
+    for j in 0..4 {
+        d[4 * k + j].set(v[j]);
     }
 }
 

@@ -134,7 +134,11 @@ fn decode_shfl(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     let mut f: MemFn = shfl;
     if let (Some(b), Some(c)) = known {
         insn.aux |= SHFL_UNIFORM;
-        f = shfl_fixed_handler(mode, b as u32, c as u32).unwrap_or(shfl);
+        if let Some(h) = shfl_fixed_handler(mode, b as u32, c as u32) {
+            // the shape, for a superinstruction built on it later ([`scan_step_handler`])
+            insn.aux |= SHFL_FIXED | (b & 31) << SHFL_FIXED_B;
+            f = h;
+        }
     }
     if d.has(".sync") {
         insn.b = d.src(4, ScalarType::B32)?;
@@ -151,31 +155,60 @@ const SHFL_MODE: u64 = 3;
 /// `aux` bit of a `shfl` whose `b` and `c` are constants (the same in every lane).
 const SHFL_UNIFORM: u64 = 1 << 8;
 
-/// The handler for `shfl` in `mode` with constant operands `b` and `c`, for the shapes of warp
-/// scans and reductions: `.up` by a power of two with `c` = 0, `.down` and `.bfly` by a power
-/// of two with `c` = 31. `None` for other shapes.
+/// `aux` bit of a `shfl` with a handler of its own shape ([`fixed_handler!`]); its `b` is in
+/// the bits from [`SHFL_FIXED_B`].
+const SHFL_FIXED: u64 = 1 << 9;
+const SHFL_FIXED_B: u64 = 16;
+
+/// Handler `$h::<MODE, B>` for a `shfl` in `mode` with constant operands `b` and `c`, for the
+/// shapes of warp scans and reductions: `.up` by a power of two with `c` = 0, `.down` and
+/// `.bfly` by a power of two with `c` = 31. `None` for other shapes.
+macro_rules! fixed_handler {
+    ($h:ident, $mode:expr, $b:expr, $c:expr) => {
+        match ($mode, $c) {
+            (SHFL_UP, 0) => fixed_handler!(@by $h, SHFL_UP, $b),
+            (SHFL_DOWN, 0x1f) => fixed_handler!(@by $h, SHFL_DOWN, $b),
+            (SHFL_BFLY, 0x1f) => fixed_handler!(@by $h, SHFL_BFLY, $b),
+            _ => None,
+        }
+    };
+    (@by $h:ident, $m:expr, $b:expr) => {
+        match $b {
+            1 => Some($h::<$m, 1> as MemFn),
+            2 => Some($h::<$m, 2> as MemFn),
+            4 => Some($h::<$m, 4> as MemFn),
+            8 => Some($h::<$m, 8> as MemFn),
+            16 => Some($h::<$m, 16> as MemFn),
+            _ => None,
+        }
+    };
+}
+/// [`shfl_fixed`] for the shape `mode`, `b`, `c`, if it is one of [`fixed_handler!`]'s.
 fn shfl_fixed_handler(mode: u64, b: u32, c: u32) -> Option<MemFn> {
-    macro_rules! by {
-        ($m:expr) => {
-            match b {
-                1 => shfl_fixed::<$m, 1> as MemFn,
-                2 => shfl_fixed::<$m, 2>,
-                4 => shfl_fixed::<$m, 4>,
-                8 => shfl_fixed::<$m, 8>,
-                16 => shfl_fixed::<$m, 16>,
-                _ => return None,
-            }
-        };
-    }
-    Some(match (mode, c) {
-        (SHFL_UP, 0) => by!(SHFL_UP),
-        (SHFL_DOWN, 0x1f) => by!(SHFL_DOWN),
-        (SHFL_BFLY, 0x1f) => by!(SHFL_BFLY),
-        _ => return None,
-    })
+    fixed_handler!(shfl_fixed, mode, b, c)
 }
 
-/// `shfl` in `MODE` by the constant `B` with the clamp of [`shfl_fixed_handler`]: for a full
+/// The lanes of a full warp whose source lane is in range (`pval`) for the shape `MODE`, `B`.
+const fn fixed_pval<const MODE: u64, const B: usize>() -> u32 {
+    match MODE {
+        SHFL_UP => FULL << B,
+        SHFL_DOWN => FULL >> B,
+        _ => FULL,
+    }
+}
+
+/// The source lane of lane `l` for the shape `MODE`, `B` (out of range: `l` itself).
+#[inline(always)]
+const fn fixed_source<const MODE: u64, const B: usize>(l: usize) -> usize {
+    match MODE {
+        SHFL_UP if l >= B => l - B,
+        SHFL_DOWN if l + B < 32 => l + B,
+        SHFL_BFLY => l ^ B,
+        _ => l,
+    }
+}
+
+/// `shfl` in `MODE` by the constant `B` with the clamp of [`fixed_handler!`]: for a full
 /// warp into a destination that is not the source, each lane's source lane is known at compile
 /// time, so the whole shuffle is a few vector loads and stores; anything else goes to [`shfl`].
 fn shfl_fixed<const MODE: u64, const B: usize>(
@@ -193,34 +226,117 @@ fn shfl_fixed<const MODE: u64, const B: usize>(
         shfl_fixed_lanes_v3::<MODE, B>,
         (src, out)
     );
-    // in range: `.up` lanes B.., `.down` lanes ..32-B, `.bfly` every lane
-    let p = match MODE {
-        SHFL_UP => FULL << B,
-        SHFL_DOWN => FULL >> B,
-        _ => FULL,
-    };
-    set_pred(ctx.preds, i.v[1], p, FULL);
+    set_pred(ctx.preds, i.v[1], fixed_pval::<MODE, B>(), FULL);
     Ok(())
 }
 
 /// The lane loop of [`shfl_fixed`]; `out` must not be `src`.
 #[inline(always)]
 fn shfl_fixed_lanes<const MODE: u64, const B: usize>(src: &CellLanes, out: &CellLanes) {
-    crate::handlers::store_lanes(out, |l| {
-        let j = match MODE {
-            SHFL_UP if l >= B => l - B,
-            SHFL_DOWN if l + B < 32 => l + B,
-            SHFL_BFLY => l ^ B,
-            _ => l,
-        };
-        src[j].get() & 0xFFFF_FFFF
-    })
+    crate::handlers::store_lanes(out, |l| src[fixed_source::<MODE, B>(l)].get() & 0xFFFF_FFFF)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 fn shfl_fixed_lanes_v3<const MODE: u64, const B: usize>(src: &CellLanes, out: &CellLanes) {
     shfl_fixed_lanes::<MODE, B>(src, out)
+}
+
+/// `aux` bit of a fused scan step: `t` is the `selp`'s second source, so the step takes `t`
+/// where the (possibly negated) predicate is false.
+pub(crate) const SCAN_FLIP: u64 = 1 << 10;
+
+/// The handler of the scan step ([`scan_step`]) over `shfl`'s shape, when `shfl` has a
+/// handler of its own shape.
+pub(crate) fn scan_step_handler(shfl: &Insn) -> Option<MemFn> {
+    if shfl.aux & SHFL_FIXED == 0 {
+        return None;
+    }
+    let b = (shfl.aux >> SHFL_FIXED_B) as u32 & 31;
+    let c = match shfl.aux & SHFL_MODE {
+        SHFL_UP => 0,
+        _ => 0x1f,
+    };
+    fixed_handler!(scan_step, shfl.aux & SHFL_MODE, b, c)
+}
+
+/// The scan step of module `fuse`: `shfl` (this instruction's own operands, the shape
+/// `MODE`, `B`) into `t`, then `selp.b32 s, t, y, q` (`selp s, y, t, q` with [`SCAN_FLIP`]),
+/// then `add.s32 d, s, z`, where nothing else reads `t` or `s`. `imm` holds `q` (low half) and
+/// `y` (high half), `v[2]` `z` and `v[3]` `d`. A full warp computes the shuffled values in
+/// registers and writes `d` (and the `shfl`'s predicate) only; any other group runs the three
+/// instructions one after the other.
+fn scan_step<const MODE: u64, const B: usize>(
+    ctx: &mut Ctx<'_>,
+    i: &Insn,
+    mask: u32,
+) -> Result<(), Fault> {
+    let (q, y) = (i.imm as u64 as u32, (i.imm as u64 >> 32) as u32);
+    let flip = if i.aux & SCAN_FLIP != 0 { FULL } else { 0 };
+    if mask == FULL && (MODE != SHFL_BFLY || B < 4 || i.v[3] != i.a) {
+        let take = ctx.preds[q as usize] ^ flip;
+        let c = crate::handlers::cells(ctx.regs);
+        let slot = |s: u32| crate::handlers::slot(c, s);
+        let (v, y, z, d) = (slot(i.a), slot(y), slot(i.v[2]), slot(i.v[3]));
+        crate::v3_call!(
+            scan_step_lanes::<MODE, B>,
+            scan_step_lanes_v3::<MODE, B>,
+            (v, y, z, d, take as u64)
+        );
+        set_pred(ctx.preds, i.v[1], fixed_pval::<MODE, B>(), FULL);
+        return Ok(());
+    }
+    shfl(ctx, i, mask)?;
+    let take = ctx.preds[q as usize] ^ flip;
+    let r = &mut *ctx.regs;
+    for l in lane_bits(mask) {
+        let s = if take >> l & 1 != 0 {
+            r[i.d as usize][l]
+        } else {
+            r[y as usize][l]
+        };
+        r[i.v[3] as usize][l] = (s as u32).wrapping_add(r[i.v[2] as usize][l] as u32) as u64;
+    }
+    Ok(())
+}
+
+/// The lane loop of [`scan_step`] for a full warp, branch-free. `d` may be any of the sources:
+/// a shuffle up reads lanes below the one it writes, so it runs from the top; a shuffle down
+/// from the bottom; a butterfly stays within groups of four (`B` < 4) or `d` is not `v`.
+#[inline(always)]
+fn scan_step_lanes<const MODE: u64, const B: usize>(
+    v: &CellLanes,
+    y: &CellLanes,
+    z: &CellLanes,
+    d: &CellLanes,
+    take: u64,
+) {
+    let lane = |l: usize| {
+        let s = if take & crate::program::LANE_BIT64[l] != 0 {
+            u64::MAX
+        } else {
+            0
+        };
+        let x = (v[fixed_source::<MODE, B>(l)].get() & s) | (y[l].get() & !s);
+        (x as u32).wrapping_add(z[l].get() as u32) as u64
+    };
+    if MODE == SHFL_UP {
+        crate::handlers::store_lanes_down(d, lane)
+    } else {
+        crate::handlers::store_lanes(d, lane)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn scan_step_lanes_v3<const MODE: u64, const B: usize>(
+    v: &CellLanes,
+    y: &CellLanes,
+    z: &CellLanes,
+    d: &CellLanes,
+    take: u64,
+) {
+    scan_step_lanes::<MODE, B>(v, y, z, d, take)
 }
 
 /// The source lane of `shfl` in `mode` for lane `lane` with operands `b` and `c`, and whether

@@ -308,56 +308,103 @@ fn live_before(e: &Effects, live: &mut [u64]) {
     e.reads.iter().for_each(|&r| insert(live, r));
 }
 
-/// The interference of `f`'s registers: two registers interfere when one may be written while
-/// the other is live (may still be read on some path), or when one instruction reads or writes
-/// both and writes one of them. Liveness is the backward analysis over the CFG, where only
-/// certain writes ([`Effects::certain`]) end a live range; it is per thread, which is what
-/// SIMT execution needs: each lane follows one path, and a lane that does not run an
-/// instruction keeps its own copy of every register. `None` when the function has more than
-/// 8192 registers or no CFG. `effects` is [`all_effects`]`(f)`.
-pub fn interference(f: &Function, effects: &[Effects]) -> Option<Interference> {
-    let nregs = f.regs.len();
-    if nregs > MAX_INTERFERENCE_REGS || (f.blocks.is_empty() && !f.insts.is_empty()) {
-        return None;
-    }
-    let words = nregs.div_ceil(64);
-    let block_effects = |b: &crate::Block| &effects[b.start as usize..b.end as usize];
-    let nblocks = f.blocks.len();
-    let mut live_in = vec![0u64; nblocks * words];
-    // live on leaving `blk`: live on entering any successor
-    let live_out = |blk: &crate::Block, live_in: &[u64], out: &mut [u64]| {
+/// Per-thread liveness of a function's registers at block boundaries (see [`liveness`]).
+pub struct Liveness {
+    words: usize,
+    live_in: Vec<u64>,
+}
+
+impl Liveness {
+    /// Registers live on leaving `blk`: live on entering any successor.
+    fn live_out(&self, blk: &crate::Block, out: &mut [u64]) {
         out.fill(0);
         for &s in &blk.succs {
             let s = s as usize;
-            for (c, x) in out.iter_mut().zip(&live_in[s * words..(s + 1) * words]) {
+            let live = &self.live_in[s * self.words..(s + 1) * self.words];
+            for (c, x) in out.iter_mut().zip(live) {
                 *c |= x;
             }
         }
+    }
+
+    /// Whether no read of `reg` can follow instruction `inst` of `f` before a certain write of
+    /// it, on any path: a value `inst` (or an instruction before it) leaves in `reg` is never
+    /// read after `inst`. `effects` is [`all_effects`]`(f)`.
+    pub fn dead_after(&self, f: &Function, effects: &[Effects], inst: usize, reg: RegId) -> bool {
+        let Some(blk) = f
+            .blocks
+            .iter()
+            .find(|b| (b.start as usize..b.end as usize).contains(&inst))
+        else {
+            return false;
+        };
+        for e in &effects[inst + 1..blk.end as usize] {
+            if e.reads.contains(&reg) {
+                return false;
+            }
+            if e.certain && e.writes.contains(&reg) {
+                return true;
+            }
+        }
+        let mut out = vec![0u64; self.words];
+        self.live_out(blk, &mut out);
+        !has(&out, reg)
+    }
+}
+
+/// Liveness of `f`'s registers: the backward analysis over the CFG, to a fixed point, where
+/// only certain writes ([`Effects::certain`]) end a live range. It is per thread, which is
+/// what SIMT execution needs: each lane follows one path, and a lane that does not run an
+/// instruction keeps its own copy of every register. `None` when `f` has instructions but no
+/// CFG. `effects` is [`all_effects`]`(f)`.
+pub fn liveness(f: &Function, effects: &[Effects]) -> Option<Liveness> {
+    if f.blocks.is_empty() && !f.insts.is_empty() {
+        return None;
+    }
+    let words = f.regs.len().div_ceil(64);
+    let nblocks = f.blocks.len();
+    let mut l = Liveness {
+        words,
+        live_in: vec![0u64; nblocks * words],
     };
-    // live-in of each block, by iteration to a fixed point (backward)
     let mut changed = true;
     let mut cur = vec![0u64; words];
     while changed {
         changed = false;
         for b in (0..nblocks).rev() {
-            live_out(&f.blocks[b], &live_in, &mut cur);
-            for e in block_effects(&f.blocks[b]).iter().rev() {
+            let blk = &f.blocks[b];
+            l.live_out(blk, &mut cur);
+            for e in effects[blk.start as usize..blk.end as usize].iter().rev() {
                 live_before(e, &mut cur);
             }
-            let slot = &mut live_in[b * words..(b + 1) * words];
+            let slot = &mut l.live_in[b * words..(b + 1) * words];
             if slot != &cur[..] {
                 slot.copy_from_slice(&cur);
                 changed = true;
             }
         }
     }
+    Some(l)
+}
+
+/// The interference of `f`'s registers: two registers interfere when one may be written while
+/// the other is live (may still be read on some path, by [`liveness`]), or when one
+/// instruction reads or writes both and writes one of them. `None` when the function has more
+/// than 8192 registers or no CFG. `effects` is [`all_effects`]`(f)`.
+pub fn interference(f: &Function, effects: &[Effects]) -> Option<Interference> {
+    let nregs = f.regs.len();
+    if nregs > MAX_INTERFERENCE_REGS {
+        return None;
+    }
+    let live = liveness(f, effects)?;
+    let mut cur = vec![0u64; live.words];
     let mut g = Interference {
         n: nregs,
         bits: vec![0u64; (nregs * nregs).div_ceil(64)],
     };
     for blk in &f.blocks {
-        live_out(blk, &live_in, &mut cur);
-        for e in block_effects(blk).iter().rev() {
+        live.live_out(blk, &mut cur);
+        for e in effects[blk.start as usize..blk.end as usize].iter().rev() {
             for &w in &e.writes {
                 for (k, &word) in cur.iter().enumerate() {
                     let mut m = word;
@@ -475,6 +522,38 @@ mod tests {
             .iter()
             .position(|r| r.name == name)
             .expect("register") as RegId
+    }
+
+    #[test]
+    fn dead_after_looks_past_the_block_and_around_loops() {
+        let f = kernel(
+            ".reg .pred %p<2>; .reg .b32 %r<8>;
+             mov.u32 %r1, 1;
+             add.s32 %r2, %r1, 1;
+             mov.u32 %r1, 2;
+             @%p1 add.s32 %r3, %r2, 1;
+             mov.u32 %r4, 0;
+             L: add.s32 %r5, %r4, 1;
+             add.s32 %r4, %r5, %r1;
+             setp.lt.u32 %p1, %r4, 10;
+             @%p1 bra L;
+             st.global.u32 [%r3], %r4;
+             ret;",
+        );
+        let e = all_effects(&f);
+        let l = liveness(&f, &e).expect("has a CFG");
+        let dead = |k: usize, name: &str| l.dead_after(&f, &e, k, reg(&f, name));
+        // %r1 is written again (certainly) before any read; %r2 is read by a guarded add
+        assert!(dead(1, "%r1"));
+        assert!(!dead(1, "%r2"));
+        assert!(dead(3, "%r2"));
+        // %r5 is read once in the loop body; %r4 is read around the back edge and after it;
+        // %r1 is read by every iteration
+        assert!(dead(6, "%r5"));
+        assert!(!dead(6, "%r4"));
+        assert!(!dead(6, "%r1"));
+        // a guarded write does not end a live range: %r3 keeps its old value in other lanes
+        assert!(!dead(2, "%r3"));
     }
 
     #[test]
