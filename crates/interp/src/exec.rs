@@ -16,10 +16,9 @@
 //! deadlock report naming who waits where and how many threads exited.
 
 use crate::invariant::launch_invariant;
-use crate::mem::MemMap;
 use crate::program::{
-    for_lanes, lane_bits, BarKind, CallOperand, CallTarget, Ctx, Fault, FaultKind, Insn, Lanes, Op,
-    Program, RedOp, SregInit, FULL, LANE_BIT, NO_PRED,
+    for_lanes, lane_bits, BarKind, CallOperand, CallTarget, Ctx, Env, Fault, FaultKind, Insn,
+    Lanes, Op, Program, RedOp, SregInit, FULL, LANE_BIT, NO_PRED,
 };
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
@@ -108,10 +107,8 @@ pub enum ExecError {
 pub struct LaunchShared<'a> {
     /// The compiled kernel.
     pub prog: &'a Program,
-    /// Memory map.
-    pub mem: &'a MemMap,
-    /// Kernel parameter buffer (words).
-    pub params: &'a [u32],
+    /// Memory map, parameters, shared memory size, start: what the handlers see.
+    pub env: Env<'a>,
     /// Grid size.
     pub grid: [u32; 3],
     /// Block size.
@@ -126,8 +123,6 @@ pub struct LaunchShared<'a> {
     pub warp_executed: AtomicU64,
     /// Deadline.
     pub deadline: Option<Instant>,
-    /// Start of the launch.
-    pub start: Instant,
     /// Set when any CTA fails.
     pub cancel: AtomicBool,
     /// Number of emulated SMs (`%nsmid`).
@@ -327,7 +322,7 @@ impl<'s, 'a> Cta<'s, 'a> {
         let [bx, by, bz] = sh.block;
         let nthreads = bx * by * bz;
         let nwarps = nthreads.div_ceil(32);
-        let shared_size = prog.shared_static + sh.dyn_shared;
+        let shared_size = sh.env.shared_size;
         let kernel = &prog.funcs[0];
         let frame = kernel.frame_size;
         let words = (frame.div_ceil(4)) as usize;
@@ -478,7 +473,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                         f(&mut warp.regs, &mut warp.preds, insn, m);
                         Ok(())
                     }
-                    Op::Mem(f) => f(&mut warp_ctx(warp, &mut shared, shared_size, sh), insn, m),
+                    Op::Mem(f) => f(&mut warp_ctx(warp, &mut shared, sh), insn, m),
                     _ => Ok(()),
                 };
                 if let Err(e) = r {
@@ -563,7 +558,7 @@ impl<'s, 'a> Cta<'s, 'a> {
         if let Some(d) = sh.deadline {
             if Instant::now() >= d {
                 return Err(ExecError::Timeout(
-                    d.saturating_duration_since(sh.start).as_secs_f64(),
+                    d.saturating_duration_since(sh.env.start).as_secs_f64(),
                 ));
             }
         }
@@ -750,8 +745,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                                 }
                             }
                             if m != 0 {
-                                let mut ctx =
-                                    warp_ctx(w, &mut self.shared, self.shared_size, self.sh);
+                                let mut ctx = warp_ctx(w, &mut self.shared, self.sh);
                                 if let Err(e) = f(&mut ctx, insn, m) {
                                     self.warps[wi].cur = Some((pc, mask));
                                     return Err(self.fault(wi, insn, e, m));
@@ -804,7 +798,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                 }
                 Op::Mem(f) => {
                     if m != 0 {
-                        let mut ctx = warp_ctx(w, &mut self.shared, self.shared_size, self.sh);
+                        let mut ctx = warp_ctx(w, &mut self.shared, self.sh);
                         if let Err(e) = f(&mut ctx, insn, m) {
                             return Err(self.fault(wi, insn, e, m));
                         }
@@ -841,7 +835,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                     let guard = guard_lanes(&w.preds, insn);
                     let m = m | (group & !mask & guard);
                     if m != 0 {
-                        let mut ctx = warp_ctx(w, &mut self.shared, self.shared_size, self.sh);
+                        let mut ctx = warp_ctx(w, &mut self.shared, self.sh);
                         if let Err(e) = f(&mut ctx, insn, m) {
                             return Err(self.fault(wi, insn, e, m));
                         }
@@ -1505,7 +1499,7 @@ impl<'s, 'a> Cta<'s, 'a> {
             }
             return None;
         }
-        let a = self.sh.mem.find(addr, 1)?;
+        let a = self.sh.env.mem.find(addr, 1)?;
         Some(crate::mem::load(&a.words, addr - a.base, 1) as u8)
     }
 
@@ -1578,24 +1572,15 @@ impl<'s, 'a> Cta<'s, 'a> {
 }
 
 /// The handler context of warp `w`.
-fn warp_ctx<'c>(
-    w: &'c mut Warp,
-    shared: &'c mut Vec<u32>,
-    shared_size: u64,
-    sh: &'c LaunchShared<'_>,
-) -> Ctx<'c> {
+fn warp_ctx<'c>(w: &'c mut Warp, shared: &'c mut Vec<u32>, sh: &'c LaunchShared<'_>) -> Ctx<'c> {
     Ctx {
         regs: &mut w.regs,
         preds: &mut w.preds,
-        mem: sh.mem,
         shared,
-        shared_size,
         local: &mut w.local,
         sp: &mut w.sp,
-        params: sh.params,
-        param_size: sh.prog.param_size,
         live: !w.exited,
-        start: sh.start,
+        env: &sh.env,
     }
 }
 

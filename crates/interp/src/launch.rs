@@ -6,6 +6,7 @@
 //! number of threads.
 
 use crate::exec::{run_cta, CtaScratch, ExecError, LaunchShared};
+use crate::program::Env;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -73,8 +74,13 @@ pub fn launch(
     .min(total.max(1) as usize);
     let sh = LaunchShared {
         prog,
-        mem,
-        params,
+        env: Env {
+            mem,
+            shared_size: prog.shared_static + cfg.shared_bytes,
+            params,
+            param_size: prog.param_size,
+            start,
+        },
         grid: cfg.grid,
         block: cfg.block,
         dyn_shared: cfg.shared_bytes,
@@ -82,7 +88,6 @@ pub fn launch(
         executed: AtomicU64::new(0),
         warp_executed: AtomicU64::new(0),
         deadline: cfg.timeout.map(|t| start + t),
-        start,
         cancel: AtomicBool::new(false),
         nsm: 132,
     };

@@ -147,7 +147,7 @@ pub(crate) fn resolve<'a>(
         }
         s => (s, addr),
     };
-    let mem: &'a mem::MemMap = ctx.mem;
+    let mem: &'a mem::MemMap = ctx.env.mem;
     // `target` when the access lies within storage of `len` bytes, else the out-of-bounds
     // fault with `detail`
     let within = |len: u64, target: Target<'a>, detail: &dyn Fn() -> String| {
@@ -176,8 +176,11 @@ pub(crate) fn resolve<'a>(
                 global_detail(mem, addr, bytes),
             )),
         },
-        Space::Shared => within(ctx.shared_size, Target::Shared(addr), &|| {
-            format!("the block has {} bytes of shared memory", ctx.shared_size)
+        Space::Shared => within(ctx.env.shared_size, Target::Shared(addr), &|| {
+            format!(
+                "the block has {} bytes of shared memory",
+                ctx.env.shared_size
+            )
         }),
         Space::Local => {
             let len = ctx.local[lane].len() as u64 * 4;
@@ -194,8 +197,8 @@ pub(crate) fn resolve<'a>(
                     lane: Some(lane as u32),
                 });
             }
-            within(ctx.param_size, Target::Param(addr), &|| {
-                format!("the kernel has {} bytes of parameters", ctx.param_size)
+            within(ctx.env.param_size, Target::Param(addr), &|| {
+                format!("the kernel has {} bytes of parameters", ctx.env.param_size)
             })
         }
         Space::Generic => unreachable_generic(),
@@ -217,7 +220,7 @@ pub(crate) fn read(ctx: &Ctx<'_>, t: &Target<'_>, lane: usize, extra: u64, size:
         Target::Global(a, off) => mem::load(&a.words, off + extra, size),
         Target::Shared(off) => mem::load(&ctx.shared[..], off + extra, size),
         Target::Local(off) => mem::load(&ctx.local[lane][..], off + extra, size),
-        Target::Param(off) => mem::load(ctx.params, off + extra, size),
+        Target::Param(off) => mem::load(ctx.env.params, off + extra, size),
     }
 }
 
@@ -305,25 +308,25 @@ fn region<'a>(
     let n = bytes as u64;
     let (target, base, len) = match space {
         Space::Global | Space::Const => {
-            let a = ctx.mem.find(first, n)?;
+            let a = ctx.env.mem.find(first, n)?;
             (WarpTarget::Global(a), a.base, a.size)
         }
         Space::Generic if first < WINDOW_BASE => {
-            let a = ctx.mem.find(first, n)?;
+            let a = ctx.env.mem.find(first, n)?;
             (WarpTarget::Global(a), a.base, a.size)
         }
-        Space::Shared => (WarpTarget::Shared(0), 0, ctx.shared_size),
+        Space::Shared => (WarpTarget::Shared(0), 0, ctx.env.shared_size),
         Space::Generic if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&first) => (
             WarpTarget::Shared(SHARED_WINDOW),
             SHARED_WINDOW,
-            ctx.shared_size,
+            ctx.env.shared_size,
         ),
-        Space::KernelParam if !write => (WarpTarget::Param(0), 0, ctx.param_size),
+        Space::KernelParam if !write => (WarpTarget::Param(0), 0, ctx.env.param_size),
         Space::Generic if !write && (PARAM_WINDOW..PARAM_WINDOW + WINDOW_SIZE).contains(&first) => {
             (
                 WarpTarget::Param(PARAM_WINDOW),
                 PARAM_WINDOW,
-                ctx.param_size,
+                ctx.env.param_size,
             )
         }
         _ => return None,
@@ -537,7 +540,7 @@ fn ld_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
             let done = match t {
                 WarpTarget::Global(m) => load4_full(&m.words, regs, a, d, imm, base, len),
                 WarpTarget::Shared(_) => load4_full(&ctx.shared[..], regs, a, d, imm, base, len),
-                WarpTarget::Param(_) => load4_full(ctx.params, regs, a, d, imm, base, len),
+                WarpTarget::Param(_) => load4_full(ctx.env.params, regs, a, d, imm, base, len),
             };
             if done {
                 return Ok(());
@@ -556,7 +559,9 @@ fn ld_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
                     WarpTarget::Shared(b) => {
                         gather(&ctx.shared[..], d, &addrs, b, mask, size, signed)
                     }
-                    WarpTarget::Param(b) => gather(ctx.params, d, &addrs, b, mask, size, signed),
+                    WarpTarget::Param(b) => {
+                        gather(ctx.env.params, d, &addrs, b, mask, size, signed)
+                    }
                 }
                 for x in addrs.iter_mut() {
                     *x = x.wrapping_add(size as u64);
@@ -728,7 +733,7 @@ pub(crate) const TIMERS: &[&str] = &[
 
 fn clock(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     // aux: 0 %clock (32 bit), 1 %clock64, 2 %globaltimer, 3 _lo, 4 _hi, 5 %clock_hi
-    let t = ctx.start.elapsed().as_nanos() as u64;
+    let t = ctx.env.start.elapsed().as_nanos() as u64;
     let v = match i.aux {
         0 => t & 0xFFFF_FFFF,
         3 => t & 0xFFFF_FFFF,
@@ -806,8 +811,8 @@ fn isspacep(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
         }
         let a = ctx.regs[i.a as usize][l];
         let r = match i.aux {
-            0 => a < WINDOW_BASE && ctx.mem.find(a, 1).is_some_and(|x| !x.read_only),
-            1 => a < WINDOW_BASE && ctx.mem.find(a, 1).is_some_and(|x| x.read_only),
+            0 => a < WINDOW_BASE && ctx.env.mem.find(a, 1).is_some_and(|x| !x.read_only),
+            1 => a < WINDOW_BASE && ctx.env.mem.find(a, 1).is_some_and(|x| x.read_only),
             2 => (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&a),
             3 => (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_SIZE).contains(&a),
             _ => (PARAM_WINDOW..PARAM_WINDOW + WINDOW_SIZE).contains(&a),

@@ -1156,18 +1156,21 @@ mod tests {
             i: &Insn,
             mask: u32,
         ) -> Result<(), Fault> {
+            let env = crate::program::Env {
+                mem: &self.mem,
+                shared_size: self.shared.len() as u64 * 4,
+                params: &[],
+                param_size: 0,
+                start: std::time::Instant::now(),
+            };
             let mut ctx = Ctx {
                 regs: &mut self.regs,
                 preds: &mut self.preds,
-                mem: &self.mem,
-                shared_size: self.shared.len() as u64 * 4,
                 shared: &mut self.shared,
                 local: &mut self.local,
                 sp: &mut self.sp,
-                params: &[],
-                param_size: 0,
                 live: FULL,
-                start: std::time::Instant::now(),
+                env: &env,
             };
             f(&mut ctx, i, mask)
         }

@@ -454,28 +454,35 @@ pub enum FaultKind {
     Other(String),
 }
 
+/// What every handler of a launch sees the same: built once per launch, so that building a
+/// [`Ctx`] for each memory instruction copies one reference instead of all of it.
+pub struct Env<'a> {
+    /// Global memory.
+    pub mem: &'a MemMap,
+    /// Shared memory size in bytes of each CTA.
+    pub shared_size: u64,
+    /// Kernel parameter buffer.
+    pub params: &'a [u32],
+    /// Parameter buffer size.
+    pub param_size: u64,
+    /// Launch start, for `%globaltimer` and `%clock` (read only by the handler of those).
+    pub start: std::time::Instant,
+}
+
 /// Execution context of the warp running a handler.
 pub struct Ctx<'a> {
     /// Register slots of the warp.
     pub regs: &'a mut [Lanes],
     /// Predicate slots of the warp.
     pub preds: &'a mut [u32],
-    /// Global memory.
-    pub mem: &'a MemMap,
     /// The CTA's shared memory.
     pub shared: &'a mut Vec<u32>,
-    /// Shared memory size in bytes.
-    pub shared_size: u64,
     /// Local memory of each lane of the warp.
     pub local: &'a mut [Vec<u32>],
     /// Per-lane stack top (for `alloca`).
     pub sp: &'a mut [u64; 32],
-    /// Kernel parameter buffer.
-    pub params: &'a [u32],
-    /// Parameter buffer size.
-    pub param_size: u64,
     /// Lanes of the warp that have not exited (for `activemask`).
     pub live: u32,
-    /// Launch start, for `%globaltimer` and `%clock` (read only by the handler of those).
-    pub start: std::time::Instant,
+    /// The launch's constants.
+    pub env: &'a Env<'a>,
 }
