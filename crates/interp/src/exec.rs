@@ -363,8 +363,8 @@ impl<'s, 'a> Cta<'s, 'a> {
             };
             // thread coordinates of each lane, counted up without a division per lane; they
             // are launch-invariant, so only a fresh warp needs them
-            let mut tids = [[0u32; 3]; 32];
-            if fresh {
+            let tids = || {
+                let mut tids = [[0u32; 3]; 32];
                 let first = w * 32;
                 let mut tid = [first % bx, (first / bx) % by, first / (bx * by)];
                 for t in tids.iter_mut() {
@@ -379,7 +379,8 @@ impl<'s, 'a> Cta<'s, 'a> {
                         }
                     }
                 }
-            }
+                tids
+            };
             for &(s, init) in &prog.sreg_slots {
                 if !fresh && launch_invariant(init) {
                     continue;
@@ -389,7 +390,10 @@ impl<'s, 'a> Cta<'s, 'a> {
                 let per_lane = |f: &dyn Fn(usize) -> u64| std::array::from_fn(f);
                 *r = match init {
                     // the fourth component (`.w`) of the vector registers reads 0
-                    SregInit::Tid(c) if c < 3 => per_lane(&|l| tids[l][c as usize] as u64),
+                    SregInit::Tid(c) if c < 3 => {
+                        let tids = tids();
+                        per_lane(&|l| tids[l][c as usize] as u64)
+                    }
                     SregInit::Tid(_) => uniform(0),
                     SregInit::Ntid(c) => uniform(sh.block.get(c as usize).map_or(0, |&v| v as u64)),
                     SregInit::Ctaid(c) => uniform(ctaid.get(c as usize).map_or(0, |&v| v as u64)),
@@ -414,22 +418,29 @@ impl<'s, 'a> Cta<'s, 'a> {
                     SregInit::One => uniform(1),
                 };
             }
-            regs[prog.fp_slot as usize] = [0; 32];
+            // only calls change the frame pointer and the function of a lane
+            let calls = prog.funcs.len() > 1;
+            if fresh || calls {
+                regs[prog.fp_slot as usize] = [0; 32];
+                warp.func = [0; 32];
+            }
             warp.pcs = [kernel.entry; 32];
             warp.ready = valid;
             warp.exited = !valid;
             warp.parked = 0;
+            // (`bar_pc` is read only for lanes waiting at a barrier, which set it on arrival)
             warp.barrier = 0;
-            warp.bar_pc = [0; 32];
             // call stacks are empty after a CTA that ended normally, and a frame of 0 bytes
             // has nothing to zero
-            warp.stacks.resize_with(32, Vec::new);
-            if prog.funcs.len() > 1 {
+            if fresh {
+                warp.stacks.resize_with(32, Vec::new);
+                warp.local.resize_with(32, Vec::new);
+            }
+            if calls {
                 for s in &mut warp.stacks {
                     s.clear();
                 }
             }
-            warp.local.resize_with(32, Vec::new);
             if fresh || words > 0 {
                 for l in &mut warp.local {
                     l.clear();
@@ -437,7 +448,6 @@ impl<'s, 'a> Cta<'s, 'a> {
                 }
             }
             warp.sp = [frame; 32];
-            warp.func = [0; 32];
             // the whole warp starts at the entry: the group `pick` would choose
             warp.cur = (valid != 0).then_some((kernel.entry, valid));
             warp.others_min = u32::MAX;
@@ -485,11 +495,14 @@ impl<'s, 'a> Cta<'s, 'a> {
                 }
             }
         }
-        // barrier state, reused with the capacity of its lists
+        // barrier state, reused with the capacity of its lists; a released barrier is already
+        // in its initial state (the rest of it is set by the first arrival)
         let mut bars = std::mem::take(&mut scratch.bars);
         bars.resize_with(16, BarState::default);
         for b in &mut bars {
-            b.reset();
+            if b.arrived != 0 || !b.waiting.is_empty() || !b.red_dest.is_empty() {
+                b.reset();
+            }
         }
         Ok(Cta {
             sh,
