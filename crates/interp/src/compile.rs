@@ -164,19 +164,25 @@ pub(crate) fn imm_bits(imm: Imm, ty: ScalarType) -> u64 {
 }
 
 /// Sets every instruction's [`Insn::skip`]: the length of the run of no-ops after it within
-/// its function (no-ops guarded by if-conversion excepted: they count for some lanes only).
+/// its function that the fast path may step over. A no-op guarded by if-conversion counts only
+/// for the lanes whose guard holds, so it is in the run only after an instruction converted
+/// with the same guard: the fast path runs that one only when every lane passes the guard,
+/// and the guard cannot change in between (a converted instruction does not write its guard).
 fn set_skips(code: &mut [Insn]) {
-    let mut run = 0u16;
-    let mut next: Option<(u32, bool)> = None;
-    for insn in code.iter_mut().rev() {
-        let same_func = next.is_some_and(|(f, _)| f == insn.func);
-        run = match next {
-            Some((_, true)) if same_func => run.saturating_add(1),
-            _ => 0,
-        };
-        insn.skip = run;
-        // a converted no-op counts for some lanes only: it is not stepped over
-        next = Some((insn.func, matches!(insn.op, Op::Nop) && !insn.converted));
+    for k in 0..code.len() {
+        let insn = &code[k];
+        // (runs are looked at up to 256 long: a longer one continues from its 256th no-op)
+        let run = code[k + 1..]
+            .iter()
+            .take(256)
+            .take_while(|n| {
+                matches!(n.op, Op::Nop)
+                    && n.func == insn.func
+                    && (!n.converted
+                        || insn.converted && (n.guard, n.neg) == (insn.guard, insn.neg))
+            })
+            .count();
+        code[k].skip = run as u16;
     }
 }
 

@@ -144,4 +144,38 @@ mod tests {
         }
         assert!(p.code.iter().all(|i| !i.converted));
     }
+
+    #[test]
+    fn converted_no_ops_are_stepped_over_only_after_their_own_guard() {
+        let p = program(
+            ".reg .pred %p<3>; .reg .b32 %r<6>; .reg .b64 %rd<8>;
+             ld.param.u64 %rd6, [out];
+             mov.u32 %r1, %tid.x;
+             mov.u32 %r2, %ctaid.x;
+             add.s32 %r3, %r1, %r2;
+             setp.ge.s32 %p1, %r3, 100;
+             setp.ge.s32 %p2, %r3, 50;
+             @%p1 bra A;
+             cvta.to.global.u64 %rd7, %rd6;
+             mul.wide.s32 %rd1, %r3, 4;
+             add.s64 %rd2, %rd1, %rd7;
+             A: @%p2 bra B;
+             mul.wide.s32 %rd3, %r3, 8;
+             add.s64 %rd4, %rd3, 16;
+             B: st.global.u64 [%rd2], %rd4;
+             ret;",
+        );
+        // the first region starts with a hoisted cvta, a converted no-op: the setp before the
+        // branch steps over the branch (an unconverted no-op) but not over it
+        assert!(matches!((p.code[6].op, p.code[7].op), (Op::Nop, Op::Nop)));
+        assert!(!p.code[6].converted && p.code[7].converted);
+        assert_eq!((p.code[5].skip, p.code[6].skip), (1, 0));
+        // each region's mul.wide fuses with its add, which becomes a converted no-op: stepped
+        // over after its own mul.wide (and the next region's branch, an unconverted no-op,
+        // with it), but not into the next region, whose guard differs
+        let (m1, m2) = (&p.code[8], &p.code[11]);
+        assert!(m1.converted && m2.converted && m1.guard != m2.guard);
+        assert!(matches!((p.code[9].op, p.code[10].op), (Op::Nop, Op::Nop)));
+        assert_eq!((m1.skip, m2.skip), (2, 1));
+    }
 }
