@@ -1,18 +1,26 @@
-//! Superinstructions: two instructions that nvcc emits together, run by one handler.
+//! Superinstructions: two or three instructions that nvcc emits together, run by one handler.
 //!
 //! Every warp instruction costs a dispatch (guard, handler call, operand lookup) besides its
-//! lane loop. Two pairs are frequent enough to be worth one dispatch:
+//! lane loop. Two triples and two pairs are frequent enough to be worth one dispatch:
+//! - the warp-scan step `shfl.up t, v, d; selp.b32 s, 0, t, p; add.s32 v', s, v` ([`scan_step`],
+//!   handler in `ops_warp`), when nothing reads `t` or `s` afterwards: a full warp computes the
+//!   sums in registers without writing `t` and `s`;
+//! - an access at `base + i * c`: `mul.wide.s32 t, i, c; add.s64 a, base, t; ld/st [a+imm]`
+//!   ([`indexed`]), when nothing reads `t` afterwards: the access computes `a` (which it writes,
+//!   as later instructions may read it) and goes on as the plain `ld`/`st`;
 //! - `selp.b32 t, x, y, p; add.s32 d, t, z` (either order of the add's sources): the
 //!   branch-free `if (cond) v += t` of scans and reductions;
 //! - `mul.wide.s32 t, i, c; add.s64 d, base, t` (or `.u32`/`.u64`): the address of `a[i]`.
 //!
-//! The first instruction's [`Insn`] becomes the fused one (it keeps its own operands and takes
-//! the add's in `v[0]` (sources) and `v[1]` (destination)), the add becomes a no-op that the
-//! executor steps over and counts, so instruction counts do not change. The fused handler
-//! writes both destinations, `t` first, lane by lane, exactly as the two instructions would.
-//! A pair is fused only when both are ALU instructions of the same function under the same
-//! guard (none, or the same if-conversion: the same lanes run both) and the add is not a branch
-//! target (a lane arriving there would skip the first instruction).
+//! The first instruction's [`Insn`] becomes the fused one, the others become no-ops that the
+//! executor steps over and counts, so instruction counts do not change. A pair's handler writes
+//! both destinations, `t` first, lane by lane, exactly as the two instructions would (it keeps
+//! its own operands and takes the add's in `v[0]` (sources) and `v[1]` (destination)); a
+//! triple's leaves out only values that liveness (`ptx_ir::dataflow::Liveness`) shows are never
+//! read. The instructions of a triple may have no-ops (hoisted or dead instructions) between
+//! them. Instructions are fused only within one function, under the same guard (none, or the
+//! same if-conversion: the same lanes run all of them; a scan step only unguarded), and when
+//! none but the first is a branch target (a lane arriving there would skip the first).
 
 use crate::handlers::{cells, slot, store_lanes, CellLanes};
 use crate::program::{Insn, Lanes, Op, FULL, LANE_BIT64, NO_PRED};
@@ -51,7 +59,7 @@ pub(crate) fn fuse(
                 k += 1;
                 continue;
             }
-            // a scan step: this instruction and the next two that are not no-ops (hoisted or
+            // a triple: this instruction and the next two that are not no-ops (hoisted or
             // dead instructions, which do nothing where they stand), none a branch target
             let mut at = [k; 3];
             let (mut n, mut j) = (1, k + 1);
@@ -65,7 +73,10 @@ pub(crate) fn fuse(
             if n == 3 {
                 let insts = at.map(|j| &f.insts[j]);
                 let insns = at.map(|j| &code[entry as usize + j]);
-                if let Some(step) = scan_step(insts, insns, |j, r| dead(at[j], r)) {
+                let dead_at = |j: usize, r| dead(at[j], r);
+                let triple =
+                    scan_step(insts, insns, dead_at).or_else(|| indexed(insts, insns, dead_at));
+                if let Some(step) = triple {
                     code[pc] = step;
                     code[entry as usize + at[1]].op = Op::Nop;
                     code[entry as usize + at[2]].op = Op::Nop;
@@ -179,6 +190,133 @@ fn scan_step(
     Some(step)
 }
 
+/// `mul.wide.s32 t, x, c; add.s64 a, base, t; ld/st [a+imm]` (`.u32`/`.u64`, either order of
+/// the add's sources, one value of any type) as one instruction, when the three have the same
+/// guard and nothing reads `t` after the add: the access takes `base`, `x` and `c` in `v[1]`,
+/// `v[2]` and `v[3]`, computes `a` and goes on as the plain `ld`/`st`. It keeps the access's
+/// own position for its faults.
+fn indexed(
+    insts: [&ptx_ir::Inst; 3],
+    code: [&Insn; 3],
+    dead: impl Fn(usize, u32) -> bool,
+) -> Option<Insn> {
+    let ([mw, ad, mem], [cm, ca, cx]) = (insts, code);
+    let guard = |i: &Insn| (i.guard, i.neg, i.converted);
+    if guard(cm) != guard(ca) || guard(cm) != guard(cx) || pair_kind(mw, ad).is_none() {
+        return None;
+    }
+    if mw.opcode != "mul" || !matches!((cm.op, ca.op, cx.op), (Op::Alu(_), Op::Alu(_), Op::Mem(_)))
+    {
+        return None;
+    }
+    let signed = mw.types().last().is_some_and(|t| t.suffix() == ".s32");
+    let Some(Operand::Reg(t)) = mw.operands.first() else {
+        return None;
+    };
+    let Some(Operand::Reg(a)) = ad.operands.first() else {
+        return None;
+    };
+    let base = if ca.a == cm.d && ca.b != cm.d {
+        ca.b
+    } else if ca.b == cm.d && ca.a != cm.d {
+        ca.a
+    } else {
+        return None;
+    };
+    // one value, addressed by `a` plus an offset
+    let (store, addr) = match mem.opcode.as_str() {
+        "st" => (true, mem.operands.first()),
+        "ld" => (false, mem.operands.get(1)),
+        _ => return None,
+    };
+    if !matches!(addr, Some(Operand::Address(ptx_ir::Base::Reg(r), _)) if r == a)
+        || mem.mods.iter().any(|m| m.starts_with(".v"))
+        || cx.a != ca.d
+        || !dead(1, *t)
+    {
+        return None;
+    }
+    let mut access = cx.clone();
+    access.op = Op::Mem(match (store, signed) {
+        (false, true) => ld_indexed::<true>,
+        (false, false) => ld_indexed::<false>,
+        (true, true) => st_indexed::<true>,
+        (true, false) => st_indexed::<false>,
+    });
+    access.v[1] = base;
+    access.v[2] = cm.a;
+    access.v[3] = cm.b;
+    Some(access)
+}
+
+/// `ld` of [`indexed`]: its address register first.
+fn ld_indexed<const SIGNED: bool>(
+    ctx: &mut crate::program::Ctx<'_>,
+    i: &Insn,
+    mask: u32,
+) -> Result<(), crate::program::Fault> {
+    crate::v3_call!(
+        index_lanes::<SIGNED>,
+        index_lanes_v3::<SIGNED>,
+        (ctx.regs, i, mask)
+    );
+    crate::ops_move::ld(ctx, i, mask)
+}
+
+/// `st` of [`indexed`]: its address register first.
+fn st_indexed<const SIGNED: bool>(
+    ctx: &mut crate::program::Ctx<'_>,
+    i: &Insn,
+    mask: u32,
+) -> Result<(), crate::program::Fault> {
+    crate::v3_call!(
+        index_lanes::<SIGNED>,
+        index_lanes_v3::<SIGNED>,
+        (ctx.regs, i, mask)
+    );
+    crate::ops_move::st(ctx, i, mask)
+}
+
+/// `a = base + wide(x * c)` into the access's address slot `a`, from `v[1]`, `v[2]`, `v[3]`.
+#[inline(always)]
+fn index_lanes<const SIGNED: bool>(r: &mut [Lanes], i: &Insn, mask: u32) {
+    let c = cells(r);
+    let [a, base, x, y] = [
+        slot(c, i.a),
+        slot(c, i.v[1]),
+        slot(c, i.v[2]),
+        slot(c, i.v[3]),
+    ];
+    let lane = |l: usize| {
+        base[l]
+            .get()
+            .wrapping_add(wide::<SIGNED>(x[l].get(), y[l].get()))
+    };
+    if mask == FULL {
+        store_lanes(a, lane);
+    } else {
+        for l in crate::program::lane_bits(mask) {
+            a[l].set(lane(l));
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn index_lanes_v3<const SIGNED: bool>(r: &mut [Lanes], i: &Insn, mask: u32) {
+    index_lanes::<SIGNED>(r, i, mask)
+}
+
+/// `mul.wide.s32` (`.u32` without `SIGNED`) of two lanes.
+#[inline(always)]
+fn wide<const SIGNED: bool>(a: u64, b: u64) -> u64 {
+    if SIGNED {
+        (a as i32 as i64).wrapping_mul(b as i32 as i64) as u64
+    } else {
+        (a as u32 as u64) * (b as u32 as u64)
+    }
+}
+
 /// Whether `i` is a plain 32-bit integer `add` (no `.sat`, no carry).
 fn add32(i: &ptx_ir::Inst) -> bool {
     i.opcode == "add"
@@ -269,14 +407,7 @@ fn mul_wide_add<const SIGNED: bool>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, m
 #[inline(always)]
 fn mul_wide_add_lanes<const SIGNED: bool>(r: &mut [Lanes], i: &Insn, mask: u32) {
     let [t, x, y, base, d] = pair_slots(cells(r), i);
-    let wide = |l: usize| {
-        let (a, b) = (x[l].get(), y[l].get());
-        if SIGNED {
-            (a as i32 as i64).wrapping_mul(b as i32 as i64) as u64
-        } else {
-            (a as u32 as u64) * (b as u32 as u64)
-        }
-    };
+    let wide = |l: usize| wide::<SIGNED>(x[l].get(), y[l].get());
     if mask == FULL {
         store_lanes(t, wide);
         store_lanes(d, |l| base[l].get().wrapping_add(t[l].get()));

@@ -202,9 +202,9 @@ macro_rules! lane_loop {
 #[macro_export]
 #[doc(hidden)]
 macro_rules! with_v3 {
-    ($(#[$m:meta])* fn $name:ident, $v3:ident = $imp:ident($($a:ident: $t:ty),*) -> $r:ty) => {
+    ($(#[$m:meta])* $vis:vis fn $name:ident, $v3:ident = $imp:ident($($a:ident: $t:ty),*) -> $r:ty) => {
         $(#[$m])*
-        fn $name($($a: $t),*) -> $r {
+        $vis fn $name($($a: $t),*) -> $r {
             #[cfg(target_arch = "x86_64")]
             if $crate::handlers::v3() {
                 // SAFETY: `$v3` is `$imp` compiled for AVX2 and FMA, which `v3()` has just

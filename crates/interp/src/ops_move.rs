@@ -524,7 +524,7 @@ fn gather<W: mem::Words + ?Sized>(
     }
 }
 
-crate::with_v3!(fn ld, ld_v3 = ld_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault>);
+crate::with_v3!(pub(crate) fn ld, ld_v3 = ld_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault>);
 
 #[inline(always)]
 fn ld_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
@@ -581,7 +581,7 @@ fn ld_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     Ok(())
 }
 
-crate::with_v3!(fn st, st_v3 = st_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault>);
+crate::with_v3!(pub(crate) fn st, st_v3 = st_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault>);
 
 #[inline(always)]
 fn st_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
