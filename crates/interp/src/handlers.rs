@@ -203,22 +203,26 @@ macro_rules! lane_loop {
 #[doc(hidden)]
 macro_rules! with_v3 {
     ($(#[$m:meta])* $vis:vis fn $name:ident, $v3:ident = $imp:ident($($a:ident: $t:ty),*) -> $r:ty) => {
+        $crate::with_v3!($(#[$m])* $vis fn $name<>, $v3 = $imp($($a: $t),*) -> $r);
+    };
+    ($(#[$m:meta])* $vis:vis fn $name:ident<$(const $g:ident: $gt:ty),*>, $v3:ident =
+        $imp:ident($($a:ident: $t:ty),*) -> $r:ty) => {
         $(#[$m])*
-        $vis fn $name($($a: $t),*) -> $r {
+        $vis fn $name<$(const $g: $gt),*>($($a: $t),*) -> $r {
             #[cfg(target_arch = "x86_64")]
             if $crate::handlers::v3() {
                 // SAFETY: `$v3` is `$imp` compiled for AVX2 and FMA, which `v3()` has just
                 // confirmed the CPU has.
                 #[allow(unsafe_code)]
-                return unsafe { $v3($($a),*) };
+                return unsafe { $v3::<$($g),*>($($a),*) };
             }
-            $imp($($a),*)
+            $imp::<$($g),*>($($a),*)
         }
 
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx2,fma")]
-        fn $v3($($a: $t),*) -> $r {
-            $imp($($a),*)
+        fn $v3<$(const $g: $gt),*>($($a: $t),*) -> $r {
+            $imp::<$($g),*>($($a),*)
         }
     };
 }

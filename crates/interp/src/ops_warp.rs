@@ -260,32 +260,43 @@ pub(crate) fn scan_step_handler(shfl: &Insn) -> Option<MemFn> {
     fixed_handler!(scan_step, shfl.aux & SHFL_MODE, b, c)
 }
 
-/// The scan step of module `fuse`: `shfl` (this instruction's own operands, the shape
-/// `MODE`, `B`) into `t`, then `selp.b32 s, t, y, q` (`selp s, y, t, q` with [`SCAN_FLIP`]),
-/// then `add.s32 d, s, z`, where nothing else reads `t` or `s`. `imm` holds `q` (low half) and
-/// `y` (high half), `v[2]` `z` and `v[3]` `d`. A full warp computes the shuffled values in
-/// registers and writes `d` (and the `shfl`'s predicate) only; any other group runs the three
-/// instructions one after the other.
-fn scan_step<const MODE: u64, const B: usize>(
+crate::with_v3!(
+    /// The scan step of module `fuse`: `shfl` (this instruction's own operands, the shape
+    /// `MODE`, `B`) into `t`, then `selp.b32 s, t, y, q` (`selp s, y, t, q` with [`SCAN_FLIP`]),
+    /// then `add.s32 d, s, z`, where nothing reads `t` or `s` afterwards. `imm` holds `q` (low
+    /// half) and `y` (high half), `v[2]` `z` and `v[3]` `d`. A full warp computes the shuffled
+    /// values in registers and writes `d` (and the `shfl`'s predicate) only, all of it in the
+    /// AVX2 copy when the CPU has it; any other group runs the three instructions one after
+    /// the other ([`scan_step_parts`]).
+    fn scan_step<const MODE: u64, const B: usize>, scan_step_v3 =
+        scan_step_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault>
+);
+
+#[inline(always)]
+fn scan_step_impl<const MODE: u64, const B: usize>(
     ctx: &mut Ctx<'_>,
     i: &Insn,
     mask: u32,
 ) -> Result<(), Fault> {
+    if mask != FULL || (MODE == SHFL_BFLY && B >= 4 && i.v[3] == i.a) {
+        return scan_step_parts(ctx, i, mask);
+    }
     let (q, y) = (i.imm as u64 as u32, (i.imm as u64 >> 32) as u32);
     let flip = if i.aux & SCAN_FLIP != 0 { FULL } else { 0 };
-    if mask == FULL && (MODE != SHFL_BFLY || B < 4 || i.v[3] != i.a) {
-        let take = ctx.preds[q as usize] ^ flip;
-        let c = crate::handlers::cells(ctx.regs);
-        let slot = |s: u32| crate::handlers::slot(c, s);
-        let (v, y, z, d) = (slot(i.a), slot(y), slot(i.v[2]), slot(i.v[3]));
-        crate::v3_call!(
-            scan_step_lanes::<MODE, B>,
-            scan_step_lanes_v3::<MODE, B>,
-            (v, y, z, d, take as u64)
-        );
-        set_pred(ctx.preds, i.v[1], fixed_pval::<MODE, B>(), FULL);
-        return Ok(());
-    }
+    let take = ctx.preds[q as usize] ^ flip;
+    let c = crate::handlers::cells(ctx.regs);
+    let slot = |s: u32| crate::handlers::slot(c, s);
+    let (v, y, z, d) = (slot(i.a), slot(y), slot(i.v[2]), slot(i.v[3]));
+    scan_step_lanes::<MODE, B>(v, y, z, d, take as u64);
+    set_pred(ctx.preds, i.v[1], fixed_pval::<MODE, B>(), FULL);
+    Ok(())
+}
+
+/// [`scan_step`] for any group: the `shfl`, then the `selp` and the `add` lane by lane.
+#[inline(never)]
+fn scan_step_parts(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+    let (q, y) = (i.imm as u64 as u32, (i.imm as u64 >> 32) as u32);
+    let flip = if i.aux & SCAN_FLIP != 0 { FULL } else { 0 };
     shfl(ctx, i, mask)?;
     let take = ctx.preds[q as usize] ^ flip;
     let r = &mut *ctx.regs;
@@ -325,18 +336,6 @@ fn scan_step_lanes<const MODE: u64, const B: usize>(
     } else {
         crate::handlers::store_lanes(d, lane)
     }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn scan_step_lanes_v3<const MODE: u64, const B: usize>(
-    v: &CellLanes,
-    y: &CellLanes,
-    z: &CellLanes,
-    d: &CellLanes,
-    take: u64,
-) {
-    scan_step_lanes::<MODE, B>(v, y, z, d, take)
 }
 
 /// The source lane of `shfl` in `mode` for lane `lane` with operands `b` and `c`, and whether
