@@ -21,6 +21,13 @@
 //! and [`Insn::converted`] set: the executor counts such an instruction only for the lanes
 //! whose guard holds, so thread-instruction counts (and budgets) are the same as with the
 //! branch.
+//!
+//! If-else takes two shapes: `@%p bra E; A; bra J; E: B; J:` and the one nvcc writes for
+//! `v = cond ? load : 0`, `@%p bra T; bra E; T: A; bra J; E: B; J:`. With the same conditions
+//! on the blocks `A` and `B` (at most [`MAX_SKIPPED`] instructions each; `T` and `E` entered
+//! only through these branches), each block takes the guard of the lanes that ran it, and so
+//! do the unconditional branches that only those lanes ran (`bra J`, nvcc's `bra E`), which
+//! become converted no-ops: still counted for exactly those lanes.
 
 use crate::program::{Insn, Op, NO_PRED};
 use ptx_ir::dataflow::Effects;
@@ -45,10 +52,11 @@ pub(crate) fn convert(
     targets: &[u32],
 ) -> usize {
     let n = kf.insts.len().min(code.len());
-    let mut is_target = vec![false; n + 1];
+    // how many branches (tables, calls) may jump to each pc
+    let mut entries = vec![0u32; n + 1];
     for &t in targets {
-        if let Some(x) = is_target.get_mut(t as usize) {
-            *x = true;
+        if let Some(x) = entries.get_mut(t as usize) {
+            *x += 1;
         }
     }
     let mut converted = 0;
@@ -56,31 +64,83 @@ pub(crate) fn convert(
         let Op::Bra(t) = code[k].op else { continue };
         let (t, guard) = (t as usize, code[k].guard);
         let Some(g) = kf.insts[k].guard else { continue };
-        if guard == NO_PRED || t <= k + 1 || t > n || t - k - 1 > MAX_SKIPPED as usize {
+        if guard == NO_PRED || t <= k + 1 || t > n {
             continue;
         }
-        let region = k + 1..t;
-        let ok = region.clone().all(|j| {
+        // what a lane-wise instruction that no lane can jump to (but from `allowed`) must be
+        let lane_wise = |j: usize, allowed: &[usize]| {
             let (insn, inst) = (&code[j], &kf.insts[j]);
             insn.guard == NO_PRED
-                && !is_target[j]
+                && (entries[j] == 0 || allowed.contains(&j) && entries[j] == 1)
                 && matches!(insn.op, Op::Alu(_) | Op::Mem(_) | Op::Nop)
                 && CONVERTIBLE.binary_search(&inst.opcode.as_str()).is_ok()
                 && !effects[j].writes.contains(&g.reg)
-        });
-        if !ok {
+        };
+        let taken = (guard, code[k].neg);
+        let fall = (guard, !code[k].neg);
+        // `@p bra L; …; L:`: the lanes that do not branch run the skipped instructions
+        if t - k - 1 <= MAX_SKIPPED as usize && (k + 1..t).all(|j| lane_wise(j, &[])) {
+            code[k].op = Op::Nop;
+            mark(&mut code[k + 1..t], fall);
+            converted += 1;
             continue;
         }
-        let neg = !code[k].neg;
-        code[k].op = Op::Nop;
-        for insn in &mut code[region] {
-            insn.guard = guard;
-            insn.neg = neg;
-            insn.converted = true;
+        // if-else: `@p bra E; A; bra J; E: B; J:`, or nvcc's `@p bra T; bra E; T: A; bra J;
+        // E: B; J:`; the branches that only some lanes took become no-ops counted for those
+        let (first, jump_over) = match code[k + 1].op {
+            Op::Bra(e) if t == k + 2 && code[k + 1].guard == NO_PRED && e as usize > t => {
+                (t, Some(e as usize))
+            }
+            _ => (k + 1, None),
+        };
+        let e = jump_over.unwrap_or(t);
+        let x = e - 1;
+        let Op::Bra(j) = code[x].op else { continue };
+        let j = j as usize;
+        if code[x].guard != NO_PRED || j < e || j > n || x < first {
+            continue;
         }
+        if x - first > MAX_SKIPPED as usize || j - e > MAX_SKIPPED as usize {
+            continue;
+        }
+        // (in nvcc's shape `T` = `first` is entered through the first branch too)
+        let allowed = if jump_over.is_some() {
+            [first, e]
+        } else {
+            [e, e]
+        };
+        let ok =
+            (first..x).all(|i| lane_wise(i, &allowed)) && (e..j).all(|i| lane_wise(i, &allowed));
+        // the blocks are entered only through these branches
+        let entered = entries[e] == 1 && (jump_over.is_none() || entries[first] == 1);
+        if !ok || !entered {
+            continue;
+        }
+        let (a, b) = if jump_over.is_some() {
+            (taken, fall)
+        } else {
+            (fall, taken)
+        };
+        code[k].op = Op::Nop;
+        if jump_over.is_some() {
+            code[k + 1].op = Op::Nop;
+            mark(&mut code[k + 1..k + 2], b);
+        }
+        code[x].op = Op::Nop;
+        mark(&mut code[first..e], a);
+        mark(&mut code[e..j], b);
         converted += 1;
     }
     converted
+}
+
+/// Guards `insns` by `(guard, neg)` as if-converted instructions.
+fn mark(insns: &mut [Insn], (guard, neg): (u32, bool)) {
+    for insn in insns {
+        insn.guard = guard;
+        insn.neg = neg;
+        insn.converted = true;
+    }
 }
 
 #[cfg(test)]
@@ -177,5 +237,75 @@ mod tests {
         assert!(m1.converted && m2.converted && m1.guard != m2.guard);
         assert!(matches!((p.code[9].op, p.code[10].op), (Op::Nop, Op::Nop)));
         assert_eq!((m1.skip, m2.skip), (2, 1));
+    }
+
+    #[test]
+    fn if_else_blocks_are_guarded() {
+        let p = program(
+            ".reg .pred %p<3>; .reg .b32 %r<8>;
+             mov.u32 %r1, %tid.x;
+             setp.lt.u32 %p1, %r1, 8;
+             @%p1 bra E1;
+             add.u32 %r2, %r1, 1;
+             bra.uni J1;
+             E1: add.u32 %r2, %r1, 2;
+             J1: setp.lt.u32 %p2, %r1, 20;
+             @%p2 bra T2;
+             bra.uni E2;
+             T2: add.u32 %r3, %r1, 3;
+             bra.uni J2;
+             E2: add.u32 %r3, %r1, 4;
+             J2: ret;",
+        );
+        let (c, p1, p2) = (&p.code, p.code[2].guard, p.code[7].guard);
+        let is = |k: usize, g: u32, neg: bool| c[k].converted && c[k].guard == g && c[k].neg == neg;
+        // `@p bra E; A; bra J; E: B`: A and its `bra J` for the lanes without p, B with p
+        assert!(matches!(c[2].op, Op::Nop) && !c[2].converted);
+        assert!(is(3, p1, true) && is(4, p1, true) && matches!(c[4].op, Op::Nop));
+        assert!(is(5, p1, false));
+        // `@p bra T; bra E; T: A; bra J; E: B`: the `bra E` and B without p, A and `bra J` with
+        assert!(matches!(c[7].op, Op::Nop) && !c[7].converted);
+        assert!(is(8, p2, true) && matches!(c[8].op, Op::Nop));
+        assert!(is(9, p2, false) && is(10, p2, false) && matches!(c[10].op, Op::Nop));
+        assert!(is(11, p2, true));
+        assert!(!c[12].converted);
+    }
+
+    #[test]
+    fn if_else_blocks_that_stay_branches() {
+        let p = program(
+            ".reg .pred %p<3>; .reg .b32 %r<8>;
+             mov.u32 %r1, %tid.x;
+             setp.lt.u32 %p1, %r1, 8;
+             @%p1 bra E1;
+             add.u32 %r2, %r1, 1;
+             bra.uni J1;
+             E1: add.u32 %r2, %r1, 2;
+             J1: @%p1 bra E2;
+             add.u32 %r2, %r1, 1;
+             bra.uni J2;
+             E2: setp.lt.u32 %p1, %r1, 2;
+             J2: @%p1 bra E3;
+             add.u32 %r2, %r1, 1;
+             bra.uni J3;
+             E3: add.u32 %r3, %r1, 2;
+             add.u32 %r3, %r3, 2;
+             add.u32 %r3, %r3, 2;
+             add.u32 %r3, %r3, 2;
+             add.u32 %r3, %r3, 2;
+             add.u32 %r3, %r3, 2;
+             add.u32 %r3, %r3, 2;
+             add.u32 %r3, %r3, 2;
+             add.u32 %r3, %r3, 2;
+             J3: setp.eq.u32 %p2, %r3, 0;
+             @%p2 bra E1;
+             ret;",
+        );
+        // an else block that another branch enters; one that writes the guard; one longer
+        // than MAX_SKIPPED: all stay branches
+        for k in [2, 6, 10] {
+            assert!(matches!(p.code[k].op, Op::Bra(_)), "instruction {k}");
+        }
+        assert!(p.code.iter().all(|i| !i.converted));
     }
 }
