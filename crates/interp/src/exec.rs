@@ -720,17 +720,36 @@ impl<'s, 'a> Cta<'s, 'a> {
                 } else {
                     (SLICE - steps).min(STARVE_LIMIT.saturating_sub(w.run_len))
                 };
-                // dispatches, and instructions run (no-ops stepped over included)
-                let (mut n, mut count) = (0u32, 0u32);
+                // dispatches, and instructions run (no-ops stepped over included); thread
+                // instructions of those that lanes skipped (if-converted ones)
+                let (mut n, mut count, mut short) = (0u32, 0u32, 0u32);
                 // `code.len()` bounds the loop too, so that indexing it needs no check
                 let limit = limit.min(code.len() as u32);
                 while n < budget && pc < limit {
                     let insn = &code[pc as usize];
                     let m = mask & guard_lanes(&w.preds, insn);
-                    // an instruction guarded by if-conversion that some lanes skip is
-                    // counted by the general path below (for the lanes that run it only)
+                    // an instruction guarded by if-conversion that some lanes skip counts for
+                    // the lanes that run it only (a warp instruction if any does), and the
+                    // no-ops after it are not stepped over (they count for some lanes each)
                     if insn.converted && m != mask {
-                        break;
+                        match insn.op {
+                            Op::Alu(f) if m != 0 => f(&mut w.regs, &mut w.preds, insn, m),
+                            Op::Mem(f) if m != 0 => {
+                                let mut ctx = warp_ctx(w, &mut self.shared, self.sh);
+                                if let Err(e) = f(&mut ctx, insn, m) {
+                                    self.warps[wi].cur = Some((pc, mask));
+                                    return Err(self.fault(wi, insn, e, m));
+                                }
+                            }
+                            Op::Alu(_) | Op::Mem(_) | Op::Nop => {}
+                            _ => break,
+                        }
+                        short += (mask & !m).count_ones();
+                        warp_steps_skipped += (m == 0) as u32;
+                        n += 1;
+                        count += 1;
+                        pc += 1;
+                        continue;
                     }
                     // whether the group falls through (over the no-ops after the instruction)
                     let fall = match insn.op {
@@ -784,7 +803,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                 if n > 0 {
                     steps += count;
                     w.run_len = w.run_len.saturating_add(n);
-                    thread_insts += count as u64 * mask.count_ones() as u64;
+                    thread_insts += (count * mask.count_ones() - short) as u64;
                     progress = true;
                     w.cur = Some((pc, mask));
                     continue;
