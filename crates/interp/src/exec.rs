@@ -1037,6 +1037,32 @@ impl<'s, 'a> Cta<'s, 'a> {
             w.cur = Some((pc + 1, mask));
             return Ok(());
         }
+        // the common case: the whole group arrives at a `bar.sync` of the whole CTA with
+        // nobody of the warp waiting elsewhere (none of the checks below can fail)
+        if rest == 0 && w.barrier == 0 && bar.whole_cta() {
+            let id = bar.id as usize;
+            let b = &mut self.bars[id];
+            if b.arrived == 0 {
+                b.expected = self.nthreads;
+                b.all = true;
+                b.red_op = None;
+                b.pc = pc;
+            }
+            b.arrived += m.count_ones();
+            self.armed |= 1 << id;
+            w.barrier = m;
+            w.ready &= !m;
+            for_lanes(m, |l| {
+                w.bar_pc[l] = pc;
+                w.pcs[l] = pc + 1;
+            });
+            b.waiting.push((wi, m));
+            w.cur = None;
+            if b.arrived + self.exited >= b.expected {
+                self.release_if_complete(id, wi);
+            }
+            return Ok(());
+        }
         if bar.kind == BarKind::Warp {
             w.cur = Some((pc + 1, mask));
             return Ok(());

@@ -300,6 +300,19 @@ pub struct Barrier {
     pub red: Option<(RedOp, u32, u32, bool)>,
 }
 
+impl Barrier {
+    /// `bar.sync id` with a constant id in range, for every thread of the CTA, no reduction:
+    /// the executor's short path when a whole group arrives.
+    pub fn whole_cta(&self) -> bool {
+        self.kind == BarKind::Sync
+            && self.id_slot.is_none()
+            && self.id < 16
+            && self.count.is_none()
+            && self.count_slot.is_none()
+            && self.red.is_none()
+    }
+}
+
 /// Barrier flavours.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BarKind {
