@@ -844,11 +844,7 @@ fn decode_bar(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     if has(".warp") {
         // bar.warp.sync membermask
         insn.b = d.src(0, ScalarType::B32)?;
-        fn nop(
-            _: &mut crate::program::Ctx<'_>,
-            _: &Insn,
-            _: u32,
-        ) -> Result<(), crate::program::Fault> {
+        fn nop(_: &mut crate::program::Ctx<'_>, _: &Insn, _: u32) -> crate::program::MemResult {
             Ok(())
         }
         insn.op = Op::WarpSync(nop);

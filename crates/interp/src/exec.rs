@@ -987,7 +987,8 @@ impl<'s, 'a> Cta<'s, 'a> {
         }
     }
 
-    fn fault(&self, wi: usize, insn: &Insn, e: Fault, m: u32) -> ExecError {
+    fn fault(&self, wi: usize, insn: &Insn, e: impl Into<Box<Fault>>, m: u32) -> ExecError {
+        let e = *e.into();
         let lane = e.lane.unwrap_or(m.trailing_zeros()) as usize;
         ExecError::Fault {
             kind: e.kind,

@@ -254,7 +254,7 @@ fn ld_indexed<const SIGNED: bool>(
     ctx: &mut crate::program::Ctx<'_>,
     i: &Insn,
     mask: u32,
-) -> Result<(), crate::program::Fault> {
+) -> crate::program::MemResult {
     crate::v3_call!(
         index_lanes::<SIGNED>,
         index_lanes_v3::<SIGNED>,
@@ -268,7 +268,7 @@ fn st_indexed<const SIGNED: bool>(
     ctx: &mut crate::program::Ctx<'_>,
     i: &Insn,
     mask: u32,
-) -> Result<(), crate::program::Fault> {
+) -> crate::program::MemResult {
     crate::v3_call!(
         index_lanes::<SIGNED>,
         index_lanes_v3::<SIGNED>,

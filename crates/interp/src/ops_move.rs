@@ -6,7 +6,7 @@ use crate::compile::{Dec, Space};
 use crate::mem::{
     self, Allocation, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_BASE, WINDOW_SIZE,
 };
-use crate::program::{for_lanes, lane_bits, Ctx, Fault, FaultKind, Insn, Op, FULL};
+use crate::program::{for_lanes, lane_bits, Ctx, Fault, FaultKind, Insn, MemResult, Op, FULL};
 use ptx_ir::{Base, Operand};
 use ptx_isa::{ScalarType, TypeKind};
 use std::sync::atomic::Ordering::Relaxed;
@@ -524,10 +524,10 @@ fn gather<W: mem::Words + ?Sized>(
     }
 }
 
-crate::with_v3!(pub(crate) fn ld, ld_v3 = ld_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault>);
+crate::with_v3!(pub(crate) fn ld, ld_v3 = ld_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult);
 
 #[inline(always)]
-fn ld_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+fn ld_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     let space = space_of(i.aux);
     let size = (i.aux >> 8 & 0xFF) as u32;
     let vec = (i.aux >> 16 & 0xFF) as u32;
@@ -581,10 +581,10 @@ fn ld_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     Ok(())
 }
 
-crate::with_v3!(pub(crate) fn st, st_v3 = st_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault>);
+crate::with_v3!(pub(crate) fn st, st_v3 = st_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult);
 
 #[inline(always)]
-fn st_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+fn st_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     let space = space_of(i.aux);
     let size = (i.aux >> 8 & 0xFF) as u32;
     let vec = (i.aux >> 16 & 0xFF) as u32;
@@ -696,7 +696,7 @@ fn decode_ld_st(d: &mut Dec<'_, '_>, insn: &mut Insn, store: bool) -> R<()> {
 }
 
 /// `ld` whose address is the same in every lane (a constant slot plus offset).
-fn ld_uniform(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+fn ld_uniform(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     let space = space_of(i.aux);
     let size = (i.aux >> 8 & 0xFF) as u32;
     let vec = (i.aux >> 16 & 0xFF) as u32;
@@ -731,7 +731,7 @@ pub(crate) const TIMERS: &[&str] = &[
     "%globaltimer_hi",
 ];
 
-fn clock(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+fn clock(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     // aux: 0 %clock (32 bit), 1 %clock64, 2 %globaltimer, 3 _lo, 4 _hi, 5 %clock_hi
     let t = ctx.env.start.elapsed().as_nanos() as u64;
     let v = match i.aux {
@@ -748,7 +748,7 @@ fn clock(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     Ok(())
 }
 
-fn activemask(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+fn activemask(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     for l in 0..32 {
         if mask >> l & 1 != 0 {
             ctx.regs[i.d as usize][l] = mask as u64;
@@ -757,7 +757,7 @@ fn activemask(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     Ok(())
 }
 
-fn alloca(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+fn alloca(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     let align = i.aux.max(1);
     for l in 0..32 {
         if mask >> l & 1 == 0 {
@@ -773,7 +773,8 @@ fn alloca(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
                     crate::exec::LOCAL_LIMIT
                 )),
                 lane: Some(l as u32),
-            });
+            }
+            .into());
         }
         let words = top.div_ceil(4) as usize;
         if ctx.local[l].len() < words {
@@ -785,7 +786,7 @@ fn alloca(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     Ok(())
 }
 
-fn stacksave(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+fn stacksave(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     for l in 0..32 {
         if mask >> l & 1 != 0 {
             ctx.regs[i.d as usize][l] = ctx.sp[l];
@@ -794,7 +795,7 @@ fn stacksave(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     Ok(())
 }
 
-fn stackrestore(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+fn stackrestore(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     for l in 0..32 {
         if mask >> l & 1 != 0 {
             ctx.sp[l] = ctx.regs[i.a as usize][l];
@@ -803,7 +804,7 @@ fn stackrestore(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     Ok(())
 }
 
-fn isspacep(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+fn isspacep(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     let mut bits = 0u32;
     for l in 0..32 {
         if mask >> l & 1 == 0 {

@@ -33,7 +33,7 @@ use crate::ops_move::{
     lane_addrs, lane_target, read, resolve, space_code, space_of, warp_target, write, Target,
     WarpTarget,
 };
-use crate::program::{lane_bits, Ctx, Fault, Insn, Lanes, MemFn, Op, FULL};
+use crate::program::{lane_bits, Ctx, Insn, Lanes, MemFn, MemResult, Op, FULL};
 use crate::semantics::float::{self, MinMax};
 use crate::semantics::half::{self, HalfMods};
 use crate::semantics::Rounding;
@@ -215,7 +215,7 @@ fn shfl_fixed<const MODE: u64, const B: usize>(
     ctx: &mut Ctx<'_>,
     i: &Insn,
     mask: u32,
-) -> Result<(), Fault> {
+) -> MemResult {
     if mask != FULL || i.d == i.a {
         return shfl(ctx, i, mask);
     }
@@ -269,7 +269,7 @@ crate::with_v3!(
     /// AVX2 copy when the CPU has it; any other group runs the three instructions one after
     /// the other ([`scan_step_parts`]).
     fn scan_step<const MODE: u64, const B: usize>, scan_step_v3 =
-        scan_step_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault>
+        scan_step_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult
 );
 
 #[inline(always)]
@@ -277,7 +277,7 @@ fn scan_step_impl<const MODE: u64, const B: usize>(
     ctx: &mut Ctx<'_>,
     i: &Insn,
     mask: u32,
-) -> Result<(), Fault> {
+) -> MemResult {
     if mask != FULL || (MODE == SHFL_BFLY && B >= 4 && i.v[3] == i.a) {
         return scan_step_parts(ctx, i, mask);
     }
@@ -294,7 +294,7 @@ fn scan_step_impl<const MODE: u64, const B: usize>(
 
 /// [`scan_step`] for any group: the `shfl`, then the `selp` and the `add` lane by lane.
 #[inline(never)]
-fn scan_step_parts(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+fn scan_step_parts(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     let (q, y) = (i.imm as u64 as u32, (i.imm as u64 >> 32) as u32);
     let flip = if i.aux & SCAN_FLIP != 0 { FULL } else { 0 };
     shfl(ctx, i, mask)?;
@@ -373,7 +373,7 @@ pub(crate) fn shfl_source(mode: u64, lane: u32, b: u32, c: u32) -> (u32, bool) {
     }
 }
 
-fn shfl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+fn shfl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     if mask == FULL && shfl_whole_warp(ctx.regs, ctx.preds, i) {
         return Ok(());
     }
@@ -511,7 +511,7 @@ fn decode_vote(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     Ok(())
 }
 
-fn vote(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+fn vote(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     let p = ctx.preds[i.a as usize];
     let pv = if i.aux & VOTE_NEG != 0 { !p } else { p };
     let mode = i.aux & 3;
@@ -570,7 +570,7 @@ fn decode_match(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     Ok(())
 }
 
-fn match_sync(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+fn match_sync(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     let vals = ctx.regs[i.a as usize];
     let wide = i.aux & MATCH_B64 != 0;
     let key = |l: usize| if wide { vals[l] } else { vals[l] as u32 as u64 };
@@ -681,7 +681,7 @@ pub(crate) fn redux_reduce(aux: u64, vals: &Lanes, set: u32) -> u32 {
     }
 }
 
-fn redux(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+fn redux(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     let vals = ctx.regs[i.a as usize];
     let mut out = ctx.regs[i.d as usize];
     // Lanes usually share one member mask: reduce once per distinct set.
@@ -718,7 +718,7 @@ fn decode_elect(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     Ok(())
 }
 
-fn elect(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+fn elect(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     let mut out = ctx.regs[i.d as usize];
     let mut bits = 0u32;
     for l in lane_bits(mask) {
@@ -1057,7 +1057,7 @@ fn rmw(
     }
 }
 
-fn atom_scalar(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+fn atom_scalar(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     let op = i.aux & 0xF;
     let ty = i.aux >> 4 & 0xF;
     let space = space_of(i.aux >> 8);
@@ -1094,7 +1094,7 @@ fn atom_scalar(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
     Ok(())
 }
 
-fn atom_vec(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> Result<(), Fault> {
+fn atom_vec(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     let op = i.aux & 0xF;
     let ty = i.aux >> 4 & 0xF;
     let space = space_of(i.aux >> 8);
@@ -1151,10 +1151,10 @@ mod tests {
         }
         fn run(
             &mut self,
-            f: fn(&mut Ctx<'_>, &Insn, u32) -> Result<(), Fault>,
+            f: fn(&mut Ctx<'_>, &Insn, u32) -> MemResult,
             i: &Insn,
             mask: u32,
-        ) -> Result<(), Fault> {
+        ) -> MemResult {
             let env = crate::program::Env {
                 mem: &self.mem,
                 shared_size: self.shared.len() as u64 * 4,

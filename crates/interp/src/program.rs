@@ -82,8 +82,10 @@ pub const NO_PRED: u32 = u32::MAX;
 
 /// An ALU handler: computes the instruction for the lanes in `mask`.
 pub type AluFn = fn(&mut [Lanes], &mut [u32], &Insn, u32);
+/// What a memory handler returns: its fault, boxed so that the common `Ok` is one register.
+pub type MemResult = Result<(), Box<Fault>>;
 /// A handler that touches memory or warp state.
-pub type MemFn = fn(&mut Ctx<'_>, &Insn, u32) -> Result<(), Fault>;
+pub type MemFn = fn(&mut Ctx<'_>, &Insn, u32) -> MemResult;
 
 /// How an instruction executes.
 #[derive(Clone, Copy)]
