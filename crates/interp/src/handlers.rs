@@ -161,7 +161,7 @@ pub fn split(r: &mut [crate::program::Lanes], d: u32) -> (&mut crate::program::L
 #[macro_export]
 #[doc(hidden)]
 macro_rules! lane_loop {
-    ($name:ident, $v3:ident, $i:ident, ($($x:ident => $a:ident),*) => $e:expr) => {
+    ($name:ident, $v3:ident, $portable:ident, $i:ident, ($($x:ident => $a:ident),*) => $e:expr) => {
         #[inline(always)]
         #[allow(unused_variables)]
         fn $name(
@@ -194,6 +194,16 @@ macro_rules! lane_loop {
         ) {
             $name(d, $($x,)* $i, mask)
         }
+        /// The portable copy, out of line so that the handler calling it stays small.
+        #[inline(never)]
+        fn $portable(
+            d: &$crate::handlers::CellLanes,
+            $($x: &$crate::handlers::CellLanes,)*
+            $i: &$crate::program::Insn,
+            mask: u32,
+        ) {
+            $name(d, $($x,)* $i, mask)
+        }
     };
 }
 
@@ -209,6 +219,12 @@ macro_rules! with_v3 {
         $imp:ident($($a:ident: $t:ty),*) -> $r:ty) => {
         $(#[$m])*
         $vis fn $name<$(const $g: $gt),*>($($a: $t),*) -> $r {
+            // the portable copy out of line: this stays a test and a jump, without the
+            // prologue (saved registers, stack frame) of an inlined body
+            #[inline(never)]
+            fn portable<$(const $g: $gt),*>($($a: $t),*) -> $r {
+                $imp::<$($g),*>($($a),*)
+            }
             #[cfg(target_arch = "x86_64")]
             if $crate::handlers::v3() {
                 // SAFETY: `$v3` is `$imp` compiled for AVX2 and FMA, which `v3()` has just
@@ -216,7 +232,7 @@ macro_rules! with_v3 {
                 #[allow(unsafe_code)]
                 return unsafe { $v3::<$($g),*>($($a),*) };
             }
-            $imp::<$($g),*>($($a),*)
+            portable::<$($g),*>($($a),*)
         }
 
         #[cfg(target_arch = "x86_64")]
@@ -257,7 +273,7 @@ macro_rules! v3_call {
 #[doc(hidden)]
 macro_rules! alu_n {
     ($i:ident, ($($x:ident => $a:ident = $k:literal),+) => $e:expr) => {{
-        $crate::lane_loop!(body, body_v3, $i, ($($x => $a),+) => $e);
+        $crate::lane_loop!(body, body_v3, body_portable, $i, ($($x => $a),+) => $e);
         fn h(
             r: &mut [$crate::program::Lanes],
             _p: &mut [u32],
@@ -267,7 +283,7 @@ macro_rules! alu_n {
             let c = $crate::handlers::cells(r);
             let d = $crate::handlers::slot(c, i.d);
             $(let $x = $crate::handlers::slot(c, i.src($k));)+
-            $crate::v3_call!(body, body_v3, (d, $($x,)+ i, mask))
+            $crate::v3_call!(body_portable, body_v3, (d, $($x,)+ i, mask))
         }
         $crate::program::Op::Alu(h)
     }};
@@ -350,6 +366,10 @@ macro_rules! pred_n {
         fn body_v3($($x: &$crate::program::Lanes,)+ $i: &$crate::program::Insn) -> u32 {
             body($($x,)+ $i)
         }
+        #[inline(never)]
+        fn body_portable($($x: &$crate::program::Lanes,)+ $i: &$crate::program::Insn) -> u32 {
+            body($($x,)+ $i)
+        }
         fn h(
             r: &mut [$crate::program::Lanes],
             p: &mut [u32],
@@ -357,7 +377,7 @@ macro_rules! pred_n {
             mask: u32,
         ) {
             $(let $x = &r[i.src($k) as usize];)+
-            let bits = $crate::v3_call!(body, body_v3, ($($x,)+ i));
+            let bits = $crate::v3_call!(body_portable, body_v3, ($($x,)+ i));
             $crate::handlers::write_pred_pair(p, i, bits, mask);
         }
         $crate::program::Op::Alu(h)
