@@ -249,32 +249,43 @@ fn indexed(
     Some(access)
 }
 
-/// `ld` of [`indexed`]: its address register first.
-fn ld_indexed<const SIGNED: bool>(
+crate::with_v3!(
+    /// `ld` of [`indexed`]: its address register first, then the load (all of it in the AVX2
+    /// copy when the CPU has it).
+    fn ld_indexed<const SIGNED: bool>, ld_indexed_v3 = ld_indexed_impl(
+        ctx: &mut crate::program::Ctx<'_>,
+        i: &Insn,
+        mask: u32
+    ) -> crate::program::MemResult
+);
+
+#[inline(always)]
+fn ld_indexed_impl<const SIGNED: bool>(
     ctx: &mut crate::program::Ctx<'_>,
     i: &Insn,
     mask: u32,
 ) -> crate::program::MemResult {
-    crate::v3_call!(
-        index_lanes::<SIGNED>,
-        index_lanes_v3::<SIGNED>,
-        (ctx.regs, i, mask)
-    );
-    crate::ops_move::ld(ctx, i, mask)
+    index_lanes::<SIGNED>(ctx.regs, i, mask);
+    crate::ops_move::ld_impl(ctx, i, mask)
 }
 
-/// `st` of [`indexed`]: its address register first.
-fn st_indexed<const SIGNED: bool>(
+crate::with_v3!(
+    /// `st` of [`indexed`]: its address register first, then the store.
+    fn st_indexed<const SIGNED: bool>, st_indexed_v3 = st_indexed_impl(
+        ctx: &mut crate::program::Ctx<'_>,
+        i: &Insn,
+        mask: u32
+    ) -> crate::program::MemResult
+);
+
+#[inline(always)]
+fn st_indexed_impl<const SIGNED: bool>(
     ctx: &mut crate::program::Ctx<'_>,
     i: &Insn,
     mask: u32,
 ) -> crate::program::MemResult {
-    crate::v3_call!(
-        index_lanes::<SIGNED>,
-        index_lanes_v3::<SIGNED>,
-        (ctx.regs, i, mask)
-    );
-    crate::ops_move::st(ctx, i, mask)
+    index_lanes::<SIGNED>(ctx.regs, i, mask);
+    crate::ops_move::st_impl(ctx, i, mask)
 }
 
 /// `a = base + wide(x * c)` into the access's address slot `a`, from `v[1]`, `v[2]`, `v[3]`.
@@ -299,12 +310,6 @@ fn index_lanes<const SIGNED: bool>(r: &mut [Lanes], i: &Insn, mask: u32) {
             a[l].set(lane(l));
         }
     }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn index_lanes_v3<const SIGNED: bool>(r: &mut [Lanes], i: &Insn, mask: u32) {
-    index_lanes::<SIGNED>(r, i, mask)
 }
 
 /// `mul.wide.s32` (`.u32` without `SIGNED`) of two lanes.

@@ -527,7 +527,7 @@ fn gather<W: mem::Words + ?Sized>(
 crate::with_v3!(pub(crate) fn ld, ld_v3 = ld_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult);
 
 #[inline(always)]
-fn ld_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
+pub(crate) fn ld_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     let space = space_of(i.aux);
     let size = (i.aux >> 8 & 0xFF) as u32;
     let vec = (i.aux >> 16 & 0xFF) as u32;
@@ -584,7 +584,7 @@ fn ld_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
 crate::with_v3!(pub(crate) fn st, st_v3 = st_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult);
 
 #[inline(always)]
-fn st_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
+pub(crate) fn st_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     let space = space_of(i.aux);
     let size = (i.aux >> 8 & 0xFF) as u32;
     let vec = (i.aux >> 16 & 0xFF) as u32;
