@@ -23,7 +23,7 @@
 //! none but the first is a branch target (a lane arriving there would skip the first).
 
 use crate::handlers::{cells, slot, store_lanes, CellLanes};
-use crate::program::{Insn, Lanes, Op, FULL, LANE_BIT64, NO_PRED};
+use crate::program::{Ctx, Insn, Lanes, MemResult, Op, FULL, LANE_BIT64, NO_PRED};
 use ptx_ir::Operand;
 
 /// Fuses the pairs of `code` that qualify; `funcs` gives each program function's IR function
@@ -237,11 +237,11 @@ fn indexed(
         return None;
     }
     let mut access = cx.clone();
-    access.op = Op::Mem(match (store, signed) {
-        (false, true) => ld_indexed::<true>,
-        (false, false) => ld_indexed::<false>,
-        (true, true) => st_indexed::<true>,
-        (true, false) => st_indexed::<false>,
+    access.op = Op::Mem(match (signed, store) {
+        (true, false) => indexed_access::<true, false>,
+        (false, false) => indexed_access::<false, false>,
+        (true, true) => indexed_access::<true, true>,
+        (false, true) => indexed_access::<false, true>,
     });
     access.v[1] = base;
     access.v[2] = cm.a;
@@ -250,42 +250,24 @@ fn indexed(
 }
 
 crate::with_v3!(
-    /// `ld` of [`indexed`]: its address register first, then the load (all of it in the AVX2
-    /// copy when the CPU has it).
-    fn ld_indexed<const SIGNED: bool>, ld_indexed_v3 = ld_indexed_impl(
-        ctx: &mut crate::program::Ctx<'_>,
-        i: &Insn,
-        mask: u32
-    ) -> crate::program::MemResult
+    /// The `ld` (`st` with `STORE`) of [`indexed`]: its address register first, then the
+    /// access, all of it in the AVX2 copy when the CPU has it.
+    fn indexed_access<const SIGNED: bool, const STORE: bool>, indexed_access_v3 =
+        indexed_access_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult
 );
 
 #[inline(always)]
-fn ld_indexed_impl<const SIGNED: bool>(
-    ctx: &mut crate::program::Ctx<'_>,
+fn indexed_access_impl<const SIGNED: bool, const STORE: bool>(
+    ctx: &mut Ctx<'_>,
     i: &Insn,
     mask: u32,
-) -> crate::program::MemResult {
+) -> MemResult {
     index_lanes::<SIGNED>(ctx.regs, i, mask);
-    crate::ops_move::ld_impl(ctx, i, mask)
-}
-
-crate::with_v3!(
-    /// `st` of [`indexed`]: its address register first, then the store.
-    fn st_indexed<const SIGNED: bool>, st_indexed_v3 = st_indexed_impl(
-        ctx: &mut crate::program::Ctx<'_>,
-        i: &Insn,
-        mask: u32
-    ) -> crate::program::MemResult
-);
-
-#[inline(always)]
-fn st_indexed_impl<const SIGNED: bool>(
-    ctx: &mut crate::program::Ctx<'_>,
-    i: &Insn,
-    mask: u32,
-) -> crate::program::MemResult {
-    index_lanes::<SIGNED>(ctx.regs, i, mask);
-    crate::ops_move::st_impl(ctx, i, mask)
+    if STORE {
+        crate::ops_move::st_impl(ctx, i, mask)
+    } else {
+        crate::ops_move::ld_impl(ctx, i, mask)
+    }
 }
 
 /// `a = base + wide(x * c)` into the access's address slot `a`, from `v[1]`, `v[2]`, `v[3]`.
