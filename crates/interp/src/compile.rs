@@ -9,9 +9,10 @@
 //! rewritten instruction becomes [`Op::Nop`], still counted as executed): a register that is a
 //! plain copy of a constant, symbol or special register is read from that slot as it is decoded
 //! (`Facts::copies`), and a copy nothing reads any more is dead; `invariant::plan` hoists what is
-//! the same in every CTA into the prelude; `ifconv` turns short guarded branches into guards;
-//! `fuse` makes superinstructions; last, every instruction records the no-ops that follow it
-//! (`Insn::skip`).
+//! the same in every CTA into the prelude; `ifconv` turns short guarded branches and if-else
+//! blocks into guards; `fuse` makes superinstructions of pairs and triples (leaving out values
+//! that liveness shows are never read); last, every instruction records the no-ops that follow
+//! it and that the fast path may step over (`Insn::skip`).
 
 use crate::mem::FUNC_WINDOW;
 use crate::program::{

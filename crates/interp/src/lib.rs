@@ -3,9 +3,10 @@
 //! The pipeline: [`compile`] turns the IR of one kernel (and every function reachable from
 //! it) into [`program::Program`], a pre-decoded bytecode over register *slots* (the kernel's
 //! registers share slots by liveness, and what is the same in every CTA is computed once per
-//! warp in a prelude: `invariant`, on the analyses of `ptx_ir::dataflow`; a guarded branch
-//! over a few lane-wise instructions becomes a guard on them: `ifconv`; two frequent pairs run
-//! as one superinstruction: `fuse`); [`exec`] runs it one CTA at a time on a SIMT warp
+//! warp in a prelude: `invariant`, on the analyses of `ptx_ir::dataflow`; a guarded branch or
+//! an if-else over a few lane-wise instructions becomes guards on them: `ifconv`; frequent
+//! pairs and triples run as one superinstruction: `fuse`); [`exec`] runs it one CTA at a time
+//! on a SIMT warp
 //! executor (32 lanes per warp, an active mask, registers
 //! stored lane-major per slot so that one dispatch serves all active lanes); [`launch`] spreads
 //! the CTAs of a grid over OS threads. What each instruction *computes* lives apart from how it
