@@ -274,7 +274,6 @@ struct Cta<'s, 'a> {
     nthreads: u32,
     warps: Vec<Warp>,
     shared: Vec<u32>,
-    shared_size: u64,
     bars: Vec<BarState>,
     /// Bit `id`: barrier `id` counts the whole CTA and has arrivals (exits may release it).
     armed: u32,
@@ -510,7 +509,6 @@ impl<'s, 'a> Cta<'s, 'a> {
             nthreads,
             warps,
             shared,
-            shared_size,
             bars,
             armed: 0,
             out: CtaOutput::default(),
@@ -1553,7 +1551,7 @@ impl<'s, 'a> Cta<'s, 'a> {
         }
         if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&addr) {
             let off = addr - SHARED_WINDOW;
-            if off < self.shared_size {
+            if off < self.sh.env.shared_size {
                 return Some(crate::mem::load(&self.shared, off, 1) as u8);
             }
             return None;
