@@ -25,7 +25,8 @@
 //! If-else takes two shapes: `@%p bra E; A; bra J; E: B; J:` and the one nvcc writes for
 //! `v = cond ? load : 0`, `@%p bra T; bra E; T: A; bra J; E: B; J:`. With the same conditions
 //! on the blocks `A` and `B` (at most [`MAX_SKIPPED`] instructions each; `T` and `E` entered
-//! only through these branches), each block takes the guard of the lanes that ran it, and so
+//! only through these branches, and no other branch to `bra J` or nvcc's `bra E`, which
+//! disappear), each block takes the guard of the lanes that ran it, and so
 //! do the unconditional branches that only those lanes ran (`bra J`, nvcc's `bra E`), which
 //! become converted no-ops: still counted for exactly those lanes.
 
@@ -97,7 +98,9 @@ pub(crate) fn convert(
         let x = e - 1;
         let Op::Bra(j) = code[x].op else { continue };
         let j = j as usize;
-        if code[x].guard != NO_PRED || j < e || j > n || x < first {
+        // nothing else jumps to the removed unconditional branches either
+        let entered_elsewhere = entries[x] != 0 || jump_over.is_some() && entries[k + 1] != 0;
+        if code[x].guard != NO_PRED || j < e || j > n || x < first || entered_elsewhere {
             continue;
         }
         if x - first > MAX_SKIPPED as usize || j - e > MAX_SKIPPED as usize {
@@ -299,11 +302,23 @@ mod tests {
              add.u32 %r3, %r3, 2;
              J3: setp.eq.u32 %p2, %r3, 0;
              @%p2 bra E1;
+             @%p2 bra E4;
+             add.u32 %r2, %r1, 1;
+             X4: bra.uni J4;
+             E4: add.u32 %r2, %r1, 2;
+             J4: @%p1 bra X4;
+             @%p2 bra T5;
+             Y5: bra.uni E5;
+             T5: add.u32 %r2, %r1, 1;
+             bra.uni J5;
+             E5: add.u32 %r2, %r1, 2;
+             J5: @%p1 bra Y5;
              ret;",
         );
         // an else block that another branch enters; one that writes the guard; one longer
-        // than MAX_SKIPPED: all stay branches
-        for k in [2, 6, 10] {
+        // than MAX_SKIPPED; one whose `bra J` another branch jumps to; one (nvcc's shape) whose
+        // `bra E` another branch jumps to: all stay branches
+        for k in [2, 6, 10, 24] {
             assert!(matches!(p.code[k].op, Op::Bra(_)), "instruction {k}");
         }
         assert!(p.code.iter().all(|i| !i.converted));
