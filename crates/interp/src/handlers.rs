@@ -157,7 +157,8 @@ pub fn split(r: &mut [crate::program::Lanes], d: u32) -> (&mut crate::program::L
 }
 
 /// Defines `$name`, the lane loop `d[l] = $e` over `mask` for sources `$src` (slots of 32
-/// lanes bound to the names `$x`), and `$name_v3`, the same loop compiled with AVX2 and FMA.
+/// lanes bound to the names `$x`), `$v3`, the same loop compiled with AVX2 and FMA, and
+/// `$portable`, the loop as a function of its own (for handlers to call without it inlined).
 #[macro_export]
 #[doc(hidden)]
 macro_rules! lane_loop {
@@ -207,8 +208,9 @@ macro_rules! lane_loop {
     };
 }
 
-/// Defines `$name(args) -> ret`, which runs `$imp` (an `#[inline(always)]` function) in a copy
-/// compiled for AVX2 and FMA, `$v3`, when the CPU has them, and as it is otherwise.
+/// Defines `$name(args) -> ret` (optionally with const generic parameters), which runs `$imp`
+/// (an `#[inline(always)]` function) in a copy compiled for AVX2 and FMA, `$v3`, when the CPU
+/// has them, and as it is otherwise, in a copy kept out of line.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! with_v3 {
