@@ -592,6 +592,17 @@ pub(crate) fn st_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     if mask == FULL && size == 4 && vec == 1 && store4_full(ctx, space, i) {
         return Ok(());
     }
+    // one lane (`if (lane == 31) smem[warp] = v;`): its own address only
+    if mask.is_power_of_two() {
+        let l = mask.trailing_zeros() as usize;
+        let addr = ctx.regs[i.a as usize][l].wrapping_add(i.imm as u64);
+        let t = resolve(ctx, space, addr, size * vec, l, true)?;
+        for k in 0..vec as usize {
+            let v = ctx.regs[i.v[k] as usize][l];
+            write(ctx, &t, l, (k as u32 * size) as u64, size, v);
+        }
+        return Ok(());
+    }
     let addrs = lane_addrs(ctx, i);
     match warp_target(ctx, space, &addrs, mask, size * vec, true) {
         Some(WarpTarget::Global(a)) => {
