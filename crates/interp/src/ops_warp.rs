@@ -242,8 +242,9 @@ fn shfl_fixed_lanes_v3<const MODE: u64, const B: usize>(src: &CellLanes, out: &C
     shfl_fixed_lanes::<MODE, B>(src, out)
 }
 
-/// `aux` bit of a fused scan step: `t` is the `selp`'s second source, so the step takes `t`
-/// where the (possibly negated) predicate is false.
+/// `aux` bit of a fused scan step: the step takes `t` where the predicate register `q` is
+/// false (without it, where `q` holds). Set when `t` is the `selp`'s second source or the
+/// `selp` negates its predicate, but not both.
 pub(crate) const SCAN_FLIP: u64 = 1 << 10;
 
 /// The handler of the scan step ([`scan_step`]) over `shfl`'s shape, when `shfl` has a
