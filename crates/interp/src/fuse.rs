@@ -127,16 +127,12 @@ fn scan_step(
     dead: impl Fn(usize, u32) -> bool,
 ) -> Option<Insn> {
     let ([sh, se, ad], [ci, cs, ca]) = (insts, code);
-    if sh.opcode != "shfl" || se.opcode != "selp" || !add32(ad) {
+    if sh.opcode != "shfl" || !plain(se, "selp", BITS32) || !plain(ad, "add", INT32) {
         return None;
     }
-    if !matches!(
-        se.types().last().map(|t| t.suffix()),
-        Some(".b32" | ".s32" | ".u32")
-    ) || se.mods.len() != 1
-        || [ci, cs, ca]
-            .iter()
-            .any(|i| i.guard != NO_PRED || i.converted)
+    if [ci, cs, ca]
+        .iter()
+        .any(|i| i.guard != NO_PRED || i.converted)
     {
         return None;
     }
@@ -304,27 +300,32 @@ fn wide<const SIGNED: bool>(a: u64, b: u64) -> u64 {
     }
 }
 
-/// Whether `i` is a plain 32-bit integer `add` (no `.sat`, no carry).
-fn add32(i: &ptx_ir::Inst) -> bool {
-    i.opcode == "add"
+/// Whether `i` is `opcode` with one modifier, its type, among `types` (`add.s32`, not
+/// `add.sat.s32` or `add.cc.s32`).
+fn plain(i: &ptx_ir::Inst, opcode: &str, types: &[&str]) -> bool {
+    i.opcode == opcode
         && i.mods.len() == 1
-        && matches!(i.types().last().map(|t| t.suffix()), Some(".s32" | ".u32"))
+        && i.types()
+            .last()
+            .is_some_and(|t| types.contains(&t.suffix()))
 }
+
+const INT32: &[&str] = &[".s32", ".u32"];
+const INT64: &[&str] = &[".s64", ".u64"];
+const BITS32: &[&str] = &[".b32", ".s32", ".u32"];
 
 /// The fused handler for IR instructions `a` then `b`, when they are one of the pairs.
 fn pair_kind(a: &ptx_ir::Inst, b: &ptx_ir::Inst) -> Option<crate::program::AluFn> {
-    let only_type = |i: &ptx_ir::Inst, n: usize| i.mods.len() == n;
-    let ty = |i: &ptx_ir::Inst| i.types().last().map(|t| t.suffix());
-    let add32 = b.opcode == "add" && only_type(b, 1) && matches!(ty(b), Some(".s32" | ".u32"));
-    let add64 = b.opcode == "add" && only_type(b, 1) && matches!(ty(b), Some(".s64" | ".u64"));
-    match (a.opcode.as_str(), ty(a)) {
-        ("selp", Some(".b32" | ".s32" | ".u32")) if only_type(a, 1) && add32 => Some(selp_add),
-        ("mul", Some(".s32")) if a.has(".wide") && only_type(a, 2) && add64 => {
-            Some(mul_wide_add::<true>)
-        }
-        ("mul", Some(".u32")) if a.has(".wide") && only_type(a, 2) && add64 => {
-            Some(mul_wide_add::<false>)
-        }
+    if plain(a, "selp", BITS32) && plain(b, "add", INT32) {
+        return Some(selp_add);
+    }
+    let wide = a.opcode == "mul" && a.has(".wide") && a.mods.len() == 2;
+    if !wide || !plain(b, "add", INT64) {
+        return None;
+    }
+    match a.types().last().map(|t| t.suffix()) {
+        Some(".s32") => Some(mul_wide_add::<true>),
+        Some(".u32") => Some(mul_wide_add::<false>),
         _ => None,
     }
 }
