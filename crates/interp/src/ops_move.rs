@@ -594,14 +594,7 @@ pub(crate) fn st_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     }
     // one lane (`if (lane == 31) smem[warp] = v;`): its own address only
     if mask.is_power_of_two() {
-        let l = mask.trailing_zeros() as usize;
-        let addr = ctx.regs[i.a as usize][l].wrapping_add(i.imm as u64);
-        let t = resolve(ctx, space, addr, size * vec, l, true)?;
-        for k in 0..vec as usize {
-            let v = ctx.regs[i.v[k] as usize][l];
-            write(ctx, &t, l, (k as u32 * size) as u64, size, v);
-        }
-        return Ok(());
+        return store_lane(ctx, i, space, size * vec, mask.trailing_zeros() as usize);
     }
     let addrs = lane_addrs(ctx, i);
     match warp_target(ctx, space, &addrs, mask, size * vec, true) {
@@ -627,13 +620,23 @@ pub(crate) fn st_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
         // never answered for a store: the per-lane path reports a store to parameters
         Some(WarpTarget::Param(_)) | None => {
             for l in lane_bits(mask) {
-                let t = resolve(ctx, space, addrs[l], size * vec, l, true)?;
-                for k in 0..vec as usize {
-                    let v = ctx.regs[i.v[k] as usize][l];
-                    write(ctx, &t, l, (k as u32 * size) as u64, size, v);
-                }
+                store_lane(ctx, i, space, size * vec, l)?;
             }
         }
+    }
+    Ok(())
+}
+
+/// `st` by lane `l` alone (an access of `bytes` in `space`), its address resolved on its own
+/// (which reports a fault).
+#[inline(always)]
+fn store_lane(ctx: &mut Ctx<'_>, i: &Insn, space: Space, bytes: u32, l: usize) -> MemResult {
+    let (size, vec) = ((i.aux >> 8 & 0xFF) as u32, (i.aux >> 16 & 0xFF) as u32);
+    let addr = ctx.regs[i.a as usize][l].wrapping_add(i.imm as u64);
+    let t = resolve(ctx, space, addr, bytes, l, true)?;
+    for k in 0..vec as usize {
+        let v = ctx.regs[i.v[k] as usize][l];
+        write(ctx, &t, l, (k as u32 * size) as u64, size, v);
     }
     Ok(())
 }
