@@ -1036,79 +1036,60 @@ impl<'s, 'a> Cta<'s, 'a> {
             w.cur = Some((pc + 1, mask));
             return Ok(());
         }
-        // the common case: the whole group arrives at a `bar.sync` of the whole CTA with
-        // nobody of the warp waiting elsewhere (none of the checks below can fail)
-        if rest == 0 && w.barrier == 0 && bar.whole_cta() {
-            let id = bar.id as usize;
-            let b = &mut self.bars[id];
-            if b.arrived == 0 {
-                b.expected = self.nthreads;
-                b.all = true;
-                b.red_op = None;
-                b.pc = pc;
+        // the common case, the whole group at a `bar.sync` of the whole CTA with nobody of the
+        // warp waiting elsewhere, cannot fail any of the checks
+        let (id, expected) = if rest == 0 && w.barrier == 0 && bar.whole_cta() {
+            (bar.id, self.nthreads)
+        } else {
+            if bar.kind == BarKind::Warp {
+                w.cur = Some((pc + 1, mask));
+                return Ok(());
             }
-            b.arrived += m.count_ones();
-            self.armed |= 1 << id;
-            w.barrier = m;
-            w.ready &= !m;
-            for_lanes(m, |l| {
-                w.bar_pc[l] = pc;
-                w.pcs[l] = pc + 1;
-            });
-            b.waiting.push((wi, m));
-            w.cur = None;
-            if b.arrived + self.exited >= b.expected {
-                self.release_if_complete(id, wi);
-            }
-            return Ok(());
-        }
-        if bar.kind == BarKind::Warp {
-            w.cur = Some((pc + 1, mask));
-            return Ok(());
-        }
-        let first = m.trailing_zeros() as usize;
-        let id = match bar.id_slot {
-            Some(s) => w.regs[s as usize][first] as u32,
-            None => bar.id,
-        };
-        if id >= 16 {
-            let e = Fault {
-                kind: FaultKind::Other(format!("barrier id {id} is out of range (0..15)")),
-                lane: Some(first as u32),
+            let first = m.trailing_zeros() as usize;
+            let id = match bar.id_slot {
+                Some(s) => w.regs[s as usize][first] as u32,
+                None => bar.id,
             };
-            return Err(self.fault(wi, insn, e, m));
-        }
-        let expected = match (bar.count_slot, bar.count) {
-            (Some(s), _) => w.regs[s as usize][first] as u32,
-            (None, Some(c)) => c,
-            (None, None) => self.nthreads,
-        };
-        // aligned barriers: every live lane of the warp must arrive together
-        let live = !w.exited;
-        if bar.aligned && bar.kind != BarKind::Arrive {
-            let others_waiting = w.barrier;
-            if others_waiting != 0 {
-                let other_pc = w.bar_pc[others_waiting.trailing_zeros() as usize];
-                if other_pc != pc {
-                    // report the barrier the warp reached first
-                    let waiting = others_waiting.trailing_zeros() as usize;
-                    let first_bar = &prog.code[other_pc as usize];
+            if id >= 16 {
+                let e = Fault {
+                    kind: FaultKind::Other(format!("barrier id {id} is out of range (0..15)")),
+                    lane: Some(first as u32),
+                };
+                return Err(self.fault(wi, insn, e, m));
+            }
+            let expected = match (bar.count_slot, bar.count) {
+                (Some(s), _) => w.regs[s as usize][first] as u32,
+                (None, Some(c)) => c,
+                (None, None) => self.nthreads,
+            };
+            // aligned barriers: every live lane of the warp must arrive together
+            let live = !w.exited;
+            if bar.aligned && bar.kind != BarKind::Arrive {
+                let others_waiting = w.barrier;
+                if others_waiting != 0 {
+                    let other_pc = w.bar_pc[others_waiting.trailing_zeros() as usize];
+                    if other_pc != pc {
+                        // report the barrier the warp reached first
+                        let waiting = others_waiting.trailing_zeros() as usize;
+                        let first_bar = &prog.code[other_pc as usize];
+                        return Err(ExecError::DivergentBarrier {
+                            pos: self.pos(wi, waiting, first_bar),
+                            arrived: others_waiting.count_ones(),
+                            expected: live.count_ones(),
+                        });
+                    }
+                }
+                if rest != 0 {
+                    // part of the group is guarded off: divergent use of an aligned barrier
                     return Err(ExecError::DivergentBarrier {
-                        pos: self.pos(wi, waiting, first_bar),
-                        arrived: others_waiting.count_ones(),
+                        pos: self.pos(wi, first, insn),
+                        arrived: m.count_ones(),
                         expected: live.count_ones(),
                     });
                 }
             }
-            if rest != 0 {
-                // part of the group is guarded off: divergent use of an aligned barrier
-                return Err(ExecError::DivergentBarrier {
-                    pos: self.pos(wi, first, insn),
-                    arrived: m.count_ones(),
-                    expected: live.count_ones(),
-                });
-            }
-        }
+            (id, expected)
+        };
         let b = &mut self.bars[id as usize];
         if b.arrived == 0 {
             b.expected = expected;
@@ -1169,16 +1150,23 @@ impl<'s, 'a> Cta<'s, 'a> {
     /// Releases barrier `id` when every thread it counts has arrived — or, for a barrier of the
     /// whole CTA, when the only threads missing have exited ("barriers exclusively waiting on
     /// arrivals from exited threads are always released", PTX ISA, `exit`).
+    #[inline]
     fn release_if_complete(&mut self, id: usize, current: usize) {
         let exited = if self.bars[id].all {
             self.exited_threads()
         } else {
             0
         };
-        let b = &mut self.bars[id];
-        if b.arrived == 0 || b.arrived + exited < b.expected {
-            return;
+        let b = &self.bars[id];
+        if b.arrived != 0 && b.arrived + exited >= b.expected {
+            self.release(id, current);
         }
+    }
+
+    /// Releases barrier `id`, complete: its waiting lanes are ready again, its reduction
+    /// results written, its state back to nobody arrived.
+    fn release(&mut self, id: usize, current: usize) {
+        let b = &mut self.bars[id];
         let mut waiting = std::mem::take(&mut b.waiting);
         let mut dests = std::mem::take(&mut b.red_dest);
         let (popc, and, or) = (b.red_popc, b.red_and, b.red_or);
