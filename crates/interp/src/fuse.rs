@@ -198,14 +198,13 @@ fn indexed(
 ) -> Option<Insn> {
     let ([mw, ad, mem], [cm, ca, cx]) = (insts, code);
     let guard = |i: &Insn| (i.guard, i.neg, i.converted);
-    if guard(cm) != guard(ca) || guard(cm) != guard(cx) || pair_kind(mw, ad).is_none() {
-        return None;
-    }
-    if mw.opcode != "mul" || !matches!((cm.op, ca.op, cx.op), (Op::Alu(_), Op::Alu(_), Op::Mem(_)))
+    let signed = wide_then_add64(mw, ad)?;
+    if guard(cm) != guard(ca)
+        || guard(cm) != guard(cx)
+        || !matches!((cm.op, ca.op, cx.op), (Op::Alu(_), Op::Alu(_), Op::Mem(_)))
     {
         return None;
     }
-    let signed = mw.types().last().is_some_and(|t| t.suffix() == ".s32");
     let Some(Operand::Reg(t)) = mw.operands.first() else {
         return None;
     };
@@ -319,13 +318,21 @@ fn pair_kind(a: &ptx_ir::Inst, b: &ptx_ir::Inst) -> Option<crate::program::AluFn
     if plain(a, "selp", BITS32) && plain(b, "add", INT32) {
         return Some(selp_add);
     }
-    let wide = a.opcode == "mul" && a.has(".wide") && a.mods.len() == 2;
-    if !wide || !plain(b, "add", INT64) {
+    match wide_then_add64(a, b)? {
+        true => Some(mul_wide_add::<true>),
+        false => Some(mul_wide_add::<false>),
+    }
+}
+
+/// Whether `a`, `b` are `mul.wide.s32` (true) or `mul.wide.u32` (false) then a plain 64-bit
+/// `add`; `None` for anything else.
+fn wide_then_add64(a: &ptx_ir::Inst, b: &ptx_ir::Inst) -> Option<bool> {
+    if a.opcode != "mul" || !a.has(".wide") || a.mods.len() != 2 || !plain(b, "add", INT64) {
         return None;
     }
     match a.types().last().map(|t| t.suffix()) {
-        Some(".s32") => Some(mul_wide_add::<true>),
-        Some(".u32") => Some(mul_wide_add::<false>),
+        Some(".s32") => Some(true),
+        Some(".u32") => Some(false),
         _ => None,
     }
 }
