@@ -693,7 +693,7 @@ pub fn compile(
         &targets,
     );
     let funcs: Vec<(u32, u32)> = b.funcs.iter().map(|f| (f.ir_index, f.entry)).collect();
-    crate::fuse::fuse(m, &funcs, &mut code, &targets);
+    crate::fuse::fuse(m, &funcs, &mut code, &targets, (kernel, &facts));
     set_skips(&mut code);
     let kf = &m.functions[kernel as usize];
     Ok(Program {

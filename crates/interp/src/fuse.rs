@@ -26,13 +26,16 @@ use crate::handlers::{cells, slot, store_lanes, CellLanes};
 use crate::program::{Ctx, Insn, Lanes, MemResult, Op, FULL, LANE_BIT64, NO_PRED};
 use ptx_ir::Operand;
 
-/// Fuses the pairs of `code` that qualify; `funcs` gives each program function's IR function
-/// and first pc, `targets` every pc a branch, table, call or return can reach.
+/// Fuses the pairs and triples of `code` that qualify; `funcs` gives each program function's
+/// IR function and first pc, `targets` every pc a branch, table, call or return can reach,
+/// `kernel` the kernel's IR function and the analyses of it already made (for the other
+/// functions they are made here).
 pub(crate) fn fuse(
     m: &ptx_ir::Module,
     funcs: &[(u32, u32)],
     code: &mut [Insn],
     targets: &[u32],
+    (kernel, facts): (u32, &crate::invariant::Facts),
 ) -> usize {
     let mut is_target = vec![false; code.len() + 1];
     for &t in targets {
@@ -45,13 +48,17 @@ pub(crate) fn fuse(
         let Some(f) = m.functions.get(ir as usize) else {
             continue;
         };
-        let effects = ptx_ir::dataflow::all_effects(f);
-        let live = ptx_ir::dataflow::liveness(f, &effects);
-        // whether register `r` is never read after instruction `k`
-        let dead = |k: usize, r: u32| {
-            live.as_ref()
-                .is_some_and(|l| l.dead_after(f, &effects, k, r))
+        let own;
+        let (effects, live) = if ir == kernel {
+            (facts.effects(), facts.liveness())
+        } else {
+            let effects = ptx_ir::dataflow::all_effects(f);
+            let live = ptx_ir::dataflow::liveness(f, &effects);
+            own = (effects, live);
+            (&own.0[..], own.1.as_ref())
         };
+        // whether register `r` is never read after instruction `k`
+        let dead = |k: usize, r: u32| live.is_some_and(|l| l.dead_after(f, effects, k, r));
         let mut k = 0;
         while k + 1 < f.insts.len() {
             let pc = entry as usize + k;

@@ -20,7 +20,7 @@
 
 use crate::compile::Builder;
 use crate::program::{Insn, Op, SregInit};
-use ptx_ir::dataflow::{all_effects, interference, maybe_uninit, Effects};
+use ptx_ir::dataflow::{all_effects, interference, liveness, maybe_uninit, Effects, Liveness};
 use ptx_ir::{Base, Operand, RegId};
 use ptx_isa::{ScalarType, StateSpace};
 
@@ -66,6 +66,8 @@ fn ranges(n: u32, keep: &[bool]) -> Vec<(u32, u32)> {
 /// assignment needs it) and used again after.
 pub(crate) struct Facts {
     effects: Vec<Effects>,
+    /// Liveness of the kernel's registers (`None` without a CFG).
+    live: Option<Liveness>,
     /// Per register: may be read unassigned.
     uninit: Vec<bool>,
     /// Per register: number of instructions that may write it.
@@ -78,6 +80,11 @@ impl Facts {
         &self.effects
     }
 
+    /// Liveness of the kernel's registers, when it has a CFG.
+    pub fn liveness(&self) -> Option<&Liveness> {
+        self.live.as_ref()
+    }
+
     pub fn new(kf: &ptx_ir::Function) -> Facts {
         let effects = all_effects(kf);
         let mut defs = vec![0u32; kf.regs.len()];
@@ -88,6 +95,7 @@ impl Facts {
         }
         Facts {
             uninit: maybe_uninit(kf, &effects),
+            live: liveness(kf, &effects),
             effects,
             defs,
         }
@@ -166,7 +174,11 @@ impl Facts {
     /// they stay in the L1 cache: nvcc writes almost every value to a fresh virtual register.
     pub fn classes(&self, kf: &ptx_ir::Function) -> Vec<Option<u32>> {
         let mut out = vec![None; kf.regs.len()];
-        let Some(g) = interference(kf, &self.effects) else {
+        let Some(g) = self
+            .live
+            .as_ref()
+            .and_then(|live| interference(kf, &self.effects, live))
+        else {
             return out;
         };
         let (_, invariant) = self.hoisted(kf, |_, inst| pure_or_param_load(inst, kf, None));

@@ -388,15 +388,14 @@ pub fn liveness(f: &Function, effects: &[Effects]) -> Option<Liveness> {
 }
 
 /// The interference of `f`'s registers: two registers interfere when one may be written while
-/// the other is live (may still be read on some path, by [`liveness`]), or when one
-/// instruction reads or writes both and writes one of them. `None` when the function has more
-/// than 8192 registers or no CFG. `effects` is [`all_effects`]`(f)`.
-pub fn interference(f: &Function, effects: &[Effects]) -> Option<Interference> {
+/// the other is live (may still be read on some path, by `live`, [`liveness`]`(f, effects)`),
+/// or when one instruction reads or writes both and writes one of them. `None` when the
+/// function has more than 8192 registers. `effects` is [`all_effects`]`(f)`.
+pub fn interference(f: &Function, effects: &[Effects], live: &Liveness) -> Option<Interference> {
     let nregs = f.regs.len();
     if nregs > MAX_INTERFERENCE_REGS {
         return None;
     }
-    let live = liveness(f, effects)?;
     let mut cur = vec![0u64; live.words];
     let mut g = Interference {
         n: nregs,
@@ -436,6 +435,12 @@ mod tests {
         assert!(!parsed.has_errors(), "{:?}", parsed.diagnostics);
         let m = crate::lower(&parsed.module).expect("lowers");
         m.functions.into_iter().next().expect("one kernel")
+    }
+
+    fn interference_of(f: &Function) -> Interference {
+        let e = all_effects(f);
+        let live = liveness(f, &e).expect("a CFG");
+        interference(f, &e, &live).expect("small function")
     }
 
     fn uninit_names(f: &Function) -> Vec<String> {
@@ -561,7 +566,7 @@ mod tests {
         let f = kernel(
             ".reg .b32 %r<6>;\n .reg .pred %p<2>;\n mov.u32 %r1, 1;\n add.u32 %r2, %r1, 1;\n add.u32 %r3, %r2, 1;\n mov.u32 %r4, %r1;\n setp.eq.u32 %p1, %r3, 0;\n @%p1 bra A;\n mov.u32 %r5, 3;\n st.global.u32 [%r4], %r5;\nA:\n st.global.u32 [%r4], %r3;\n ret;",
         );
-        let g = interference(&f, &all_effects(&f)).expect("small function");
+        let g = interference_of(&f);
         let (r1, r2, r3, r4, r5) = (
             reg(&f, "%r1"),
             reg(&f, "%r2"),
@@ -589,7 +594,7 @@ mod tests {
         let f = kernel(
             ".reg .b32 %r<4>;\n .reg .pred %p<2>;\n mov.u32 %r1, 1;\n setp.eq.u32 %p1, %r1, 0;\n mov.u32 %r2, 5;\n @%p1 mov.u32 %r1, %r2;\n st.global.u32 [%r2], %r1;\n ret;",
         );
-        let g = interference(&f, &all_effects(&f)).expect("small function");
+        let g = interference_of(&f);
         assert!(g.interferes(reg(&f, "%r1"), reg(&f, "%r2")));
     }
 
@@ -598,7 +603,7 @@ mod tests {
         let f = kernel(
             ".reg .b32 %r<4>;\n .reg .pred %p<2>;\n mov.u32 %r1, 0;\n mov.u32 %r3, 9;\nL:\n add.u32 %r2, %r1, 1;\n add.u32 %r1, %r2, 0;\n setp.lt.u32 %p1, %r1, 10;\n @%p1 bra L;\n st.global.u32 [%r3], %r1;\n ret;",
         );
-        let g = interference(&f, &all_effects(&f)).expect("small function");
+        let g = interference_of(&f);
         // %r3 is live around the whole loop
         assert!(g.interferes(reg(&f, "%r3"), reg(&f, "%r2")));
         assert!(g.interferes(reg(&f, "%r3"), reg(&f, "%r1")));
