@@ -363,23 +363,85 @@ impl MemMap {
     pub fn find(&self, addr: u64, len: u64) -> Option<&Allocation> {
         find_in(&self.allocs, addr, len).map(|a| &**a)
     }
-    /// The allocation nearest to `addr` (for messages).
-    pub fn nearest(&self, addr: u64) -> Option<&Allocation> {
-        let i = self.allocs.partition_point(|a| a.base <= addr);
-        let below = i.checked_sub(1).and_then(|k| self.allocs.get(k));
-        let above = self.allocs.get(i);
-        match (below, above) {
-            (Some(b), Some(a)) => {
-                if addr - (b.base + b.size) <= a.base - addr {
-                    Some(b)
-                } else {
-                    Some(a)
-                }
-            }
-            (Some(b), None) => Some(b),
-            (None, a) => a,
+    /// Says where an out-of-bounds access of `size` bytes at global address `addr` falls (for
+    /// messages): in the allocation it starts in and runs past the end of, past the end of
+    /// the allocation below it or before the start of the one above it (whichever is nearer),
+    /// or in the null page.
+    pub fn blame(&self, addr: u64, size: u32) -> String {
+        blame_in(&self.allocs, addr, size)
+    }
+}
+
+/// Addresses below this are reported as null-pointer accesses: nothing is ever allocated
+/// there ([`GLOBAL_BASE`] is far above), and a small address is almost always a null pointer
+/// plus an offset.
+pub const NULL_PAGE: u64 = 1 << 20;
+
+fn plural(n: u64, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
+fn describe(a: &Allocation) -> String {
+    format!("{} ({:#x}, {})", a.label, a.base, plural(a.size, "byte"))
+}
+
+fn blame_in(allocs: &[Arc<Allocation>], addr: u64, size: u32) -> String {
+    if addr < NULL_PAGE {
+        return if addr == 0 {
+            "a null-pointer access (address 0)".into()
+        } else {
+            format!(
+                "a null-pointer access ({} past address 0; nothing is ever allocated below {GLOBAL_BASE:#x})",
+                plural(addr, "byte")
+            )
+        };
+    }
+    let i = allocs.partition_point(|a| a.base <= addr);
+    let below = i.checked_sub(1).and_then(|k| allocs.get(k));
+    let above = allocs.get(i);
+    if let Some(b) = below {
+        let end = b.base.saturating_add(b.size);
+        if addr < end {
+            // starts inside `b`, runs past its end
+            let over = addr.saturating_add(size as u64) - end;
+            return format!(
+                "the access starts at byte {} of {} and runs {} past its end",
+                addr - b.base,
+                describe(b),
+                plural(over, "byte")
+            );
         }
-        .map(|a| &**a)
+    }
+    let past = |b: &Allocation| {
+        let k = addr - b.base.saturating_add(b.size);
+        if k == 0 {
+            format!("just past the end of {}", describe(b))
+        } else {
+            format!("{} past the end of {}", plural(k, "byte"), describe(b))
+        }
+    };
+    let before = |a: &Allocation| {
+        format!(
+            "{} before the start of {}",
+            plural(a.base - addr, "byte"),
+            describe(a)
+        )
+    };
+    match (below, above) {
+        (Some(b), Some(a)) => {
+            if addr - (b.base + b.size) <= a.base - addr {
+                past(b)
+            } else {
+                before(a)
+            }
+        }
+        (Some(b), None) => past(b),
+        (None, Some(a)) => before(a),
+        (None, None) => "no device memory is allocated".into(),
     }
 }
 

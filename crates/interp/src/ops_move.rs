@@ -4,7 +4,8 @@
 
 use crate::compile::{Dec, Space};
 use crate::mem::{
-    self, Allocation, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_BASE, WINDOW_SIZE,
+    self, Allocation, FUNC_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_BASE,
+    WINDOW_SIZE,
 };
 use crate::program::{for_lanes, lane_bits, Ctx, Fault, FaultKind, Insn, MemResult, Op, FULL};
 use ptx_ir::{Base, Operand};
@@ -70,34 +71,32 @@ fn oob(space: Space, addr: u64, size: u32, lane: usize, detail: String) -> Fault
     }
 }
 
-fn global_detail(m: &mem::MemMap, addr: u64, size: u32) -> String {
-    match m.nearest(addr) {
-        Some(a) => {
-            let end = a.base + a.size;
-            if addr >= end {
-                format!(
-                    "{} bytes past the end of {} ({:#x}, {} bytes)",
-                    addr - end,
-                    a.label,
-                    a.base,
-                    a.size
-                )
-            } else if addr + size as u64 > end && addr >= a.base {
-                format!(
-                    "the access runs past the end of {} ({:#x}, {} bytes)",
-                    a.label, a.base, a.size
-                )
-            } else {
-                format!(
-                    "{} bytes before the start of {} ({:#x}, {} bytes)",
-                    a.base - addr,
-                    a.label,
-                    a.base,
-                    a.size
-                )
-            }
+/// Where an out-of-bounds access of `size` bytes at offset `addr` of a region of `len` bytes
+/// (shared, local or parameter memory, `what`) falls: it starts inside and runs past the end,
+/// or starts past the end.
+#[cold]
+fn window_detail(addr: u64, size: u32, len: u64, what: &str) -> String {
+    let bytes = |n: u64| {
+        if n == 1 {
+            "1 byte".to_string()
+        } else {
+            format!("{n} bytes")
         }
-        None => "no device memory is allocated".into(),
+    };
+    if addr < len {
+        format!(
+            "the access starts at byte {addr} of {what} ({}) and runs {} past its end",
+            bytes(len),
+            bytes(addr.saturating_add(size as u64) - len)
+        )
+    } else if addr == len {
+        format!("just past the end of {what} ({})", bytes(len))
+    } else {
+        format!(
+            "{} past the end of {what} ({})",
+            bytes(addr - len),
+            bytes(len)
+        )
     }
 }
 
@@ -133,13 +132,12 @@ pub(crate) fn resolve<'a>(
                 } else if (PARAM_WINDOW..PARAM_WINDOW + WINDOW_SIZE).contains(&addr) {
                     (Space::KernelParam, addr - PARAM_WINDOW)
                 } else {
-                    return Err(oob(
-                        Space::Generic,
-                        addr,
-                        bytes,
-                        lane,
-                        "not a data address".into(),
-                    ));
+                    let what = if addr < FUNC_WINDOW + WINDOW_SIZE {
+                        "a function address, not data"
+                    } else {
+                        "not a data address: it lies in no global allocation and no window of the generic space (shared, local, param)"
+                    };
+                    return Err(oob(Space::Generic, addr, bytes, lane, what.into()));
                 }
             } else {
                 (Space::Global, addr)
@@ -168,24 +166,20 @@ pub(crate) fn resolve<'a>(
                 }
                 Ok(Target::Global(a, addr - a.base))
             }
-            None => Err(oob(
-                space,
-                addr,
-                bytes,
-                lane,
-                global_detail(mem, addr, bytes),
-            )),
+            None => Err(oob(space, addr, bytes, lane, mem.blame(addr, bytes))),
         },
         Space::Shared => within(ctx.env.shared_size, Target::Shared(addr), &|| {
-            format!(
-                "the block has {} bytes of shared memory",
-                ctx.env.shared_size
+            window_detail(
+                addr,
+                bytes,
+                ctx.env.shared_size,
+                "the block's shared memory",
             )
         }),
         Space::Local => {
             let len = ctx.local[lane].len() as u64 * 4;
             within(len, Target::Local(addr), &|| {
-                format!("the thread's stack is {len} bytes")
+                window_detail(addr, bytes, len, "the thread's local memory (its stack)")
             })
         }
         Space::KernelParam => {
@@ -198,7 +192,7 @@ pub(crate) fn resolve<'a>(
                 });
             }
             within(ctx.env.param_size, Target::Param(addr), &|| {
-                format!("the kernel has {} bytes of parameters", ctx.env.param_size)
+                window_detail(addr, bytes, ctx.env.param_size, "the kernel's parameters")
             })
         }
         Space::Generic => unreachable_generic(),
