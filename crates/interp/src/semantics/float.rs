@@ -521,26 +521,36 @@ pub fn sqrt_f64(a: f64, rnd: Rounding) -> f64 {
     }
 }
 
-/// `abs{.ftz}.f32`: clear the sign bit (after flushing a subnormal input under `.ftz`); NaN
-/// payloads are kept.
+/// `abs{.ftz}.f32`: clear the sign bit (after flushing a subnormal input under `.ftz`). The ISA
+/// leaves the result of a NaN input unspecified ("an unspecified NaN"); ptxvm's choice is the
+/// IEEE 754 one the ISA anticipates: the payload is kept and only the sign bit cleared.
 #[inline]
 pub fn abs_f32(a: f32, ftz: bool) -> f32 {
     f32::from_bits(flush_f32(a, ftz).to_bits() & 0x7FFF_FFFF)
 }
 
-/// `neg{.ftz}.f32`: flip the sign bit (after `.ftz` flushing); NaN payloads are kept.
+/// `neg{.ftz}.f32`: flip the sign bit (after `.ftz` flushing). NaN inputs: unspecified in the
+/// ISA; ptxvm keeps the payload and flips the sign bit (IEEE 754 `negate`).
 #[inline]
 pub fn neg_f32(a: f32, ftz: bool) -> f32 {
     f32::from_bits(flush_f32(a, ftz).to_bits() ^ 0x8000_0000)
 }
 
-/// `abs.f64`: clear the sign bit; NaN passes through (the ISA's rule for `.f64`).
+/// `abs.f64`: clear the sign bit, except that "for abs.f64, NaN input is passed through
+/// unchanged" (the ISA): a NaN keeps every bit, its sign included.
 #[inline]
 pub fn abs_f64(a: f64) -> f64 {
-    f64::from_bits(a.to_bits() & 0x7FFF_FFFF_FFFF_FFFF)
+    let bits = a.to_bits();
+    let mag = bits & 0x7FFF_FFFF_FFFF_FFFF;
+    f64::from_bits(if mag > 0x7FF0_0000_0000_0000 {
+        bits
+    } else {
+        mag
+    })
 }
 
-/// `neg.f64`: flip the sign bit.
+/// `neg.f64`: flip the sign bit. NaN inputs: unspecified in the ISA; ptxvm keeps the payload
+/// and flips the sign bit (IEEE 754 `negate`).
 #[inline]
 pub fn neg_f64(a: f64) -> f64 {
     f64::from_bits(a.to_bits() ^ 0x8000_0000_0000_0000)
@@ -1117,11 +1127,16 @@ mod tests {
         );
         assert_eq!(div_f64(0.0, 0.0, Rp).to_bits(), CANONICAL_NAN_F64);
         assert_eq!(mul_f64(0.0, f64::INFINITY, Rn).to_bits(), CANONICAL_NAN_F64);
-        // abs/neg are bit operations: NaN payloads survive.
+        // abs.f64 passes a NaN through unchanged, sign included; neg is a sign flip.
         assert_eq!(
             abs_f64(f64::from_bits(0xFFF8_0000_0000_0042)).to_bits(),
-            0x7FF8_0000_0000_0042
+            0xFFF8_0000_0000_0042
         );
+        assert_eq!(
+            abs_f64(f64::from_bits(0xFFF0_0000_0000_0001)).to_bits(),
+            0xFFF0_0000_0000_0001
+        );
+        assert_eq!(abs_f64(f64::NEG_INFINITY).to_bits(), 0x7FF0_0000_0000_0000);
         assert_eq!(neg_f64(snan).to_bits(), 0xFFF0_0000_0000_0001);
         assert_eq!(abs_f32(-payload, false).to_bits(), 0x7FC0_1234);
         assert_eq!(abs_f32(-1.5, false), 1.5);
