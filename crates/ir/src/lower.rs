@@ -20,6 +20,9 @@ pub const UNSUPPORTED: Code = Code("E0501");
 /// A name that lowering cannot resolve (only possible on unchecked input).
 pub const UNRESOLVED: Code = Code("E0502");
 
+/// The predefined constant of PTX: the warp size, 32.
+const WARP_SZ: &str = "WARP_SZ";
+
 /// Lowers a checked module. Errors are diagnostics pointing at the construct.
 pub fn lower(module: &ast::Module) -> Result<Module, Vec<Diagnostic>> {
     let mut cx = ModuleCx::default();
@@ -333,6 +336,8 @@ fn f64_to_half(x: f64, e: u32, m: u32) -> u64 {
 /// `name`, `name+K`, `name-K`, `K+name` (and `generic(name)` in place of `name`).
 fn symbol_plus_offset(e: &Expr) -> Option<(Name, i64)> {
     match &e.kind {
+        // `WARP_SZ` is the predefined constant 32, not an address: constant evaluation has it
+        ExprKind::Symbol(n) if n.as_str() == WARP_SZ => None,
         ExprKind::Symbol(n) => Some((n.clone(), 0)),
         ExprKind::Generic(inner) => symbol_plus_offset(inner),
         ExprKind::Binary(ast::BinaryOp::Add, a, b) => {
@@ -799,6 +804,10 @@ impl<'a> FuncCx<'a> {
                 name: Name::from(sr.name),
                 comp: None,
             });
+        }
+        if n.as_str() == WARP_SZ {
+            // the predefined constant (the checker resolves it when nothing else has the name)
+            return Operand::Imm(Imm::Int(32));
         }
         if n.starts_with('%') {
             // family members like %envreg3 or scalar special registers
