@@ -644,14 +644,15 @@ pub fn compile(
                 func,
                 inst,
             };
-            let mut insn = match decode(&mut d) {
+            let decoded = match func.unsupported.iter().find(|(at, _)| *at == k as u32) {
+                Some((_, why)) => Err(why.clone()),
+                None => crate::coverage::check_executes(&inst.opcode, &inst.mods)
+                    .and_then(|()| decode(&mut d)),
+            };
+            let mut insn = match decoded {
                 Ok(i) => i,
                 Err(msg) => {
-                    let text = format!(
-                        "instruction `{}` is not supported yet: {msg}",
-                        inst.full_name()
-                    );
-                    let id = b.message(text);
+                    let id = b.message(msg);
                     Insn::new(Op::Unsupported(id), f, k as u32)
                 }
             };

@@ -109,6 +109,44 @@ pub const EXECUTED: &[&str] = &[
     "xor",
 ];
 
+/// The table name that instruction `opcode` with modifiers `mods` (each with its leading dot,
+/// as the IR keeps them) is an instance of: among the names of the table's entries for the
+/// opcode, the longest whose every part after the opcode is among the modifiers
+/// (`barrier.cluster.arrive` is `barrier.cluster`, `bar.warp.sync` is `bar.warp.sync`,
+/// `ld.global.nc.f32` is `ld.global.nc`, `ld.global.f32` is `ld`). `None` when the table has
+/// no name for it.
+pub fn table_name<S: AsRef<str>>(opcode: &str, mods: &[S]) -> Option<&'static str> {
+    let has = |part: &str| {
+        mods.iter().any(|m| {
+            m.as_ref()
+                .trim_start_matches('.')
+                .split('.')
+                .any(|x| x == part)
+        })
+    };
+    ptx_isa::lookup(opcode)
+        .iter()
+        .filter(|e| e.kind == EntryKind::Instruction)
+        .flat_map(|e| e.names.iter().copied())
+        .filter(|n| {
+            let mut parts = n.split('.');
+            parts.next() == Some(opcode) && parts.all(has)
+        })
+        .max_by_key(|n| n.split('.').count())
+}
+
+/// Whether the interpreter executes instruction `opcode` with modifiers `mods`, by [`EXECUTED`]
+/// (the one list of what executes): `Err` with the reason when it does not. An instruction the
+/// table has no name for is left to the decoder.
+pub fn check_executes<S: AsRef<str>>(opcode: &str, mods: &[S]) -> Result<(), String> {
+    match table_name(opcode, mods) {
+        Some(n) if !EXECUTED.contains(&n) => {
+            Err(format!("ptxvm does not execute `{n}` instructions yet"))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Directives of cluster launches, which ptxvm does not model (every CTA is a cluster of one).
 /// All other directives are honoured: declarations and initialisers by the loader, `.reqntid`
 /// and `.maxntid` by the launch (which refuses a block that breaks them), and the rest are debug

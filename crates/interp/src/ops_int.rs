@@ -1143,6 +1143,7 @@ mod tests {
                 ipdom: vec![],
                 uses_globals: vec![],
                 callees: vec![],
+                unsupported: vec![],
                 attrs: vec![],
                 span: Default::default(),
             };

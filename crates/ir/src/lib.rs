@@ -157,6 +157,10 @@ pub struct Function {
     pub uses_globals: Vec<u32>,
     /// Functions this function calls directly or takes the address of.
     pub callees: Vec<u32>,
+    /// Instructions with a construct lowering cannot represent (texture and surface
+    /// operands, …): the instruction's index and why. They stay in `insts` (operands that
+    /// could not be lowered are `Sink`) so that the module loads and its other kernels run.
+    pub unsupported: Vec<(u32, String)>,
     /// `.maxntid`/`.reqntid` and other header directives, as written.
     pub attrs: Vec<(Name, Vec<u64>)>,
     /// Where it was declared.

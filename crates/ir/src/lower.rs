@@ -190,10 +190,13 @@ impl ModuleCx {
                 }
                 Ok(())
             }
-            Initializer::Field(_, _) => Err(unsupported(
-                "texture, sampler and surface initializers are not supported yet",
-                Span::default(),
-            )),
+            // `.texref t = { filter_mode = … }`: the handle's fields configure texture
+            // instructions, which ptxvm does not execute (a kernel that uses them is refused at
+            // launch); the variable itself loads as an opaque zero handle
+            Initializer::Field(_, _) => {
+                data.pos += data.elem;
+                Ok(())
+            }
             Initializer::Expr(e) => {
                 let at = data.pos;
                 data.pos += data.elem;
@@ -430,6 +433,7 @@ fn header(f: &ast::Function) -> Function {
         ipdom: Vec::new(),
         uses_globals: Vec::new(),
         callees: Vec::new(),
+        unsupported: Vec::new(),
         attrs: f
             .attrs
             .iter()
@@ -579,7 +583,9 @@ impl<'a> FuncCx<'a> {
                     self.scopes.pop();
                 }
                 Statement::Variable(v) => self.declare(v),
-                Statement::DebugLoc(l) => {
+                // nvcc writes `.loc 1 0 0` for code it cannot tie to a source line; such code
+                // keeps the last real line of the function (or none, before the first)
+                Statement::DebugLoc(l) if l.line > 0 => {
                     self.src = Some(SrcLoc {
                         file: l.file as u32,
                         line: l.line as u32,
@@ -587,7 +593,21 @@ impl<'a> FuncCx<'a> {
                     })
                 }
                 Statement::Instruction(i) => {
+                    // a construct lowering cannot represent makes this one instruction
+                    // unsupported, not the module: the interpreter refuses to launch the
+                    // kernels that can reach it, and the others run
+                    let before = self.diags.len();
                     let inst = self.lower_inst(i);
+                    let at = self.func.insts.len() as u32;
+                    let mut k = before;
+                    while k < self.diags.len() {
+                        if self.diags[k].code == UNSUPPORTED {
+                            let d = self.diags.remove(k);
+                            self.func.unsupported.push((at, d.message));
+                        } else {
+                            k += 1;
+                        }
+                    }
                     self.func.insts.push(inst);
                 }
                 Statement::Label(w) => {

@@ -670,6 +670,7 @@ impl Kernel<'_> {
             )));
         }
         let prog = self.program()?;
+        self.refuse_unsupported(&prog)?;
         let mut buf = vec![0u8; prog.param_size as usize];
         for (k, (a, p)) in args.iter().zip(&params).enumerate() {
             let bytes = check_arg(k, a, p)?;
@@ -719,6 +720,68 @@ impl Kernel<'_> {
                 })
             }
         }
+    }
+
+    /// A kernel whose reachable code (the entry and every function it may call, directly,
+    /// indirectly or through a function address) holds an instruction ptxvm does not execute
+    /// is refused before it starts, with one diagnostic per such instruction (the first 20);
+    /// the module's other kernels run.
+    fn refuse_unsupported(&self, prog: &Program) -> Result<(), Error> {
+        const SHOWN: usize = 20;
+        let found: Vec<_> = prog
+            .code
+            .iter()
+            .filter_map(|i| match i.op {
+                ptx_interp::program::Op::Unsupported(m) => Some((i.func, i.inst, m)),
+                _ => None,
+            })
+            .collect();
+        if found.is_empty() {
+            return Ok(());
+        }
+        let ir = &self.module.ir;
+        let mut diagnostics = Vec::new();
+        for &(f, k, m) in found.iter().take(SHOWN) {
+            let func = ir.functions.get(f as usize);
+            let inst = func.and_then(|x| x.insts.get(k as usize));
+            let span = inst.map(|i| i.span).unwrap_or_default();
+            let name = inst.map(|i| i.full_name()).unwrap_or_default();
+            let why = prog.messages.get(m as usize).cloned().unwrap_or_default();
+            let mut d = Diagnostic::error(
+                codes::UNSUPPORTED,
+                format!(
+                    "kernel `{}` cannot run: ptxvm does not execute `{name}` yet",
+                    self.name()
+                ),
+                span,
+            )
+            .with_label_message("not supported yet")
+            .with_note(why);
+            if f != self.index {
+                if let Some(func) = func {
+                    d = d.with_note(format!(
+                        "in function `{}`, which the kernel may call",
+                        func.name
+                    ));
+                }
+            }
+            diagnostics.push(d);
+        }
+        if let Some(last) = diagnostics.pop() {
+            let more = found.len().saturating_sub(SHOWN);
+            let last = if more > 0 {
+                last.with_note(format!("and {more} more unsupported instructions"))
+            } else {
+                last
+            };
+            diagnostics.push(last.with_help(
+                "the kernel was not started; the module's other kernels run. `ptxvm doc --list --coverage` lists what ptxvm executes",
+            ));
+        }
+        Err(Error::Invalid {
+            file: self.module.file.clone(),
+            diagnostics,
+        })
     }
 
     /// The block shape the kernel's `.reqntid` directive requires, if it has one.
