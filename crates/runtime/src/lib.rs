@@ -852,23 +852,32 @@ impl Kernel<'_> {
                 .get(p.func as usize)?
                 .insts
                 .get(p.inst as usize)?;
-            let src = inst.src?;
+            // line 0 is nvcc's "no source line" (lowering keeps the last real one instead)
+            let src = inst.src.filter(|s| s.line > 0)?;
             let file = ir.file(src.file as u64).unwrap_or("?");
-            Some(format!("CUDA source: {file}:{}:{}", src.line, src.col))
+            Some(if src.col > 0 {
+                format!("CUDA source: {file}:{}:{}", src.line, src.col)
+            } else {
+                format!("CUDA source: {file}:{}", src.line)
+            })
         };
         let loc_of = |p: &ThreadPos| -> String {
             let span = span_of(p);
             self.module.file.location(span.start)
         };
         let mk = |code: Code, msg: String, p: &ThreadPos| -> Diagnostic {
+            // the snippet under the message shows the instruction and its location; a note
+            // repeats them only when there is no snippet to show
             let mut d = Diagnostic::error(code, msg, span_of(p))
-                .with_label_message(format!("{} executing this", where_(p)))
-                .with_note(format!(
+                .with_label_message(format!("{} executing this", where_(p)));
+            if span_of(p).is_empty() {
+                d = d.with_note(format!(
                     "at {}: `{}` in {}",
                     loc_of(p),
                     inst_text(p),
                     where_(p)
                 ));
+            }
             if let Some(c) = cuda_line(p) {
                 d = d.with_note(c);
             }
