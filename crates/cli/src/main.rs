@@ -265,16 +265,14 @@ fn doc(query: Option<&str>, list: bool, coverage: bool) -> ExitCode {
 }
 
 fn explain(code: &str) -> ExitCode {
-    let want = code.trim().to_ascii_uppercase();
-    let all = ptx_syntax::codes::EXPLANATIONS
-        .iter()
-        .chain(ptx_check::EXPLANATIONS);
-    for (c, title, text) in all {
-        if c.0 == want {
+    match ptx_diag::codes::explain(code) {
+        Some((c, title, text)) => {
             println!("{}: {title}\n\n{text}", c.0);
-            return ExitCode::SUCCESS;
+            ExitCode::SUCCESS
+        }
+        None => {
+            eprintln!("error: unknown diagnostic code `{code}`");
+            ExitCode::from(1)
         }
     }
-    eprintln!("error: unknown diagnostic code `{code}`");
-    ExitCode::from(1)
 }

@@ -7,6 +7,7 @@
 //! them into text (through `codespan-reporting`), either plain (tests, pipes) or coloured
 //! (terminals). Positions are byte offsets; [`SourceFile`] maps them to `file:line:column`.
 
+pub mod codes;
 mod render;
 mod source;
 
@@ -198,9 +199,13 @@ mod tests {
 
     #[test]
     fn builder() {
-        let d = Diagnostic::error(Code("E0001"), "bad", Span::new(1, 2))
-            .with_label_message("here")
-            .with_help("do this");
+        let d = Diagnostic::error(
+            crate::codes::syntax::INVALID_CHARACTER,
+            "bad",
+            Span::new(1, 2),
+        )
+        .with_label_message("here")
+        .with_help("do this");
         assert_eq!(d.primary_span(), Some(Span::new(1, 2)));
         assert_eq!(d.labels[0].message, "here");
         assert!(has_errors(&[d]));

@@ -160,7 +160,7 @@ pub fn render_to_stderr(file: &SourceFile, diags: &[Diagnostic], mode: ColorMode
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Code, Span};
+    use crate::Span;
 
     #[test]
     fn plain_rendering_names_file_line_column() {
@@ -168,9 +168,13 @@ mod tests {
             "kernel.ptx",
             "ld.global.f32 %f1, [%rd1];\nadd.u32 %r1, %f1, 1;\n",
         );
-        let d = Diagnostic::error(Code("E0204"), "operand type mismatch", Span::new(40, 43))
-            .with_label_message("this register is .f32")
-            .with_help("use a .u32 register");
+        let d = Diagnostic::error(
+            crate::codes::check::OPERAND_TYPE,
+            "operand type mismatch",
+            Span::new(40, 43),
+        )
+        .with_label_message("this register is .f32")
+        .with_help("use a .u32 register");
         let s = render_plain(&f, &[d]);
         assert!(s.contains("error[E0204]: operand type mismatch"), "{s}");
         assert!(s.contains("kernel.ptx:2:14"), "{s}");
@@ -182,7 +186,11 @@ mod tests {
     fn long_lines_are_clipped() {
         let text = format!("{}\n", "x".repeat(100_000));
         let f = SourceFile::new("big.ptx", text);
-        let d = Diagnostic::error(Code("E0001"), "bad", Span::new(50_000, 50_001));
+        let d = Diagnostic::error(
+            crate::codes::syntax::INVALID_CHARACTER,
+            "bad",
+            Span::new(50_000, 50_001),
+        );
         let s = render_plain(&f, &[d]);
         assert!(s.len() < 2000, "{}", s.len());
         assert!(s.contains("at big.ptx:1:50001"), "{s}");

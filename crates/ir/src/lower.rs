@@ -9,16 +9,14 @@ use crate::{
     build_cfg, post_dominators, Base, Function, FunctionKind, Global, Guard, Imm, Inst, LocalVar,
     Module, Operand, Param, RegId, RegInfo, Reloc, SpecialReg, SrcLoc, SymbolRef,
 };
-use ptx_diag::{Code, Diagnostic, Span};
+use ptx_diag::{Diagnostic, Span};
 use ptx_isa::{special_register, ScalarType, StateSpace};
 use ptx_syntax::ast::{self, Expr, ExprKind, Initializer, Name, Statement, VarDecl};
 use ptx_syntax::constexpr::{eval, Value};
 use std::collections::HashMap;
 
-/// Lowering could not represent the construct.
-pub const UNSUPPORTED: Code = Code("E0501");
-/// A name that lowering cannot resolve (only possible on unchecked input).
-pub const UNRESOLVED: Code = Code("E0502");
+// the codes of lowering, defined in the one registry of the tool (`ptx_diag::codes`)
+pub use ptx_diag::codes::lower::{UNRESOLVED, UNSUPPORTED};
 
 /// The predefined constant of PTX: the warp size, 32.
 const WARP_SZ: &str = "WARP_SZ";

@@ -69,31 +69,10 @@ pub use ptx_interp::coverage;
 pub use ptx_interp::launch::LaunchStats;
 pub use ptx_interp::set_simd;
 
-/// Stable codes of runtime errors (rendered like the checker's diagnostics).
+/// Stable codes of runtime errors (rendered like the checker's diagnostics), defined with their
+/// explanations in the one registry of the tool, [`ptx_diag::codes`]: add a code there.
 pub mod codes {
-    use ptx_diag::Code;
-    /// An access outside every allocation.
-    pub const OUT_OF_BOUNDS: Code = Code("E0601");
-    /// A misaligned access.
-    pub const MISALIGNED: Code = Code("E0602");
-    /// `trap`.
-    pub const TRAP: Code = Code("E0603");
-    /// A barrier deadlock.
-    pub const DEADLOCK: Code = Code("E0604");
-    /// An aligned barrier reached by part of a warp.
-    pub const DIVERGENT_BARRIER: Code = Code("E0605");
-    /// The instruction budget ran out.
-    pub const BUDGET: Code = Code("E0606");
-    /// The wall-clock limit passed.
-    pub const TIMEOUT: Code = Code("E0607");
-    /// A failed device-side `assert`.
-    pub const ASSERT: Code = Code("E0608");
-    /// An instruction ptxvm cannot execute yet.
-    pub const UNSUPPORTED: Code = Code("E0609");
-    /// Other kernel faults (stores to constant memory, bad indirect calls, stack overflow…).
-    pub const FAULT: Code = Code("E0610");
-    /// Bad launch arguments.
-    pub const BAD_ARGUMENT: Code = Code("E0620");
+    pub use ptx_diag::codes::runtime::*;
 }
 
 /// Everything that can fail.
