@@ -734,8 +734,10 @@ impl Kernel<'_> {
                 ),
                 span,
             )
-            .with_label_message("not supported yet")
-            .with_note(why);
+            .with_label_message("not supported yet");
+            if !why.starts_with("ptxvm does not execute") {
+                d = d.with_note(why);
+            }
             if f != self.index {
                 if let Some(func) = func {
                     d = d.with_note(format!(
