@@ -874,7 +874,8 @@ impl Kernel<'_> {
                 } => mk(
                     codes::OUT_OF_BOUNDS,
                     format!(
-                        "out-of-bounds {space} access of {size} bytes at address {addr:#x}: {detail}"
+                        "out-of-bounds {space} access of {size} byte{} at address {addr:#x}: {detail}",
+                        if *size == 1 { "" } else { "s" }
                     ),
                     pos,
                 ),
