@@ -400,6 +400,12 @@ fn blame_in(allocs: &[Arc<Allocation>], addr: u64, size: u32) -> String {
             )
         };
     }
+    if addr < GLOBAL_BASE {
+        return format!(
+            "the address is below every allocation (nothing is ever allocated below \
+             {GLOBAL_BASE:#x}): a null pointer plus a large offset, or an integer used as an address"
+        );
+    }
     let i = allocs.partition_point(|a| a.base <= addr);
     let below = i.checked_sub(1).and_then(|k| allocs.get(k));
     let above = allocs.get(i);
@@ -470,6 +476,59 @@ pub fn lock64(addr: u64) -> std::sync::MutexGuard<'static, ()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blame_names_the_buffer_an_access_starts_in() {
+        let mut g = GlobalMemory::default();
+        let a = g.alloc(250, false, "argument 0".into()).unwrap();
+        let b = g.alloc(4, false, "argument 1".into()).unwrap();
+        let m = g.snapshot();
+        // a 4-byte access at byte 248 of a 250-byte buffer covers 248..251
+        assert_eq!(
+            m.blame(a.base + 248, 4),
+            format!(
+                "the access starts at byte 248 of argument 0 ({:#x}, 250 bytes) and runs 2 bytes past its end",
+                a.base
+            )
+        );
+        assert_eq!(
+            m.blame(a.base + 251, 1),
+            format!(
+                "1 byte past the end of argument 0 ({:#x}, 250 bytes)",
+                a.base
+            )
+        );
+        assert_eq!(
+            m.blame(a.base + 250, 1),
+            format!("just past the end of argument 0 ({:#x}, 250 bytes)", a.base)
+        );
+        // nearer to the start of the next buffer than to the end of the previous one
+        assert_eq!(
+            m.blame(b.base - 8, 4),
+            format!(
+                "8 bytes before the start of argument 1 ({:#x}, 4 bytes)",
+                b.base
+            )
+        );
+        assert_eq!(
+            m.blame(b.base + 100, 4),
+            format!(
+                "96 bytes past the end of argument 1 ({:#x}, 4 bytes)",
+                b.base
+            )
+        );
+        assert_eq!(m.blame(0, 4), "a null-pointer access (address 0)");
+        assert!(m
+            .blame(0x40, 4)
+            .starts_with("a null-pointer access (64 bytes past address 0;"));
+        assert!(m
+            .blame(GLOBAL_BASE - 4096, 4)
+            .starts_with("the address is below every allocation"));
+        assert_eq!(
+            GlobalMemory::default().snapshot().blame(GLOBAL_BASE, 4),
+            "no device memory is allocated"
+        );
+    }
 
     #[test]
     fn host_copies_at_every_offset_and_length() {
