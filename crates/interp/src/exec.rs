@@ -807,10 +807,16 @@ impl<'s, 'a> Cta<'s, 'a> {
                     continue;
                 }
             }
+            // (lowering ends every function with an instruction that does not fall through,
+            // so a pc is always inside the code; should that ever fail, the launch stops with
+            // an error instead of a panic)
+            let Some(insn) = code.get(pc as usize) else {
+                self.warps[wi].cur = None;
+                return Err(self.past_end(wi, mask));
+            };
             steps += 1;
             w.run_len = w.run_len.saturating_add(1);
             progress = true;
-            let insn = &code[pc as usize];
             let m = mask & guard_lanes(&w.preds, insn);
             thread_insts += if insn.converted {
                 warp_steps_skipped += (m == 0) as u32;
@@ -982,6 +988,19 @@ impl<'s, 'a> Cta<'s, 'a> {
                 others = others.min(w.pcs[l]);
             }
             w.others_min = others;
+        }
+    }
+
+    /// Lanes `mask` of warp `wi` have a pc past the end of the code (an internal error).
+    #[cold]
+    fn past_end(&self, wi: usize, mask: u32) -> ExecError {
+        let nop = Insn::new(Op::Nop, 0, 0);
+        let last = self.sh.prog.code.last().unwrap_or(&nop);
+        ExecError::Fault {
+            kind: FaultKind::Other(
+                "internal error: control ran past the end of the kernel's code".into(),
+            ),
+            pos: self.pos(wi, mask.trailing_zeros().min(31) as usize, last),
         }
     }
 
