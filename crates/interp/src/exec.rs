@@ -1025,23 +1025,12 @@ impl<'s, 'a> Cta<'s, 'a> {
                 armed &= armed - 1;
             }
         }
-        let w = &mut self.warps[wi];
-        // lanes of this warp waiting at an aligned barrier while others exit: divergent
-        if w.barrier != 0 && m != 0 {
-            let bpc = w.bar_pc[w.barrier.trailing_zeros() as usize];
-            let b = &self.sh.prog.code[bpc as usize];
-            if let Op::Bar(k) = b.op {
-                if self.sh.prog.barriers[k as usize].aligned {
-                    let arrived = self.warps[wi].barrier;
-                    let l = arrived.trailing_zeros() as usize;
-                    return Err(ExecError::DivergentBarrier {
-                        pos: self.pos(wi, l, b),
-                        arrived: arrived.count_ones(),
-                        expected: (arrived | m).count_ones(),
-                    });
-                }
-            }
-        }
+        // Lanes of this warp may be waiting at an aligned barrier while these exit: that is
+        // not divergence. An exited thread is no longer expected at any barrier ("since
+        // Volta, bar.sync and its derivatives wait for every thread of the block that has not
+        // exited"), so `if (i >= n) return; … __syncthreads();` is well-defined wherever the
+        // early return splits a warp. (Divergence is a live lane of the warp reaching another
+        // barrier, or skipping this one under a guard: see `barrier`.)
         Ok(())
     }
 
