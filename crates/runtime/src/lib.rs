@@ -940,8 +940,9 @@ impl Kernel<'_> {
                 .with_note(format!("{block} had not started: its set-up was {what}"));
         }
         if st.groups.is_empty() {
-            return Diagnostic::error(code, message, kernel_span)
-                .with_label_message(format!("{block} of this kernel had just finished"));
+            return Diagnostic::error(code, message, kernel_span).with_label_message(format!(
+                "{block} of this kernel had finished when the limit was checked"
+            ));
         }
         let inst = |f: u32, k: u32| ir.functions.get(f as usize)?.insts.get(k as usize);
         let span_of = |f: u32, k: u32| inst(f, k).map(|i| i.span).unwrap_or(kernel_span);
