@@ -13,7 +13,12 @@
 //! Warp-synchronous instructions wait until every lane of their member mask that has not exited
 //! is in the group. Barriers count threads (`bar.sync a, b`: `b` threads, or the whole CTA);
 //! when every warp of a CTA is blocked and no barrier can complete, the launch stops with a
-//! deadlock report naming who waits where and how many threads exited.
+//! deadlock report naming who waits where and how many threads exited. Exited threads are
+//! never expected at a barrier, aligned or not (since Volta, `bar.sync` waits for the threads
+//! of the block that have not exited): an early return that splits a warp is not divergence.
+//! When the launch's instruction budget or deadline passes, the CTA that notices it reports
+//! where its threads are and what they are doing ([`Stuck`]); its set-up (zeroing shared and
+//! local memory) checks the deadline too.
 
 use crate::invariant::launch_invariant;
 use crate::program::{
