@@ -173,6 +173,8 @@ pub struct Stuck {
     pub exited: u32,
     /// What the block's set-up was doing, when the limit passed before its threads started.
     pub setup: Option<String>,
+    /// Other blocks that were running (on other OS threads) and were stopped.
+    pub other_blocks: u64,
 }
 
 /// Groups a [`Stuck`] report lists.
@@ -510,6 +512,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                         more_threads: 0,
                         exited: 0,
                         setup: Some(format!("zeroing {what}")),
+                        other_blocks: 0,
                     })),
                 },
                 SetupStop::NoMemory => ExecError::Fault {
@@ -772,6 +775,7 @@ impl<'s, 'a> Cta<'s, 'a> {
             more_threads: 0,
             exited: self.exited,
             setup: None,
+            other_blocks: 0,
         };
         for (wi, w) in self.warps.iter().enumerate() {
             // the running group's pc is in `cur`, not yet in `pcs`

@@ -107,6 +107,8 @@ pub fn launch(
         progress,
     };
     let next = AtomicU64::new(0);
+    // blocks stopped because another failed
+    let stopped = AtomicU64::new(0);
     let outputs: Mutex<Vec<(u64, Vec<u8>)>> = Mutex::new(Vec::new());
     let error: Mutex<Option<(u64, ExecError)>> = Mutex::new(None);
     let warp_insts = AtomicU64::new(0);
@@ -138,7 +140,10 @@ pub fn launch(
                 }
                 true
             }
-            Err(ExecError::Cancelled) => false,
+            Err(ExecError::Cancelled) => {
+                stopped.fetch_add(1, Ordering::Relaxed);
+                false
+            }
             Err(e) => {
                 if let Ok(mut slot) = error.lock() {
                     let replace = match &*slot {
@@ -195,7 +200,14 @@ pub fn launch(
         seconds: start.elapsed().as_secs_f64(),
     };
     match error.into_inner().ok().flatten() {
-        Some((_, e)) => Err(Box::new((e, stats))),
+        Some((_, mut e)) => {
+            if let ExecError::Budget { at: Some(at), .. }
+            | ExecError::Timeout { at: Some(at), .. } = &mut e
+            {
+                at.other_blocks = stopped.into_inner();
+            }
+            Err(Box::new((e, stats)))
+        }
         // the last instructions of each worker are counted when it stops: a launch that
         // finished past the budget is over it all the same
         None if stats.thread_instructions > cfg.max_instructions => Err(Box::new((

@@ -934,15 +934,23 @@ impl Kernel<'_> {
                 .with_note("every block had finished: the instructions of the last blocks are counted as they end");
         };
         let block = format!("block ({},{},{})", st.block[0], st.block[1], st.block[2]);
+        // the blocks that other OS threads were running, stopped with this one
+        let with_others = |d: Diagnostic, st: &Stuck| match st.other_blocks {
+            0 => d,
+            1 => d.with_note("1 other block was running; it was stopped"),
+            n => d.with_note(format!("{n} other blocks were running; they were stopped")),
+        };
         if let Some(what) = &st.setup {
-            return Diagnostic::error(code, message, kernel_span)
+            let d = Diagnostic::error(code, message, kernel_span)
                 .with_label_message(format!("{block} of this kernel was being set up"))
                 .with_note(format!("{block} had not started: its set-up was {what}"));
+            return with_others(d, st);
         }
         if st.groups.is_empty() {
-            return Diagnostic::error(code, message, kernel_span).with_label_message(format!(
+            let d = Diagnostic::error(code, message, kernel_span).with_label_message(format!(
                 "{block} of this kernel had finished when the limit was checked"
             ));
+            return with_others(d, st);
         }
         let inst = |f: u32, k: u32| ir.functions.get(f as usize)?.insts.get(k as usize);
         let span_of = |f: u32, k: u32| inst(f, k).map(|i| i.span).unwrap_or(kernel_span);
@@ -1042,7 +1050,7 @@ impl Kernel<'_> {
                 st.more_groups, st.more_threads
             ));
         }
-        d
+        with_others(d, st)
     }
 
     /// The first and last PTX lines of the loop around instruction `inst` of IR function `f`
