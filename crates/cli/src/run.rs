@@ -99,6 +99,22 @@ fn index_of(spec: &str, nargs: usize, flag: &str) -> Result<usize, String> {
     Ok(n)
 }
 
+/// `1234567` as `1.23 M`: a count for the progress bar.
+fn human_count(n: u64) -> String {
+    const UNITS: [(u64, &str); 4] = [
+        (1_000_000_000_000, "T"),
+        (1_000_000_000, "G"),
+        (1_000_000, "M"),
+        (1_000, "k"),
+    ];
+    for (size, unit) in UNITS {
+        if n >= size {
+            return format!("{:.2} {unit}", n as f64 / size as f64);
+        }
+    }
+    n.to_string()
+}
+
 pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
     let text = match std::fs::read(&o.file) {
         Ok(b) => b,
@@ -235,25 +251,28 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
         max_instructions: o.max_instructions,
         timeout: Some(Duration::from_secs_f64(o.timeout.min(1e9))),
     };
-    // progress bar for long launches on a terminal
+    // progress bar for long launches on a terminal: blocks done, and the thread instructions
+    // executed, which keep moving (with the spinner and the clock) while no block finishes
     let started = Instant::now();
     let tty = std::io::stderr().is_terminal();
     let bar: OnceLock<indicatif::ProgressBar> = OnceLock::new();
-    let progress = |done: u64, total: u64| {
+    let progress = |p: &ptxvm::Progress| {
         if !tty || started.elapsed() < Duration::from_secs(1) {
             return;
         }
         let b = bar.get_or_init(|| {
-            let b = indicatif::ProgressBar::new(total);
+            let b = indicatif::ProgressBar::new(p.blocks_total);
             b.set_style(
                 indicatif::ProgressStyle::with_template(
-                    "{spinner} {pos}/{len} blocks [{elapsed}] {wide_bar}",
+                    "{spinner} {pos}/{len} blocks, {msg} thread instructions [{elapsed}] {wide_bar}",
                 )
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
             );
+            b.enable_steady_tick(Duration::from_millis(200));
             b
         });
-        b.set_position(done);
+        b.set_position(p.blocks_done);
+        b.set_message(human_count(p.thread_instructions));
     };
     let result = kernel.launch_with_progress(grid, block, o.shared, &args, &opts, Some(&progress));
     if let Some(b) = bar.get() {

@@ -13,7 +13,12 @@
 //! Warp-synchronous instructions wait until every lane of their member mask that has not exited
 //! is in the group. Barriers count threads (`bar.sync a, b`: `b` threads, or the whole CTA);
 //! when every warp of a CTA is blocked and no barrier can complete, the launch stops with a
-//! deadlock report naming who waits where and how many threads exited.
+//! deadlock report naming who waits where and how many threads exited. Exited threads are
+//! never expected at a barrier, aligned or not (since Volta, `bar.sync` waits for the threads
+//! of the block that have not exited): an early return that splits a warp is not divergence.
+//! When the launch's instruction budget or deadline passes, the CTA that notices it reports
+//! where its threads are and what they are doing ([`Stuck`]); its set-up (zeroing shared and
+//! local memory) checks the deadline too.
 
 use crate::invariant::launch_invariant;
 use crate::program::{
@@ -89,9 +94,19 @@ pub enum ExecError {
         expected: u32,
     },
     /// Instruction budget exhausted.
-    Budget(u64),
+    Budget {
+        /// The budget, in thread instructions.
+        limit: u64,
+        /// Where the block that ran out of it was (`None`: the grid had finished).
+        at: Option<Box<Stuck>>,
+    },
     /// Wall-clock limit.
-    Timeout(f64),
+    Timeout {
+        /// The limit, in seconds.
+        seconds: f64,
+        /// Where the block that noticed it was.
+        at: Option<Box<Stuck>>,
+    },
     /// Valid but unsupported instruction.
     Unsupported {
         /// Message.
@@ -100,6 +115,82 @@ pub enum ExecError {
         pos: ThreadPos,
     },
     /// Stopped because another CTA failed.
+    Cancelled,
+}
+
+/// What a group of threads was doing when a launch stopped on its budget or deadline.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StuckState {
+    /// Ready to run the instruction (running, or waiting for its turn in its warp).
+    Running,
+    /// Waiting at a barrier.
+    Barrier {
+        /// Barrier id.
+        id: u32,
+        /// Threads arrived.
+        arrived: u32,
+        /// Threads the barrier waits for.
+        expected: u32,
+        /// A barrier for the whole CTA, which exited threads release.
+        all: bool,
+    },
+    /// Waiting at a warp-synchronous instruction for other lanes of its warp.
+    WarpSync,
+}
+
+/// Threads of one block in the same state at the same instruction: the lanes of one warp, or
+/// of consecutive warps (threads numbered linearly in the block, x fastest).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StuckGroup {
+    /// First thread.
+    pub first: u32,
+    /// Last thread.
+    pub last: u32,
+    /// Threads in the group (fewer than `last - first + 1` when the lanes are not contiguous).
+    pub count: u32,
+    /// IR function index of the instruction.
+    pub func: u32,
+    /// Instruction index in the function.
+    pub inst: u32,
+    /// What the threads were doing there.
+    pub state: StuckState,
+}
+
+/// Where a block was when the launch stopped on its instruction budget or deadline.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stuck {
+    /// `%ctaid` of the block.
+    pub block: [u32; 3],
+    /// Block size (`%ntid`), to turn thread numbers into coordinates.
+    pub ntid: [u32; 3],
+    /// Threads that had not finished, by state and instruction (the first [`STUCK_GROUPS`]).
+    pub groups: Vec<StuckGroup>,
+    /// Groups left out.
+    pub more_groups: u32,
+    /// Threads in the groups left out.
+    pub more_threads: u32,
+    /// Threads of the block that had exited.
+    pub exited: u32,
+    /// What the block's set-up was doing, when the limit passed before its threads started.
+    pub setup: Option<String>,
+    /// Other blocks that were running (on other OS threads) and were stopped.
+    pub other_blocks: u64,
+}
+
+/// Groups a [`Stuck`] report lists.
+pub const STUCK_GROUPS: usize = 8;
+
+/// Bytes a CTA's set-up zeroes (shared and local memory) between two checks of the deadline
+/// and of cancellation.
+const ZERO_CHECK_BYTES: usize = 4 << 20;
+
+/// Why a CTA's set-up stopped.
+enum SetupStop {
+    /// An allocation failed.
+    NoMemory,
+    /// The deadline passed.
+    Deadline,
+    /// Another CTA failed.
     Cancelled,
 }
 
@@ -127,6 +218,81 @@ pub struct LaunchShared<'a> {
     pub cancel: AtomicBool,
     /// Number of emulated SMs (`%nsmid`).
     pub nsm: u32,
+    /// Thread instructions a CTA runs between checks of the budget and the clock: at most
+    /// [`FLUSH_EVERY`], less for a small budget, so that a budget of a few instructions stops
+    /// a launch after its first slice rather than after 64 Ki instructions' worth of CTAs.
+    pub flush_every: u64,
+    /// Blocks finished.
+    pub blocks_done: AtomicU64,
+    /// Blocks in the grid.
+    pub blocks_total: u64,
+    /// Called with the launch's progress when a block finishes and at each check of the
+    /// budget (so that it shows life while no block finishes).
+    pub progress: Option<&'a (dyn Fn(&crate::launch::Progress) + Sync)>,
+}
+
+impl LaunchShared<'_> {
+    /// The check interval for a budget of `max_instructions`.
+    pub fn flush_every(max_instructions: u64) -> u64 {
+        (max_instructions / 8).clamp(1, FLUSH_EVERY)
+    }
+
+    /// Calls the progress callback, if any, with `executed` thread instructions.
+    pub fn report_progress(&self, executed: u64) {
+        if let Some(p) = self.progress {
+            p(&crate::launch::Progress {
+                blocks_done: self.blocks_done.load(Ordering::Relaxed),
+                blocks_total: self.blocks_total,
+                thread_instructions: executed,
+            });
+        }
+    }
+
+    /// During a CTA's set-up: whether the launch must stop (cancelled, or past its deadline).
+    fn check_setup(&self) -> Result<(), SetupStop> {
+        if self.cancel.load(Ordering::Relaxed) {
+            return Err(SetupStop::Cancelled);
+        }
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(SetupStop::Deadline);
+        }
+        self.report_progress(self.executed.load(Ordering::Relaxed));
+        Ok(())
+    }
+
+    /// The launch's timeout, in seconds.
+    fn timeout_seconds(&self) -> f64 {
+        self.deadline
+            .map(|d| d.saturating_duration_since(self.env.start).as_secs_f64())
+            .unwrap_or(0.0)
+    }
+}
+
+/// Makes `buf` `words` zero words long. It is zeroed in pieces, with a check of the deadline
+/// and of cancellation each time [`ZERO_CHECK_BYTES`] have been zeroed (counted in `since`,
+/// across the calls of one set-up): the memory a CTA zeroes before it starts is the part of
+/// its set-up whose cost the program decides (a GiB of shared memory per block…), and the
+/// launch's limits bound that too. Small buffers take one `resize`, as before.
+fn zero_words(
+    buf: &mut Vec<u32>,
+    words: usize,
+    since: &mut usize,
+    sh: &LaunchShared<'_>,
+) -> Result<(), SetupStop> {
+    const PIECE: usize = ZERO_CHECK_BYTES / 4;
+    buf.clear();
+    buf.try_reserve_exact(words)
+        .map_err(|_| SetupStop::NoMemory)?;
+    while buf.len() < words {
+        let n = (words - buf.len()).min(PIECE);
+        buf.resize(buf.len() + n, 0);
+        *since += n * 4;
+        if *since >= ZERO_CHECK_BYTES {
+            *since = 0;
+            sh.check_setup()?;
+        }
+    }
+    Ok(())
 }
 
 #[derive(Clone, Debug)]
@@ -331,6 +497,35 @@ impl<'s, 'a> Cta<'s, 'a> {
             warps.push(Warp::empty());
         }
         let mut fresh_warps: Vec<usize> = Vec::new();
+        // bytes zeroed since the last check of the limits (see `zero_words`)
+        let mut zeroed = 0usize;
+        let setup_error = |stop: SetupStop, what: String| -> ExecError {
+            match stop {
+                SetupStop::Cancelled => ExecError::Cancelled,
+                SetupStop::Deadline => ExecError::Timeout {
+                    seconds: sh.timeout_seconds(),
+                    at: Some(Box::new(Stuck {
+                        block: ctaid,
+                        ntid: sh.block,
+                        groups: Vec::new(),
+                        more_groups: 0,
+                        more_threads: 0,
+                        exited: 0,
+                        setup: Some(format!("zeroing {what}")),
+                        other_blocks: 0,
+                    })),
+                },
+                SetupStop::NoMemory => ExecError::Fault {
+                    kind: FaultKind::Other(format!("cannot allocate {what}")),
+                    pos: ThreadPos {
+                        block: ctaid,
+                        thread: [0; 3],
+                        func: 0,
+                        inst: 0,
+                    },
+                },
+            }
+        };
         for (w, warp) in warps.iter_mut().enumerate() {
             let w = w as u32;
             let regs = &mut warp.regs;
@@ -442,8 +637,9 @@ impl<'s, 'a> Cta<'s, 'a> {
             }
             if fresh || words > 0 {
                 for l in &mut warp.local {
-                    l.clear();
-                    l.resize(words, 0);
+                    zero_words(l, words, &mut zeroed, sh).map_err(|e| {
+                        setup_error(e, format!("{frame} bytes of local memory per thread"))
+                    })?;
                 }
             }
             warp.sp = [frame; 32];
@@ -455,23 +651,8 @@ impl<'s, 'a> Cta<'s, 'a> {
         }
         let shared_words = shared_size.div_ceil(4) as usize;
         let mut shared = std::mem::take(&mut scratch.shared);
-        shared.clear();
-        if shared_words > 0 {
-            shared
-                .try_reserve_exact(shared_words)
-                .map_err(|_| ExecError::Fault {
-                    kind: FaultKind::Other(format!(
-                        "cannot allocate {shared_size} bytes of shared memory"
-                    )),
-                    pos: ThreadPos {
-                        block: ctaid,
-                        thread: [0; 3],
-                        func: 0,
-                        inst: 0,
-                    },
-                })?;
-            shared.resize(shared_words, 0);
-        }
+        zero_words(&mut shared, shared_words, &mut zeroed, sh)
+            .map_err(|e| setup_error(e, format!("{shared_size} bytes of shared memory")))?;
         // values fixed for the launch, computed once per warp (see `invariant`)
         for w in fresh_warps {
             let warp = &mut warps[w];
@@ -535,7 +716,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                 if self.run_warp(w)? {
                     progress = true;
                 }
-                if self.pending_insts >= FLUSH_EVERY {
+                if self.pending_insts >= self.sh.flush_every {
                     self.flush_budget()?;
                 }
             }
@@ -543,7 +724,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                 let waiting: u32 = self.warps.iter().map(|w| w.barrier.count_ones()).sum();
                 if waiting == 0 {
                     // the rest is counted with the worker's next CTAs, or when it stops
-                    if self.pending_insts >= FLUSH_EVERY {
+                    if self.pending_insts >= self.sh.flush_every {
                         self.flush_budget()?;
                     }
                     return Ok(());
@@ -564,16 +745,117 @@ impl<'s, 'a> Cta<'s, 'a> {
         let n = std::mem::take(&mut self.pending_insts);
         let total = sh.executed.fetch_add(n, Ordering::Relaxed) + n;
         if total > sh.max_instructions {
-            return Err(ExecError::Budget(sh.max_instructions));
+            return Err(ExecError::Budget {
+                limit: sh.max_instructions,
+                at: Some(Box::new(self.stuck())),
+            });
         }
         if let Some(d) = sh.deadline {
             if Instant::now() >= d {
-                return Err(ExecError::Timeout(
-                    d.saturating_duration_since(sh.env.start).as_secs_f64(),
-                ));
+                return Err(ExecError::Timeout {
+                    seconds: sh.timeout_seconds(),
+                    at: Some(Box::new(self.stuck())),
+                });
             }
         }
+        sh.report_progress(total);
         Ok(())
+    }
+
+    /// Where the threads of this CTA that have not finished are, and what they are doing:
+    /// groups of threads in one state at one instruction, by warp and lane (the lanes of
+    /// consecutive warps in the same state at the same instruction make one group).
+    #[cold]
+    fn stuck(&self) -> Stuck {
+        let mut st = Stuck {
+            block: self.ctaid,
+            ntid: self.sh.block,
+            groups: Vec::new(),
+            more_groups: 0,
+            more_threads: 0,
+            exited: self.exited,
+            setup: None,
+            other_blocks: 0,
+        };
+        for (wi, w) in self.warps.iter().enumerate() {
+            // the running group's pc is in `cur`, not yet in `pcs`
+            let mut pcs = w.pcs;
+            if let Some((pc, m)) = w.cur {
+                for l in lane_bits(m) {
+                    pcs[l] = pc;
+                }
+            }
+            // each lane's state and pc
+            let at = |l: usize| -> (u8, u32) {
+                let bit = 1u32 << l;
+                if w.barrier & bit != 0 {
+                    (1, w.bar_pc[l])
+                } else if w.parked & bit != 0 {
+                    (2, pcs[l])
+                } else {
+                    (0, pcs[l])
+                }
+            };
+            let mut left = w.ready | w.parked | w.barrier;
+            while left != 0 {
+                let l0 = left.trailing_zeros() as usize;
+                let key = at(l0);
+                let mut lanes = 0u32;
+                for l in lane_bits(left) {
+                    if at(l) == key {
+                        lanes |= 1 << l;
+                    }
+                }
+                left &= !lanes;
+                let (kind, pc) = key;
+                let Some(insn) = self.sh.prog.code.get(pc as usize) else {
+                    continue;
+                };
+                let state = match kind {
+                    1 => self
+                        .bars
+                        .iter()
+                        .enumerate()
+                        .find(|(_, b)| b.waiting.iter().any(|&(x, m)| x == wi && m & lanes != 0))
+                        .map_or(StuckState::Running, |(id, b)| StuckState::Barrier {
+                            id: id as u32,
+                            arrived: b.arrived,
+                            expected: b.expected,
+                            all: b.all,
+                        }),
+                    2 => StuckState::WarpSync,
+                    _ => StuckState::Running,
+                };
+                let base = wi as u32 * 32;
+                let g = StuckGroup {
+                    first: base + lanes.trailing_zeros(),
+                    last: base + 31 - lanes.leading_zeros(),
+                    count: lanes.count_ones(),
+                    func: insn.func,
+                    inst: insn.inst,
+                    state,
+                };
+                let contiguous = |g: &StuckGroup| g.count == g.last - g.first + 1;
+                match st.groups.last_mut() {
+                    Some(p)
+                        if (p.func, p.inst, &p.state) == (g.func, g.inst, &g.state)
+                            && contiguous(p)
+                            && contiguous(&g)
+                            && g.first == p.last + 1 =>
+                    {
+                        p.last = g.last;
+                        p.count += g.count;
+                    }
+                    _ => st.groups.push(g),
+                }
+            }
+        }
+        if st.groups.len() > STUCK_GROUPS {
+            let rest = st.groups.split_off(STUCK_GROUPS);
+            st.more_groups = rest.len() as u32;
+            st.more_threads = rest.iter().map(|g| g.count).sum();
+        }
+        st
     }
 
     fn deadlock(&self) -> ExecError {
@@ -807,10 +1089,16 @@ impl<'s, 'a> Cta<'s, 'a> {
                     continue;
                 }
             }
+            // (lowering ends every function with an instruction that does not fall through,
+            // so a pc is always inside the code; should that ever fail, the launch stops with
+            // an error instead of a panic)
+            let Some(insn) = code.get(pc as usize) else {
+                self.warps[wi].cur = None;
+                return Err(self.past_end(wi, mask));
+            };
             steps += 1;
             w.run_len = w.run_len.saturating_add(1);
             progress = true;
-            let insn = &code[pc as usize];
             let m = mask & guard_lanes(&w.preds, insn);
             thread_insts += if insn.converted {
                 warp_steps_skipped += (m == 0) as u32;
@@ -985,6 +1273,19 @@ impl<'s, 'a> Cta<'s, 'a> {
         }
     }
 
+    /// Lanes `mask` of warp `wi` have a pc past the end of the code (an internal error).
+    #[cold]
+    fn past_end(&self, wi: usize, mask: u32) -> ExecError {
+        let nop = Insn::new(Op::Nop, 0, 0);
+        let last = self.sh.prog.code.last().unwrap_or(&nop);
+        ExecError::Fault {
+            kind: FaultKind::Other(
+                "internal error: control ran past the end of the kernel's code".into(),
+            ),
+            pos: self.pos(wi, mask.trailing_zeros().min(31) as usize, last),
+        }
+    }
+
     fn fault(&self, wi: usize, insn: &Insn, e: impl Into<Box<Fault>>, m: u32) -> ExecError {
         let e = *e.into();
         let lane = e.lane.unwrap_or(m.trailing_zeros()) as usize;
@@ -1006,23 +1307,12 @@ impl<'s, 'a> Cta<'s, 'a> {
                 armed &= armed - 1;
             }
         }
-        let w = &mut self.warps[wi];
-        // lanes of this warp waiting at an aligned barrier while others exit: divergent
-        if w.barrier != 0 && m != 0 {
-            let bpc = w.bar_pc[w.barrier.trailing_zeros() as usize];
-            let b = &self.sh.prog.code[bpc as usize];
-            if let Op::Bar(k) = b.op {
-                if self.sh.prog.barriers[k as usize].aligned {
-                    let arrived = self.warps[wi].barrier;
-                    let l = arrived.trailing_zeros() as usize;
-                    return Err(ExecError::DivergentBarrier {
-                        pos: self.pos(wi, l, b),
-                        arrived: arrived.count_ones(),
-                        expected: (arrived | m).count_ones(),
-                    });
-                }
-            }
-        }
+        // Lanes of this warp may be waiting at an aligned barrier while these exit: that is
+        // not divergence. An exited thread is no longer expected at any barrier ("since
+        // Volta, bar.sync and its derivatives wait for every thread of the block that has not
+        // exited"), so `if (i >= n) return; … __syncthreads();` is well-defined wherever the
+        // early return splits a warp. (Divergence is a live lane of the warp reaching another
+        // barrier, or skipping this one under a guard: see `barrier`.)
         Ok(())
     }
 

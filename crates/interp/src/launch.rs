@@ -41,6 +41,17 @@ pub struct LaunchStats {
     pub seconds: f64,
 }
 
+/// How far a launch has got, for a progress display.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// Blocks finished.
+    pub blocks_done: u64,
+    /// Blocks in the grid.
+    pub blocks_total: u64,
+    /// Thread instructions executed (as last counted: workers add theirs every 64 Ki or so).
+    pub thread_instructions: u64,
+}
+
 /// The number of cores, asked once per process: on Linux the question reads several files
 /// under `/proc` and `/sys` (about 8 µs, most of an empty launch).
 fn cores() -> usize {
@@ -58,7 +69,7 @@ pub fn launch(
     mem: &crate::mem::MemMap,
     params: &[u32],
     cfg: &LaunchConfig,
-    progress: Option<&(dyn Fn(u64, u64) + Sync)>,
+    progress: Option<&(dyn Fn(&Progress) + Sync)>,
 ) -> Result<LaunchStats, Box<(ExecError, LaunchStats)>> {
     let start = Instant::now();
     let [gx, gy, gz] = cfg.grid;
@@ -90,9 +101,14 @@ pub fn launch(
         deadline: cfg.timeout.map(|t| start + t),
         cancel: AtomicBool::new(false),
         nsm: 132,
+        flush_every: LaunchShared::flush_every(cfg.max_instructions),
+        blocks_done: AtomicU64::new(0),
+        blocks_total: total,
+        progress,
     };
     let next = AtomicU64::new(0);
-    let done = AtomicU64::new(0);
+    // blocks stopped because another failed
+    let stopped = AtomicU64::new(0);
     let outputs: Mutex<Vec<(u64, Vec<u8>)>> = Mutex::new(Vec::new());
     let error: Mutex<Option<(u64, ExecError)>> = Mutex::new(None);
     let warp_insts = AtomicU64::new(0);
@@ -118,13 +134,16 @@ pub fn launch(
                         o.push((k, out.stdout));
                     }
                 }
-                if let Some(p) = progress {
-                    let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                    p(d, total);
+                if progress.is_some() {
+                    sh.blocks_done.fetch_add(1, Ordering::Relaxed);
+                    sh.report_progress(sh.executed.load(Ordering::Relaxed));
                 }
                 true
             }
-            Err(ExecError::Cancelled) => false,
+            Err(ExecError::Cancelled) => {
+                stopped.fetch_add(1, Ordering::Relaxed);
+                false
+            }
             Err(e) => {
                 if let Ok(mut slot) = error.lock() {
                     let replace = match &*slot {
@@ -181,12 +200,154 @@ pub fn launch(
         seconds: start.elapsed().as_secs_f64(),
     };
     match error.into_inner().ok().flatten() {
-        Some((_, e)) => Err(Box::new((e, stats))),
+        Some((_, mut e)) => {
+            if let ExecError::Budget { at: Some(at), .. }
+            | ExecError::Timeout { at: Some(at), .. } = &mut e
+            {
+                at.other_blocks = stopped.into_inner();
+            }
+            Err(Box::new((e, stats)))
+        }
         // the last instructions of each worker are counted when it stops: a launch that
         // finished past the budget is over it all the same
-        None if stats.thread_instructions > cfg.max_instructions => {
-            Err(Box::new((ExecError::Budget(cfg.max_instructions), stats)))
-        }
+        None if stats.thread_instructions > cfg.max_instructions => Err(Box::new((
+            ExecError::Budget {
+                limit: cfg.max_instructions,
+                at: None,
+            },
+            stats,
+        ))),
         None => Ok(stats),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compile::test_program;
+    use crate::exec::{StuckGroup, StuckState};
+    use crate::mem::MemMap;
+
+    fn cfg(grid: u32, block: u32) -> LaunchConfig {
+        LaunchConfig {
+            grid: [grid, 1, 1],
+            block: [block, 1, 1],
+            shared_bytes: 0,
+            threads: 1,
+            max_instructions: 1 << 40,
+            timeout: None,
+        }
+    }
+
+    #[test]
+    fn a_tiny_budget_stops_the_launch_after_a_few_blocks() {
+        // 2 instructions per thread (a mov and the implicit ret), 64 per block of 32; the
+        // budget used to be checked every 64 Ki instructions: after 1024 blocks
+        let prog = test_program("", ".reg .b32 %r<2>;\nmov.u32 %r1, %tid.x;");
+        let c = LaunchConfig {
+            max_instructions: 5,
+            ..cfg(100_000, 32)
+        };
+        let err = launch(&prog, &MemMap::default(), &[], &c, None).expect_err("over budget");
+        let (e, stats) = *err;
+        assert!(
+            matches!(
+                e,
+                ExecError::Budget {
+                    limit: 5,
+                    at: Some(_)
+                }
+            ),
+            "{e:?}"
+        );
+        assert!(
+            stats.thread_instructions <= 64,
+            "{}",
+            stats.thread_instructions
+        );
+    }
+
+    #[test]
+    fn the_deadline_bounds_the_zeroing_of_shared_memory() {
+        // 64 MiB of shared memory per block, zeroed before each of 100000 blocks starts
+        let prog = test_program("", ".reg .b32 %r<2>;\nmov.u32 %r1, %tid.x;");
+        let c = LaunchConfig {
+            shared_bytes: 64 << 20,
+            timeout: Some(Duration::from_millis(200)),
+            ..cfg(100_000, 32)
+        };
+        let t = Instant::now();
+        let err = launch(&prog, &MemMap::default(), &[], &c, None).expect_err("times out");
+        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+        match err.0 {
+            ExecError::Timeout { at: Some(at), .. } => {
+                let setup = at.setup.expect("stopped in a block's set-up");
+                assert!(setup.contains("shared memory"), "{setup}");
+            }
+            e => panic!("{e:?}"),
+        }
+    }
+
+    #[test]
+    fn the_budget_report_says_where_each_warp_was() {
+        // warp 0 waits at the barrier, warp 1 spins, warp 2's lanes 0-15 wait at a shfl.sync
+        // for its lanes 16-31, which spin
+        let prog = test_program(
+            "",
+            ".reg .pred %p<4>;\n.reg .b32 %r<4>;\n\
+             mov.u32 %r1, %tid.x;\n\
+             setp.ge.u32 %p1, %r1, 32;\n\
+             @%p1 bra NOT0;\n\
+             bar.sync 0;\n\
+             ret;\n\
+             NOT0:\n\
+             setp.ge.u32 %p2, %r1, 80;\n\
+             setp.lt.u32 %p3, %r1, 64;\n\
+             or.pred %p2, %p2, %p3;\n\
+             @%p2 bra SPIN;\n\
+             shfl.sync.idx.b32 %r2, %r1, 0, 31, -1;\n\
+             ret;\n\
+             SPIN:\n\
+             add.s32 %r3, %r3, 1;\n\
+             bra SPIN;",
+        );
+        // (a warp runs slices of 16 Ki steps: warp 1 spins through one, then warp 2)
+        let c = LaunchConfig {
+            max_instructions: 600_000,
+            ..cfg(2, 96)
+        };
+        let err = launch(&prog, &MemMap::default(), &[], &c, None).expect_err("over budget");
+        let ExecError::Budget { at: Some(at), .. } = err.0 else {
+            panic!("{:?}", err.0);
+        };
+        let g = |first, last, inst, state| StuckGroup {
+            first,
+            last,
+            count: last - first + 1,
+            func: 0,
+            inst,
+            state,
+        };
+        let barrier = StuckState::Barrier {
+            id: 0,
+            arrived: 32,
+            expected: 96,
+            all: true,
+        };
+        assert_eq!(at.block, [0, 0, 0]);
+        assert_eq!(at.setup, None);
+        assert_eq!(at.more_groups, 0);
+        // (the spinning lanes are at the add or at the bra, whichever the slice ended on)
+        let spin = at.groups[1].inst;
+        assert!(spin == 11 || spin == 12, "{spin}");
+        assert_eq!(
+            at.groups,
+            [
+                g(0, 31, 3, barrier),
+                g(32, 63, spin, StuckState::Running),
+                g(64, 79, 9, StuckState::WarpSync),
+                g(80, 95, at.groups[3].inst, StuckState::Running),
+            ]
+        );
     }
 }

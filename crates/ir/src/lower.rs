@@ -615,6 +615,7 @@ impl<'a> FuncCx<'a> {
                 _ => {}
             }
         }
+        self.implicit_ret(body.close.0);
         // Frame layout.
         let mut off = 0u64;
         let mut align = 1u64;
@@ -632,6 +633,35 @@ impl<'a> FuncCx<'a> {
         self.func.uses_globals.dedup();
         self.func.callees.sort_unstable();
         self.func.callees.dedup();
+    }
+
+    /// Reaching the closing brace of a body is an implicit `ret` (ptxas accepts a body that
+    /// ends without `ret`, `exit` or an unconditional branch, an empty body, and a label as
+    /// the last statement): a `ret` at the brace is appended whenever control can get there:
+    /// the body is empty, its last instruction can fall through (any guarded one, or one that
+    /// does not transfer control), or a label marks the end. Every defined function thus ends
+    /// with an instruction that does not fall through, and every label marks an instruction,
+    /// so the CFG and the post-dominators see the return and no executor runs off the end.
+    fn implicit_ret(&mut self, close: Span) {
+        let n = self.func.insts.len() as u32;
+        let label_at_end = self.func.labels.iter().any(|(_, at)| *at >= n);
+        let falls = match self.func.insts.last() {
+            None => true,
+            Some(i) => {
+                i.guard.is_some()
+                    || !matches!(i.opcode.as_str(), "ret" | "exit" | "bra" | "brx" | "trap")
+            }
+        };
+        if falls || label_at_end {
+            self.func.insts.push(Inst {
+                guard: None,
+                opcode: Name::from("ret"),
+                mods: Vec::new(),
+                operands: Vec::new(),
+                span: close,
+                src: self.src,
+            });
+        }
     }
 
     fn declare(&mut self, v: &VarDecl) {
@@ -899,5 +929,59 @@ impl<'a> FuncCx<'a> {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{lower, verify, Function};
+
+    fn body(b: &str) -> Function {
+        let text = format!(
+            ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{{\n{b}\n}}\n"
+        );
+        let parsed = ptx_syntax::parse(&text);
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+        let m = lower(&parsed.module).expect("lowers");
+        assert_eq!(verify(&m), Vec::<String>::new());
+        m.functions[0].clone()
+    }
+
+    fn opcodes(f: &Function) -> Vec<&str> {
+        f.insts.iter().map(|i| i.opcode.as_str()).collect()
+    }
+
+    #[test]
+    fn reaching_the_closing_brace_is_an_implicit_ret() {
+        // an empty body
+        let f = body("");
+        assert_eq!(opcodes(&f), ["ret"]);
+        assert_eq!(f.blocks.len(), 1);
+        assert!(f.blocks[0].succs.is_empty());
+        // a last instruction that falls through
+        let f = body(".reg .b32 %r<2>;\nmov.u32 %r1, 1;");
+        assert_eq!(opcodes(&f), ["mov", "ret"]);
+        // a label as the last statement: it marks the implicit ret
+        let f = body(".reg .b32 %r<2>;\nmov.u32 %r1, 1;\nL:");
+        assert_eq!(opcodes(&f), ["mov", "ret"]);
+        assert_eq!(f.labels[0].1, 1);
+        // a guarded branch may fall through; the join point is the implicit ret
+        let f = body(".reg .pred %p<2>;\nsetp.eq.u32 %p1, 1, 1;\nL:\n@%p1 bra L;");
+        assert_eq!(opcodes(&f), ["setp", "bra", "ret"]);
+        assert_eq!(f.blocks.last().map(|b| b.start), Some(2));
+        // a branch to a label at the end reaches the ret, which post-dominates it
+        let f = body(
+            ".reg .pred %p<2>;\n.reg .b32 %r<2>;\nsetp.eq.u32 %p1, 1, 1;\n@%p1 bra E;\nmov.u32 %r1, 1;\nE:",
+        );
+        assert_eq!(opcodes(&f), ["setp", "bra", "mov", "ret"]);
+        assert_eq!(f.ipdom[0], Some(2));
+    }
+
+    #[test]
+    fn no_implicit_ret_where_control_cannot_reach_the_brace() {
+        assert_eq!(opcodes(&body("ret;")), ["ret"]);
+        assert_eq!(opcodes(&body("exit;")), ["exit"]);
+        assert_eq!(opcodes(&body("trap;")), ["trap"]);
+        assert_eq!(opcodes(&body("L:\nbra L;")), ["bra"]);
     }
 }

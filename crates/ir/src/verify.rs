@@ -32,8 +32,8 @@ fn verify_function(m: &Module, f: &Function, errs: &mut Vec<String>) {
                 {
                     err(k, format!("register {r} out of range"))
                 }
-                Operand::Label(l) if *l > n => err(k, format!("label {l} out of range")),
-                Operand::Targets(t) if t.iter().any(|l| *l > n) => {
+                Operand::Label(l) if *l >= n => err(k, format!("label {l} out of range")),
+                Operand::Targets(t) if t.iter().any(|l| *l >= n) => {
                     err(k, "branch target out of range".into())
                 }
                 Operand::Address(b, _) | Operand::Symbol(b, _) => match *b {
@@ -62,6 +62,20 @@ fn verify_function(m: &Module, f: &Function, errs: &mut Vec<String>) {
         }
     }
     if f.defined {
+        // control never runs past the last instruction (lowering adds the implicit `ret`)
+        let falls = f.insts.last().is_none_or(|i| {
+            i.guard.is_some()
+                || !matches!(i.opcode.as_str(), "ret" | "exit" | "bra" | "brx" | "trap")
+        });
+        if falls {
+            err(
+                n as usize,
+                "control can fall off the end of the body".into(),
+            );
+        }
+        if let Some((name, at)) = f.labels.iter().find(|(_, at)| *at >= n) {
+            err(*at as usize, format!("label `{name}` marks no instruction"));
+        }
         let mut covered = 0;
         for (b, blk) in f.blocks.iter().enumerate() {
             if blk.start != covered || blk.end <= blk.start {

@@ -54,7 +54,7 @@
 
 use ptx_diag::{Code, Diagnostic, SourceFile};
 use ptx_interp::compile::{compile, func_addr, GlobalAddrs};
-use ptx_interp::exec::{ExecError, ThreadPos};
+use ptx_interp::exec::{ExecError, Stuck, StuckState, ThreadPos};
 use ptx_interp::launch::{launch, LaunchConfig};
 use ptx_interp::mem::{Allocation, GlobalMemory};
 use ptx_interp::program::{FaultKind, Program};
@@ -66,7 +66,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 pub use ptx_interp::coverage;
-pub use ptx_interp::launch::LaunchStats;
+pub use ptx_interp::launch::{LaunchStats, Progress};
 pub use ptx_interp::set_simd;
 
 /// Stable codes of runtime errors (rendered like the checker's diagnostics), defined with their
@@ -606,7 +606,9 @@ impl Kernel<'_> {
         self.launch_with_progress(grid, block, shared_bytes, args, opts, None)
     }
 
-    /// [`Kernel::launch`] with a callback receiving (CTAs done, CTAs total).
+    /// [`Kernel::launch`] with a callback receiving the launch's [`Progress`] (blocks done,
+    /// thread instructions executed) from the threads running it: when a block finishes, and
+    /// every 64 Ki thread instructions or so while blocks run.
     pub fn launch_with_progress(
         &self,
         grid: [u32; 3],
@@ -614,7 +616,7 @@ impl Kernel<'_> {
         shared_bytes: u64,
         args: &[Arg],
         opts: &LaunchOptions,
-        progress: Option<&(dyn Fn(u64, u64) + Sync)>,
+        progress: Option<&(dyn Fn(&Progress) + Sync)>,
     ) -> Result<LaunchReport, Error> {
         let params = self.params();
         if args.len() != params.len() {
@@ -947,24 +949,212 @@ impl Kernel<'_> {
                     .with_label_message("this barrier can never complete");
                 d.with_help("every thread the barrier counts must arrive; threads that exited never will")
             }
-            ExecError::Budget(n) => Diagnostic::error(
-                codes::BUDGET,
-                format!("instruction budget exhausted: the kernel executed more than {n} thread instructions"),
-                ptx_diag::Span::default(),
-            )
-            .with_help("raise the limit with --max-instructions N if the kernel is meant to run this long"),
-            ExecError::Timeout(s) => Diagnostic::error(
-                codes::TIMEOUT,
-                format!("timeout: the kernel ran longer than {s:.1} seconds"),
-                ptx_diag::Span::default(),
-            )
-            .with_help("raise the limit with --timeout SECONDS if the kernel is meant to run this long"),
+            ExecError::Budget { limit, at } => self
+                .stuck_report(
+                    codes::BUDGET,
+                    format!("instruction budget exhausted: the kernel executed more than {limit} thread instructions"),
+                    at.as_deref(),
+                )
+                .with_help("raise the limit with --max-instructions N if the kernel is meant to run this long"),
+            ExecError::Timeout { seconds, at } => self
+                .stuck_report(
+                    codes::TIMEOUT,
+                    format!("timeout: the kernel ran longer than {seconds:.1} seconds"),
+                    at.as_deref(),
+                )
+                .with_help("raise the limit with --timeout SECONDS if the kernel is meant to run this long"),
             ExecError::Cancelled => Diagnostic::error(
                 codes::FAULT,
                 "the launch was cancelled".to_string(),
                 ptx_diag::Span::default(),
             ),
         }
+    }
+}
+
+impl Kernel<'_> {
+    /// The diagnostic of a launch stopped by its budget or deadline: where the threads of the
+    /// block that noticed it were, by group of threads in one state at one instruction
+    /// (spinning in a loop, running, waiting at a barrier or at a warp-synchronous
+    /// instruction), with the PTX and CUDA lines; the primary label is on the instruction of
+    /// the first group.
+    fn stuck_report(&self, code: Code, message: String, at: Option<&Stuck>) -> Diagnostic {
+        let ir = &self.module.ir;
+        let file = &self.module.file;
+        let kernel_span = ir.functions[self.index as usize].span;
+        let Some(st) = at else {
+            return Diagnostic::error(code, message, kernel_span)
+                .with_label_message("in this kernel")
+                .with_note("every block had finished: the instructions of the last blocks are counted as they end");
+        };
+        let block = format!("block ({},{},{})", st.block[0], st.block[1], st.block[2]);
+        // the blocks that other OS threads were running, stopped with this one
+        let with_others = |d: Diagnostic, st: &Stuck| match st.other_blocks {
+            0 => d,
+            1 => d.with_note("1 other block was running; it was stopped"),
+            n => d.with_note(format!("{n} other blocks were running; they were stopped")),
+        };
+        if let Some(what) = &st.setup {
+            let d = Diagnostic::error(code, message, kernel_span)
+                .with_label_message(format!("{block} of this kernel was being set up"))
+                .with_note(format!("{block} had not started: its set-up was {what}"));
+            return with_others(d, st);
+        }
+        if st.groups.is_empty() {
+            let d = Diagnostic::error(code, message, kernel_span).with_label_message(format!(
+                "{block} of this kernel had finished when the limit was checked"
+            ));
+            return with_others(d, st);
+        }
+        let inst = |f: u32, k: u32| ir.functions.get(f as usize)?.insts.get(k as usize);
+        let span_of = |f: u32, k: u32| inst(f, k).map(|i| i.span).unwrap_or(kernel_span);
+        let [nx, ny, _] = st.ntid;
+        let coords = |t: u32| {
+            let (nx, ny) = (nx.max(1), ny.max(1));
+            if st.ntid[1] == 1 && st.ntid[2] == 1 {
+                format!("{t}")
+            } else {
+                format!("({},{},{})", t % nx, (t / nx) % ny, t / (nx * ny))
+            }
+        };
+        let threads = |g: &ptx_interp::exec::StuckGroup| {
+            if g.count == 1 {
+                format!("thread {}", coords(g.first))
+            } else if g.count == g.last - g.first + 1 {
+                format!("threads {}..{}", coords(g.first), coords(g.last))
+            } else {
+                format!(
+                    "{} threads of {}..{}",
+                    g.count,
+                    coords(g.first),
+                    coords(g.last)
+                )
+            }
+        };
+        let mut d: Option<Diagnostic> = None;
+        let mut labelled = Vec::new();
+        let mut notes = Vec::new();
+        for g in &st.groups {
+            let span = span_of(g.func, g.inst);
+            let text = file.text().get(span.range()).unwrap_or("").trim();
+            let op = text
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .trim_end_matches(';');
+            let (doing, short) = match &g.state {
+                StuckState::Running => match self.loop_lines(g.func, g.inst) {
+                    Some((a, b)) => (
+                        format!("spinning in a loop (lines {a}-{b}) at"),
+                        "spinning in this loop".to_string(),
+                    ),
+                    None => ("running at".to_string(), "running here".to_string()),
+                },
+                StuckState::Barrier {
+                    id,
+                    arrived,
+                    expected,
+                    all,
+                } => {
+                    let exited = if *all && st.exited > 0 {
+                        format!(", {} exited", st.exited)
+                    } else {
+                        String::new()
+                    };
+                    let count = format!("{arrived} of {expected} threads arrived{exited}");
+                    (
+                        format!("waiting at barrier {id} ({count}) at"),
+                        format!("waiting at barrier {id}: {count}"),
+                    )
+                }
+                StuckState::WarpSync => (
+                    format!("waiting at `{op}` for other lanes of their warp at"),
+                    "waiting here for other lanes of their warp".to_string(),
+                ),
+            };
+            let who = format!("{block} {}", threads(g));
+            let mut note = format!("{who}: {doing} {}: `{text}`", file.location(span.start));
+            if let Some(src) = inst(g.func, g.inst).and_then(|i| i.src) {
+                let name = ir.file(src.file as u64).unwrap_or("?");
+                note.push_str(&format!(" (CUDA source {name}:{})", src.line));
+            }
+            notes.push(note);
+            let label = format!("{who} {short}");
+            match d {
+                None => {
+                    d = Some(
+                        Diagnostic::error(code, message.clone(), span).with_label_message(label),
+                    );
+                    labelled.push(span);
+                }
+                Some(x) if labelled.len() < 4 && !labelled.contains(&span) => {
+                    labelled.push(span);
+                    d = Some(x.with_secondary(span, label));
+                }
+                Some(x) => d = Some(x),
+            }
+        }
+        let mut d = d.unwrap_or_else(|| Diagnostic::error(code, message, kernel_span));
+        for n in notes {
+            d = d.with_note(n);
+        }
+        if st.more_groups > 0 {
+            d = d.with_note(format!(
+                "… and {} more groups of {} threads in all in {block}",
+                st.more_groups, st.more_threads
+            ));
+        }
+        with_others(d, st)
+    }
+
+    /// The first and last PTX lines of the loop around instruction `inst` of IR function `f`
+    /// (the blocks of its CFG that reach it and that it reaches), if it is in one.
+    fn loop_lines(&self, f: u32, inst: u32) -> Option<(u32, u32)> {
+        let func = self.module.ir.functions.get(f as usize)?;
+        let blocks = &func.blocks;
+        let b = blocks
+            .iter()
+            .position(|x| x.start <= inst && inst < x.end)?;
+        let succs: Vec<Vec<usize>> = blocks
+            .iter()
+            .map(|x| x.succs.iter().map(|&s| s as usize).collect())
+            .collect();
+        let mut preds = vec![Vec::new(); blocks.len()];
+        for (x, ss) in succs.iter().enumerate() {
+            for &s in ss {
+                if let Some(p) = preds.get_mut(s) {
+                    p.push(x);
+                }
+            }
+        }
+        let reach = |edges: &[Vec<usize>]| -> Vec<bool> {
+            let mut seen = vec![false; blocks.len()];
+            let mut stack = vec![b];
+            while let Some(x) = stack.pop() {
+                for &n in &edges[x] {
+                    if n < blocks.len() && !std::mem::replace(&mut seen[n], true) {
+                        stack.push(n);
+                    }
+                }
+            }
+            seen
+        };
+        let fwd = reach(&succs);
+        if !fwd[b] {
+            return None;
+        }
+        let back = reach(&preds);
+        let file = &self.module.file;
+        let mut lines = (u32::MAX, 0);
+        for (x, blk) in blocks.iter().enumerate() {
+            if fwd[x] && back[x] {
+                for i in &func.insts[blk.start as usize..blk.end as usize] {
+                    let l = file.line_col(i.span.start).line;
+                    lines = (lines.0.min(l), lines.1.max(l));
+                }
+            }
+        }
+        Some(lines)
     }
 }
 
