@@ -440,17 +440,47 @@ fn header(f: &ast::Function) -> Function {
 }
 
 /// What a name in a function body refers to.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 enum Binding {
     Reg(RegId),
     Local(u32),
     KernelParam(u32),
 }
 
+/// A parameterized register family `%r<N>`: its members get a register (and later a slot) only
+/// when the body names them, so storage follows the registers a kernel uses, not the count it
+/// declares (`.reg .b32 %r<100000000>` with one register used costs one register).
+struct Family {
+    stem: Name,
+    count: u64,
+    ty: ScalarType,
+    members: HashMap<u64, RegId>,
+}
+
+/// The names one block (`{ … }`) declares.
+#[derive(Default)]
+struct Scope {
+    names: HashMap<Name, Binding>,
+    families: Vec<Family>,
+}
+
+/// Splits `%r12` into every (stem, index) reading: (`%r1`, 2), (`%r`, 12); an index has no
+/// leading zero (as the checker reads family members).
+fn family_splits(name: &str) -> impl Iterator<Item = (&str, u64)> {
+    let digits = name.bytes().rev().take_while(u8::is_ascii_digit).count();
+    (1..=digits).filter_map(move |k| {
+        let (stem, num) = name.split_at(name.len() - k);
+        if num.len() > 1 && num.starts_with('0') {
+            return None;
+        }
+        num.parse().ok().map(|n| (stem, n))
+    })
+}
+
 struct FuncCx<'a> {
     m: &'a ModuleCx,
     func: Function,
-    scopes: Vec<HashMap<Name, Binding>>,
+    scopes: Vec<Scope>,
     labels: HashMap<Name, u32>,
     targets: HashMap<Name, Vec<u32>>,
     prototypes: HashMap<Name, ()>,
@@ -515,7 +545,10 @@ impl<'a> FuncCx<'a> {
         FuncCx {
             m,
             func,
-            scopes: vec![scope],
+            scopes: vec![Scope {
+                names: scope,
+                families: Vec::new(),
+            }],
             labels: HashMap::new(),
             targets: HashMap::new(),
             prototypes: HashMap::new(),
@@ -569,7 +602,7 @@ impl<'a> FuncCx<'a> {
         // Pass 2: declarations and instructions.
         for s in &body.statements {
             match s {
-                Statement::ScopeBegin(_) => self.scopes.push(HashMap::new()),
+                Statement::ScopeBegin(_) => self.scopes.push(Scope::default()),
                 Statement::ScopeEnd(_) if self.scopes.len() > 1 => {
                     self.scopes.pop();
                 }
@@ -623,13 +656,21 @@ impl<'a> FuncCx<'a> {
                     continue;
                 }
                 let ty = ScalarType::from_suffix(&v.ty.text).unwrap_or(ScalarType::B32);
-                for name in expand(d) {
-                    let r = self.func.regs.len() as RegId;
-                    self.func.regs.push(RegInfo {
-                        name: name.clone(),
-                        ty,
-                    });
-                    self.bind(name, Binding::Reg(r));
+                match d.count {
+                    Some(count) => {
+                        if let Some(s) = self.scopes.last_mut() {
+                            s.families.push(Family {
+                                stem: d.name.text.clone(),
+                                count,
+                                ty,
+                                members: HashMap::new(),
+                            });
+                        }
+                    }
+                    None => {
+                        let r = self.new_reg(d.name.text.clone(), ty);
+                        self.bind(d.name.text.clone(), Binding::Reg(r));
+                    }
                 }
                 continue;
             }
@@ -678,12 +719,39 @@ impl<'a> FuncCx<'a> {
 
     fn bind(&mut self, name: Name, b: Binding) {
         if let Some(s) = self.scopes.last_mut() {
-            s.insert(name, b);
+            s.names.insert(name, b);
         }
     }
 
-    fn lookup(&self, name: &str) -> Option<&Binding> {
-        self.scopes.iter().rev().find_map(|s| s.get(name))
+    fn new_reg(&mut self, name: Name, ty: ScalarType) -> RegId {
+        let r = self.func.regs.len() as RegId;
+        self.func.regs.push(RegInfo { name, ty });
+        r
+    }
+
+    /// What `name` refers to: the innermost block's exact names, then its families (a family
+    /// member gets its register on first use), then the enclosing blocks'.
+    fn lookup(&mut self, name: &str) -> Option<Binding> {
+        for si in (0..self.scopes.len()).rev() {
+            if let Some(&b) = self.scopes[si].names.get(name) {
+                return Some(b);
+            }
+            let found = self.scopes[si].families.iter().enumerate().find_map(|(fi, f)| {
+                family_splits(name)
+                    .find(|&(stem, n)| stem == &*f.stem && n < f.count)
+                    .map(|(_, n)| (fi, n))
+            });
+            if let Some((fi, n)) = found {
+                if let Some(&r) = self.scopes[si].families[fi].members.get(&n) {
+                    return Some(Binding::Reg(r));
+                }
+                let ty = self.scopes[si].families[fi].ty;
+                let r = self.new_reg(Name::from(name), ty);
+                self.scopes[si].families[fi].members.insert(n, r);
+                return Some(Binding::Reg(r));
+            }
+        }
+        None
     }
 
     fn lower_inst(&mut self, i: &ast::Instruction) -> Inst {
@@ -692,7 +760,7 @@ impl<'a> FuncCx<'a> {
             .as_ref()
             .and_then(|g| match self.lookup(&g.pred.text) {
                 Some(Binding::Reg(r)) => Some(Guard {
-                    reg: *r,
+                    reg: r,
                     negated: g.negated,
                 }),
                 _ => {
@@ -756,7 +824,7 @@ impl<'a> FuncCx<'a> {
 
     fn name(&mut self, n: &Name, span: Span) -> Operand {
         if let Some(b) = self.lookup(n) {
-            return match *b {
+            return match b {
                 Binding::Reg(r) => Operand::Reg(r),
                 Binding::Local(l) => Operand::Symbol(Base::Local(l), 0),
                 Binding::KernelParam(p) => Operand::Symbol(Base::KernelParam(p), 0),
