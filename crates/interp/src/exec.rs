@@ -31,8 +31,20 @@ const SLICE: u32 = 16384;
 /// read-modify-write) and checks of the budget, the clock and cancellation; a CTA also checks
 /// when it ends. A runaway warp reaches it within one slice.
 const FLUSH_EVERY: u64 = 1 << 16;
-/// Largest local memory (stack) per thread.
-pub const LOCAL_LIMIT: u64 = 1 << 20;
+/// Local memory a thread can have by default (bytes): what an sm_90 GPU allows per thread. A
+/// kernel whose `.local` variables need more is refused at launch unless the stack size is
+/// raised to cover them.
+pub const LOCAL_MAX: u64 = 512 << 10;
+/// The default per-thread stack (bytes), as `cudaLimitStackSize` sets it on a GPU: the bound on
+/// the local memory a thread's calls and `alloca` can use when it is not known before the
+/// launch (recursion, indirect calls, `alloca`); the launch raises it to what the kernel's own
+/// `.local` frame and its call tree need. CUDA's default is 1 KiB, but a ptxvm frame also holds
+/// the registers a recursive call saves (8 bytes each), so the default is larger.
+pub const DEFAULT_STACK_SIZE: u64 = 64 << 10;
+/// Bookkeeping bytes every call takes from the caller's stack (return address, saved frame
+/// pointer), besides the callee's frame and, for a recursive callee, 8 bytes per register and
+/// 1 per predicate it saves; so every frame costs stack and call depth is bounded by it.
+pub const CALL_OVERHEAD: u64 = 32;
 
 /// Where a thread is and what stopped it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -137,8 +149,6 @@ struct Frame {
     call: u32,
     callee: u32,
     caller: u32,
-    saved: Vec<u64>,
-    saved_preds: Vec<bool>,
 }
 
 struct Warp {
@@ -151,7 +161,10 @@ struct Warp {
     barrier: u32,
     bar_pc: [u32; 32],
     stacks: Vec<Vec<Frame>>,
-    local: Vec<Vec<u32>>,
+    /// Per lane, the registers and predicates (one word each) of the recursive calls in
+    /// progress, saved at the call and restored at its return, in call order.
+    saves: Vec<Vec<u64>>,
+    local: Vec<crate::mem::LocalMem>,
     sp: [u64; 32],
     /// Function (index in `Program::funcs`) each lane is executing.
     func: [u32; 32],
@@ -173,6 +186,7 @@ impl Warp {
             barrier: 0,
             bar_pc: [0; 32],
             stacks: Vec::new(),
+            saves: Vec::new(),
             local: Vec::new(),
             sp: [0; 32],
             func: [0; 32],
@@ -433,18 +447,21 @@ impl<'s, 'a> Cta<'s, 'a> {
             // has nothing to zero
             if fresh {
                 warp.stacks.resize_with(32, Vec::new);
-                warp.local.resize_with(32, Vec::new);
+                warp.saves.resize_with(32, Vec::new);
+                warp.local.resize_with(32, Default::default);
             }
             if calls {
                 for s in &mut warp.stacks {
                     s.clear();
                 }
-            }
-            if fresh || words > 0 {
-                for l in &mut warp.local {
-                    l.clear();
-                    l.resize(words, 0);
+                for s in &mut warp.saves {
+                    s.clear();
                 }
+            }
+            // local memory is stored only as far as a thread writes it (`LocalMem`): starting a
+            // block costs nothing per byte of `.local` it declares
+            for l in &mut warp.local {
+                l.reset(words);
             }
             warp.sp = [frame; 32];
             // the whole warp starts at the entry: the group `pick` would choose
@@ -1309,23 +1326,38 @@ impl<'s, 'a> Cta<'s, 'a> {
         for l in lane_bits(m) {
             let w = &mut self.warps[wi];
             let caller_fp = w.regs[fp_slot][l];
-            let new_fp = (w.sp[l] + 15) & !15;
+            // the frame follows the call's bookkeeping (and the caller's registers a recursive
+            // call saves, held beside the stack but counted in it)
+            let saved_bytes = if callee.recursive {
+                8 * ((callee.slots.1 - callee.slots.0)
+                    + (callee.pred_slots.1 - callee.pred_slots.0)) as u64
+            } else {
+                0
+            };
+            let new_fp = (w.sp[l] + CALL_OVERHEAD + saved_bytes + 15) & !15;
             let new_sp = new_fp + callee.frame_size;
-            if new_sp > LOCAL_LIMIT {
+            let limit = self.sh.env.local_limit;
+            if new_sp > limit {
                 let e = Fault {
                     kind: FaultKind::Other(format!(
-                        "stack overflow: calling `{}` needs {new_sp} bytes of local memory, the limit is {LOCAL_LIMIT}",
+                        "stack overflow: calling `{}` needs {new_sp} bytes of the thread's stack, the stack size is {limit} bytes (raise it with --stack-size, LaunchOptions::stack_size)",
                         callee.name
                     )),
                     lane: Some(l as u32),
                 };
                 return Err(self.fault(wi, insn, e, m));
             }
-            let local = &mut w.local[l];
-            let need = new_sp.div_ceil(4) as usize;
-            if local.len() < need {
-                local.resize(need, 0);
+            // a recursive callee's registers are the caller's (the same function): save them
+            // before the arguments are written into them
+            if callee.recursive {
+                let (a, b) = callee.slots;
+                let (pa, pb) = callee.pred_slots;
+                let s = &mut w.saves[l];
+                s.extend((a..b).map(|r| w.regs[r as usize][l]));
+                s.extend((pa..pb).map(|p| (w.preds[p as usize] >> l & 1) as u64));
             }
+            let local = &mut w.local[l];
+            local.grow(new_sp.div_ceil(4) as usize);
             // arguments
             for (arg, param) in site.args.iter().zip(&callee.params) {
                 let (poff, psize, preg) = *param;
@@ -1352,18 +1384,6 @@ impl<'s, 'a> Cta<'s, 'a> {
                     }
                 }
             }
-            let (saved, saved_preds) = if callee.recursive {
-                let (a, b) = callee.slots;
-                let (pa, pb) = callee.pred_slots;
-                (
-                    (a..b).map(|s| w.regs[s as usize][l]).collect(),
-                    (pa..pb)
-                        .map(|s| w.preds[s as usize] >> l & 1 != 0)
-                        .collect(),
-                )
-            } else {
-                (Vec::new(), Vec::new())
-            };
             let caller = w.func[l];
             w.stacks[l].push(Frame {
                 ret_pc: pc + 1,
@@ -1372,8 +1392,6 @@ impl<'s, 'a> Cta<'s, 'a> {
                 call: k,
                 callee: f,
                 caller,
-                saved,
-                saved_preds,
             });
             if w.stacks[l].len() > 100_000 {
                 let e = Fault {
@@ -1450,15 +1468,18 @@ impl<'s, 'a> Cta<'s, 'a> {
                     }
                 }
                 if callee.recursive {
-                    let (a, _) = callee.slots;
-                    for (i, v) in fr.saved.iter().enumerate() {
-                        w.regs[a as usize + i][l] = *v;
+                    let (a, b) = callee.slots;
+                    let (pa, pb) = callee.pred_slots;
+                    let s = &mut w.saves[l];
+                    let base = s.len() - (b - a + pb - pa) as usize;
+                    for (i, &v) in s[base..base + (b - a) as usize].iter().enumerate() {
+                        w.regs[a as usize + i][l] = v;
                     }
-                    let (pa, _) = callee.pred_slots;
-                    for (i, v) in fr.saved_preds.iter().enumerate() {
+                    for (i, &v) in s[base + (b - a) as usize..].iter().enumerate() {
                         let p = &mut w.preds[pa as usize + i];
-                        *p = (*p & !(1 << l)) | ((*v as u32) << l);
+                        *p = (*p & !(1 << l)) | ((v as u32) << l);
                     }
+                    s.truncate(base);
                 }
                 w.regs[fp_slot][l] = fr.fp;
                 w.sp[l] = fr.sp;
@@ -1629,7 +1650,7 @@ fn warp_ctx<'c>(w: &'c mut Warp, shared: &'c mut Vec<u32>, sh: &'c LaunchShared<
     }
 }
 
-fn copy_local(local: &mut Vec<u32>, from: u64, to: u64, n: u64) {
+fn copy_local(local: &mut crate::mem::LocalMem, from: u64, to: u64, n: u64) {
     let len = local.len() as u64 * 4;
     for b in 0..n {
         if from + b + 1 > len || to + b + 1 > len {

@@ -94,8 +94,10 @@ fn var_layout(v: &VarDecl, d: &ast::Declarator) -> (u64, u64) {
     (size, v.align.unwrap_or(natural).max(1))
 }
 
+/// `x` rounded up to a multiple of `a` (saturating: sizes come from the program, and one near
+/// 2^64 is refused at launch, never wrapped).
 fn align_up(x: u64, a: u64) -> u64 {
-    x.div_ceil(a.max(1)) * a.max(1)
+    x.div_ceil(a.max(1)).saturating_mul(a.max(1))
 }
 
 impl ModuleCx {
@@ -162,7 +164,8 @@ impl ModuleCx {
                 };
                 let g = &self.out.globals[idx as usize];
                 let mut data = InitData {
-                    bytes: vec![0; g.size as usize],
+                    bytes: Vec::new(),
+                    size: g.size,
                     relocs: Vec::new(),
                     elem: elem_size(&v.ty.text),
                     ty: ScalarType::from_suffix(&v.ty.text),
@@ -194,7 +197,7 @@ impl ModuleCx {
             Initializer::Expr(e) => {
                 let at = data.pos;
                 data.pos += data.elem;
-                if at + data.elem > data.bytes.len() as u64 {
+                if at.saturating_add(data.elem) > data.size {
                     return Ok(()); // the checker reports excess initializers
                 }
                 let generic = contains_generic(e);
@@ -210,6 +213,10 @@ impl ModuleCx {
                             e.loc.0,
                         ));
                     };
+                    let end = (at + data.elem) as usize;
+                    if data.bytes.len() < end {
+                        data.bytes.resize(end, 0);
+                    }
                     data.relocs.push(Reloc {
                         offset: at,
                         size: data.elem as u8,
@@ -230,6 +237,10 @@ impl ModuleCx {
                 };
                 let bytes = bits.to_le_bytes();
                 let n = data.elem.min(8) as usize;
+                let end = (at + data.elem) as usize;
+                if data.bytes.len() < end {
+                    data.bytes.resize(end, 0);
+                }
                 data.bytes[at as usize..at as usize + n].copy_from_slice(&bytes[..n]);
                 Ok(())
             }
@@ -256,8 +267,11 @@ impl ModuleCx {
     }
 }
 
+/// The initial bytes of a variable, as long as its initializer reaches (the rest is zero): their
+/// length follows the initializer's text, never the declared size.
 struct InitData {
     bytes: Vec<u8>,
+    size: u64,
     relocs: Vec<Reloc>,
     elem: u64,
     ty: Option<ScalarType>,
@@ -392,7 +406,7 @@ fn header(f: &ast::Function) -> Function {
             let (size, align) = var_layout(v, d);
             offset = align_up(offset, align);
             params.push(param(v, d, (size, align), offset));
-            offset += size;
+            offset = offset.saturating_add(size);
         }
     }
     let returns = f
@@ -535,6 +549,7 @@ impl<'a> FuncCx<'a> {
                                 align: p.align,
                                 offset: 0,
                                 init: Vec::new(),
+                                span: d.name.loc.0,
                             });
                             scope.insert(d.name.text.clone(), Binding::Local(l));
                         }
@@ -632,7 +647,7 @@ impl<'a> FuncCx<'a> {
             if l.space == StateSpace::Local || l.space == StateSpace::Param {
                 off = align_up(off, l.align);
                 l.offset = off;
-                off += l.size;
+                off = off.saturating_add(l.size);
                 align = align.max(l.align);
             }
         }
@@ -682,7 +697,8 @@ impl<'a> FuncCx<'a> {
             let mut init = Vec::new();
             if let Some(i) = &d.init {
                 let mut data = InitData {
-                    bytes: vec![0; size as usize],
+                    bytes: Vec::new(),
+                    size,
                     relocs: Vec::new(),
                     elem: elem_size(&v.ty.text),
                     ty: ScalarType::from_suffix(&v.ty.text),
@@ -712,6 +728,7 @@ impl<'a> FuncCx<'a> {
                 align,
                 offset: 0,
                 init,
+                span: d.name.loc.0,
             });
             self.bind(d.name.text.clone(), Binding::Local(l));
         }
@@ -736,11 +753,15 @@ impl<'a> FuncCx<'a> {
             if let Some(&b) = self.scopes[si].names.get(name) {
                 return Some(b);
             }
-            let found = self.scopes[si].families.iter().enumerate().find_map(|(fi, f)| {
-                family_splits(name)
-                    .find(|&(stem, n)| stem == &*f.stem && n < f.count)
-                    .map(|(_, n)| (fi, n))
-            });
+            let found = self.scopes[si]
+                .families
+                .iter()
+                .enumerate()
+                .find_map(|(fi, f)| {
+                    family_splits(name)
+                        .find(|&(stem, n)| stem == &*f.stem && n < f.count)
+                        .map(|(_, n)| (fi, n))
+                });
             if let Some((fi, n)) = found {
                 if let Some(&r) = self.scopes[si].families[fi].members.get(&n) {
                     return Some(Binding::Reg(r));
