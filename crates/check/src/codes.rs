@@ -59,6 +59,10 @@ pub const NEEDS_TARGET: Code = Code("E0307");
 pub const UNKNOWN_VERSION: Code = Code("E0308");
 /// `shfl` without `.sync` on sm_70+ with PTX 6.4+.
 pub const SHFL_WITHOUT_SYNC: Code = Code("E0309");
+/// `.const` variables that need more than the 64 KiB constant bank.
+pub const CONST_BANK: Code = Code("E0310");
+/// Kernel parameters that need more than the parameter space.
+pub const PARAM_SPACE: Code = Code("E0311");
 
 /// A call to a function that is not declared.
 pub const UNDECLARED_FUNCTION: Code = Code("E0401");
@@ -196,6 +200,17 @@ pub const EXPLANATIONS: &[(Code, &str, &str)] = &[
      "`shfl` without `.sync` is not supported on sm_70 and later targets from PTX ISA 6.4: use \
       `shfl.sync.MODE.b32 d, a, b, c, membermask;` with a member mask (`0xffffffff` for the full \
       warp)."),
+    (CONST_BANK, "constant bank overflow",
+     "A module's `.const` variables share one 64 KiB (0x10000 bytes) constant bank, as ptxas \
+      lays them out: every `.const` variable of the file, at module scope or in a function, in \
+      declaration order, each at its alignment. The error points at the variable that passes \
+      the end of the bank (ptxas: \"File uses too much global constant data\"). Keep large tables \
+      in `.global` memory and pass a pointer."),
+    (PARAM_SPACE, "kernel parameter space overflow",
+     "A kernel's parameters, laid out in order each at its alignment, may take at most 32764 \
+      bytes (0x7ffc) from PTX ISA 8.1 on and 4352 bytes (0x1100) before it, as ptxas enforces \
+      (\"Entry function uses too much parameter space\"). Pass large data through a pointer to \
+      global memory."),
     (UNDECLARED_FUNCTION, "call to an undeclared function",
      "A direct `call` names a function that is not declared in the module. Declare it before the \
       call (`.extern .func (.param .b32 r) f(.param .b32 a);`) or define it; an indirect call \
