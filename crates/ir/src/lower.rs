@@ -37,6 +37,10 @@ pub fn lower(module: &ast::Module) -> Result<Module, Vec<Diagnostic>> {
 struct ModuleCx {
     out: Module,
     globals: HashMap<Name, u32>,
+    /// Module-scope families (`.global .b32 g<N>`): (stem, count, stride, global). A family is
+    /// one variable of `count` members `stride` bytes apart, so its cost follows its size, not
+    /// its member count.
+    families: Vec<(Name, u64, u64, u32)>,
     functions: HashMap<Name, u32>,
     diags: Vec<Diagnostic>,
 }
@@ -110,14 +114,28 @@ impl ModuleCx {
                 ast::Directive::AddressSize { bits, .. } => self.out.address_size = *bits,
                 ast::Directive::Variable(v) => {
                     for decl in &v.declarators {
-                        let names = expand(decl);
-                        for name in names {
-                            if self.globals.contains_key(&name) {
-                                continue;
+                        let (size, align) = var_layout(v, decl);
+                        let idx = self.out.globals.len() as u32;
+                        let (name, size) = match decl.count {
+                            Some(n) => {
+                                let stride = align_up(size, align);
+                                let stem = decl.name.text.clone();
+                                self.families.push((stem, n, stride, idx));
+                                (
+                                    Name::from(format!("{}<{n}>", decl.name.text)),
+                                    stride.saturating_mul(n),
+                                )
                             }
-                            let (size, align) = var_layout(v, decl);
-                            let idx = self.out.globals.len() as u32;
-                            self.globals.insert(name.clone(), idx);
+                            None => {
+                                let name = decl.name.text.clone();
+                                if self.globals.contains_key(&name) {
+                                    continue;
+                                }
+                                self.globals.insert(name.clone(), idx);
+                                (name, size)
+                            }
+                        };
+                        {
                             self.out.globals.push(Global {
                                 name,
                                 space: StateSpace::from_suffix(&v.space.text)
@@ -370,16 +388,6 @@ fn contains_generic(e: &Expr) -> bool {
         ExprKind::Generic(_) => true,
         ExprKind::Binary(_, a, b) => contains_generic(a) || contains_generic(b),
         _ => false,
-    }
-}
-
-/// The names a declarator declares (`%r<3>` → `%r0 %r1 %r2`).
-fn expand(d: &ast::Declarator) -> Vec<Name> {
-    match d.count {
-        Some(n) => (0..n)
-            .map(|i| Name::from(format!("{}{}", d.name.text, i)))
-            .collect(),
-        None => vec![d.name.text.clone()],
     }
 }
 
@@ -863,6 +871,15 @@ impl<'a> FuncCx<'a> {
         if let Some(&g) = self.m.globals.get(n) {
             self.func.uses_globals.push(g);
             return Operand::Symbol(Base::Global(g), 0);
+        }
+        let member = self.m.families.iter().find_map(|(stem, count, stride, g)| {
+            family_splits(n)
+                .find(|&(s, k)| s == &**stem && k < *count)
+                .map(|(_, k)| (*g, k.saturating_mul(*stride)))
+        });
+        if let Some((g, off)) = member {
+            self.func.uses_globals.push(g);
+            return Operand::Symbol(Base::Global(g), off as i64);
         }
         if let Some(&f) = self.m.functions.get(n) {
             self.func.callees.push(f);

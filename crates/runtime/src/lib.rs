@@ -66,7 +66,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 mod limits;
-pub use limits::{SHARED_LIMIT, SHARED_LIMIT_MAX};
+pub use limits::{REGISTER_FILE_MAX, SHARED_LIMIT, SHARED_LIMIT_MAX};
 pub use ptx_interp::coverage;
 pub use ptx_interp::exec::{DEFAULT_STACK_SIZE, LOCAL_MAX};
 pub use ptx_interp::launch::LaunchStats;

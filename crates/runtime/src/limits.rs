@@ -18,6 +18,11 @@ pub const SHARED_LIMIT: u64 = 227 << 10;
 /// The most shared memory per block a launch may be allowed (`LaunchOptions::shared_limit`).
 pub const SHARED_LIMIT_MAX: u64 = 1 << 30;
 
+/// Register storage one block may have (bytes): ptxvm keeps 8 bytes per register and thread
+/// (32 lanes of a warp side by side), for the registers a kernel's code names (after sharing
+/// slots), not those it declares. A launch beyond it is refused.
+pub const REGISTER_FILE_MAX: u64 = 256 << 20;
+
 /// The largest variable among `vars` (size, name, span).
 type Culprit = Option<(u64, String, Span)>;
 
@@ -142,6 +147,16 @@ pub(crate) fn check_launch(
             )),
         });
     }
+    // registers: 8 bytes per slot and thread, 4 bytes per predicate slot and warp
+    let threads = block.iter().map(|&b| b as u64).product::<u64>();
+    let warps = threads.div_ceil(32);
+    let regs = (prog.nslots as u64 * 256 + prog.npreds as u64 * 4) * warps;
+    if regs > REGISTER_FILE_MAX {
+        return Err(Error::Usage(format!(
+            "kernel `{kname}` uses {} registers per thread: a block of {threads} threads needs {regs} bytes of register storage, more than the {REGISTER_FILE_MAX} ptxvm gives a block; use fewer threads per block",
+            prog.nslots
+        )));
+    }
     // local memory: the kernel's frame and its call tree must fit what a thread can have
     let (need, culprit) = static_need(m, k, &mut Vec::new(), &mut HashMap::new());
     let max = LOCAL_MAX.max(opts.stack_size);
@@ -164,7 +179,6 @@ pub(crate) fn check_launch(
         });
     }
     let local_limit = need.max(opts.stack_size);
-    let threads = block.iter().map(|&b| b as u64).product::<u64>();
     let per_block = local_limit.saturating_mul(threads);
     if per_block > LOCAL_TOTAL {
         return Err(Error::Usage(format!(
