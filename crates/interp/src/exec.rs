@@ -41,10 +41,22 @@ pub const LOCAL_MAX: u64 = 512 << 10;
 /// `.local` frame and its call tree need. CUDA's default is 1 KiB, but a ptxvm frame also holds
 /// the registers a recursive call saves (8 bytes each), so the default is larger.
 pub const DEFAULT_STACK_SIZE: u64 = 64 << 10;
-/// Bookkeeping bytes every call takes from the caller's stack (return address, saved frame
+/// Bookkeeping bytes every call counts against the thread's stack (return address, saved frame
 /// pointer), besides the callee's frame and, for a recursive callee, 8 bytes per register and
-/// 1 per predicate it saves; so every frame costs stack and call depth is bounded by it.
+/// predicate it saves: every call costs stack, so call depth and the host memory of call
+/// frames are bounded by the stack size. (They are counted, not laid out in local memory: a
+/// frame's local addresses follow the caller's.)
 pub const CALL_OVERHEAD: u64 = 32;
+
+/// The stack bytes a call to `callee` counts besides its frame ([`CALL_OVERHEAD`]).
+fn call_cost(callee: &crate::program::FuncInfo) -> u64 {
+    let saved = if callee.recursive {
+        8 * ((callee.slots.1 - callee.slots.0) + (callee.pred_slots.1 - callee.pred_slots.0)) as u64
+    } else {
+        0
+    };
+    CALL_OVERHEAD + saved
+}
 
 /// Where a thread is and what stopped it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -164,6 +176,9 @@ struct Warp {
     /// Per lane, the registers and predicates (one word each) of the recursive calls in
     /// progress, saved at the call and restored at its return, in call order.
     saves: Vec<Vec<u64>>,
+    /// Per lane, the stack bytes its calls in progress count besides their frames
+    /// ([`call_cost`]).
+    booked: [u64; 32],
     local: Vec<crate::mem::LocalMem>,
     sp: [u64; 32],
     /// Function (index in `Program::funcs`) each lane is executing.
@@ -187,6 +202,7 @@ impl Warp {
             bar_pc: [0; 32],
             stacks: Vec::new(),
             saves: Vec::new(),
+            booked: [0; 32],
             local: Vec::new(),
             sp: [0; 32],
             func: [0; 32],
@@ -457,6 +473,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                 for s in &mut warp.saves {
                     s.clear();
                 }
+                warp.booked = [0; 32];
             }
             // local memory is stored only as far as a thread writes it (`LocalMem`): starting a
             // block costs nothing per byte of `.local` it declares
@@ -1326,21 +1343,18 @@ impl<'s, 'a> Cta<'s, 'a> {
         for l in lane_bits(m) {
             let w = &mut self.warps[wi];
             let caller_fp = w.regs[fp_slot][l];
-            // the frame follows the call's bookkeeping (and the caller's registers a recursive
-            // call saves, held beside the stack but counted in it)
-            let saved_bytes = if callee.recursive {
-                8 * ((callee.slots.1 - callee.slots.0)
-                    + (callee.pred_slots.1 - callee.pred_slots.0)) as u64
-            } else {
-                0
-            };
-            let new_fp = (w.sp[l] + CALL_OVERHEAD + saved_bytes + 15) & !15;
+            let new_fp = (w.sp[l] + 15) & !15;
             let new_sp = new_fp + callee.frame_size;
+            // the stack the thread uses: local memory up to the new frame's end, and the
+            // bookkeeping of the calls in progress and this one (the registers a recursive
+            // call saves are held beside the stack but counted in it)
+            let cost = call_cost(callee);
+            let used = new_sp + w.booked[l] + cost;
             let limit = self.sh.env.local_limit;
-            if new_sp > limit {
+            if used > limit {
                 let e = Fault {
                     kind: FaultKind::Other(format!(
-                        "stack overflow: calling `{}` needs {new_sp} bytes of the thread's stack, the stack size is {limit} bytes (raise it with --stack-size, LaunchOptions::stack_size)",
+                        "stack overflow: calling `{}` needs {used} bytes of the thread's stack, the stack size is {limit} bytes (raise it with --stack-size, LaunchOptions::stack_size)",
                         callee.name
                     )),
                     lane: Some(l as u32),
@@ -1400,6 +1414,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                 };
                 return Err(self.fault(wi, insn, e, m));
             }
+            w.booked[l] += cost;
             w.regs[fp_slot][l] = new_fp;
             w.sp[l] = new_sp;
             w.func[l] = f;
@@ -1429,6 +1444,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                     continue;
                 };
                 let callee = &prog.funcs[fr.callee as usize];
+                w.booked[l] -= call_cost(callee);
                 let site = &prog.calls[fr.call as usize];
                 let callee_fp = w.regs[fp_slot][l];
                 // results
