@@ -23,6 +23,7 @@
 pub mod codes;
 mod header;
 mod insn;
+mod limits;
 mod scope;
 mod support;
 mod types;
@@ -84,6 +85,7 @@ pub fn check_module(module: &Module, opts: &CheckOptions) -> Checked {
             }
         }
     }
+    limits::check_limits(module, &header, &mut diags);
     out.module_symbols = globals.symbols;
     out.diagnostics = diags;
     out

@@ -48,6 +48,14 @@ pub struct RunOptions {
     /// Stop (exit 2) after this many seconds.
     #[arg(long, default_value_t = 600.0)]
     pub timeout: f64,
+    /// Stack (local memory) per thread, in bytes, like cudaLimitStackSize: what calls,
+    /// recursion and alloca may use; raised to what the kernel's .local variables need (up to
+    /// 512 KiB; a larger value raises that cap too).
+    #[arg(long, value_name = "BYTES", default_value_t = ptxvm::DEFAULT_STACK_SIZE)]
+    pub stack_size: u64,
+    /// Shared memory per block (static + dynamic), in bytes: 227 KiB as on sm_90.
+    #[arg(long, value_name = "BYTES", default_value_t = ptxvm::SHARED_LIMIT)]
+    pub shared_limit: u64,
 }
 
 fn bad(msg: impl AsRef<str>) -> ExitCode {
@@ -250,6 +258,8 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
         threads: o.threads,
         max_instructions: o.max_instructions,
         timeout: Some(Duration::from_secs_f64(o.timeout.min(1e9))),
+        stack_size: o.stack_size,
+        shared_limit: o.shared_limit,
     };
     // progress bar for long launches on a terminal: blocks done, and the thread instructions
     // executed, which keep moving (with the spinner and the clock) while no block finishes

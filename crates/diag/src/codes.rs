@@ -244,6 +244,19 @@ pub mod check {
         "`shfl` without `.sync` is not supported on sm_70 and later targets from PTX ISA 6.4: use \
         `shfl.sync.MODE.b32 d, a, b, c, membermask;` with a member mask (`0xffffffff` for the full \
         warp).";
+        /// `.const` variables that need more than the 64 KiB constant bank.
+        CONST_BANK = "E0310", "constant bank overflow",
+        "A module's `.const` variables share one 64 KiB (0x10000 bytes) constant bank, as ptxas \
+        lays them out: every `.const` variable of the file, at module scope or in a function, in \
+        declaration order, each at its alignment. The error points at the variable that passes \
+        the end of the bank (ptxas: \"File uses too much global constant data\"). Keep large tables \
+        in `.global` memory and pass a pointer.";
+        /// Kernel parameters that need more than the parameter space.
+        PARAM_SPACE = "E0311", "kernel parameter space overflow",
+        "A kernel's parameters, laid out in order each at its alignment, may take at most 32764 \
+        bytes (0x7ffc) from PTX ISA 8.1 on and 4352 bytes (0x1100) before it, as ptxas enforces \
+        (\"Entry function uses too much parameter space\"). Pass large data through a pointer to \
+        global memory.";
         /// A call to a function that is not declared.
         UNDECLARED_FUNCTION = "E0401", "call to an undeclared function",
         "A direct `call` names a function that is not declared in the module. Declare it before the \
@@ -389,6 +402,16 @@ pub mod runtime {
         `.const` or kernel-parameter memory, an indirect call through an address that is not a \
         function of the module, a call to a function declared but not defined, or a stack that \
         outgrew its limit. The message says which. The launch stops (exit status 2).";
+        /// A launch needs more local or shared memory than a thread or block can have.
+        RESOURCES = "E0611", "launch out of resources",
+        "The launch needs more local or shared memory than a thread or block can have: a kernel \
+        whose `.local` variables (with its non-recursive calls) need more than the per-thread \
+        local memory (512 KiB, or the stack size when larger), whose static plus dynamic shared \
+        memory passes the per-block limit (227 KiB, sm_90's), or whose register storage or local \
+        memory per block passes ptxvm's bounds. A GPU refuses such a launch \
+        (cudaErrorLaunchOutOfResources); ptxvm refuses it before allocating anything, pointing at \
+        the variable and naming the limit (exit status 1). Raise `--stack-size` or \
+        `--shared-limit` (`LaunchOptions::stack_size`, `shared_limit`) to run it anyway.";
         /// Bad launch arguments.
         BAD_ARGUMENT = "E0620", "bad launch argument",
         "A kernel argument does not fit its parameter: a buffer given for a scalar parameter, a \

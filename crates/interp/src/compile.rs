@@ -546,21 +546,22 @@ pub fn compile(
                 dynamic.push(gi as u32);
                 continue;
             }
-            off = off.div_ceil(g.align.max(1)) * g.align.max(1);
+            // (saturating: a size near 2^64 is refused at launch, not wrapped here)
+            off = off.div_ceil(g.align.max(1)).saturating_mul(g.align.max(1));
             b.shared_off.insert(gi as u32, off);
-            off += g.size;
+            off = off.saturating_add(g.size);
         }
     }
     for &f in &order {
         for (li, l) in m.functions[f as usize].locals.iter().enumerate() {
             if l.space == StateSpace::Shared {
-                off = off.div_ceil(l.align.max(1)) * l.align.max(1);
+                off = off.div_ceil(l.align.max(1)).saturating_mul(l.align.max(1));
                 b.local_shared_off.insert((f, li as u32), off);
-                off += l.size;
+                off = off.saturating_add(l.size);
             }
         }
     }
-    let dyn_off = off.div_ceil(16) * 16;
+    let dyn_off = off.div_ceil(16).saturating_mul(16);
     for g in dynamic {
         b.shared_off.insert(g, dyn_off);
     }

@@ -36,8 +36,32 @@ const SLICE: u32 = 16384;
 /// read-modify-write) and checks of the budget, the clock and cancellation; a CTA also checks
 /// when it ends. A runaway warp reaches it within one slice.
 const FLUSH_EVERY: u64 = 1 << 16;
-/// Largest local memory (stack) per thread.
-pub const LOCAL_LIMIT: u64 = 1 << 20;
+/// Local memory a thread can have by default (bytes): what an sm_90 GPU allows per thread. A
+/// kernel whose `.local` variables need more is refused at launch unless the stack size is
+/// raised to cover them.
+pub const LOCAL_MAX: u64 = 512 << 10;
+/// The default per-thread stack (bytes), as `cudaLimitStackSize` sets it on a GPU: the bound on
+/// the local memory a thread's calls and `alloca` can use when it is not known before the
+/// launch (recursion, indirect calls, `alloca`); the launch raises it to what the kernel's own
+/// `.local` frame and its call tree need. CUDA's default is 1 KiB, but a ptxvm frame also holds
+/// the registers a recursive call saves (8 bytes each), so the default is larger.
+pub const DEFAULT_STACK_SIZE: u64 = 64 << 10;
+/// Bookkeeping bytes every call counts against the thread's stack (return address, saved frame
+/// pointer), besides the callee's frame and, for a recursive callee, 8 bytes per register and
+/// predicate it saves: every call costs stack, so call depth and the host memory of call
+/// frames are bounded by the stack size. (They are counted, not laid out in local memory: a
+/// frame's local addresses follow the caller's.)
+pub const CALL_OVERHEAD: u64 = 32;
+
+/// The stack bytes a call to `callee` counts besides its frame ([`CALL_OVERHEAD`]).
+fn call_cost(callee: &crate::program::FuncInfo) -> u64 {
+    let saved = if callee.recursive {
+        8 * ((callee.slots.1 - callee.slots.0) + (callee.pred_slots.1 - callee.pred_slots.0)) as u64
+    } else {
+        0
+    };
+    CALL_OVERHEAD + saved
+}
 
 /// Where a thread is and what stopped it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -303,8 +327,6 @@ struct Frame {
     call: u32,
     callee: u32,
     caller: u32,
-    saved: Vec<u64>,
-    saved_preds: Vec<bool>,
 }
 
 struct Warp {
@@ -317,7 +339,13 @@ struct Warp {
     barrier: u32,
     bar_pc: [u32; 32],
     stacks: Vec<Vec<Frame>>,
-    local: Vec<Vec<u32>>,
+    /// Per lane, the registers and predicates (one word each) of the recursive calls in
+    /// progress, saved at the call and restored at its return, in call order.
+    saves: Vec<Vec<u64>>,
+    /// Per lane, the stack bytes its calls in progress count besides their frames
+    /// ([`call_cost`]).
+    booked: [u64; 32],
+    local: Vec<crate::mem::LocalMem>,
     sp: [u64; 32],
     /// Function (index in `Program::funcs`) each lane is executing.
     func: [u32; 32],
@@ -339,6 +367,8 @@ impl Warp {
             barrier: 0,
             bar_pc: [0; 32],
             stacks: Vec::new(),
+            saves: Vec::new(),
+            booked: [0; 32],
             local: Vec::new(),
             sp: [0; 32],
             func: [0; 32],
@@ -628,19 +658,22 @@ impl<'s, 'a> Cta<'s, 'a> {
             // has nothing to zero
             if fresh {
                 warp.stacks.resize_with(32, Vec::new);
-                warp.local.resize_with(32, Vec::new);
+                warp.saves.resize_with(32, Vec::new);
+                warp.local.resize_with(32, Default::default);
             }
             if calls {
                 for s in &mut warp.stacks {
                     s.clear();
                 }
-            }
-            if fresh || words > 0 {
-                for l in &mut warp.local {
-                    zero_words(l, words, &mut zeroed, sh).map_err(|e| {
-                        setup_error(e, format!("{frame} bytes of local memory per thread"))
-                    })?;
+                for s in &mut warp.saves {
+                    s.clear();
                 }
+                warp.booked = [0; 32];
+            }
+            // local memory is stored only as far as a thread writes it (`LocalMem`): starting a
+            // block costs nothing per byte of `.local` it declares
+            for l in &mut warp.local {
+                l.reset(words);
             }
             warp.sp = [frame; 32];
             // the whole warp starts at the entry: the group `pick` would choose
@@ -1601,21 +1634,33 @@ impl<'s, 'a> Cta<'s, 'a> {
             let caller_fp = w.regs[fp_slot][l];
             let new_fp = (w.sp[l] + 15) & !15;
             let new_sp = new_fp + callee.frame_size;
-            if new_sp > LOCAL_LIMIT {
+            // the stack the thread uses: local memory up to the new frame's end, and the
+            // bookkeeping of the calls in progress and this one (the registers a recursive
+            // call saves are held beside the stack but counted in it)
+            let cost = call_cost(callee);
+            let used = new_sp + w.booked[l] + cost;
+            let limit = self.sh.env.local_limit;
+            if used > limit {
                 let e = Fault {
                     kind: FaultKind::Other(format!(
-                        "stack overflow: calling `{}` needs {new_sp} bytes of local memory, the limit is {LOCAL_LIMIT}",
+                        "stack overflow: calling `{}` needs {used} bytes of the thread's stack, the stack size is {limit} bytes (raise it with --stack-size, LaunchOptions::stack_size)",
                         callee.name
                     )),
                     lane: Some(l as u32),
                 };
                 return Err(self.fault(wi, insn, e, m));
             }
-            let local = &mut w.local[l];
-            let need = new_sp.div_ceil(4) as usize;
-            if local.len() < need {
-                local.resize(need, 0);
+            // a recursive callee's registers are the caller's (the same function): save them
+            // before the arguments are written into them
+            if callee.recursive {
+                let (a, b) = callee.slots;
+                let (pa, pb) = callee.pred_slots;
+                let s = &mut w.saves[l];
+                s.extend((a..b).map(|r| w.regs[r as usize][l]));
+                s.extend((pa..pb).map(|p| (w.preds[p as usize] >> l & 1) as u64));
             }
+            let local = &mut w.local[l];
+            local.grow(new_sp.div_ceil(4) as usize);
             // arguments
             for (arg, param) in site.args.iter().zip(&callee.params) {
                 let (poff, psize, preg) = *param;
@@ -1642,18 +1687,6 @@ impl<'s, 'a> Cta<'s, 'a> {
                     }
                 }
             }
-            let (saved, saved_preds) = if callee.recursive {
-                let (a, b) = callee.slots;
-                let (pa, pb) = callee.pred_slots;
-                (
-                    (a..b).map(|s| w.regs[s as usize][l]).collect(),
-                    (pa..pb)
-                        .map(|s| w.preds[s as usize] >> l & 1 != 0)
-                        .collect(),
-                )
-            } else {
-                (Vec::new(), Vec::new())
-            };
             let caller = w.func[l];
             w.stacks[l].push(Frame {
                 ret_pc: pc + 1,
@@ -1662,8 +1695,6 @@ impl<'s, 'a> Cta<'s, 'a> {
                 call: k,
                 callee: f,
                 caller,
-                saved,
-                saved_preds,
             });
             if w.stacks[l].len() > 100_000 {
                 let e = Fault {
@@ -1672,6 +1703,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                 };
                 return Err(self.fault(wi, insn, e, m));
             }
+            w.booked[l] += cost;
             w.regs[fp_slot][l] = new_fp;
             w.sp[l] = new_sp;
             w.func[l] = f;
@@ -1701,6 +1733,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                     continue;
                 };
                 let callee = &prog.funcs[fr.callee as usize];
+                w.booked[l] -= call_cost(callee);
                 let site = &prog.calls[fr.call as usize];
                 let callee_fp = w.regs[fp_slot][l];
                 // results
@@ -1740,15 +1773,18 @@ impl<'s, 'a> Cta<'s, 'a> {
                     }
                 }
                 if callee.recursive {
-                    let (a, _) = callee.slots;
-                    for (i, v) in fr.saved.iter().enumerate() {
-                        w.regs[a as usize + i][l] = *v;
+                    let (a, b) = callee.slots;
+                    let (pa, pb) = callee.pred_slots;
+                    let s = &mut w.saves[l];
+                    let base = s.len() - (b - a + pb - pa) as usize;
+                    for (i, &v) in s[base..base + (b - a) as usize].iter().enumerate() {
+                        w.regs[a as usize + i][l] = v;
                     }
-                    let (pa, _) = callee.pred_slots;
-                    for (i, v) in fr.saved_preds.iter().enumerate() {
+                    for (i, &v) in s[base + (b - a) as usize..].iter().enumerate() {
                         let p = &mut w.preds[pa as usize + i];
-                        *p = (*p & !(1 << l)) | ((*v as u32) << l);
+                        *p = (*p & !(1 << l)) | ((v as u32) << l);
                     }
+                    s.truncate(base);
                 }
                 w.regs[fp_slot][l] = fr.fp;
                 w.sp[l] = fr.sp;
@@ -1919,7 +1955,7 @@ fn warp_ctx<'c>(w: &'c mut Warp, shared: &'c mut Vec<u32>, sh: &'c LaunchShared<
     }
 }
 
-fn copy_local(local: &mut Vec<u32>, from: u64, to: u64, n: u64) {
+fn copy_local(local: &mut crate::mem::LocalMem, from: u64, to: u64, n: u64) {
     let len = local.len() as u64 * 4;
     for b in 0..n {
         if from + b + 1 > len || to + b + 1 > len {

@@ -26,7 +26,16 @@ pub struct LaunchConfig {
     pub max_instructions: u64,
     /// Wall-clock limit.
     pub timeout: Option<Duration>,
+    /// Local memory (stack) bytes per thread: the bound on its `.local` frame, call frames and
+    /// `alloca` ([`crate::exec::LOCAL_MAX`], raised by the runtime to the stack size it is given
+    /// and to what the kernel's frames need).
+    pub local_limit: u64,
 }
+
+/// Local memory the CTAs running at once may hold together (bytes): a launch whose blocks each
+/// need `local_limit` × threads runs fewer blocks at a time when that would pass it, and is
+/// refused (by the runtime, before it starts) when one block alone would.
+pub const LOCAL_TOTAL: u64 = 4 << 30;
 
 /// What a launch did.
 #[derive(Clone, Debug, Default)]
@@ -83,6 +92,12 @@ pub fn launch(
     }
     .max(1)
     .min(total.max(1) as usize);
+    // a block's threads may each hold `local_limit` bytes of local memory: run no more blocks
+    // at once than `LOCAL_TOTAL` covers
+    let per_block = cfg
+        .local_limit
+        .saturating_mul(cfg.block[0] as u64 * cfg.block[1] as u64 * cfg.block[2] as u64);
+    let threads = threads.min((LOCAL_TOTAL / per_block.max(1)).max(1) as usize);
     let sh = LaunchShared {
         prog,
         env: Env {
@@ -90,6 +105,7 @@ pub fn launch(
             shared_size: prog.shared_static + cfg.shared_bytes,
             params,
             param_size: prog.param_size,
+            local_limit: cfg.local_limit,
             start,
         },
         grid: cfg.grid,
@@ -236,6 +252,7 @@ mod tests {
             threads: 1,
             max_instructions: 1 << 40,
             timeout: None,
+            local_limit: crate::exec::DEFAULT_STACK_SIZE,
         }
     }
 

@@ -109,6 +109,85 @@ impl WordsMut for Vec<u32> {
     }
 }
 
+/// One thread's local memory: `len` words are addressable, but only the words up to the highest
+/// one the thread has written are stored; the rest read as zero. A kernel that declares a large
+/// `.local` array, or a thread whose stack may grow deep, costs host memory only for what it
+/// touches, and a new block's threads start with nothing to zero.
+#[derive(Default)]
+pub struct LocalMem {
+    words: Vec<u32>,
+    len: usize,
+}
+
+impl LocalMem {
+    /// Addressable words.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// Whether nothing is addressable.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Empties the memory (keeping the host allocation) and makes `len` zeroed words addressable.
+    pub fn reset(&mut self, len: usize) {
+        self.words.clear();
+        self.len = len;
+    }
+    /// Makes at least `len` words addressable (the new ones read zero).
+    #[inline]
+    pub fn grow(&mut self, len: usize) {
+        self.len = self.len.max(len);
+    }
+    #[cold]
+    #[inline(never)]
+    fn set_past_end(&mut self, i: usize, v: u32) {
+        // within `len`, which the launch bounds by the thread's local memory limit
+        self.words.resize(i + 1, 0);
+        self.words[i] = v;
+    }
+}
+
+impl Words for LocalMem {
+    #[inline]
+    fn get(&self, i: usize) -> u32 {
+        if i < self.words.len() {
+            self.words[i]
+        } else {
+            0
+        }
+    }
+    #[inline]
+    fn words(&self) -> usize {
+        self.len
+    }
+    #[inline]
+    fn get32(&self, i0: usize, out: &mut [u64; 32]) -> bool {
+        if self.words.as_slice().get32(i0, out) {
+            return true;
+        }
+        if i0.checked_add(32).is_none_or(|e| e > self.len) {
+            return false;
+        }
+        for (l, o) in out.iter_mut().enumerate() {
+            *o = self.get(i0 + l) as u64;
+        }
+        true
+    }
+}
+
+impl WordsMut for LocalMem {
+    #[inline]
+    fn set(&mut self, i: usize, v: u32) {
+        if i < self.words.len() {
+            self.words[i] = v;
+        } else {
+            self.set_past_end(i, v);
+        }
+    }
+}
+
 /// Loads `size` (1, 2, 4 or 8) bytes at byte offset `off` (aligned to `size`).
 #[inline]
 pub fn load<W: Words + ?Sized>(w: &W, off: u64, size: u32) -> u64 {
@@ -149,6 +228,29 @@ impl AtomicWords {
     /// `n` zeroed words.
     pub fn zeroed(n: usize) -> AtomicWords {
         AtomicWords((0..n).map(|_| AtomicU32::new(0)).collect())
+    }
+    /// `n` zeroed words, or `None` when the host cannot provide them. The memory comes zeroed
+    /// from the allocator (`calloc`): a large allocation is pages the OS maps on first touch, so
+    /// a big `.global` array or buffer costs host memory only where the kernel writes it.
+    pub fn try_zeroed(n: usize) -> Option<AtomicWords> {
+        if n == 0 {
+            return Some(AtomicWords(Box::new([])));
+        }
+        let layout = std::alloc::Layout::array::<AtomicU32>(n).ok()?;
+        // SAFETY: `layout` has a non-zero size (n > 0). The memory is zeroed and an all-zero
+        // `AtomicU32` is a valid value (it has the same in-memory representation as `u32`), so
+        // all `n` elements are initialised; the pointer comes from the global allocator with the
+        // layout of `[AtomicU32; n]`, which is what the `Box` frees it with.
+        #[allow(unsafe_code)]
+        unsafe {
+            let p = std::alloc::alloc_zeroed(layout) as *mut AtomicU32;
+            if p.is_null() {
+                return None;
+            }
+            Some(AtomicWords(Box::from_raw(
+                std::ptr::slice_from_raw_parts_mut(p, n),
+            )))
+        }
     }
     /// Atomically applies `f` to word `i`, returning the old value.
     #[inline]
@@ -295,7 +397,7 @@ impl GlobalMemory {
         const LIMIT: u64 = 1 << 40;
         if size > LIMIT {
             return Err(AllocError(format!(
-                "cannot allocate {size} bytes: the limit is {LIMIT} bytes"
+                "cannot allocate {size} bytes for {label}: the limit is {LIMIT} bytes"
             )));
         }
         if self.next == 0 {
@@ -307,15 +409,15 @@ impl GlobalMemory {
         if self.next >= WINDOW_BASE {
             return Err(AllocError("device address space exhausted".into()));
         }
-        let words = size.div_ceil(4) as usize;
-        let mut v: Vec<AtomicU32> = Vec::new();
-        v.try_reserve_exact(words)
-            .map_err(|_| AllocError(format!("out of host memory allocating {size} bytes")))?;
-        v.resize_with(words, || AtomicU32::new(0));
+        let words = AtomicWords::try_zeroed(size.div_ceil(4) as usize).ok_or_else(|| {
+            AllocError(format!(
+                "out of host memory allocating {size} bytes for {label}"
+            ))
+        })?;
         let a = Arc::new(Allocation {
             base,
             size,
-            words: AtomicWords(v.into_boxed_slice()),
+            words,
             read_only,
             label,
         });

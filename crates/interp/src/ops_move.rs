@@ -213,7 +213,7 @@ pub(crate) fn read(ctx: &Ctx<'_>, t: &Target<'_>, lane: usize, extra: u64, size:
     match *t {
         Target::Global(a, off) => mem::load(&a.words, off + extra, size),
         Target::Shared(off) => mem::load(&ctx.shared[..], off + extra, size),
-        Target::Local(off) => mem::load(&ctx.local[lane][..], off + extra, size),
+        Target::Local(off) => mem::load(&ctx.local[lane], off + extra, size),
         Target::Param(off) => mem::load(ctx.env.params, off + extra, size),
     }
 }
@@ -224,7 +224,7 @@ pub(crate) fn write(ctx: &mut Ctx<'_>, t: &Target<'_>, lane: usize, extra: u64, 
     match *t {
         Target::Global(a, off) => mem::store_atomic(&a.words, off + extra, size, v),
         Target::Shared(off) => mem::store(&mut ctx.shared[..], off + extra, size, v),
-        Target::Local(off) => mem::store(&mut ctx.local[lane][..], off + extra, size, v),
+        Target::Local(off) => mem::store(&mut ctx.local[lane], off + extra, size, v),
         Target::Param(_) => {}
     }
 }
@@ -774,20 +774,17 @@ fn alloca(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
         let size = ctx.regs[i.a as usize][l];
         let base = ctx.sp[l].div_ceil(align) * align;
         let top = base.saturating_add(size);
-        if top > crate::exec::LOCAL_LIMIT {
+        let limit = ctx.env.local_limit;
+        if top > limit {
             return Err(Fault {
                 kind: FaultKind::Other(format!(
-                    "alloca of {size} bytes exceeds the {} byte stack limit",
-                    crate::exec::LOCAL_LIMIT
+                    "alloca of {size} bytes overflows the thread's stack of {limit} bytes (raise it with --stack-size, LaunchOptions::stack_size)"
                 )),
                 lane: Some(l as u32),
             }
             .into());
         }
-        let words = top.div_ceil(4) as usize;
-        if ctx.local[l].len() < words {
-            ctx.local[l].resize(words, 0);
-        }
+        ctx.local[l].grow(top.div_ceil(4) as usize);
         ctx.sp[l] = top;
         ctx.regs[i.d as usize][l] = base;
     }

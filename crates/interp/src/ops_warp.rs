@@ -1135,7 +1135,7 @@ mod tests {
         preds: Vec<u32>,
         mem: MemMap,
         shared: Vec<u32>,
-        local: Vec<Vec<u32>>,
+        local: Vec<crate::mem::LocalMem>,
         sp: [u64; 32],
     }
 
@@ -1146,7 +1146,13 @@ mod tests {
                 preds: vec![0u32; 8],
                 mem,
                 shared: vec![0u32; 64],
-                local: vec![vec![0u32; 16]; 32],
+                local: (0..32)
+                    .map(|_| {
+                        let mut l = crate::mem::LocalMem::default();
+                        l.reset(16);
+                        l
+                    })
+                    .collect(),
                 sp: [0; 32],
             }
         }
@@ -1161,6 +1167,7 @@ mod tests {
                 shared_size: self.shared.len() as u64 * 4,
                 params: &[],
                 param_size: 0,
+                local_limit: crate::exec::LOCAL_MAX,
                 start: std::time::Instant::now(),
             };
             let mut ctx = Ctx {

@@ -480,6 +480,8 @@ pub struct Env<'a> {
     pub params: &'a [u32],
     /// Parameter buffer size.
     pub param_size: u64,
+    /// Local memory (stack) bytes each thread may use: its `.local` frame, call frames, `alloca`.
+    pub local_limit: u64,
     /// Launch start, for `%globaltimer` and `%clock` (read only by the handler of those).
     pub start: std::time::Instant,
 }
@@ -493,7 +495,7 @@ pub struct Ctx<'a> {
     /// The CTA's shared memory.
     pub shared: &'a mut Vec<u32>,
     /// Local memory of each lane of the warp.
-    pub local: &'a mut [Vec<u32>],
+    pub local: &'a mut [crate::mem::LocalMem],
     /// Per-lane stack top (for `alloca`).
     pub sp: &'a mut [u64; 32],
     /// Lanes of the warp that have not exited (for `activemask`).

@@ -213,6 +213,8 @@ pub struct LocalVar {
     pub offset: u64,
     /// Initial bytes (empty: none).
     pub init: Vec<u8>,
+    /// The declared name in the source.
+    pub span: Span,
 }
 
 /// A basic block: instructions `start..end` of its function.

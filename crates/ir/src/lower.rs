@@ -38,6 +38,10 @@ pub fn lower(module: &ast::Module) -> Result<Module, Vec<Diagnostic>> {
 struct ModuleCx {
     out: Module,
     globals: HashMap<Name, u32>,
+    /// Module-scope families (`.global .b32 g<N>`): (stem, count, stride, global). A family is
+    /// one variable of `count` members `stride` bytes apart, so its cost follows its size, not
+    /// its member count.
+    families: Vec<(Name, u64, u64, u32)>,
     functions: HashMap<Name, u32>,
     diags: Vec<Diagnostic>,
 }
@@ -95,8 +99,10 @@ fn var_layout(v: &VarDecl, d: &ast::Declarator) -> (u64, u64) {
     (size, v.align.unwrap_or(natural).max(1))
 }
 
+/// `x` rounded up to a multiple of `a` (saturating: sizes come from the program, and one near
+/// 2^64 is refused at launch, never wrapped).
 fn align_up(x: u64, a: u64) -> u64 {
-    x.div_ceil(a.max(1)) * a.max(1)
+    x.div_ceil(a.max(1)).saturating_mul(a.max(1))
 }
 
 impl ModuleCx {
@@ -109,14 +115,28 @@ impl ModuleCx {
                 ast::Directive::AddressSize { bits, .. } => self.out.address_size = *bits,
                 ast::Directive::Variable(v) => {
                     for decl in &v.declarators {
-                        let names = expand(decl);
-                        for name in names {
-                            if self.globals.contains_key(&name) {
-                                continue;
+                        let (size, align) = var_layout(v, decl);
+                        let idx = self.out.globals.len() as u32;
+                        let (name, size) = match decl.count {
+                            Some(n) => {
+                                let stride = align_up(size, align);
+                                let stem = decl.name.text.clone();
+                                self.families.push((stem, n, stride, idx));
+                                (
+                                    Name::from(format!("{}<{n}>", decl.name.text)),
+                                    stride.saturating_mul(n),
+                                )
                             }
-                            let (size, align) = var_layout(v, decl);
-                            let idx = self.out.globals.len() as u32;
-                            self.globals.insert(name.clone(), idx);
+                            None => {
+                                let name = decl.name.text.clone();
+                                if self.globals.contains_key(&name) {
+                                    continue;
+                                }
+                                self.globals.insert(name.clone(), idx);
+                                (name, size)
+                            }
+                        };
+                        {
                             self.out.globals.push(Global {
                                 name,
                                 space: StateSpace::from_suffix(&v.space.text)
@@ -163,7 +183,8 @@ impl ModuleCx {
                 };
                 let g = &self.out.globals[idx as usize];
                 let mut data = InitData {
-                    bytes: vec![0; g.size as usize],
+                    bytes: Vec::new(),
+                    size: g.size,
                     relocs: Vec::new(),
                     elem: elem_size(&v.ty.text),
                     ty: ScalarType::from_suffix(&v.ty.text),
@@ -198,7 +219,7 @@ impl ModuleCx {
             Initializer::Expr(e) => {
                 let at = data.pos;
                 data.pos += data.elem;
-                if at + data.elem > data.bytes.len() as u64 {
+                if at.saturating_add(data.elem) > data.size {
                     return Ok(()); // the checker reports excess initializers
                 }
                 let generic = contains_generic(e);
@@ -214,6 +235,10 @@ impl ModuleCx {
                             e.loc.0,
                         ));
                     };
+                    let end = (at + data.elem) as usize;
+                    if data.bytes.len() < end {
+                        data.bytes.resize(end, 0);
+                    }
                     data.relocs.push(Reloc {
                         offset: at,
                         size: data.elem as u8,
@@ -234,6 +259,10 @@ impl ModuleCx {
                 };
                 let bytes = bits.to_le_bytes();
                 let n = data.elem.min(8) as usize;
+                let end = (at + data.elem) as usize;
+                if data.bytes.len() < end {
+                    data.bytes.resize(end, 0);
+                }
                 data.bytes[at as usize..at as usize + n].copy_from_slice(&bytes[..n]);
                 Ok(())
             }
@@ -260,8 +289,11 @@ impl ModuleCx {
     }
 }
 
+/// The initial bytes of a variable, as long as its initializer reaches (the rest is zero): their
+/// length follows the initializer's text, never the declared size.
 struct InitData {
     bytes: Vec<u8>,
+    size: u64,
     relocs: Vec<Reloc>,
     elem: u64,
     ty: Option<ScalarType>,
@@ -365,16 +397,6 @@ fn contains_generic(e: &Expr) -> bool {
     }
 }
 
-/// The names a declarator declares (`%r<3>` → `%r0 %r1 %r2`).
-fn expand(d: &ast::Declarator) -> Vec<Name> {
-    match d.count {
-        Some(n) => (0..n)
-            .map(|i| Name::from(format!("{}{}", d.name.text, i)))
-            .collect(),
-        None => vec![d.name.text.clone()],
-    }
-}
-
 /// The parameter that declarator `d` of `v` declares, of layout `(size, align)`
 /// ([`var_layout`]), at byte `offset` of its list.
 fn param(v: &VarDecl, d: &ast::Declarator, (size, align): (u64, u64), offset: u64) -> Param {
@@ -398,7 +420,7 @@ fn header(f: &ast::Function) -> Function {
             let (size, align) = var_layout(v, d);
             offset = align_up(offset, align);
             params.push(param(v, d, (size, align), offset));
-            offset += size;
+            offset = offset.saturating_add(size);
         }
     }
     let returns = f
@@ -447,17 +469,47 @@ fn header(f: &ast::Function) -> Function {
 }
 
 /// What a name in a function body refers to.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 enum Binding {
     Reg(RegId),
     Local(u32),
     KernelParam(u32),
 }
 
+/// A parameterized register family `%r<N>`: its members get a register (and later a slot) only
+/// when the body names them, so storage follows the registers a kernel uses, not the count it
+/// declares (`.reg .b32 %r<100000000>` with one register used costs one register).
+struct Family {
+    stem: Name,
+    count: u64,
+    ty: ScalarType,
+    members: HashMap<u64, RegId>,
+}
+
+/// The names one block (`{ … }`) declares.
+#[derive(Default)]
+struct Scope {
+    names: HashMap<Name, Binding>,
+    families: Vec<Family>,
+}
+
+/// Splits `%r12` into every (stem, index) reading: (`%r1`, 2), (`%r`, 12); an index has no
+/// leading zero (as the checker reads family members).
+fn family_splits(name: &str) -> impl Iterator<Item = (&str, u64)> {
+    let digits = name.bytes().rev().take_while(u8::is_ascii_digit).count();
+    (1..=digits).filter_map(move |k| {
+        let (stem, num) = name.split_at(name.len() - k);
+        if num.len() > 1 && num.starts_with('0') {
+            return None;
+        }
+        num.parse().ok().map(|n| (stem, n))
+    })
+}
+
 struct FuncCx<'a> {
     m: &'a ModuleCx,
     func: Function,
-    scopes: Vec<HashMap<Name, Binding>>,
+    scopes: Vec<Scope>,
     labels: HashMap<Name, u32>,
     targets: HashMap<Name, Vec<u32>>,
     prototypes: HashMap<Name, ()>,
@@ -512,6 +564,7 @@ impl<'a> FuncCx<'a> {
                                 align: p.align,
                                 offset: 0,
                                 init: Vec::new(),
+                                span: d.name.loc.0,
                             });
                             scope.insert(d.name.text.clone(), Binding::Local(l));
                         }
@@ -522,7 +575,10 @@ impl<'a> FuncCx<'a> {
         FuncCx {
             m,
             func,
-            scopes: vec![scope],
+            scopes: vec![Scope {
+                names: scope,
+                families: Vec::new(),
+            }],
             labels: HashMap::new(),
             targets: HashMap::new(),
             prototypes: HashMap::new(),
@@ -576,7 +632,7 @@ impl<'a> FuncCx<'a> {
         // Pass 2: declarations and instructions.
         for s in &body.statements {
             match s {
-                Statement::ScopeBegin(_) => self.scopes.push(HashMap::new()),
+                Statement::ScopeBegin(_) => self.scopes.push(Scope::default()),
                 Statement::ScopeEnd(_) if self.scopes.len() > 1 => {
                     self.scopes.pop();
                 }
@@ -623,7 +679,7 @@ impl<'a> FuncCx<'a> {
             if l.space == StateSpace::Local || l.space == StateSpace::Param {
                 off = align_up(off, l.align);
                 l.offset = off;
-                off += l.size;
+                off = off.saturating_add(l.size);
                 align = align.max(l.align);
             }
         }
@@ -676,13 +732,21 @@ impl<'a> FuncCx<'a> {
                     continue;
                 }
                 let ty = ScalarType::from_suffix(&v.ty.text).unwrap_or(ScalarType::B32);
-                for name in expand(d) {
-                    let r = self.func.regs.len() as RegId;
-                    self.func.regs.push(RegInfo {
-                        name: name.clone(),
-                        ty,
-                    });
-                    self.bind(name, Binding::Reg(r));
+                match d.count {
+                    Some(count) => {
+                        if let Some(s) = self.scopes.last_mut() {
+                            s.families.push(Family {
+                                stem: d.name.text.clone(),
+                                count,
+                                ty,
+                                members: HashMap::new(),
+                            });
+                        }
+                    }
+                    None => {
+                        let r = self.new_reg(d.name.text.clone(), ty);
+                        self.bind(d.name.text.clone(), Binding::Reg(r));
+                    }
                 }
                 continue;
             }
@@ -694,7 +758,8 @@ impl<'a> FuncCx<'a> {
             let mut init = Vec::new();
             if let Some(i) = &d.init {
                 let mut data = InitData {
-                    bytes: vec![0; size as usize],
+                    bytes: Vec::new(),
+                    size,
                     relocs: Vec::new(),
                     elem: elem_size(&v.ty.text),
                     ty: ScalarType::from_suffix(&v.ty.text),
@@ -724,6 +789,7 @@ impl<'a> FuncCx<'a> {
                 align,
                 offset: 0,
                 init,
+                span: d.name.loc.0,
             });
             self.bind(d.name.text.clone(), Binding::Local(l));
         }
@@ -731,12 +797,43 @@ impl<'a> FuncCx<'a> {
 
     fn bind(&mut self, name: Name, b: Binding) {
         if let Some(s) = self.scopes.last_mut() {
-            s.insert(name, b);
+            s.names.insert(name, b);
         }
     }
 
-    fn lookup(&self, name: &str) -> Option<&Binding> {
-        self.scopes.iter().rev().find_map(|s| s.get(name))
+    fn new_reg(&mut self, name: Name, ty: ScalarType) -> RegId {
+        let r = self.func.regs.len() as RegId;
+        self.func.regs.push(RegInfo { name, ty });
+        r
+    }
+
+    /// What `name` refers to: the innermost block's exact names, then its families (a family
+    /// member gets its register on first use), then the enclosing blocks'.
+    fn lookup(&mut self, name: &str) -> Option<Binding> {
+        for si in (0..self.scopes.len()).rev() {
+            if let Some(&b) = self.scopes[si].names.get(name) {
+                return Some(b);
+            }
+            let found = self.scopes[si]
+                .families
+                .iter()
+                .enumerate()
+                .find_map(|(fi, f)| {
+                    family_splits(name)
+                        .find(|&(stem, n)| stem == &*f.stem && n < f.count)
+                        .map(|(_, n)| (fi, n))
+                });
+            if let Some((fi, n)) = found {
+                if let Some(&r) = self.scopes[si].families[fi].members.get(&n) {
+                    return Some(Binding::Reg(r));
+                }
+                let ty = self.scopes[si].families[fi].ty;
+                let r = self.new_reg(Name::from(name), ty);
+                self.scopes[si].families[fi].members.insert(n, r);
+                return Some(Binding::Reg(r));
+            }
+        }
+        None
     }
 
     fn lower_inst(&mut self, i: &ast::Instruction) -> Inst {
@@ -745,7 +842,7 @@ impl<'a> FuncCx<'a> {
             .as_ref()
             .and_then(|g| match self.lookup(&g.pred.text) {
                 Some(Binding::Reg(r)) => Some(Guard {
-                    reg: *r,
+                    reg: r,
                     negated: g.negated,
                 }),
                 _ => {
@@ -809,7 +906,7 @@ impl<'a> FuncCx<'a> {
 
     fn name(&mut self, n: &Name, span: Span) -> Operand {
         if let Some(b) = self.lookup(n) {
-            return match *b {
+            return match b {
                 Binding::Reg(r) => Operand::Reg(r),
                 Binding::Local(l) => Operand::Symbol(Base::Local(l), 0),
                 Binding::KernelParam(p) => Operand::Symbol(Base::KernelParam(p), 0),
@@ -827,6 +924,15 @@ impl<'a> FuncCx<'a> {
         if let Some(&g) = self.m.globals.get(n) {
             self.func.uses_globals.push(g);
             return Operand::Symbol(Base::Global(g), 0);
+        }
+        let member = self.m.families.iter().find_map(|(stem, count, stride, g)| {
+            family_splits(n)
+                .find(|&(s, k)| s == &**stem && k < *count)
+                .map(|(_, k)| (*g, k.saturating_mul(*stride)))
+        });
+        if let Some((g, off)) = member {
+            self.func.uses_globals.push(g);
+            return Operand::Symbol(Base::Global(g), off as i64);
         }
         if let Some(&f) = self.m.functions.get(n) {
             self.func.callees.push(f);

@@ -65,8 +65,11 @@ use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+mod limits;
+pub use limits::{REGISTER_FILE_MAX, SHARED_LIMIT, SHARED_LIMIT_MAX};
 pub use ptx_interp::coverage;
-pub use ptx_interp::launch::{LaunchStats, Progress};
+pub use ptx_interp::exec::{DEFAULT_STACK_SIZE, LOCAL_MAX};
+pub use ptx_interp::launch::{LaunchStats, Progress, LOCAL_TOTAL};
 pub use ptx_interp::set_simd;
 
 /// Stable codes of runtime errors (rendered like the checker's diagnostics), defined with their
@@ -330,6 +333,14 @@ pub struct LaunchOptions {
     pub max_instructions: u64,
     /// Wall-clock limit.
     pub timeout: Option<Duration>,
+    /// Stack (local memory) bytes per thread, like `cudaLimitStackSize`: the bound on what
+    /// calls, recursion and `alloca` use ([`DEFAULT_STACK_SIZE`], 64 KiB). A launch raises it
+    /// to what the kernel's `.local` variables and non-recursive call tree need, up to
+    /// [`LOCAL_MAX`] (512 KiB, an sm_90 thread's most); a larger value also raises that cap.
+    pub stack_size: u64,
+    /// Shared memory bytes per block, static and dynamic together ([`SHARED_LIMIT`],
+    /// 227 KiB as on sm_90; at most [`SHARED_LIMIT_MAX`]).
+    pub shared_limit: u64,
 }
 
 impl Default for LaunchOptions {
@@ -338,6 +349,8 @@ impl Default for LaunchOptions {
             threads: 0,
             max_instructions: 1 << 40,
             timeout: Some(Duration::from_secs(600)),
+            stack_size: DEFAULT_STACK_SIZE,
+            shared_limit: SHARED_LIMIT,
         }
     }
 }
@@ -652,6 +665,15 @@ impl Kernel<'_> {
         }
         let prog = self.program()?;
         self.refuse_unsupported(&prog)?;
+        let local_limit = limits::check_launch(
+            &self.module.file,
+            &self.module.ir,
+            self.index,
+            &prog,
+            block,
+            shared_bytes,
+            opts,
+        )?;
         let mut buf = vec![0u8; prog.param_size as usize];
         for (k, (a, p)) in args.iter().zip(&params).enumerate() {
             let bytes = check_arg(k, a, p)?;
@@ -681,6 +703,7 @@ impl Kernel<'_> {
             threads: opts.threads,
             max_instructions: opts.max_instructions,
             timeout: opts.timeout,
+            local_limit,
         };
         match launch(&prog, &snapshot, &words, &cfg, progress) {
             Ok(s) => Ok(LaunchReport {
