@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 /// Options of `ptxvm run`, as parsed by clap.
 #[derive(clap::Args)]
 pub struct RunOptions {
-    /// The PTX file.
+    /// The PTX file; `-` reads standard input.
     pub file: String,
     /// The kernel (`.entry`) to run; optional when the module has one.
     #[arg(long)]
@@ -48,6 +48,11 @@ pub struct RunOptions {
     /// Stop (exit 2) after this many seconds.
     #[arg(long, default_value_t = 600.0)]
     pub timeout: f64,
+    /// printf FIFO size in bytes (CUDA's cudaLimitPrintfFifoSize): how much output blocks
+    /// waiting for earlier blocks to finish may hold; a block that would overfill it pauses.
+    /// Output is never lost and always in block order.
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
+    pub printf_fifo: usize,
 }
 
 fn bad(msg: impl AsRef<str>) -> ExitCode {
@@ -100,19 +105,33 @@ fn index_of(spec: &str, nargs: usize, flag: &str) -> Result<usize, String> {
 }
 
 pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
-    let text = match std::fs::read(&o.file) {
-        Ok(b) => b,
-        Err(e) => return bad(format!("cannot read {}: {e}", o.file)),
+    let (file, diags) = match crate::load(&o.file) {
+        Ok(x) => x,
+        Err(e) => return bad(format!("cannot read {e}")),
     };
-    let (file, diags) = ptx_syntax::decode_source(&o.file, &text);
+    let cuda = || {
+        crate::input::looks_like_cuda(&o.file, file.text()).then(|| {
+            bad(format!(
+                "{} looks like CUDA C++, not PTX; compile it with `nvcc -ptx` first \
+                 (e.g. `nvcc -ptx -arch=sm_90 kernel.cu -o kernel.ptx`) and run the .ptx file",
+                file.name()
+            ))
+        })
+    };
     if !diags.is_empty() {
+        if let Some(code) = cuda() {
+            return code;
+        }
         ptx_diag::render_to_stderr(&file, &diags, color);
         return ExitCode::from(1);
     }
     let device = Device::new();
-    let module = match Module::from_ptx(&device, &o.file, file.text()) {
+    let module = match Module::from_ptx(&device, file.name(), file.text()) {
         Ok(m) => m,
         Err(e) => {
+            if let Some(code) = cuda() {
+                return code;
+            }
             e.render_to_stderr(color);
             return ExitCode::from(1);
         }
@@ -230,10 +249,15 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
             o.timeout
         ));
     }
+    if o.printf_fifo == 0 {
+        return bad("--printf-fifo 0: expected a positive number of bytes");
+    }
     let opts = LaunchOptions {
         threads: o.threads,
         max_instructions: o.max_instructions,
         timeout: Some(Duration::from_secs_f64(o.timeout.min(1e9))),
+        printf_fifo: o.printf_fifo,
+        ..LaunchOptions::default()
     };
     // progress bar for long launches on a terminal
     let started = Instant::now();
@@ -255,23 +279,35 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
         });
         b.set_position(done);
     };
-    let result = kernel.launch_with_progress(grid, block, o.shared, &args, &opts, Some(&progress));
+    // printf output is written as the kernel runs, in block order
+    let result = kernel.launch_streaming(
+        grid,
+        block,
+        o.shared,
+        &args,
+        &opts,
+        Some(&progress),
+        &mut std::io::stdout(),
+    );
     if let Some(b) = bar.get() {
         b.finish_and_clear();
+    }
+    let write_error = match &result {
+        Ok(r) => r.stdout_error.clone(),
+        Err(Error::Kernel { stats, .. }) => stats.stdout_error.clone(),
+        Err(_) => None,
+    };
+    if let Some(e) = write_error {
+        eprintln!("warning: the kernel's printf output could not all be written: {e}");
     }
     let mut stdout = std::io::stdout().lock();
     let report = match result {
         Ok(r) => r,
         Err(e) => {
-            if let Error::Kernel { stats, .. } = &e {
-                let _ = stdout.write_all(&stats.stdout);
-                let _ = stdout.flush();
-            }
             e.render_to_stderr(color);
             return ExitCode::from(if e.is_kernel_fault() { 2 } else { 1 });
         }
     };
-    let _ = stdout.write_all(&report.stdout);
     for (n, path) in &outs {
         let Some((dtype, b)) = &buffers[*n] else {
             continue;

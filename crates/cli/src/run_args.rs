@@ -713,8 +713,9 @@ fn parse_kind(text: &str, kind: Kind) -> Result<u64, String> {
             magnitude,
         }) => {
             let half = 1i128 << (bits - 1);
+            // an unsigned or untyped parameter also takes a negative decimal that fits the
+            // width, as its two's complement: nvcc declares C `int` parameters `.u32`
             let (min, max) = match kind {
-                Kind::Unsigned(_) => (0, mask as i128),
                 Kind::Signed(_) => (-half, half - 1),
                 _ => (-half, mask as i128),
             };
@@ -1060,6 +1061,13 @@ mod tests {
         assert_eq!(scalar("-2147483648", "s32"), 0x8000_0000);
         assert_eq!(scalar("-9223372036854775808", "s64"), 1 << 63);
         assert_eq!(scalar("9223372036854775807", "s64"), i64::MAX as u64);
+        // .uN takes a negative decimal that fits the width as its two's complement (nvcc
+        // declares C `int` parameters .u32)
+        assert_eq!(scalar("-1", "u32"), 0xffff_ffff);
+        assert_eq!(scalar("-2147483648", "u32"), 0x8000_0000);
+        assert_eq!(scalar("-128", "u8"), 0x80);
+        assert_eq!(scalar("-1", "u16"), 0xffff);
+        assert_eq!(scalar("-9223372036854775808", "u64"), 1 << 63);
         // .bN takes both signed and unsigned readings.
         assert_eq!(scalar("-1", "b8"), 0xff);
         assert_eq!(scalar("255", "b8"), 0xff);
@@ -1088,11 +1096,15 @@ mod tests {
     fn integer_errors() {
         assert_eq!(
             error("300", "u8"),
-            "`300` is out of range for .u8 (0..=255)"
+            "`300` is out of range for .u8 (-128..=255)"
         );
         assert_eq!(
-            error("-1", "u32"),
-            "`-1` is out of range for .u32 (0..=4294967295)"
+            error("-2147483649", "u32"),
+            "`-2147483649` is out of range for .u32 (-2147483648..=4294967295)"
+        );
+        assert_eq!(
+            error("-129", "u8"),
+            "`-129` is out of range for .u8 (-128..=255)"
         );
         assert_eq!(
             error("128", "s8"),
@@ -1108,11 +1120,11 @@ mod tests {
         );
         assert_eq!(
             error("18446744073709551616", "u64"),
-            "`18446744073709551616` is out of range for .u64 (0..=18446744073709551615)"
+            "`18446744073709551616` is out of range for .u64 (-9223372036854775808..=18446744073709551615)"
         );
         assert_eq!(
             error("99999999999999999999999999999999999999999", "u64"),
-            "`99999999999999999999999999999999999999999` is out of range for .u64 (0..=18446744073709551615)"
+            "`99999999999999999999999999999999999999999` is out of range for .u64 (-9223372036854775808..=18446744073709551615)"
         );
         assert_eq!(
             error("4294967296", "b32"),

@@ -197,6 +197,7 @@ fn run_file(path: &Path) -> Result<(), Failed> {
             threads: 1,
             max_instructions: 200_000_000,
             timeout: Some(std::time::Duration::from_secs(60)),
+            ..LaunchOptions::default()
         };
         let block = k.required_block().unwrap_or([64, 1, 1]);
         match k.launch([2, 1, 1], block, 16384, &args, &opts) {

@@ -436,6 +436,7 @@ fn bench_execute(c: &mut Criterion) {
         threads: 1,
         max_instructions: 1 << 36,
         timeout: Some(Duration::from_secs(60)),
+        ..LaunchOptions::default()
     };
     let mut launches: Vec<(&str, Launch)> = Vec::new();
     match committed(&device) {

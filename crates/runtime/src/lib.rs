@@ -55,7 +55,7 @@
 use ptx_diag::{Code, Diagnostic, SourceFile};
 use ptx_interp::compile::{compile, func_addr, GlobalAddrs};
 use ptx_interp::exec::{ExecError, ThreadPos};
-use ptx_interp::launch::{launch, LaunchConfig};
+use ptx_interp::launch::{launch_with_sink, LaunchConfig};
 use ptx_interp::mem::{Allocation, GlobalMemory};
 use ptx_interp::program::{FaultKind, Program};
 use ptx_ir::SymbolRef;
@@ -351,6 +351,12 @@ pub struct LaunchOptions {
     pub max_instructions: u64,
     /// Wall-clock limit.
     pub timeout: Option<Duration>,
+    /// The printf FIFO, in bytes (CUDA's `cudaLimitPrintfFifoSize`; 1 MiB by default): how much
+    /// printf output blocks after the lowest unfinished one may hold while they wait for their
+    /// turn. A block that would overfill it pauses until earlier blocks finish; no output is
+    /// lost and the output is in block order whatever `threads` is (see
+    /// [`Kernel::launch_streaming`]).
+    pub printf_fifo: usize,
 }
 
 impl Default for LaunchOptions {
@@ -359,6 +365,7 @@ impl Default for LaunchOptions {
             threads: 0,
             max_instructions: 1 << 40,
             timeout: Some(Duration::from_secs(600)),
+            printf_fifo: ptx_interp::fifo::DEFAULT_PRINTF_FIFO,
         }
     }
 }
@@ -378,8 +385,12 @@ pub struct LaunchReport {
     pub warp_instructions: u64,
     /// Wall-clock seconds.
     pub seconds: f64,
-    /// The kernel's printf output, in CTA order.
+    /// The kernel's printf output, in CTA order ([`Kernel::launch_streaming`] writes it to its
+    /// sink instead and leaves this empty).
     pub stdout: Vec<u8>,
+    /// The first error writing the printf output to the sink of [`Kernel::launch_streaming`];
+    /// the output after it was discarded.
+    pub stdout_error: Option<String>,
 }
 
 /// A kernel argument.
@@ -637,6 +648,39 @@ impl Kernel<'_> {
         opts: &LaunchOptions,
         progress: Option<&(dyn Fn(u64, u64) + Sync)>,
     ) -> Result<LaunchReport, Error> {
+        self.launch_inner(grid, block, shared_bytes, args, opts, progress, None)
+    }
+
+    /// [`Kernel::launch_with_progress`], writing the kernel's printf output to `sink` while it
+    /// runs instead of collecting it in [`LaunchReport::stdout`]: in block order (block 0's
+    /// output, then block 1's, …) whatever the number of threads, with at most
+    /// [`LaunchOptions::printf_fifo`] bytes held for blocks waiting for their turn, plus a
+    /// 64 KiB write buffer flushed at least every 50 ms while output is produced.
+    #[allow(clippy::too_many_arguments)]
+    pub fn launch_streaming(
+        &self,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_bytes: u64,
+        args: &[Arg],
+        opts: &LaunchOptions,
+        progress: Option<&(dyn Fn(u64, u64) + Sync)>,
+        sink: &mut (dyn std::io::Write + Send),
+    ) -> Result<LaunchReport, Error> {
+        self.launch_inner(grid, block, shared_bytes, args, opts, progress, Some(sink))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn launch_inner(
+        &self,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_bytes: u64,
+        args: &[Arg],
+        opts: &LaunchOptions,
+        progress: Option<&(dyn Fn(u64, u64) + Sync)>,
+        sink: Option<&mut (dyn std::io::Write + Send)>,
+    ) -> Result<LaunchReport, Error> {
         let params = self.params();
         if args.len() != params.len() {
             return Err(Error::Usage(format!(
@@ -699,8 +743,9 @@ impl Kernel<'_> {
             threads: opts.threads,
             max_instructions: opts.max_instructions,
             timeout: opts.timeout,
+            printf_fifo: opts.printf_fifo,
         };
-        match launch(&prog, &snapshot, &words, &cfg, progress) {
+        match launch_with_sink(&prog, &snapshot, &words, &cfg, progress, sink) {
             Ok(s) => Ok(LaunchReport {
                 kernel: self.name().to_string(),
                 grid,
@@ -709,6 +754,7 @@ impl Kernel<'_> {
                 warp_instructions: s.warp_instructions,
                 seconds: s.seconds,
                 stdout: s.stdout,
+                stdout_error: s.stdout_error,
             }),
             Err(b) => {
                 let (e, stats) = *b;
