@@ -16,35 +16,46 @@ pub const MAX_STREAM_BYTES: u64 = 256 << 20;
 /// content in the error ("PTX source"). Errors start with the file's name.
 pub fn read_bounded(path: &str, limit: u64, what: &str) -> Result<Vec<u8>, String> {
     let name = if path == "-" { "<stdin>" } else { path };
-    let too_big = |size: Option<u64>| {
-        let size = match size {
-            Some(s) => format!("{s} bytes"),
-            None => format!("more than {limit} bytes"),
-        };
-        format!(
-            "{name}: {size} is more than the {} MiB ptxvm reads as {what}",
+    let too_big = |size: Option<u64>| match size {
+        Some(s) => format!(
+            "{name}: {s} bytes is more than the {} MiB ptxvm reads as {what}",
             limit >> 20
-        )
+        ),
+        None => format!(
+            "{name}: more than {} MiB, the most ptxvm reads as {what}",
+            limit >> 20
+        ),
     };
     let mut bytes = Vec::new();
-    let read = if path == "-" {
-        std::io::stdin()
-            .lock()
-            .take(limit + 1)
-            .read_to_end(&mut bytes)
+    let read = |r: &mut dyn Read, bytes: &mut Vec<u8>, expect: u64| {
+        // room for everything up front (pages are committed as they are read), so that the
+        // vector never doubles while reading an endless stream
+        let want = usize::try_from(expect.min(limit) + 1).unwrap_or(usize::MAX);
+        bytes
+            .try_reserve_exact(want)
+            .map_err(|_| format!("{name}: cannot allocate {want} bytes to read it"))?;
+        r.take(limit + 1)
+            .read_to_end(bytes)
+            .map_err(|e| format!("{name}: {e}"))
+    };
+    if path == "-" {
+        read(&mut std::io::stdin().lock(), &mut bytes, limit)?;
     } else {
-        let file = std::fs::File::open(path).map_err(|e| format!("{name}: {e}"))?;
+        let mut file = std::fs::File::open(path).map_err(|e| format!("{name}: {e}"))?;
+        let mut expect = limit;
         if let Ok(m) = file.metadata() {
             if m.is_dir() {
                 return Err(format!("{name}: is a directory"));
             }
-            if m.is_file() && m.len() > limit {
-                return Err(too_big(Some(m.len())));
+            if m.is_file() {
+                if m.len() > limit {
+                    return Err(too_big(Some(m.len())));
+                }
+                expect = m.len();
             }
         }
-        file.take(limit + 1).read_to_end(&mut bytes)
-    };
-    read.map_err(|e| format!("{name}: {e}"))?;
+        read(&mut file, &mut bytes, expect)?;
+    }
     if bytes.len() as u64 > limit {
         return Err(too_big(None));
     }

@@ -190,20 +190,35 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
                 args.push(Arg::Bytes(bytes));
                 buffers.push(None);
             }
-            Ok(HostArg::Buffer { dtype, data }) => {
+            Ok(HostArg::Buffer { dtype, bytes, fill }) => {
                 let label = format!(
                     "argument {k} (`{}`, {}[{}])",
                     p.name,
                     dtype.name(),
-                    data.len() / dtype.size().max(1)
+                    bytes / dtype.size().max(1) as u64
                 );
-                match device.from_bytes(&data, &label) {
-                    Ok(b) => {
-                        args.push(Arg::Pointer(b.addr()));
-                        buffers.push(Some((dtype, b)));
+                // the contents are made straight into device memory, piece by piece
+                let b = match usize::try_from(bytes)
+                    .map_err(|_| format!("{bytes} bytes do not fit in this machine's memory"))
+                    .and_then(|n| device.alloc_bytes(n, &label).map_err(|e| e.to_string()))
+                {
+                    Ok(b) => b,
+                    Err(e) => {
+                        return bad(format!(
+                            "--arg {k} (`{}`): cannot allocate {}[{}] ({bytes} bytes) in device memory: {e}",
+                            p.name,
+                            dtype.name(),
+                            bytes / dtype.size().max(1) as u64
+                        ))
                     }
-                    Err(e) => return bad(e.to_string()),
+                };
+                let mut write =
+                    |off: u64, piece: &[u8]| b.write_bytes(off, piece).map_err(|e| e.to_string());
+                if let Err(e) = run_args::fill_buffer(spec, dtype, bytes, &fill, &mut write) {
+                    return bad(format!("--arg {k} (`{}`): {e}", p.name));
                 }
+                args.push(Arg::Pointer(b.addr()));
+                buffers.push(Some((dtype, b)));
             }
             Err(e) => return bad(format!("--arg {k} (`{}`, {}): {e}", p.name, info.ty.name())),
         }

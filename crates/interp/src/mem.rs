@@ -150,6 +150,29 @@ impl AtomicWords {
     pub fn zeroed(n: usize) -> AtomicWords {
         AtomicWords((0..n).map(|_| AtomicU32::new(0)).collect())
     }
+    /// `n` zeroed words, or `None` when the host cannot allocate them. The memory comes zeroed
+    /// from the allocator, so a large allocation's pages are only committed when first touched:
+    /// a buffer costs host memory for what the kernel (or the host) writes or reads of it.
+    pub fn try_zeroed(n: usize) -> Option<AtomicWords> {
+        if n == 0 {
+            return Some(AtomicWords(Box::new([])));
+        }
+        let layout = std::alloc::Layout::array::<AtomicU32>(n).ok()?;
+        // SAFETY: the layout's size is non-zero (n > 0). A non-null result is a fresh allocation
+        // of the global allocator with the layout of `[AtomicU32; n]`, all bytes zero, and zero
+        // bits are a valid `AtomicU32` (it has the same in-memory representation as `u32`), so it
+        // is a valid initialised `[AtomicU32]` of length `n`, which `Box` frees with that layout.
+        #[allow(unsafe_code)]
+        unsafe {
+            let p = std::alloc::alloc_zeroed(layout).cast::<AtomicU32>();
+            if p.is_null() {
+                return None;
+            }
+            Some(AtomicWords(Box::from_raw(
+                std::ptr::slice_from_raw_parts_mut(p, n),
+            )))
+        }
+    }
     /// Atomically applies `f` to word `i`, returning the old value.
     #[inline]
     pub fn update(&self, i: usize, f: impl Fn(u32) -> u32) -> u32 {
@@ -307,15 +330,14 @@ impl GlobalMemory {
         if self.next >= WINDOW_BASE {
             return Err(AllocError("device address space exhausted".into()));
         }
-        let words = size.div_ceil(4) as usize;
-        let mut v: Vec<AtomicU32> = Vec::new();
-        v.try_reserve_exact(words)
-            .map_err(|_| AllocError(format!("out of host memory allocating {size} bytes")))?;
-        v.resize_with(words, || AtomicU32::new(0));
+        let words = usize::try_from(size.div_ceil(4))
+            .ok()
+            .and_then(AtomicWords::try_zeroed)
+            .ok_or_else(|| AllocError(format!("out of host memory allocating {size} bytes")))?;
         let a = Arc::new(Allocation {
             base,
             size,
-            words: AtomicWords(v.into_boxed_slice()),
+            words,
             read_only,
             label,
         });

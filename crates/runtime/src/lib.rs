@@ -246,6 +246,21 @@ impl<T: Element> DeviceBuffer<T> {
     pub fn to_bytes(&self) -> Vec<u8> {
         self.alloc.read_bytes(0, (self.len * T::SIZE) as u64)
     }
+    /// Writes the raw bytes `data` at byte `offset` (for filling a buffer piece by piece).
+    pub fn write_bytes(&self, offset: u64, data: &[u8]) -> Result<(), Error> {
+        let size = (self.len * T::SIZE) as u64;
+        if offset
+            .checked_add(data.len() as u64)
+            .is_none_or(|end| end > size)
+        {
+            return Err(Error::Usage(format!(
+                "write of {} bytes at offset {offset} into a buffer of {size} bytes",
+                data.len()
+            )));
+        }
+        self.alloc.write_bytes(offset, data);
+        Ok(())
+    }
     /// Copies `data` in (its length must equal the buffer's).
     pub fn copy_from(&self, data: &[T]) -> Result<(), Error> {
         if data.len() != self.len {
@@ -321,6 +336,13 @@ impl Device {
         let b = self.alloc::<T>(data.len())?;
         b.copy_from(data)?;
         Ok(b)
+    }
+
+    /// `len` zeroed bytes, named `label` in fault messages (fill it with
+    /// [`DeviceBuffer::write_bytes`]). Pages are committed on first touch, so a large buffer
+    /// costs host memory only for what is written or read of it.
+    pub fn alloc_bytes(&self, len: usize, label: &str) -> Result<DeviceBuffer<u8>, Error> {
+        self.alloc_labelled::<u8>(len, label.to_string())
     }
 
     /// A buffer of raw bytes (for arguments of any element type, as `ptxvm run` passes them);
