@@ -72,7 +72,6 @@ impl Checked {
 pub const MAX_DIAGNOSTICS: usize = 1000;
 
 /// Checks `module`, never mutating it. See the crate documentation for what is checked.
-
 pub fn check_module(module: &Module, opts: &CheckOptions) -> Checked {
     let mut diags = Vec::new();
     let header = header::check_header(module, opts, &mut diags);

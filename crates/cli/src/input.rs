@@ -7,11 +7,6 @@ use std::io::Read;
 /// tens of MiB; the parser's own benchmark uses 100 MB).
 pub const MAX_SOURCE_BYTES: u64 = 256 << 20;
 
-/// The most bytes read from an `@PATH` argument that is not a regular file (a pipe, a device,
-/// `/dev/stdin`), whose size is not known in advance: 256 MiB. A regular file is read up to the
-/// buffer limit, straight into device memory.
-pub const MAX_STREAM_BYTES: u64 = 256 << 20;
-
 /// Reads `path` (`-`: standard input) whole, refusing more than `limit` bytes. `what` names the
 /// content in the error ("PTX source"). Errors start with the file's name.
 pub fn read_bounded(path: &str, limit: u64, what: &str) -> Result<Vec<u8>, String> {

@@ -3,7 +3,7 @@
 use crate::npy;
 use crate::run_args::{self, Dtype, HostArg, ParamInfo, ParamType};
 use ptx_diag::ColorMode;
-use ptxvm::{Arg, Device, DeviceBuffer, Error, LaunchOptions, Module};
+use ptxvm::{Arg, Device, DeviceBuffer, LaunchOptions, Module};
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
@@ -53,6 +53,34 @@ pub struct RunOptions {
     /// Output is never lost and always in block order.
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
     pub printf_fifo: usize,
+}
+
+/// Standard output, remembering its first write error.
+struct Recording {
+    out: std::io::Stdout,
+    error: Option<std::io::Error>,
+}
+
+impl Recording {
+    fn note<T>(&mut self, r: std::io::Result<T>) -> std::io::Result<T> {
+        if let Err(e) = &r {
+            if self.error.is_none() {
+                self.error = Some(std::io::Error::new(e.kind(), e.to_string()));
+            }
+        }
+        r
+    }
+}
+
+impl Write for Recording {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let r = self.out.write(buf);
+        self.note(r)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        let r = self.out.flush();
+        self.note(r)
+    }
 }
 
 fn bad(msg: impl AsRef<str>) -> ExitCode {
@@ -272,7 +300,6 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
         max_instructions: o.max_instructions,
         timeout: Some(Duration::from_secs_f64(o.timeout.min(1e9))),
         printf_fifo: o.printf_fifo,
-        ..LaunchOptions::default()
     };
     // progress bar for long launches on a terminal
     let started = Instant::now();
@@ -295,6 +322,10 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
         b.set_position(done);
     };
     // printf output is written as the kernel runs, in block order
+    let mut sink = Recording {
+        out: std::io::stdout(),
+        error: None,
+    };
     let result = kernel.launch_streaming(
         grid,
         block,
@@ -302,17 +333,16 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
         &args,
         &opts,
         Some(&progress),
-        &mut std::io::stdout(),
+        &mut sink,
     );
     if let Some(b) = bar.get() {
         b.finish_and_clear();
     }
-    let write_error = match &result {
-        Ok(r) => r.stdout_error.clone(),
-        Err(Error::Kernel { stats, .. }) => stats.stdout_error.clone(),
-        Err(_) => None,
-    };
-    if let Some(e) = write_error {
+    // a reader that went away (`ptxvm run … | head`) is no error worth reporting
+    if let Some(e) = sink
+        .error
+        .filter(|e| e.kind() != std::io::ErrorKind::BrokenPipe)
+    {
         eprintln!("warning: the kernel's printf output could not all be written: {e}");
     }
     let mut stdout = std::io::stdout().lock();

@@ -31,6 +31,11 @@ use std::path::Path;
 /// The largest device buffer a spec may ask for, in bytes (16 GiB).
 pub const MAX_BUFFER_BYTES: u64 = 1 << 34;
 
+/// The most bytes read from an `@PATH` argument that is not a regular file (a pipe, a device,
+/// `/dev/stdin`), whose size is not known in advance: 256 MiB. A regular file is read up to
+/// [`MAX_BUFFER_BYTES`], straight into device memory.
+pub const MAX_STREAM_BYTES: u64 = 256 << 20;
+
 /// The seed of `=rand` without `:SEED`.
 pub const DEFAULT_SEED: u64 = 0;
 
@@ -328,6 +333,9 @@ pub enum Fill {
     Data(Vec<u8>),
 }
 
+/// Where [`fill_buffer`] puts each piece: `(offset, bytes)`.
+pub type WritePiece<'a> = dyn FnMut(u64, &[u8]) -> Result<(), String> + 'a;
+
 /// Bytes made at once by [`fill_buffer`].
 const FILL_CHUNK: usize = 1 << 20;
 
@@ -338,7 +346,7 @@ pub fn fill_buffer(
     dtype: Dtype,
     bytes: u64,
     fill: &Fill,
-    write: &mut dyn FnMut(u64, &[u8]) -> Result<(), String>,
+    write: &mut WritePiece<'_>,
 ) -> Result<(), String> {
     use std::io::{Read, Seek, SeekFrom};
     let size = dtype.size();
@@ -511,7 +519,7 @@ fn read_file_buffer(spec: &str, path: &str, base_dir: &Path) -> Result<HostArg, 
         });
     }
     // a pipe or a device (`/dev/stdin`, `/dev/zero`) is read whole, up to a bound
-    let limit = crate::input::MAX_STREAM_BYTES;
+    let limit = MAX_STREAM_BYTES;
     let mut data = Vec::new();
     // room for the most that is read (pages are committed as they are read), so that the
     // vector never doubles while reading an endless stream

@@ -40,10 +40,10 @@ pub struct LaunchStats {
     /// Warp instructions executed.
     pub warp_instructions: u64,
     /// printf output in CTA order, when the launch had no sink ([`launch_with_sink`] writes it
-    /// to the sink instead and leaves this empty).
+    /// to the sink instead and leaves this empty; after the sink's first write error, the rest
+    /// of the output is discarded: the sink knows the error).
     pub stdout: Vec<u8>,
-    /// The first error writing printf output to the sink (later output was discarded).
-    pub stdout_error: Option<String>,
+
     /// Seconds.
     pub seconds: f64,
 }
@@ -197,17 +197,11 @@ pub fn launch_with_sink(
             worker();
         });
     }
-    drop(sh);
     let end = fifo.map(PrintfFifo::end).unwrap_or_default();
     let stats = LaunchStats {
         thread_instructions: thread_insts.into_inner(),
         warp_instructions: warp_insts.into_inner(),
         stdout: end.collected,
-        // a reader that went away (`ptxvm run … | head`) is no error worth reporting
-        stdout_error: end
-            .write_error
-            .filter(|e| e.kind() != std::io::ErrorKind::BrokenPipe)
-            .map(|e| e.to_string()),
         seconds: start.elapsed().as_secs_f64(),
     };
     match error.into_inner().ok().flatten() {

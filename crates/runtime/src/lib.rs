@@ -410,9 +410,6 @@ pub struct LaunchReport {
     /// The kernel's printf output, in CTA order ([`Kernel::launch_streaming`] writes it to its
     /// sink instead and leaves this empty).
     pub stdout: Vec<u8>,
-    /// The first error writing the printf output to the sink of [`Kernel::launch_streaming`];
-    /// the output after it was discarded.
-    pub stdout_error: Option<String>,
 }
 
 /// A kernel argument.
@@ -677,7 +674,8 @@ impl Kernel<'_> {
     /// runs instead of collecting it in [`LaunchReport::stdout`]: in block order (block 0's
     /// output, then block 1's, …) whatever the number of threads, with at most
     /// [`LaunchOptions::printf_fifo`] bytes held for blocks waiting for their turn, plus a
-    /// 64 KiB write buffer flushed at least every 50 ms while output is produced.
+    /// 64 KiB write buffer flushed at least every 50 ms while output is produced. After the
+    /// sink's first write error the rest of the output is discarded.
     #[allow(clippy::too_many_arguments)]
     pub fn launch_streaming(
         &self,
@@ -776,7 +774,6 @@ impl Kernel<'_> {
                 warp_instructions: s.warp_instructions,
                 seconds: s.seconds,
                 stdout: s.stdout,
-                stdout_error: s.stdout_error,
             }),
             Err(b) => {
                 let (e, stats) = *b;
