@@ -67,6 +67,11 @@ impl Checked {
     }
 }
 
+/// The checker stops after this many diagnostics (the parser too stops after 1000 errors, and
+/// only the first 1000 errors of a file are shown), so that a file with a million errors is
+/// checked, and reported, in bounded time and memory; the last one says checking stopped.
+pub const MAX_DIAGNOSTICS: usize = 1000;
+
 /// Checks `module`, never mutating it. See the crate documentation for what is checked.
 pub fn check_module(module: &Module, opts: &CheckOptions) -> Checked {
     let mut diags = Vec::new();
@@ -82,6 +87,24 @@ pub fn check_module(module: &Module, opts: &CheckOptions) -> Checked {
         if let ptx_syntax::ast::Directive::Function(f) = d {
             if let Some(table) = scope::check_function(f, index, &globals, &header, &mut diags) {
                 out.functions.push(table);
+            }
+            if diags.len() >= MAX_DIAGNOSTICS {
+                // as the parser does: stop, and say so once
+                let span = diags
+                    .last()
+                    .and_then(|d| d.primary_span())
+                    .unwrap_or_default();
+                diags.push(
+                    Diagnostic::error(
+                        ptx_syntax::codes::TOO_MANY_ERRORS,
+                        format!(
+                            "too many errors; checking stopped after {MAX_DIAGNOSTICS} diagnostics"
+                        ),
+                        span,
+                    )
+                    .with_label_message("checking stopped here"),
+                );
+                break;
             }
         }
     }

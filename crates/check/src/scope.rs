@@ -649,6 +649,10 @@ pub(crate) fn check_function(
     }
     c.frames.push(Frame::default());
     for st in &body.statements {
+        if c.diags.len() >= crate::MAX_DIAGNOSTICS {
+            // too many: check_module says so and stops
+            break;
+        }
         match st {
             Statement::ScopeBegin(_) => c.frames.push(Frame::default()),
             Statement::ScopeEnd(_) if c.frames.len() > 2 => {

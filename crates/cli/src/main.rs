@@ -6,13 +6,14 @@
 //! 2 kernel fault (trap, out-of-bounds access, deadlock, instruction budget or timeout).
 
 mod bench;
+mod input;
 mod npy;
 mod run;
 mod run_args;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use ptx_diag::{render_to_stderr, ColorMode, Diagnostic, SourceFile};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
 // The parser allocates many small AST nodes; mimalloc parses a 100 MB module about 2x faster than
@@ -159,18 +160,11 @@ fn ir(path: &str, color: ColorMode) -> ExitCode {
     }
 }
 
-/// Reads a file (or standard input for `-`) into a [`SourceFile`], reporting invalid UTF-8.
-fn load(path: &str) -> Result<(SourceFile, Vec<Diagnostic>), String> {
-    let mut bytes = Vec::new();
-    let name = if path == "-" {
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|e| format!("<stdin>: {e}"))?;
-        "<stdin>"
-    } else {
-        bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
-        path
-    };
+/// Reads a file (or standard input for `-`, at most [`input::MAX_SOURCE_BYTES`]) into a
+/// [`SourceFile`], reporting invalid UTF-8.
+pub(crate) fn load(path: &str) -> Result<(SourceFile, Vec<Diagnostic>), String> {
+    let bytes = input::read_bounded(path, input::MAX_SOURCE_BYTES, "PTX source")?;
+    let name = if path == "-" { "<stdin>" } else { path };
     Ok(ptx_syntax::decode_source(name, &bytes))
 }
 

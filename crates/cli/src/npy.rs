@@ -18,6 +18,18 @@ const MAGIC: &[u8; 6] = b"\x93NUMPY";
 
 /// Parses a `.npy` file's bytes into its element type and its data (little-endian, C order, flattened).
 pub fn read_npy(bytes: &[u8]) -> Result<(Dtype, Vec<u8>), String> {
+    let (dtype, start, _) = npy_layout(bytes, bytes.len() as u64)?;
+    Ok((dtype, bytes[start..].to_vec()))
+}
+
+/// The longest `.npy` header read (NumPy itself refuses headers over 10,000 bytes by default).
+pub const MAX_HEADER_BYTES: usize = 1 << 20;
+
+/// Parses the start of a `.npy` file of `file_len` bytes: its element type, where its data
+/// starts and how many bytes it is (checked against `file_len`). `prefix` holds the file's
+/// first bytes, at least its whole header when the header is at most [`MAX_HEADER_BYTES`].
+pub fn npy_layout(prefix: &[u8], file_len: u64) -> Result<(Dtype, usize, u64), String> {
+    let bytes = prefix;
     if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
         return Err("not a .npy file (it does not start with the magic `\\x93NUMPY`)".to_string());
     }
@@ -42,10 +54,15 @@ pub fn read_npy(bytes: &[u8]) -> Result<(Dtype, Vec<u8>), String> {
         None => return Err("truncated .npy file: no header length".to_string()),
     };
     let data_start = header_start.saturating_add(header_len);
+    if header_len > MAX_HEADER_BYTES && (data_start as u64) <= file_len {
+        return Err(format!(
+            "the .npy header is {header_len} bytes, more than the {MAX_HEADER_BYTES} ptxvm reads"
+        ));
+    }
     let header = bytes.get(header_start..data_start).ok_or_else(|| {
         format!(
             "truncated .npy file: the header is {header_len} bytes but the file has only {}",
-            bytes.len().saturating_sub(header_start)
+            file_len.saturating_sub(header_start as u64)
         )
     })?;
     let header = parse_header(header)?;
@@ -68,16 +85,15 @@ pub fn read_npy(bytes: &[u8]) -> Result<(Dtype, Vec<u8>), String> {
                 shape_text(&header.shape)
             )
         })?;
-    let data = &bytes[data_start..];
-    if data.len() != need {
+    let data_len = file_len.saturating_sub(data_start as u64);
+    if data_len != need as u64 {
         return Err(format!(
-            "the data is {} bytes but shape {} of `{}` needs {need}",
-            data.len(),
+            "the data is {data_len} bytes but shape {} of `{}` needs {need}",
             shape_text(&header.shape),
             header.descr
         ));
     }
-    Ok((dtype, data.to_vec()))
+    Ok((dtype, data_start, data_len))
 }
 
 /// Encodes `data` (little-endian elements of `dtype`) as a 1-D `.npy` file, version 1.0, as `np.save`

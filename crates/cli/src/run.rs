@@ -3,7 +3,7 @@
 use crate::npy;
 use crate::run_args::{self, Dtype, HostArg, ParamInfo, ParamType};
 use ptx_diag::ColorMode;
-use ptxvm::{Arg, Device, DeviceBuffer, Error, LaunchOptions, Module};
+use ptxvm::{Arg, Device, DeviceBuffer, LaunchOptions, Module};
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 /// Options of `ptxvm run`, as parsed by clap.
 #[derive(clap::Args)]
 pub struct RunOptions {
-    /// The PTX file.
+    /// The PTX file; `-` reads standard input.
     pub file: String,
     /// The kernel (`.entry`) to run; optional when the module has one.
     #[arg(long)]
@@ -56,6 +56,39 @@ pub struct RunOptions {
     /// Shared memory per block (static + dynamic), in bytes: 227 KiB as on sm_90.
     #[arg(long, value_name = "BYTES", default_value_t = ptxvm::SHARED_LIMIT)]
     pub shared_limit: u64,
+    /// printf FIFO size in bytes (CUDA's cudaLimitPrintfFifoSize): how much output blocks
+    /// waiting for earlier blocks to finish may hold; a block that would overfill it pauses.
+    /// Output is never lost and always in block order.
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
+    pub printf_fifo: usize,
+}
+
+/// Standard output, remembering its first write error.
+struct Recording {
+    out: std::io::Stdout,
+    error: Option<std::io::Error>,
+}
+
+impl Recording {
+    fn note<T>(&mut self, r: std::io::Result<T>) -> std::io::Result<T> {
+        if let Err(e) = &r {
+            if self.error.is_none() {
+                self.error = Some(std::io::Error::new(e.kind(), e.to_string()));
+            }
+        }
+        r
+    }
+}
+
+impl Write for Recording {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let r = self.out.write(buf);
+        self.note(r)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        let r = self.out.flush();
+        self.note(r)
+    }
 }
 
 fn bad(msg: impl AsRef<str>) -> ExitCode {
@@ -124,19 +157,33 @@ fn human_count(n: u64) -> String {
 }
 
 pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
-    let text = match std::fs::read(&o.file) {
-        Ok(b) => b,
-        Err(e) => return bad(format!("cannot read {}: {e}", o.file)),
+    let (file, diags) = match crate::load(&o.file) {
+        Ok(x) => x,
+        Err(e) => return bad(format!("cannot read {e}")),
     };
-    let (file, diags) = ptx_syntax::decode_source(&o.file, &text);
+    let cuda = || {
+        crate::input::looks_like_cuda(&o.file, file.text()).then(|| {
+            bad(format!(
+                "{} looks like CUDA C++, not PTX; compile it with `nvcc -ptx` first \
+                 (e.g. `nvcc -ptx -arch=sm_90 kernel.cu -o kernel.ptx`) and run the .ptx file",
+                file.name()
+            ))
+        })
+    };
     if !diags.is_empty() {
+        if let Some(code) = cuda() {
+            return code;
+        }
         ptx_diag::render_to_stderr(&file, &diags, color);
         return ExitCode::from(1);
     }
     let device = Device::new();
-    let module = match Module::from_ptx(&device, &o.file, file.text()) {
+    let module = match Module::from_ptx(&device, file.name(), file.text()) {
         Ok(m) => m,
         Err(e) => {
+            if let Some(code) = cuda() {
+                return code;
+            }
             e.render_to_stderr(color);
             return ExitCode::from(1);
         }
@@ -195,20 +242,35 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
                 args.push(Arg::Bytes(bytes));
                 buffers.push(None);
             }
-            Ok(HostArg::Buffer { dtype, data }) => {
+            Ok(HostArg::Buffer { dtype, bytes, fill }) => {
                 let label = format!(
                     "argument {k} (`{}`, {}[{}])",
                     p.name,
                     dtype.name(),
-                    data.len() / dtype.size().max(1)
+                    bytes / dtype.size().max(1) as u64
                 );
-                match device.from_bytes(&data, &label) {
-                    Ok(b) => {
-                        args.push(Arg::Pointer(b.addr()));
-                        buffers.push(Some((dtype, b)));
+                // the contents are made straight into device memory, piece by piece
+                let b = match usize::try_from(bytes)
+                    .map_err(|_| format!("{bytes} bytes do not fit in this machine's memory"))
+                    .and_then(|n| device.alloc_bytes(n, &label).map_err(|e| e.to_string()))
+                {
+                    Ok(b) => b,
+                    Err(e) => {
+                        return bad(format!(
+                            "--arg {k} (`{}`): cannot allocate {}[{}] ({bytes} bytes) in device memory: {e}",
+                            p.name,
+                            dtype.name(),
+                            bytes / dtype.size().max(1) as u64
+                        ))
                     }
-                    Err(e) => return bad(e.to_string()),
+                };
+                let mut write =
+                    |off: u64, piece: &[u8]| b.write_bytes(off, piece).map_err(|e| e.to_string());
+                if let Err(e) = run_args::fill_buffer(spec, dtype, bytes, &fill, &mut write) {
+                    return bad(format!("--arg {k} (`{}`): {e}", p.name));
                 }
+                args.push(Arg::Pointer(b.addr()));
+                buffers.push(Some((dtype, b)));
             }
             Err(e) => return bad(format!("--arg {k} (`{}`, {}): {e}", p.name, info.ty.name())),
         }
@@ -254,12 +316,16 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
             o.timeout
         ));
     }
+    if o.printf_fifo == 0 {
+        return bad("--printf-fifo 0: expected a positive number of bytes");
+    }
     let opts = LaunchOptions {
         threads: o.threads,
         max_instructions: o.max_instructions,
         timeout: Some(Duration::from_secs_f64(o.timeout.min(1e9))),
         stack_size: o.stack_size,
         shared_limit: o.shared_limit,
+        printf_fifo: o.printf_fifo,
     };
     // progress bar for long launches on a terminal: blocks done, and the thread instructions
     // executed, which keep moving (with the spinner and the clock) while no block finishes
@@ -284,23 +350,38 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
         b.set_position(p.blocks_done);
         b.set_message(human_count(p.thread_instructions));
     };
-    let result = kernel.launch_with_progress(grid, block, o.shared, &args, &opts, Some(&progress));
+    // printf output is written as the kernel runs, in block order
+    let mut sink = Recording {
+        out: std::io::stdout(),
+        error: None,
+    };
+    let result = kernel.launch_streaming(
+        grid,
+        block,
+        o.shared,
+        &args,
+        &opts,
+        Some(&progress),
+        &mut sink,
+    );
     if let Some(b) = bar.get() {
         b.finish_and_clear();
+    }
+    // a reader that went away (`ptxvm run … | head`) is no error worth reporting
+    if let Some(e) = sink
+        .error
+        .filter(|e| e.kind() != std::io::ErrorKind::BrokenPipe)
+    {
+        eprintln!("warning: the kernel's printf output could not all be written: {e}");
     }
     let mut stdout = std::io::stdout().lock();
     let report = match result {
         Ok(r) => r,
         Err(e) => {
-            if let Error::Kernel { stats, .. } = &e {
-                let _ = stdout.write_all(&stats.stdout);
-                let _ = stdout.flush();
-            }
             e.render_to_stderr(color);
             return ExitCode::from(if e.is_kernel_fault() { 2 } else { 1 });
         }
     };
-    let _ = stdout.write_all(&report.stdout);
     for (n, path) in &outs {
         let Some((dtype, b)) = &buffers[*n] else {
             continue;

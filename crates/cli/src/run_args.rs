@@ -31,6 +31,11 @@ use std::path::Path;
 /// The largest device buffer a spec may ask for, in bytes (16 GiB).
 pub const MAX_BUFFER_BYTES: u64 = 1 << 34;
 
+/// The most bytes read from an `@PATH` argument that is not a regular file (a pipe, a device,
+/// `/dev/stdin`), whose size is not known in advance: 256 MiB. A regular file is read up to
+/// [`MAX_BUFFER_BYTES`], straight into device memory.
+pub const MAX_STREAM_BYTES: u64 = 256 << 20;
+
 /// The seed of `=rand` without `:SEED`.
 pub const DEFAULT_SEED: u64 = 0;
 
@@ -293,13 +298,110 @@ impl ParamInfo {
 pub enum HostArg {
     /// The parameter's value: exactly [`ParamInfo::size`] little-endian bytes.
     Scalar(Vec<u8>),
-    /// A device buffer to allocate and fill with `data`; the parameter gets its address.
+    /// A device buffer to allocate and fill (with [`fill_buffer`]); the parameter gets its
+    /// address. The contents are made piece by piece straight into device memory, never whole
+    /// on the host.
     Buffer {
         /// The element type (for `--print` and `--out`).
         dtype: Dtype,
-        /// The contents, little-endian elements (a multiple of `dtype.size()` bytes).
-        data: Vec<u8>,
+        /// The size in bytes (a multiple of `dtype.size()`, at most [`MAX_BUFFER_BYTES`]).
+        bytes: u64,
+        /// How the contents are made.
+        fill: Fill,
     },
+}
+
+/// How a buffer's contents are made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fill {
+    /// Zeros (device memory starts zeroed: nothing is written).
+    Zero,
+    /// 0, 1, 2, … converted to the element type.
+    Iota,
+    /// Every element these bits.
+    Value(u64),
+    /// `=rand:SEED`.
+    Rand(u64),
+    /// The buffer's bytes are those of the regular file `path` from byte `offset`.
+    File {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Where the data starts (after a `.npy` header).
+        offset: u64,
+    },
+    /// Bytes already read (from a pipe or device, whose size is not known in advance).
+    Data(Vec<u8>),
+}
+
+/// Where [`fill_buffer`] puts each piece: `(offset, bytes)`.
+pub type WritePiece<'a> = dyn FnMut(u64, &[u8]) -> Result<(), String> + 'a;
+
+/// Bytes made at once by [`fill_buffer`].
+const FILL_CHUNK: usize = 1 << 20;
+
+/// Makes the contents of a buffer of `bytes` bytes of `dtype` filled by `fill`, in order, in
+/// pieces of at most 1 MiB: `write(offset, piece)`. `spec` names the argument in errors.
+pub fn fill_buffer(
+    spec: &str,
+    dtype: Dtype,
+    bytes: u64,
+    fill: &Fill,
+    write: &mut WritePiece<'_>,
+) -> Result<(), String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let size = dtype.size();
+    let per_chunk = (FILL_CHUNK / size) as u64;
+    let count = bytes / size as u64;
+    let element = |i: u64, rng: &mut SplitMix64| -> u64 {
+        match fill {
+            Fill::Iota => iota_bits(dtype, i),
+            Fill::Value(bits) => *bits,
+            _ => random_bits(dtype, rng),
+        }
+    };
+    match fill {
+        Fill::Zero => Ok(()),
+        Fill::Iota | Fill::Value(_) | Fill::Rand(_) => {
+            let mut rng = SplitMix64(if let Fill::Rand(seed) = fill {
+                *seed
+            } else {
+                0
+            });
+            let mut buf = Vec::with_capacity(FILL_CHUNK);
+            let mut i = 0;
+            while i < count {
+                buf.clear();
+                let end = (i + per_chunk).min(count);
+                for j in i..end {
+                    buf.extend_from_slice(&element(j, &mut rng).to_le_bytes()[..size]);
+                }
+                write(i * size as u64, &buf)?;
+                i = end;
+            }
+            Ok(())
+        }
+        Fill::File { path, offset } => {
+            let cannot =
+                |e: std::io::Error| format!("`{spec}`: cannot read `{}`: {e}", path.display());
+            let mut f = std::fs::File::open(path).map_err(cannot)?;
+            f.seek(SeekFrom::Start(*offset)).map_err(cannot)?;
+            let mut buf = vec![0u8; FILL_CHUNK];
+            let mut done = 0u64;
+            while done < bytes {
+                let n = (bytes - done).min(FILL_CHUNK as u64) as usize;
+                f.read_exact(&mut buf[..n]).map_err(cannot)?;
+                write(done, &buf[..n])?;
+                done += n as u64;
+            }
+            Ok(())
+        }
+        Fill::Data(data) => {
+            for (k, piece) in data.chunks(FILL_CHUNK).enumerate() {
+                write((k * FILL_CHUNK) as u64, piece)?;
+            }
+            Ok(())
+        }
+    }
 }
 
 /// Parses one `--arg` spec for `param`. Relative `@PATH`s are resolved against `base_dir` (the caller
@@ -374,32 +476,75 @@ fn read_file_buffer(spec: &str, path: &str, base_dir: &Path) -> Result<HostArg, 
     if path.is_empty() {
         return Err("`@`: missing file path after `@`".to_string());
     }
+    use std::io::Read;
     let full = base_dir.join(path);
-    let bytes = std::fs::read(&full)
-        .map_err(|e| format!("`{spec}`: cannot read `{}`: {e}", full.display()))?;
+    let cannot = |e: std::io::Error| format!("`{spec}`: cannot read `{}`: {e}", full.display());
+    let file = std::fs::File::open(&full).map_err(cannot)?;
+    let meta = file.metadata().map_err(cannot)?;
+    if meta.is_dir() {
+        return Err(format!(
+            "`{spec}`: cannot read `{}`: it is a directory",
+            full.display()
+        ));
+    }
     let is_npy = Path::new(path)
         .extension()
         .is_some_and(|ext| ext.eq_ignore_ascii_case("npy"));
-    let (dtype, data) = if is_npy {
-        npy::read_npy(&bytes).map_err(|e| format!("`{spec}`: {e}"))?
-    } else {
-        (Dtype::U8, bytes)
+    let too_big = |bytes: u64| {
+        format!(
+            "`{spec}`: the buffer would be {bytes} bytes, more than the limit of {MAX_BUFFER_BYTES} (16 GiB)"
+        )
     };
-    if data.len() as u64 > MAX_BUFFER_BYTES {
+    if meta.is_file() {
+        // a regular file says its size: its data is read later, straight into device memory
+        let size = meta.len();
+        let (dtype, offset, bytes) = if is_npy {
+            let mut prefix = Vec::new();
+            file.take(npy::MAX_HEADER_BYTES as u64 + 16)
+                .read_to_end(&mut prefix)
+                .map_err(cannot)?;
+            let (dtype, start, len) =
+                npy::npy_layout(&prefix, size).map_err(|e| format!("`{spec}`: {e}"))?;
+            (dtype, start as u64, len)
+        } else {
+            (Dtype::U8, 0, size)
+        };
+        if bytes > MAX_BUFFER_BYTES {
+            return Err(too_big(bytes));
+        }
+        return Ok(HostArg::Buffer {
+            dtype,
+            bytes,
+            fill: Fill::File { path: full, offset },
+        });
+    }
+    // a pipe or a device (`/dev/stdin`, `/dev/zero`) is read whole, up to a bound
+    let limit = MAX_STREAM_BYTES;
+    let mut data = Vec::new();
+    // room for the most that is read (pages are committed as they are read), so that the
+    // vector never doubles while reading an endless stream
+    data.try_reserve_exact(limit as usize + 1)
+        .map_err(|_| format!("`{spec}`: cannot allocate {} bytes to read it", limit + 1))?;
+    file.take(limit + 1)
+        .read_to_end(&mut data)
+        .map_err(cannot)?;
+    if data.len() as u64 > limit {
         return Err(format!(
-            "`{spec}`: the buffer would be {} bytes, more than the limit of {MAX_BUFFER_BYTES} (16 GiB)",
-            data.len()
+            "`{spec}`: `{}` is not a regular file and gives more than {} MiB, the most ptxvm reads from a pipe or device; save the data to a file",
+            full.display(),
+            limit >> 20
         ));
     }
-    Ok(HostArg::Buffer { dtype, data })
-}
-
-/// How a `DTYPE[N]` buffer is filled.
-enum Fill {
-    Zero,
-    Iota,
-    Value(u64),
-    Rand(u64),
+    let (dtype, data) = if is_npy {
+        npy::read_npy(&data).map_err(|e| format!("`{spec}`: {e}"))?
+    } else {
+        (Dtype::U8, data)
+    };
+    Ok(HostArg::Buffer {
+        dtype,
+        bytes: data.len() as u64,
+        fill: Fill::Data(data),
+    })
 }
 
 /// A `DTYPE[N]` spec with its optional `=…` fill.
@@ -450,34 +595,7 @@ fn make_buffer(spec: &str) -> Result<HostArg, String> {
             }
         }
     };
-    let len = usize::try_from(bytes)
-        .map_err(|_| format!("`{spec}`: {bytes} bytes do not fit in this machine's memory"))?;
-    let mut data = Vec::new();
-    data.try_reserve_exact(len)
-        .map_err(|_| format!("`{spec}`: cannot allocate {bytes} bytes"))?;
-    let size = dtype.size();
-    let count = len / size;
-    match fill {
-        Fill::Zero => data.resize(len, 0),
-        Fill::Value(bits) => {
-            let element = &bits.to_le_bytes()[..size];
-            for _ in 0..count {
-                data.extend_from_slice(element);
-            }
-        }
-        Fill::Iota => {
-            for i in 0..count as u64 {
-                data.extend_from_slice(&iota_bits(dtype, i).to_le_bytes()[..size]);
-            }
-        }
-        Fill::Rand(seed) => {
-            let mut rng = SplitMix64(seed);
-            for _ in 0..count {
-                data.extend_from_slice(&random_bits(dtype, &mut rng).to_le_bytes()[..size]);
-            }
-        }
-    }
-    Ok(HostArg::Buffer { dtype, data })
+    Ok(HostArg::Buffer { dtype, bytes, fill })
 }
 
 /// The bits of `i` converted to `dtype` (integers wrap, floats round to nearest even).
@@ -713,8 +831,9 @@ fn parse_kind(text: &str, kind: Kind) -> Result<u64, String> {
             magnitude,
         }) => {
             let half = 1i128 << (bits - 1);
+            // an unsigned or untyped parameter also takes a negative decimal that fits the
+            // width, as its two's complement: nvcc declares C `int` parameters `.u32`
             let (min, max) = match kind {
-                Kind::Unsigned(_) => (0, mask as i128),
                 Kind::Signed(_) => (-half, half - 1),
                 _ => (-half, mask as i128),
             };
@@ -1028,11 +1147,25 @@ mod tests {
         parse_arg(spec, &param(ty), &here()).unwrap_err()
     }
 
-    fn buffer(spec: &str) -> (Dtype, Vec<u8>) {
-        match parse_arg(spec, &param("u64"), &here()) {
-            Ok(HostArg::Buffer { dtype, data }) => (dtype, data),
-            other => panic!("`{spec}`: {other:?}"),
+    /// A buffer argument's dtype and contents, made as `ptxvm run` makes them.
+    fn materialize(arg: Result<HostArg, String>) -> Result<(Dtype, Vec<u8>), String> {
+        match arg? {
+            HostArg::Buffer { dtype, bytes, fill } => {
+                let mut data = vec![0u8; bytes as usize];
+                let mut write = |off: u64, piece: &[u8]| {
+                    data[off as usize..off as usize + piece.len()].copy_from_slice(piece);
+                    Ok(())
+                };
+                fill_buffer("test", dtype, bytes, &fill, &mut write)?;
+                Ok((dtype, data))
+            }
+            other => Err(format!("not a buffer: {other:?}")),
         }
+    }
+
+    fn buffer(spec: &str) -> (Dtype, Vec<u8>) {
+        materialize(parse_arg(spec, &param("u64"), &here()))
+            .unwrap_or_else(|e| panic!("`{spec}`: {e}"))
     }
 
     fn buffer_error(spec: &str) -> String {
@@ -1060,6 +1193,13 @@ mod tests {
         assert_eq!(scalar("-2147483648", "s32"), 0x8000_0000);
         assert_eq!(scalar("-9223372036854775808", "s64"), 1 << 63);
         assert_eq!(scalar("9223372036854775807", "s64"), i64::MAX as u64);
+        // .uN takes a negative decimal that fits the width as its two's complement (nvcc
+        // declares C `int` parameters .u32)
+        assert_eq!(scalar("-1", "u32"), 0xffff_ffff);
+        assert_eq!(scalar("-2147483648", "u32"), 0x8000_0000);
+        assert_eq!(scalar("-128", "u8"), 0x80);
+        assert_eq!(scalar("-1", "u16"), 0xffff);
+        assert_eq!(scalar("-9223372036854775808", "u64"), 1 << 63);
         // .bN takes both signed and unsigned readings.
         assert_eq!(scalar("-1", "b8"), 0xff);
         assert_eq!(scalar("255", "b8"), 0xff);
@@ -1088,11 +1228,15 @@ mod tests {
     fn integer_errors() {
         assert_eq!(
             error("300", "u8"),
-            "`300` is out of range for .u8 (0..=255)"
+            "`300` is out of range for .u8 (-128..=255)"
         );
         assert_eq!(
-            error("-1", "u32"),
-            "`-1` is out of range for .u32 (0..=4294967295)"
+            error("-2147483649", "u32"),
+            "`-2147483649` is out of range for .u32 (-2147483648..=4294967295)"
+        );
+        assert_eq!(
+            error("-129", "u8"),
+            "`-129` is out of range for .u8 (-128..=255)"
         );
         assert_eq!(
             error("128", "s8"),
@@ -1108,11 +1252,11 @@ mod tests {
         );
         assert_eq!(
             error("18446744073709551616", "u64"),
-            "`18446744073709551616` is out of range for .u64 (0..=18446744073709551615)"
+            "`18446744073709551616` is out of range for .u64 (-9223372036854775808..=18446744073709551615)"
         );
         assert_eq!(
             error("99999999999999999999999999999999999999999", "u64"),
-            "`99999999999999999999999999999999999999999` is out of range for .u64 (0..=18446744073709551615)"
+            "`99999999999999999999999999999999999999999` is out of range for .u64 (-9223372036854775808..=18446744073709551615)"
         );
         assert_eq!(
             error("4294967296", "b32"),
@@ -1473,7 +1617,7 @@ mod tests {
         );
         assert_eq!(
             buffer_error("u8[4]=300"),
-            "`u8[4]=300`: `300` is out of range for .u8 (0..=255)"
+            "`u8[4]=300`: `300` is out of range for .u8 (-128..=255)"
         );
         assert_eq!(
             buffer_error("i32[4]=1.5"),
@@ -1587,24 +1731,21 @@ mod tests {
         let dir = data_dir();
         let arg = |spec: &str| parse_arg(spec, &param("u64"), &dir);
         assert_eq!(
-            arg("@f32_1d.npy"),
-            Ok(HostArg::Buffer {
-                dtype: Dtype::F32,
-                data: [1.5f32, -0.0, 0.1, f32::INFINITY]
+            materialize(arg("@f32_1d.npy")),
+            Ok((
+                Dtype::F32,
+                [1.5f32, -0.0, 0.1, f32::INFINITY]
                     .iter()
                     .flat_map(|x| x.to_le_bytes())
                     .collect()
-            })
+            ))
         );
         // An absolute path ignores base_dir; a file that is not .npy is raw bytes.
         let readme = dir.join("README.md");
         let spec = format!("@{}", readme.display());
         assert_eq!(
-            parse_arg(&spec, &param("b64"), Path::new("/nonexistent")),
-            Ok(HostArg::Buffer {
-                dtype: Dtype::U8,
-                data: std::fs::read(&readme).unwrap()
-            })
+            materialize(parse_arg(&spec, &param("b64"), Path::new("/nonexistent"))),
+            Ok((Dtype::U8, std::fs::read(&readme).unwrap()))
         );
         // Any case of the extension is a .npy file.
         let err = arg("@README.NPY").unwrap_err();

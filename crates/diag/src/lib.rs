@@ -11,7 +11,7 @@ pub mod codes;
 mod render;
 mod source;
 
-pub use render::{render_plain, render_to_stderr, ColorMode};
+pub use render::{render_plain, render_to_stderr, ColorMode, MAX_SHOWN_ERRORS};
 pub use source::{LineCol, SourceFile};
 
 use std::fmt;

@@ -4,6 +4,7 @@ use crate::{Diagnostic, Severity, SourceFile};
 use codespan_reporting::diagnostic as cs;
 use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::{self, termcolor};
+use std::borrow::Cow;
 use std::io::IsTerminal;
 
 /// Whether rendered diagnostics use colour.
@@ -111,11 +112,56 @@ fn clip_long_lines(file: &SourceFile, diags: &[Diagnostic]) -> Option<(String, V
     Some((out, diags))
 }
 
+/// The most errors rendered for one file, the parser's own limit (it stops after 1000 errors):
+/// the diagnostics up to the 1000th error are shown, then one line counting the rest.
+pub const MAX_SHOWN_ERRORS: usize = 1000;
+
+/// The code of the parser's and checker's own "too many errors; stopping" diagnostic (defined
+/// in `ptx_syntax::codes`): it is always shown and is not counted.
+const STOPPED: &str = "E0018";
+
+/// The diagnostics shown (those up to the [`MAX_SHOWN_ERRORS`]th error) and the line counting
+/// the others, if any.
+fn cap(diags: &[Diagnostic]) -> (Cow<'_, [Diagnostic]>, Option<cs::Diagnostic<()>>) {
+    let mut errors = 0;
+    let Some(cut) = diags.iter().position(|d| {
+        if d.severity == Severity::Error && d.code.0 != STOPPED {
+            errors += 1;
+        }
+        errors > MAX_SHOWN_ERRORS
+    }) else {
+        return (Cow::Borrowed(diags), None);
+    };
+    let (shown, rest) = diags.split_at(cut);
+    let mut shown = shown.to_vec();
+    shown.extend(rest.iter().filter(|d| d.code.0 == STOPPED).cloned());
+    let count = |sev: Severity| {
+        rest.iter()
+            .filter(|d| d.severity == sev && d.code.0 != STOPPED)
+            .count()
+    };
+    let plural = |n: usize, what: &str| format!("{n} more {what}{}", if n == 1 { "" } else { "s" });
+    let mut parts = vec![plural(count(Severity::Error), "error")];
+    for (sev, what) in [(Severity::Warning, "warning"), (Severity::Note, "note")] {
+        let n = count(sev);
+        if n > 0 {
+            parts.push(plural(n, what));
+        }
+    }
+    let line = cs::Diagnostic::note().with_message(format!(
+        "{} not shown (ptxvm shows the first {MAX_SHOWN_ERRORS} errors of a file)",
+        parts.join(" and ")
+    ));
+    (Cow::Owned(shown), Some(line))
+}
+
 fn emit_all(
     file: &SourceFile,
     diags: &[Diagnostic],
     mut emit: impl FnMut(&SimpleFile<&str, &str>, &cs::Diagnostic<()>),
 ) {
+    let (diags, more) = cap(diags);
+    let diags = &*diags;
     let clipped = clip_long_lines(file, diags);
     let (text, diags): (&str, &[Diagnostic]) = match &clipped {
         Some((t, d)) => (t, d),
@@ -124,6 +170,9 @@ fn emit_all(
     let files = SimpleFile::new(file.name(), text);
     for d in diags {
         emit(&files, &to_codespan(d));
+    }
+    if let Some(more) = more {
+        emit(&files, &more);
     }
 }
 
@@ -149,12 +198,13 @@ pub fn render_to_stderr(file: &SourceFile, diags: &[Diagnostic], mode: ColorMode
         ColorMode::Auto if std::io::stderr().is_terminal() => termcolor::ColorChoice::Auto,
         ColorMode::Auto => termcolor::ColorChoice::Never,
     };
-    let stream = termcolor::StandardStream::stderr(choice);
-    let mut lock = stream.lock();
+    // buffered: the renderer writes many small pieces per diagnostic
+    let mut stream = termcolor::BufferedStandardStream::stderr(choice);
     let config = term::Config::default();
     emit_all(file, diags, |files, d| {
-        let _ = term::emit_to_write_style(&mut lock, &config, files, d);
+        let _ = term::emit_to_write_style(&mut stream, &config, files, d);
     });
+    let _ = std::io::Write::flush(&mut stream);
 }
 
 #[cfg(test)]

@@ -242,6 +242,8 @@ pub struct LaunchShared<'a> {
     pub cancel: AtomicBool,
     /// Number of emulated SMs (`%nsmid`).
     pub nsm: u32,
+    /// Where printf records go (`None`: the kernel has no printf).
+    pub printf: Option<&'a dyn crate::fifo::Records>,
     /// Thread instructions a CTA runs between checks of the budget and the clock: at most
     /// [`FLUSH_EVERY`], less for a small budget, so that a budget of a few instructions stops
     /// a launch after its first slice rather than after 64 Ki instructions' worth of CTAs.
@@ -415,8 +417,6 @@ impl BarState {
 /// Output of one CTA.
 #[derive(Default)]
 pub struct CtaOutput {
-    /// printf output, in execution order.
-    pub stdout: Vec<u8>,
     /// Thread instructions executed.
     pub thread_insts: u64,
     /// Warp instructions executed.
@@ -477,6 +477,8 @@ struct Cta<'s, 'a> {
     pending_insts: u64,
     /// Threads that have exited (kept up to date by `exit_lanes`).
     exited: u32,
+    /// The CTA's linear index (its place in the printf output).
+    linear: u64,
 }
 
 /// Where lane `lane` of warp `w` of CTA `ctaid` (blocks of shape `block`) is, at `insn`.
@@ -728,6 +730,7 @@ impl<'s, 'a> Cta<'s, 'a> {
             out: CtaOutput::default(),
             pending_insts: 0,
             exited: 0,
+            linear,
         })
     }
 
@@ -1905,7 +1908,13 @@ impl<'s, 'a> Cta<'s, 'a> {
             }
             let mut read = |a: u64| self.read_cstr(wi, l, a);
             match crate::printf::format(&fmt, &args, &mut read) {
-                Ok(text) => self.out.stdout.extend_from_slice(&text),
+                Ok(text) => {
+                    if let Some(f) = self.sh.printf {
+                        if f.record(self.linear, &text, &self.sh.cancel).is_err() {
+                            return Err(ExecError::Cancelled);
+                        }
+                    }
+                }
                 Err(e) => {
                     let f = Fault {
                         kind: FaultKind::Other(format!("printf: {e}")),

@@ -2,10 +2,11 @@
 //!
 //! CTAs are independent work items: worker threads take the next CTA indices (in short runs of
 //! consecutive ones) from a shared counter until the grid is done or a CTA fails. printf output
-//! is kept per CTA and written in CTA order at the end, so the output never depends on the
-//! number of threads.
+//! goes through a [`PrintfFifo`]: streamed in CTA order with bounded memory, so the output never
+//! depends on the number of threads.
 
 use crate::exec::{run_cta, CtaScratch, ExecError, LaunchShared};
+use crate::fifo::{PrintfFifo, Sink};
 use crate::program::Env;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -30,6 +31,9 @@ pub struct LaunchConfig {
     /// `alloca` ([`crate::exec::LOCAL_MAX`], raised by the runtime to the stack size it is given
     /// and to what the kernel's frames need).
     pub local_limit: u64,
+    /// Bytes of printf output that CTAs after the lowest unfinished one may hold at once (see
+    /// [`crate::fifo`]; [`crate::fifo::DEFAULT_PRINTF_FIFO`] is CUDA's default).
+    pub printf_fifo: usize,
 }
 
 /// Local memory the CTAs running at once may hold together (bytes): a launch whose blocks each
@@ -44,8 +48,11 @@ pub struct LaunchStats {
     pub thread_instructions: u64,
     /// Warp instructions executed.
     pub warp_instructions: u64,
-    /// printf output in CTA order.
+    /// printf output in CTA order, when the launch had no sink ([`launch_with_sink`] writes it
+    /// to the sink instead and leaves this empty; after the sink's first write error, the rest
+    /// of the output is discarded: the sink knows the error).
     pub stdout: Vec<u8>,
+
     /// Seconds.
     pub seconds: f64,
 }
@@ -72,13 +79,26 @@ fn cores() -> usize {
     })
 }
 
-/// Runs `prog` over the grid.
+/// Runs `prog` over the grid; the printf output is collected in [`LaunchStats::stdout`].
 pub fn launch(
     prog: &crate::program::Program,
     mem: &crate::mem::MemMap,
     params: &[u32],
     cfg: &LaunchConfig,
     progress: Option<&(dyn Fn(&Progress) + Sync)>,
+) -> Result<LaunchStats, Box<(ExecError, LaunchStats)>> {
+    launch_with_sink(prog, mem, params, cfg, progress, None)
+}
+
+/// [`launch`], writing the printf output to `sink` as it is produced (in CTA order, through a
+/// FIFO of `cfg.printf_fifo` bytes) instead of collecting it.
+pub fn launch_with_sink(
+    prog: &crate::program::Program,
+    mem: &crate::mem::MemMap,
+    params: &[u32],
+    cfg: &LaunchConfig,
+    progress: Option<&(dyn Fn(&Progress) + Sync)>,
+    sink: Option<Sink<'_>>,
 ) -> Result<LaunchStats, Box<(ExecError, LaunchStats)>> {
     let start = Instant::now();
     let [gx, gy, gz] = cfg.grid;
@@ -98,6 +118,12 @@ pub fn launch(
         .local_limit
         .saturating_mul(cfg.block[0] as u64 * cfg.block[1] as u64 * cfg.block[2] as u64);
     let threads = threads.min((LOCAL_TOTAL / per_block.max(1)).max(1) as usize);
+    // only a kernel that can print tracks its CTAs' order
+    let prints = prog
+        .calls
+        .iter()
+        .any(|c| matches!(c.target, crate::program::CallTarget::Vprintf));
+    let fifo = prints.then(|| PrintfFifo::new(cfg.printf_fifo, sink));
     let sh = LaunchShared {
         prog,
         env: Env {
@@ -121,11 +147,11 @@ pub fn launch(
         blocks_done: AtomicU64::new(0),
         blocks_total: total,
         progress,
+        printf: fifo.as_ref().map(|f| f as &dyn crate::fifo::Records),
     };
     let next = AtomicU64::new(0);
     // blocks stopped because another failed
     let stopped = AtomicU64::new(0);
-    let outputs: Mutex<Vec<(u64, Vec<u8>)>> = Mutex::new(Vec::new());
     let error: Mutex<Option<(u64, ExecError)>> = Mutex::new(None);
     let warp_insts = AtomicU64::new(0);
     let thread_insts = AtomicU64::new(0);
@@ -141,15 +167,14 @@ pub fn launch(
             ((k / gx as u64) % gy as u64) as u32,
             (k / (gx as u64 * gy as u64)) as u32,
         ];
-        match run_cta(&sh, ctaid, k, scratch) {
+        let r = run_cta(&sh, ctaid, k, scratch);
+        if let Some(f) = &fifo {
+            f.finish(k);
+        }
+        match r {
             Ok(out) => {
                 counts.0 += out.warp_insts;
                 counts.1 += out.thread_insts;
-                if !out.stdout.is_empty() {
-                    if let Ok(mut o) = outputs.lock() {
-                        o.push((k, out.stdout));
-                    }
-                }
                 if progress.is_some() {
                     sh.blocks_done.fetch_add(1, Ordering::Relaxed);
                     sh.report_progress(sh.executed.load(Ordering::Relaxed));
@@ -207,12 +232,11 @@ pub fn launch(
             worker();
         });
     }
-    let mut outs = outputs.into_inner().unwrap_or_default();
-    outs.sort_by_key(|(k, _)| *k);
+    let end = fifo.map(PrintfFifo::end).unwrap_or_default();
     let stats = LaunchStats {
         thread_instructions: thread_insts.into_inner(),
         warp_instructions: warp_insts.into_inner(),
-        stdout: outs.into_iter().flat_map(|(_, o)| o).collect(),
+        stdout: end.collected,
         seconds: start.elapsed().as_secs_f64(),
     };
     match error.into_inner().ok().flatten() {
@@ -253,6 +277,7 @@ mod tests {
             max_instructions: 1 << 40,
             timeout: None,
             local_limit: crate::exec::DEFAULT_STACK_SIZE,
+            printf_fifo: crate::fifo::DEFAULT_PRINTF_FIFO,
         }
     }
 

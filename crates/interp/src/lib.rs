@@ -19,6 +19,7 @@
 pub mod compile;
 pub mod coverage;
 pub mod exec;
+pub mod fifo;
 mod fuse;
 pub(crate) mod handlers;
 mod ifconv;

@@ -229,21 +229,21 @@ impl AtomicWords {
     pub fn zeroed(n: usize) -> AtomicWords {
         AtomicWords((0..n).map(|_| AtomicU32::new(0)).collect())
     }
-    /// `n` zeroed words, or `None` when the host cannot provide them. The memory comes zeroed
-    /// from the allocator (`calloc`): a large allocation is pages the OS maps on first touch, so
-    /// a big `.global` array or buffer costs host memory only where the kernel writes it.
+    /// `n` zeroed words, or `None` when the host cannot allocate them. The memory comes zeroed
+    /// from the allocator, so a large allocation's pages are only committed when first touched:
+    /// a buffer costs host memory for what the kernel (or the host) writes or reads of it.
     pub fn try_zeroed(n: usize) -> Option<AtomicWords> {
         if n == 0 {
             return Some(AtomicWords(Box::new([])));
         }
         let layout = std::alloc::Layout::array::<AtomicU32>(n).ok()?;
-        // SAFETY: `layout` has a non-zero size (n > 0). The memory is zeroed and an all-zero
-        // `AtomicU32` is a valid value (it has the same in-memory representation as `u32`), so
-        // all `n` elements are initialised; the pointer comes from the global allocator with the
-        // layout of `[AtomicU32; n]`, which is what the `Box` frees it with.
+        // SAFETY: the layout's size is non-zero (n > 0). A non-null result is a fresh allocation
+        // of the global allocator with the layout of `[AtomicU32; n]`, all bytes zero, and zero
+        // bits are a valid `AtomicU32` (it has the same in-memory representation as `u32`), so it
+        // is a valid initialised `[AtomicU32]` of length `n`, which `Box` frees with that layout.
         #[allow(unsafe_code)]
         unsafe {
-            let p = std::alloc::alloc_zeroed(layout) as *mut AtomicU32;
+            let p = std::alloc::alloc_zeroed(layout).cast::<AtomicU32>();
             if p.is_null() {
                 return None;
             }
@@ -409,11 +409,14 @@ impl GlobalMemory {
         if self.next >= WINDOW_BASE {
             return Err(AllocError("device address space exhausted".into()));
         }
-        let words = AtomicWords::try_zeroed(size.div_ceil(4) as usize).ok_or_else(|| {
-            AllocError(format!(
-                "out of host memory allocating {size} bytes for {label}"
-            ))
-        })?;
+        let words = usize::try_from(size.div_ceil(4))
+            .ok()
+            .and_then(AtomicWords::try_zeroed)
+            .ok_or_else(|| {
+                AllocError(format!(
+                    "out of host memory allocating {size} bytes for {label}"
+                ))
+            })?;
         let a = Arc::new(Allocation {
             base,
             size,

@@ -381,10 +381,13 @@ fn run_case(device: &Device, dir: &Path) -> Result<Launch, String> {
         };
         match run_args::parse_arg(spec, &info, dir).map_err(|e| format!("arg {k}: {e}"))? {
             run_args::HostArg::Scalar(bytes) => args.push(Arg::Bytes(bytes)),
-            run_args::HostArg::Buffer { data, .. } => {
+            run_args::HostArg::Buffer { dtype, bytes, fill } => {
                 let b = device
-                    .from_bytes(&data, &format!("argument {k}"))
+                    .alloc_bytes(bytes as usize, &format!("argument {k}"))
                     .map_err(|e| e.render())?;
+                let mut write =
+                    |off: u64, piece: &[u8]| b.write_bytes(off, piece).map_err(|e| e.to_string());
+                run_args::fill_buffer(spec, dtype, bytes, &fill, &mut write)?;
                 args.push(Arg::Pointer(b.addr()));
                 buffers.push(b);
             }

@@ -55,7 +55,7 @@
 use ptx_diag::{Code, Diagnostic, SourceFile};
 use ptx_interp::compile::{compile, func_addr, GlobalAddrs};
 use ptx_interp::exec::{ExecError, Stuck, StuckState, ThreadPos};
-use ptx_interp::launch::{launch, LaunchConfig};
+use ptx_interp::launch::{launch_with_sink, LaunchConfig};
 use ptx_interp::mem::{Allocation, GlobalMemory};
 use ptx_interp::program::{FaultKind, Program};
 use ptx_ir::SymbolRef;
@@ -228,6 +228,21 @@ impl<T: Element> DeviceBuffer<T> {
     pub fn to_bytes(&self) -> Vec<u8> {
         self.alloc.read_bytes(0, (self.len * T::SIZE) as u64)
     }
+    /// Writes the raw bytes `data` at byte `offset` (for filling a buffer piece by piece).
+    pub fn write_bytes(&self, offset: u64, data: &[u8]) -> Result<(), Error> {
+        let size = (self.len * T::SIZE) as u64;
+        if offset
+            .checked_add(data.len() as u64)
+            .is_none_or(|end| end > size)
+        {
+            return Err(Error::Usage(format!(
+                "write of {} bytes at offset {offset} into a buffer of {size} bytes",
+                data.len()
+            )));
+        }
+        self.alloc.write_bytes(offset, data);
+        Ok(())
+    }
     /// Copies `data` in (its length must equal the buffer's).
     pub fn copy_from(&self, data: &[T]) -> Result<(), Error> {
         if data.len() != self.len {
@@ -305,6 +320,13 @@ impl Device {
         Ok(b)
     }
 
+    /// `len` zeroed bytes, named `label` in fault messages (fill it with
+    /// [`DeviceBuffer::write_bytes`]). Pages are committed on first touch, so a large buffer
+    /// costs host memory only for what is written or read of it.
+    pub fn alloc_bytes(&self, len: usize, label: &str) -> Result<DeviceBuffer<u8>, Error> {
+        self.alloc_labelled::<u8>(len, label.to_string())
+    }
+
     /// A buffer of raw bytes (for arguments of any element type, as `ptxvm run` passes them);
     /// `label` names it in fault messages.
     pub fn from_bytes(&self, data: &[u8], label: &str) -> Result<DeviceBuffer<u8>, Error> {
@@ -341,6 +363,12 @@ pub struct LaunchOptions {
     /// Shared memory bytes per block, static and dynamic together ([`SHARED_LIMIT`],
     /// 227 KiB as on sm_90; at most [`SHARED_LIMIT_MAX`]).
     pub shared_limit: u64,
+    /// The printf FIFO, in bytes (CUDA's `cudaLimitPrintfFifoSize`; 1 MiB by default): how much
+    /// printf output blocks after the lowest unfinished one may hold while they wait for their
+    /// turn. A block that would overfill it pauses until earlier blocks finish; no output is
+    /// lost and the output is in block order whatever `threads` is (see
+    /// [`Kernel::launch_streaming`]).
+    pub printf_fifo: usize,
 }
 
 impl Default for LaunchOptions {
@@ -351,6 +379,7 @@ impl Default for LaunchOptions {
             timeout: Some(Duration::from_secs(600)),
             stack_size: DEFAULT_STACK_SIZE,
             shared_limit: SHARED_LIMIT,
+            printf_fifo: ptx_interp::fifo::DEFAULT_PRINTF_FIFO,
         }
     }
 }
@@ -370,7 +399,8 @@ pub struct LaunchReport {
     pub warp_instructions: u64,
     /// Wall-clock seconds.
     pub seconds: f64,
-    /// The kernel's printf output, in CTA order.
+    /// The kernel's printf output, in CTA order ([`Kernel::launch_streaming`] writes it to its
+    /// sink instead and leaves this empty).
     pub stdout: Vec<u8>,
 }
 
@@ -631,6 +661,40 @@ impl Kernel<'_> {
         opts: &LaunchOptions,
         progress: Option<&(dyn Fn(&Progress) + Sync)>,
     ) -> Result<LaunchReport, Error> {
+        self.launch_inner(grid, block, shared_bytes, args, opts, progress, None)
+    }
+
+    /// [`Kernel::launch_with_progress`], writing the kernel's printf output to `sink` while it
+    /// runs instead of collecting it in [`LaunchReport::stdout`]: in block order (block 0's
+    /// output, then block 1's, …) whatever the number of threads, with at most
+    /// [`LaunchOptions::printf_fifo`] bytes held for blocks waiting for their turn, plus a
+    /// 64 KiB write buffer flushed at least every 50 ms while output is produced. After the
+    /// sink's first write error the rest of the output is discarded.
+    #[allow(clippy::too_many_arguments)]
+    pub fn launch_streaming(
+        &self,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_bytes: u64,
+        args: &[Arg],
+        opts: &LaunchOptions,
+        progress: Option<&(dyn Fn(&Progress) + Sync)>,
+        sink: &mut (dyn std::io::Write + Send),
+    ) -> Result<LaunchReport, Error> {
+        self.launch_inner(grid, block, shared_bytes, args, opts, progress, Some(sink))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn launch_inner(
+        &self,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_bytes: u64,
+        args: &[Arg],
+        opts: &LaunchOptions,
+        progress: Option<&(dyn Fn(&Progress) + Sync)>,
+        sink: Option<&mut (dyn std::io::Write + Send)>,
+    ) -> Result<LaunchReport, Error> {
         let params = self.params();
         if args.len() != params.len() {
             return Err(Error::Usage(format!(
@@ -704,8 +768,9 @@ impl Kernel<'_> {
             max_instructions: opts.max_instructions,
             timeout: opts.timeout,
             local_limit,
+            printf_fifo: opts.printf_fifo,
         };
-        match launch(&prog, &snapshot, &words, &cfg, progress) {
+        match launch_with_sink(&prog, &snapshot, &words, &cfg, progress, sink) {
             Ok(s) => Ok(LaunchReport {
                 kernel: self.name().to_string(),
                 grid,
