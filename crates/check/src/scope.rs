@@ -262,18 +262,6 @@ struct Frame {
     families: Vec<usize>,
 }
 
-/// Splits `%r12` into every (stem, index) reading: (`%r1`, 2), (`%r`, 12).
-fn family_splits(name: &str) -> impl Iterator<Item = (&str, u64)> {
-    let digits = name.bytes().rev().take_while(u8::is_ascii_digit).count();
-    (1..=digits).filter_map(move |k| {
-        let (stem, num) = name.split_at(name.len() - k);
-        if num.len() > 1 && num.starts_with('0') {
-            return None;
-        }
-        num.parse().ok().map(|n| (stem, n))
-    })
-}
-
 /// The checker of one function body.
 pub(crate) struct FnChecker<'a, 'm> {
     pub globals: &'a ModuleTable<'m>,
@@ -305,7 +293,9 @@ impl<'a, 'm> FnChecker<'a, 'm> {
             }
             for &i in &f.families {
                 let s = &self.table.symbols[i];
-                if family_splits(name).any(|(stem, n)| stem == s.name && Some(n) < s.count) {
+                if ptx_syntax::ast::family_splits(name)
+                    .any(|(stem, n)| stem == s.name && Some(n) < s.count)
+                {
                     return Some(i);
                 }
             }
@@ -387,7 +377,7 @@ impl<'a, 'm> FnChecker<'a, 'm> {
         for f in &self.frames {
             for &i in &f.families {
                 let s = &self.table.symbols[i];
-                if family_splits(name).any(|(stem, _)| stem == s.name) {
+                if ptx_syntax::ast::family_splits(name).any(|(stem, _)| stem == s.name) {
                     let c = s.count.unwrap_or(0);
                     family_hint = Some((
                         s.span,
@@ -441,9 +431,8 @@ impl<'a, 'm> FnChecker<'a, 'm> {
                 let f = &self.table.symbols[i];
                 let clash = match s.count {
                     Some(_) => f.name == s.name,
-                    None => {
-                        family_splits(&s.name).any(|(stem, n)| stem == f.name && Some(n) < f.count)
-                    }
+                    None => ptx_syntax::ast::family_splits(&s.name)
+                        .any(|(stem, n)| stem == f.name && Some(n) < f.count),
                 };
                 if clash {
                     prev = Some(f.span);
@@ -453,7 +442,7 @@ impl<'a, 'm> FnChecker<'a, 'm> {
         if prev.is_none() {
             if let Some(c) = s.count {
                 for (n, &i) in &frame.names {
-                    if family_splits(n).any(|(stem, k)| stem == s.name && k < c) {
+                    if ptx_syntax::ast::family_splits(n).any(|(stem, k)| stem == s.name && k < c) {
                         prev = Some(self.table.symbols[i].span);
                     }
                 }

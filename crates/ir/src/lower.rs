@@ -493,19 +493,6 @@ struct Scope {
     families: Vec<Family>,
 }
 
-/// Splits `%r12` into every (stem, index) reading: (`%r1`, 2), (`%r`, 12); an index has no
-/// leading zero (as the checker reads family members).
-fn family_splits(name: &str) -> impl Iterator<Item = (&str, u64)> {
-    let digits = name.bytes().rev().take_while(u8::is_ascii_digit).count();
-    (1..=digits).filter_map(move |k| {
-        let (stem, num) = name.split_at(name.len() - k);
-        if num.len() > 1 && num.starts_with('0') {
-            return None;
-        }
-        num.parse().ok().map(|n| (stem, n))
-    })
-}
-
 struct FuncCx<'a> {
     m: &'a ModuleCx,
     func: Function,
@@ -819,7 +806,7 @@ impl<'a> FuncCx<'a> {
                 .iter()
                 .enumerate()
                 .find_map(|(fi, f)| {
-                    family_splits(name)
+                    ptx_syntax::ast::family_splits(name)
                         .find(|&(stem, n)| stem == &*f.stem && n < f.count)
                         .map(|(_, n)| (fi, n))
                 });
@@ -926,7 +913,7 @@ impl<'a> FuncCx<'a> {
             return Operand::Symbol(Base::Global(g), 0);
         }
         let member = self.m.families.iter().find_map(|(stem, count, stride, g)| {
-            family_splits(n)
+            ptx_syntax::ast::family_splits(n)
                 .find(|&(s, k)| s == &**stem && k < *count)
                 .map(|(_, k)| (*g, k.saturating_mul(*stride)))
         });
