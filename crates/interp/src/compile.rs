@@ -719,6 +719,11 @@ pub fn compile(
         shared_static: b.shared_static,
         params: kf.params.iter().map(|p| (p.offset, p.size)).collect(),
         param_size: kf.param_size,
+        // (conservatively, any function of the module)
+        alloca: m
+            .functions
+            .iter()
+            .any(|f| f.insts.iter().any(|i| i.opcode == "alloca")),
     })
 }
 

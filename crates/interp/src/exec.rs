@@ -673,9 +673,12 @@ impl<'s, 'a> Cta<'s, 'a> {
                 warp.booked = [0; 32];
             }
             // local memory is stored only as far as a thread writes it (`LocalMem`): starting a
-            // block costs nothing per byte of `.local` it declares
-            for l in &mut warp.local {
-                l.reset(words);
+            // block costs nothing per byte of `.local` it declares. A kernel with no frame, no
+            // calls and no `alloca` never has local memory to clear.
+            if fresh || words > 0 || calls || prog.alloca {
+                for l in &mut warp.local {
+                    l.reset(words);
+                }
             }
             warp.sp = [frame; 32];
             // the whole warp starts at the entry: the group `pick` would choose

@@ -383,6 +383,9 @@ pub struct Program {
     pub params: Vec<(u64, u64)>,
     /// Size of the parameter buffer.
     pub param_size: u64,
+    /// Whether the code may `alloca`: local memory can then grow past the kernel's frame
+    /// without a call, and a CTA must clear what the last one left.
+    pub alloca: bool,
 }
 
 /// Per-thread values of special registers.
