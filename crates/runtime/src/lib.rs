@@ -69,6 +69,8 @@ pub use ptx_interp::coverage;
 pub use ptx_interp::launch::LaunchStats;
 pub use ptx_interp::set_simd;
 
+pub mod fuzz;
+
 /// Stable codes of runtime errors (rendered like the checker's diagnostics).
 pub mod codes {
     use ptx_diag::Code;
