@@ -12,6 +12,7 @@
 //! class: reported, never skipped silently, and their files must exist.
 
 use ptx_check::fuzz::{check_bytes, mutate, Rng};
+use std::io::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
@@ -105,7 +106,8 @@ fn replay() {
     let mut failures = Vec::new();
     for (name, bytes) in inputs() {
         if let Some(class) = pending_class(&name) {
-            eprintln!("PENDING ({class}): {name}");
+            // straight to stderr, past the test harness's capture: never silent
+            let _ = writeln!(std::io::stderr(), "PENDING ({class}): {name}");
             continue;
         }
         n += 1;

@@ -21,13 +21,30 @@
 //! [`Violation`]: ptxvm::fuzz::Violation
 
 use ptxvm::fuzz::{run_bytes_with, FuzzLimits};
+use std::io::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
 /// Regressions in `fuzz/regressions/run/` whose fix is pending: (file name, crash class).
-const PENDING: &[(&str, &str)] = &[];
+const PENDING: &[(&str, &str)] = &[
+    // issue 13 point 1: index out of bounds in the executor
+    (
+        "fall_off_end_no_ret.ptx",
+        "control falling off the end of a function",
+    ),
+    // issue 13 point 2: capacity overflow panic
+    (
+        "local_decl_huge_capacity_overflow.ptx",
+        "huge .local declaration",
+    ),
+    // issue 13 point 2: lowering allocates per declared register (minutes, then abort)
+    ("reg_decl_huge_abort.ptx", "huge .reg declaration"),
+    // issue 13 point 4: printf output buffered until the launch ends (peak RSS ~300 MiB and
+    // several seconds past a 1 s deadline with 100k instructions)
+    ("printf_flood_unbounded_buffer.ptx", "printf flooding"),
+];
 
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
@@ -130,7 +147,8 @@ fn replay() {
     let mut failures = Vec::new();
     for (name, bytes) in inputs() {
         if let Some(class) = pending_class(&name) {
-            eprintln!("PENDING ({class}): {name}");
+            // straight to stderr, past the test harness's capture: never silent
+            let _ = writeln!(std::io::stderr(), "PENDING ({class}): {name}");
             continue;
         }
         n += 1;
