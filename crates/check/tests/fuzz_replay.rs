@@ -5,7 +5,7 @@
 //!    `fuzz/regressions/check/*` — goes through [`ptx_check::fuzz::check_bytes`], the target's
 //!    body; a panic fails the test, naming the file.
 //! 2. `mutation_fuzz`: a bounded deterministic mutation loop over the same inputs
-//!    ([`ptx_check::fuzz::mutate`]), `PTX_FUZZ_ITERS` iterations (default 3000), `PTX_FUZZ_SEED`.
+//!    ([`ptx_check::fuzz::mutate`]), `PTX_FUZZ_ITERS` iterations (default 2000), `PTX_FUZZ_SEED`.
 //!    Failing inputs are written to `$CARGO_TARGET_TMPDIR/fuzz-failures/check/`.
 //!
 //! Regressions whose fix is pending on another branch are listed in [`PENDING`] with their
@@ -139,7 +139,7 @@ fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
 
 #[test]
 fn mutation_fuzz() {
-    let iters: usize = env_or("PTX_FUZZ_ITERS", 3000);
+    let iters: usize = env_or("PTX_FUZZ_ITERS", 2000);
     let seed: u64 = env_or("PTX_FUZZ_SEED", 0x5EED_C4EC_0000_0001);
     let seeds: Vec<String> = inputs()
         .into_iter()

@@ -260,11 +260,21 @@ fn pending() {
             .to_string();
         match status {
             Some(s) if s.success() => {
-                eprintln!("FIXED ({class}): {file}");
+                let _ = writeln!(std::io::stderr(), "FIXED ({class}): {file}");
                 fixed.push(*file);
             }
-            Some(s) => eprintln!("still failing ({class}): {file}: {s} {why}"),
-            None => eprintln!("still failing ({class}): {file}: over 60 s"),
+            Some(s) => {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "still failing ({class}): {file}: {s} {why}"
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "still failing ({class}): {file}: over 60 s"
+                );
+            }
         }
     }
     assert!(
