@@ -21,6 +21,7 @@
 //! positives on real compiler output are treated as bugs: when in doubt, accept.
 
 pub mod codes;
+pub mod fuzz;
 mod header;
 mod insn;
 mod limits;

@@ -1917,6 +1917,17 @@ impl<'s, 'a> Cta<'s, 'a> {
                             return Err(ExecError::Cancelled);
                         }
                     }
+                    // one call can format up to 32 MiB per lane (32 conversions of
+                    // `printf::MAX_FIELD`): the clock is checked per record, not only every
+                    // `flush_every` instructions, so that the deadline holds for printf loops
+                    if let Some(d) = self.sh.deadline {
+                        if Instant::now() >= d {
+                            return Err(ExecError::Timeout {
+                                seconds: self.sh.timeout_seconds(),
+                                at: Some(Box::new(self.stuck())),
+                            });
+                        }
+                    }
                 }
                 Err(e) => {
                     let f = Fault {

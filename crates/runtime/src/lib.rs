@@ -72,6 +72,8 @@ pub use ptx_interp::exec::{DEFAULT_STACK_SIZE, LOCAL_MAX};
 pub use ptx_interp::launch::{LaunchStats, Progress, LOCAL_TOTAL};
 pub use ptx_interp::set_simd;
 
+pub mod fuzz;
+
 /// Stable codes of runtime errors (rendered like the checker's diagnostics), defined with their
 /// explanations in the one registry of the tool, [`ptx_diag::codes`]: add a code there.
 pub mod codes {

@@ -33,10 +33,12 @@ pub fn decode_source(name: &str, bytes: &[u8]) -> (SourceFile, Vec<Diagnostic>) 
         Err(e) => {
             let at = e.valid_up_to() as u32;
             let text = String::from_utf8_lossy(bytes).into_owned();
+            // The span is in the decoded text, where the bad bytes became one U+FFFD (3 bytes):
+            // `at + 1` would end inside it.
             let d = Diagnostic::error(
                 codes::NOT_UTF8,
                 "file is not valid UTF-8 text",
-                Span::new(at, at + 1),
+                Span::new(at, at + char::REPLACEMENT_CHARACTER.len_utf8() as u32),
             )
             .with_label_message("invalid byte here");
             (SourceFile::new(name, text), vec![d])

@@ -1,0 +1,178 @@
+//! Stable stand-in for the cargo-fuzz `check` target (`fuzz/fuzz_targets/check.rs`).
+//!
+//! 1. `replay`: every saved input — `fuzz/seeds/check/*`, the PTX files of `tests/check`,
+//!    `tests/parse` and `tests/run` (the seeds the campaign starts from) and
+//!    `fuzz/regressions/check/*` — goes through [`ptx_check::fuzz::check_bytes`], the target's
+//!    body; a panic fails the test, naming the file.
+//! 2. `mutation_fuzz`: a bounded deterministic mutation loop over the same inputs
+//!    ([`ptx_check::fuzz::mutate`]), `PTX_FUZZ_ITERS` iterations (default 2000), `PTX_FUZZ_SEED`.
+//!    Failing inputs are written to `$CARGO_TARGET_TMPDIR/fuzz-failures/check/`.
+//!
+//! Regressions whose fix is pending on another branch are listed in [`PENDING`] with their
+//! class: reported, never skipped silently, and their files must exist.
+
+use ptx_check::fuzz::{check_bytes, mutate, Rng};
+use std::io::Write as _;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+/// Regressions in `fuzz/regressions/check/` whose fix is pending: (file name, crash class).
+const PENDING: &[(&str, &str)] = &[];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The files under `dir`, recursively, sorted by path, those that pass `keep`.
+fn files_in(dir: &Path, keep: fn(&Path) -> bool) -> Vec<(String, Vec<u8>)> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if e.file_name().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            if p.is_dir() {
+                walk(&p, out);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    let mut paths = Vec::new();
+    walk(dir, &mut paths);
+    paths.sort();
+    let base = root();
+    paths
+        .into_iter()
+        .filter(|p| keep(p))
+        .map(|p| {
+            let name = p
+                .strip_prefix(&base)
+                .unwrap_or(&p)
+                .to_string_lossy()
+                .into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect()
+}
+
+fn any(_: &Path) -> bool {
+    true
+}
+
+fn ptx(p: &Path) -> bool {
+    p.extension().is_some_and(|x| x == "ptx")
+}
+
+fn inputs() -> Vec<(String, Vec<u8>)> {
+    let mut v = files_in(&root().join("fuzz/seeds/check"), any);
+    for t in ["tests/check", "tests/parse", "tests/run"] {
+        v.extend(files_in(&root().join(t), ptx));
+    }
+    v.extend(files_in(&root().join("fuzz/regressions/check"), any));
+    v
+}
+
+fn pending_class(name: &str) -> Option<&'static str> {
+    let file = name.rsplit('/').next().unwrap_or(name);
+    PENDING.iter().find(|(f, _)| *f == file).map(|(_, c)| *c)
+}
+
+fn check(data: &[u8]) -> Result<(), String> {
+    catch_unwind(AssertUnwindSafe(|| {
+        check_bytes(data);
+    }))
+    .map_err(|p| {
+        let m = p
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        format!("panic: {m}")
+    })
+}
+
+fn quiet_panics<T>(f: impl FnOnce() -> T) -> T {
+    let prev = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let r = f();
+    std::panic::set_hook(prev);
+    r
+}
+
+#[test]
+fn replay() {
+    let mut n = 0;
+    let mut failures = Vec::new();
+    for (name, bytes) in inputs() {
+        if let Some(class) = pending_class(&name) {
+            // straight to stderr, past the test harness's capture: never silent
+            let _ = writeln!(std::io::stderr(), "PENDING ({class}): {name}");
+            continue;
+        }
+        n += 1;
+        if let Err(e) = quiet_panics(|| check(&bytes)) {
+            failures.push(format!("{name}: {e}"));
+        }
+    }
+    for (file, class) in PENDING {
+        assert!(
+            root().join("fuzz/regressions/check").join(file).is_file(),
+            "PENDING lists {file} ({class}), which is not in fuzz/regressions/check"
+        );
+    }
+    assert!(n >= 100, "expected the seeds under {:?}", root());
+    assert!(
+        failures.is_empty(),
+        "{} of {n} inputs fail:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
+    std::env::var(key)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
+#[test]
+fn mutation_fuzz() {
+    let iters: usize = env_or("PTX_FUZZ_ITERS", 2000);
+    let seed: u64 = env_or("PTX_FUZZ_SEED", 0x5EED_C4EC_0000_0001);
+    let seeds: Vec<String> = inputs()
+        .into_iter()
+        .filter(|(name, _)| pending_class(name).is_none())
+        .map(|(_, b)| String::from_utf8_lossy(&b).into_owned())
+        .collect();
+    let mut rng = Rng::new(seed);
+    let mut failures: Vec<(String, String)> = Vec::new();
+    quiet_panics(|| {
+        for _ in 0..iters {
+            let mut input = rng.pick(&seeds).clone();
+            for _ in 0..1 + rng.below(4) {
+                let other = rng.pick(&seeds).clone();
+                input = mutate(&mut rng, &input, &other);
+            }
+            if let Err(e) = check(input.as_bytes()) {
+                failures.push((input, e));
+            }
+        }
+    });
+    if failures.is_empty() {
+        return;
+    }
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fuzz-failures/check");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut report = String::new();
+    for (i, (input, why)) in failures.iter().take(10).enumerate() {
+        let path = dir.join(format!("failure-{i}.ptx"));
+        std::fs::write(&path, input).unwrap();
+        report.push_str(&format!("{} : {why}\n", path.display()));
+    }
+    panic!(
+        "{} of {iters} mutated inputs fail (seed {seed}):\n{report}",
+        failures.len()
+    );
+}

@@ -1,0 +1,281 @@
+//! Stable stand-in for the cargo-fuzz `run` target (`fuzz/fuzz_targets/run.rs`).
+//!
+//! 1. `replay`: every saved input — `fuzz/seeds/run/*`, every `tests/run/**/*.ptx` (the seeds
+//!    the campaign starts from) and `fuzz/regressions/run/*` — goes through
+//!    [`ptxvm::fuzz::run_bytes_with`], the fuzz target's body: a panic or a [`Violation`]
+//!    (launch past its deadline + margin, memory beyond the declared needs + 64 MiB, a
+//!    diagnostic outside the text) fails the test, naming the file.
+//! 2. `mutation_fuzz`: a small deterministic mutation loop over the same inputs (xorshift PRNG;
+//!    line deletion and duplication, operand swaps, extreme immediates, state-space changes,
+//!    launch-shape changes), `PTX_FUZZ_ITERS` iterations (default 150), `PTX_FUZZ_SEED`.
+//!    Failing inputs are written to `$CARGO_TARGET_TMPDIR/fuzz-failures/run/`.
+//!
+//! Regressions whose fix is still pending on another branch are listed in [`PENDING`] with their
+//! class: they are reported (never skipped silently), their files must exist, and
+//! `cargo test -p ptxvm --test fuzz_replay -- --ignored` runs each in a child process and says
+//! which of them pass now (remove those from the list).
+//!
+//! The memory check reads the process's peak RSS, so the tests of this file take one lock and
+//! run one at a time.
+//!
+//! [`Violation`]: ptxvm::fuzz::Violation
+
+use ptxvm::fuzz::{run_bytes_with, FuzzLimits};
+use std::io::Write as _;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// Regressions in `fuzz/regressions/run/` whose fix is pending: (file name, crash class).
+const PENDING: &[(&str, &str)] = &[];
+
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The files of one directory, recursively, sorted by path (missing directory: none).
+fn files_in(dir: &Path, filter: fn(&Path) -> bool) -> Vec<(String, Vec<u8>)> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if e.file_name().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            if p.is_dir() {
+                walk(&p, out);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    let mut paths = Vec::new();
+    walk(dir, &mut paths);
+    paths.sort();
+    let base = root();
+    paths
+        .into_iter()
+        .filter(|p| filter(p))
+        .map(|p| {
+            let name = p
+                .strip_prefix(&base)
+                .unwrap_or(&p)
+                .to_string_lossy()
+                .into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect()
+}
+
+fn any(_: &Path) -> bool {
+    true
+}
+
+fn ptx(p: &Path) -> bool {
+    p.extension().is_some_and(|x| x == "ptx")
+}
+
+fn pending_class(name: &str) -> Option<&'static str> {
+    let file = name.rsplit('/').next().unwrap_or(name);
+    PENDING.iter().find(|(f, _)| *f == file).map(|(_, c)| *c)
+}
+
+/// Seeds (the fuzz corpus and `tests/run`) and regressions.
+fn inputs() -> Vec<(String, Vec<u8>)> {
+    let fuzz = root().join("fuzz");
+    let mut v = files_in(&fuzz.join("seeds/run"), any);
+    v.extend(files_in(&root().join("tests/run"), ptx));
+    v.extend(files_in(&fuzz.join("regressions/run"), any));
+    v
+}
+
+/// The fuzz target's limits, with more margin: CI machines are slow and busy.
+fn limits() -> FuzzLimits {
+    FuzzLimits {
+        margin: Duration::from_secs(2),
+        ..FuzzLimits::default()
+    }
+}
+
+fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
+/// One input through the target's body: `Err` describes a bug.
+fn run_one(data: &[u8], limits: &FuzzLimits) -> Result<(), String> {
+    match catch_unwind(AssertUnwindSafe(|| run_bytes_with(data, limits))) {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(v)) => Err(v.to_string()),
+        Err(p) => Err(format!("panic: {}", panic_text(&*p))),
+    }
+}
+
+fn quiet_panics<T>(f: impl FnOnce() -> T) -> T {
+    let prev = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let r = f();
+    std::panic::set_hook(prev);
+    r
+}
+
+#[test]
+fn replay() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let limits = limits();
+    let mut n = 0;
+    let mut failures = Vec::new();
+    for (name, bytes) in inputs() {
+        if let Some(class) = pending_class(&name) {
+            // straight to stderr, past the test harness's capture: never silent
+            let _ = writeln!(std::io::stderr(), "PENDING ({class}): {name}");
+            continue;
+        }
+        n += 1;
+        if let Err(e) = quiet_panics(|| run_one(&bytes, &limits)) {
+            failures.push(format!("{name}: {e}"));
+        }
+    }
+    for (file, class) in PENDING {
+        assert!(
+            root().join("fuzz/regressions/run").join(file).is_file(),
+            "PENDING lists {file} ({class}), which is not in fuzz/regressions/run"
+        );
+    }
+    assert!(n >= 100, "expected the seeds under {:?}", root());
+    assert!(
+        failures.is_empty(),
+        "{} of {n} inputs fail:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
+    std::env::var(key)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
+#[test]
+fn mutation_fuzz() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let iters: usize = env_or("PTX_FUZZ_ITERS", 150);
+    let seed: u64 = env_or("PTX_FUZZ_SEED", 0x5EED_0000_0000_00F1);
+    let limits = limits();
+    let seeds: Vec<String> = inputs()
+        .into_iter()
+        .filter(|(name, _)| pending_class(name).is_none())
+        .map(|(_, b)| String::from_utf8_lossy(&b).into_owned())
+        .collect();
+    let mut rng = ptx_check::fuzz::Rng::new(seed);
+    let mut failures: Vec<(String, String)> = Vec::new();
+    quiet_panics(|| {
+        for _ in 0..iters {
+            let mut input = rng.pick(&seeds).clone();
+            for _ in 0..1 + rng.below(3) {
+                let other = rng.pick(&seeds).clone();
+                input = ptx_check::fuzz::mutate(&mut rng, &input, &other);
+            }
+            if let Err(e) = run_one(input.as_bytes(), &limits) {
+                failures.push((input, e));
+            }
+        }
+    });
+    if failures.is_empty() {
+        return;
+    }
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fuzz-failures/run");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut report = String::new();
+    for (i, (input, why)) in failures.iter().take(10).enumerate() {
+        let path = dir.join(format!("failure-{i}.ptx"));
+        std::fs::write(&path, input).unwrap();
+        report.push_str(&format!("{} : {why}\n", path.display()));
+    }
+    panic!(
+        "{} of {iters} mutated inputs fail (seed {seed}):\n{report}",
+        failures.len()
+    );
+}
+
+/// Runs each [`PENDING`] regression in a child process (a crash class may abort the process or
+/// run for minutes: each gets 60 s) and reports which still fail and which pass now.
+#[test]
+#[ignore = "runs the pending regressions; they still crash until their fixes are merged"]
+fn pending() {
+    let exe = std::env::current_exe().unwrap();
+    let mut fixed = Vec::new();
+    for (file, class) in PENDING {
+        let path = root().join("fuzz/regressions/run").join(file);
+        let mut child = std::process::Command::new(&exe)
+            .args(["child", "--exact", "--nocapture", "--test-threads=1"])
+            .env("PTXVM_FUZZ_CHILD", &path)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let start = std::time::Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break Some(s);
+            }
+            if start.elapsed() > Duration::from_secs(60) {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let mut err = String::new();
+        if let Some(mut e) = child.stderr.take() {
+            use std::io::Read;
+            let _ = e.read_to_string(&mut err);
+        }
+        let why = err
+            .lines()
+            .find(|l| l.contains("panicked") || l.contains("violation") || l.contains("memory"))
+            .unwrap_or("")
+            .to_string();
+        match status {
+            Some(s) if s.success() => {
+                let _ = writeln!(std::io::stderr(), "FIXED ({class}): {file}");
+                fixed.push(*file);
+            }
+            Some(s) => {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "still failing ({class}): {file}: {s} {why}"
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "still failing ({class}): {file}: over 60 s"
+                );
+            }
+        }
+    }
+    assert!(
+        fixed.is_empty(),
+        "these pass now, remove them from PENDING: {fixed:?}"
+    );
+}
+
+/// The child of [`pending`]: runs the file named by `PTXVM_FUZZ_CHILD` (nothing without it).
+#[test]
+fn child() {
+    let Some(path) = std::env::var_os("PTXVM_FUZZ_CHILD") else {
+        return;
+    };
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let data = std::fs::read(path).unwrap();
+    if let Err(v) = run_bytes_with(&data, &limits()) {
+        panic!("violation {v}");
+    }
+}
