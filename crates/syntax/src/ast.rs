@@ -636,6 +636,20 @@ impl ExprKind {
     }
 }
 
+/// Splits `%r12` into every (stem, index) reading: (`%r1`, 2), (`%r`, 12); an index has no
+/// leading zero. The one reading of family members (`.reg .b32 %r<N>`) for the checker and
+/// lowering.
+pub fn family_splits(name: &str) -> impl Iterator<Item = (&str, u64)> {
+    let digits = name.bytes().rev().take_while(u8::is_ascii_digit).count();
+    (1..=digits).filter_map(move |k| {
+        let (stem, num) = name.split_at(name.len() - k);
+        if num.len() > 1 && num.starts_with('0') {
+            return None;
+        }
+        num.parse().ok().map(|n| (stem, n))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -659,18 +673,4 @@ mod tests {
             std::mem::size_of::<Expr>()
         );
     }
-}
-
-/// Splits `%r12` into every (stem, index) reading: (`%r1`, 2), (`%r`, 12); an index has no
-/// leading zero. The one reading of family members (`.reg .b32 %r<N>`) for the checker and
-/// lowering.
-pub fn family_splits(name: &str) -> impl Iterator<Item = (&str, u64)> {
-    let digits = name.bytes().rev().take_while(u8::is_ascii_digit).count();
-    (1..=digits).filter_map(move |k| {
-        let (stem, num) = name.split_at(name.len() - k);
-        if num.len() > 1 && num.starts_with('0') {
-            return None;
-        }
-        num.parse().ok().map(|n| (stem, n))
-    })
 }
