@@ -13,20 +13,10 @@ fuzz_target!(|data: &[u8]| {
 });
 
 fuzz_mutator!(|data: &mut [u8], size: usize, max_size: usize, seed: u32| {
-    ptx_mutate(data, size, max_size, seed)
-});
-
-fn ptx_mutate(data: &mut [u8], size: usize, max_size: usize, seed: u32) -> usize {
     let mut rng = ptx_check::fuzz::Rng::new(seed as u64);
     if rng.below(2) == 0 {
-        return libfuzzer_sys::fuzzer_mutate(data, size, max_size);
+        libfuzzer_sys::fuzzer_mutate(data, size, max_size)
+    } else {
+        ptx_check::fuzz::mutate_in_place(&mut rng, data, size, max_size)
     }
-    let text = String::from_utf8_lossy(&data[..size]).into_owned();
-    let mut out = text.clone();
-    for _ in 0..1 + rng.below(3) {
-        out = ptx_check::fuzz::mutate(&mut rng, &out, &text);
-    }
-    let n = out.len().min(max_size);
-    data[..n].copy_from_slice(&out.as_bytes()[..n]);
-    n
-}
+});

@@ -333,3 +333,90 @@ fn number_spans(line: &str) -> Vec<(usize, usize)> {
     }
     out
 }
+
+/// The structure-aware half of the fuzz targets' mutator: the first `size` bytes of `data` read
+/// as text, given one to three [`mutate`] steps (lines of the input itself as the other text),
+/// written back into `data` cut at `max_size`. Returns the new size.
+pub fn mutate_in_place(rng: &mut Rng, data: &mut [u8], size: usize, max_size: usize) -> usize {
+    let size = size.min(data.len());
+    let text = String::from_utf8_lossy(&data[..size]).into_owned();
+    let mut out = text.clone();
+    for _ in 0..1 + rng.below(3) {
+        out = mutate(rng, &out, &text);
+    }
+    let n = out.len().min(max_size).min(data.len());
+    data[..n].copy_from_slice(&out.as_bytes()[..n]);
+    n
+}
+
+/// Saved fuzz inputs for the stable replay tests: the files under `root/dir`, recursively (names
+/// starting with `.` skipped), sorted by path, those that pass `keep`, each named by its path
+/// relative to `root`. A missing directory has none.
+pub fn saved_inputs(
+    root: &std::path::Path,
+    dir: &str,
+    keep: fn(&std::path::Path) -> bool,
+) -> std::io::Result<Vec<(String, Vec<u8>)>> {
+    use std::path::{Path, PathBuf};
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if e.file_name().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            if p.is_dir() {
+                walk(&p, out);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    let mut paths = Vec::new();
+    walk(&root.join(dir), &mut paths);
+    paths.sort();
+    paths
+        .into_iter()
+        .filter(|p| keep(p))
+        .map(|p| {
+            let name = p
+                .strip_prefix(root)
+                .unwrap_or(&p)
+                .to_string_lossy()
+                .into_owned();
+            std::fs::read(&p).map(|bytes| (name, bytes))
+        })
+        .collect()
+}
+
+/// Every file ([`saved_inputs`]'s filter for seed and regression folders).
+pub fn any_file(_: &std::path::Path) -> bool {
+    true
+}
+
+/// `.ptx` files ([`saved_inputs`]'s filter for `tests/`).
+pub fn is_ptx(p: &std::path::Path) -> bool {
+    p.extension().is_some_and(|x| x == "ptx")
+}
+
+/// The crash class `pending` gives the saved input `name` (a path; its file name is looked up).
+pub fn pending_class(pending: &[(&str, &'static str)], name: &str) -> Option<&'static str> {
+    let file = name.rsplit('/').next().unwrap_or(name);
+    pending.iter().find(|(f, _)| *f == file).map(|(_, c)| *c)
+}
+
+/// Writes the first `shown` failing inputs of a mutation loop to `dir` (`failure-N.ptx`) and
+/// returns one line per file with why it failed, for the test's panic message.
+pub fn save_failures(
+    dir: &std::path::Path,
+    failures: &[(String, String)],
+    shown: usize,
+) -> std::io::Result<String> {
+    std::fs::create_dir_all(dir)?;
+    let mut report = String::new();
+    for (i, (input, why)) in failures.iter().take(shown).enumerate() {
+        let path = dir.join(format!("failure-{i}.ptx"));
+        std::fs::write(&path, input)?;
+        report.push_str(&format!("{} : {why}\n", path.display()));
+    }
+    Ok(report)
+}

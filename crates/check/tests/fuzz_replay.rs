@@ -11,7 +11,9 @@
 //! Regressions whose fix is pending on another branch are listed in [`PENDING`] with their
 //! class: reported, never skipped silently, and their files must exist.
 
-use ptx_check::fuzz::{check_bytes, mutate, Rng};
+use ptx_check::fuzz::{
+    any_file, check_bytes, is_ptx, mutate, pending_class, save_failures, saved_inputs, Rng,
+};
 use std::io::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -23,59 +25,14 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The files under `dir`, recursively, sorted by path, those that pass `keep`.
-fn files_in(dir: &Path, keep: fn(&Path) -> bool) -> Vec<(String, Vec<u8>)> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-            let p = e.path();
-            if e.file_name().to_string_lossy().starts_with('.') {
-                continue;
-            }
-            if p.is_dir() {
-                walk(&p, out);
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    let mut paths = Vec::new();
-    walk(dir, &mut paths);
-    paths.sort();
-    let base = root();
-    paths
-        .into_iter()
-        .filter(|p| keep(p))
-        .map(|p| {
-            let name = p
-                .strip_prefix(&base)
-                .unwrap_or(&p)
-                .to_string_lossy()
-                .into_owned();
-            (name, std::fs::read(&p).unwrap())
-        })
-        .collect()
-}
-
-fn any(_: &Path) -> bool {
-    true
-}
-
-fn ptx(p: &Path) -> bool {
-    p.extension().is_some_and(|x| x == "ptx")
-}
-
 fn inputs() -> Vec<(String, Vec<u8>)> {
-    let mut v = files_in(&root().join("fuzz/seeds/check"), any);
+    let root = root();
+    let mut v = saved_inputs(&root, "fuzz/seeds/check", any_file).unwrap();
     for t in ["tests/check", "tests/parse", "tests/run"] {
-        v.extend(files_in(&root().join(t), ptx));
+        v.extend(saved_inputs(&root, t, is_ptx).unwrap());
     }
-    v.extend(files_in(&root().join("fuzz/regressions/check"), any));
+    v.extend(saved_inputs(&root, "fuzz/regressions/check", any_file).unwrap());
     v
-}
-
-fn pending_class(name: &str) -> Option<&'static str> {
-    let file = name.rsplit('/').next().unwrap_or(name);
-    PENDING.iter().find(|(f, _)| *f == file).map(|(_, c)| *c)
 }
 
 fn check(data: &[u8]) -> Result<(), String> {
@@ -105,7 +62,7 @@ fn replay() {
     let mut n = 0;
     let mut failures = Vec::new();
     for (name, bytes) in inputs() {
-        if let Some(class) = pending_class(&name) {
+        if let Some(class) = pending_class(PENDING, &name) {
             // straight to stderr, past the test harness's capture: never silent
             let _ = writeln!(std::io::stderr(), "PENDING ({class}): {name}");
             continue;
@@ -143,7 +100,7 @@ fn mutation_fuzz() {
     let seed: u64 = env_or("PTX_FUZZ_SEED", 0x5EED_C4EC_0000_0001);
     let seeds: Vec<String> = inputs()
         .into_iter()
-        .filter(|(name, _)| pending_class(name).is_none())
+        .filter(|(name, _)| pending_class(PENDING, name).is_none())
         .map(|(_, b)| String::from_utf8_lossy(&b).into_owned())
         .collect();
     let mut rng = Rng::new(seed);
@@ -164,13 +121,7 @@ fn mutation_fuzz() {
         return;
     }
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fuzz-failures/check");
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut report = String::new();
-    for (i, (input, why)) in failures.iter().take(10).enumerate() {
-        let path = dir.join(format!("failure-{i}.ptx"));
-        std::fs::write(&path, input).unwrap();
-        report.push_str(&format!("{} : {why}\n", path.display()));
-    }
+    let report = save_failures(&dir, &failures, 10).unwrap();
     panic!(
         "{} of {iters} mutated inputs fail (seed {seed}):\n{report}",
         failures.len()

@@ -20,6 +20,7 @@
 //!
 //! [`Violation`]: ptxvm::fuzz::Violation
 
+use ptx_check::fuzz::{any_file, is_ptx, pending_class, save_failures, saved_inputs};
 use ptxvm::fuzz::{run_bytes_with, FuzzLimits};
 use std::io::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -36,58 +37,12 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The files of one directory, recursively, sorted by path (missing directory: none).
-fn files_in(dir: &Path, filter: fn(&Path) -> bool) -> Vec<(String, Vec<u8>)> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-            let p = e.path();
-            if e.file_name().to_string_lossy().starts_with('.') {
-                continue;
-            }
-            if p.is_dir() {
-                walk(&p, out);
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    let mut paths = Vec::new();
-    walk(dir, &mut paths);
-    paths.sort();
-    let base = root();
-    paths
-        .into_iter()
-        .filter(|p| filter(p))
-        .map(|p| {
-            let name = p
-                .strip_prefix(&base)
-                .unwrap_or(&p)
-                .to_string_lossy()
-                .into_owned();
-            (name, std::fs::read(&p).unwrap())
-        })
-        .collect()
-}
-
-fn any(_: &Path) -> bool {
-    true
-}
-
-fn ptx(p: &Path) -> bool {
-    p.extension().is_some_and(|x| x == "ptx")
-}
-
-fn pending_class(name: &str) -> Option<&'static str> {
-    let file = name.rsplit('/').next().unwrap_or(name);
-    PENDING.iter().find(|(f, _)| *f == file).map(|(_, c)| *c)
-}
-
 /// Seeds (the fuzz corpus and `tests/run`) and regressions.
 fn inputs() -> Vec<(String, Vec<u8>)> {
-    let fuzz = root().join("fuzz");
-    let mut v = files_in(&fuzz.join("seeds/run"), any);
-    v.extend(files_in(&root().join("tests/run"), ptx));
-    v.extend(files_in(&fuzz.join("regressions/run"), any));
+    let root = root();
+    let mut v = saved_inputs(&root, "fuzz/seeds/run", any_file).unwrap();
+    v.extend(saved_inputs(&root, "tests/run", is_ptx).unwrap());
+    v.extend(saved_inputs(&root, "fuzz/regressions/run", any_file).unwrap());
     v
 }
 
@@ -130,7 +85,7 @@ fn replay() {
     let mut n = 0;
     let mut failures = Vec::new();
     for (name, bytes) in inputs() {
-        if let Some(class) = pending_class(&name) {
+        if let Some(class) = pending_class(PENDING, &name) {
             // straight to stderr, past the test harness's capture: never silent
             let _ = writeln!(std::io::stderr(), "PENDING ({class}): {name}");
             continue;
@@ -170,7 +125,7 @@ fn mutation_fuzz() {
     let limits = limits();
     let seeds: Vec<String> = inputs()
         .into_iter()
-        .filter(|(name, _)| pending_class(name).is_none())
+        .filter(|(name, _)| pending_class(PENDING, name).is_none())
         .map(|(_, b)| String::from_utf8_lossy(&b).into_owned())
         .collect();
     let mut rng = ptx_check::fuzz::Rng::new(seed);
@@ -191,13 +146,7 @@ fn mutation_fuzz() {
         return;
     }
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fuzz-failures/run");
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut report = String::new();
-    for (i, (input, why)) in failures.iter().take(10).enumerate() {
-        let path = dir.join(format!("failure-{i}.ptx"));
-        std::fs::write(&path, input).unwrap();
-        report.push_str(&format!("{} : {why}\n", path.display()));
-    }
+    let report = save_failures(&dir, &failures, 10).unwrap();
     panic!(
         "{} of {iters} mutated inputs fail (seed {seed}):\n{report}",
         failures.len()
