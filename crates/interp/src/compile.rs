@@ -698,7 +698,15 @@ pub fn compile(
     crate::fuse::fuse(m, &funcs, &mut code, &targets, (kernel, &facts));
     set_skips(&mut code);
     let kf = &m.functions[kernel as usize];
+    let unsupported = code
+        .iter()
+        .filter_map(|i| match i.op {
+            Op::Unsupported(m) => Some((i.func, i.inst, m)),
+            _ => None,
+        })
+        .collect();
     Ok(Program {
+        unsupported,
         code,
         prelude: plan.prelude,
         reset_slots: plan.reset_slots,

@@ -383,6 +383,9 @@ pub struct Program {
     pub params: Vec<(u64, u64)>,
     /// Size of the parameter buffer.
     pub param_size: u64,
+    /// The instructions ptxvm does not execute yet, as (function, instruction, message index):
+    /// a launch is refused when any is listed (collected once, when the kernel is compiled).
+    pub unsupported: Vec<(u32, u32, u32)>,
     /// Whether the code may `alloca`: local memory can then grow past the kernel's frame
     /// without a call, and a CTA must clear what the last one left.
     pub alloca: bool,

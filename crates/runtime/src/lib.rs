@@ -799,14 +799,7 @@ impl Kernel<'_> {
     /// the module's other kernels run.
     fn refuse_unsupported(&self, prog: &Program) -> Result<(), Error> {
         const SHOWN: usize = 20;
-        let found: Vec<_> = prog
-            .code
-            .iter()
-            .filter_map(|i| match i.op {
-                ptx_interp::program::Op::Unsupported(m) => Some((i.func, i.inst, m)),
-                _ => None,
-            })
-            .collect();
+        let found = &prog.unsupported;
         if found.is_empty() {
             return Ok(());
         }
