@@ -10,490 +10,929 @@ static S0: [&str; 1] = ["abs"];
 static S1: [&str; 1] = [".ftz"];
 static S2: [&str; 1] = [".f32"];
 static S3: [&str; 1] = [".f64"];
-static S4: [&str; 1] = [".f16"];
-static S5: [&str; 1] = [".f16x2"];
-static S6: [&str; 1] = [".bf16"];
-static S7: [&str; 1] = [".bf16x2"];
-static S8: [&str; 2] = [".bf16", ".bf16x2"];
-static S9: [&str; 3] = [".s16", ".s32", ".s64"];
-static S10: [&str; 1] = ["activemask"];
-static S11: [&str; 1] = [".b32"];
-static S12: [&str; 1] = ["add"];
-static S13: [&str; 4] = [".rn", ".rz", ".rm", ".rp"];
-static S14: [&str; 1] = [".sat"];
-static S15: [&str; 2] = [".rn", ".rz"];
-static S16: [&str; 3] = [".rm", ".rp", ".f64"];
-static S17: [&str; 3] = [".rm", ".rp", ".f32"];
-static S18: [&str; 1] = [".rn"];
-static S19: [&str; 3] = [".rnd", ".bf16", ".bf16x2"];
-static S20: [&str; 8] = [".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".u16x2", ".s16x2"];
-static S21: [&str; 1] = [".s32"];
-static S22: [&str; 2] = [".u16x2", ".s16x2"];
-static S23: [&str; 1] = ["add.cc"];
-static S24: [&str; 4] = [".u32", ".s32", ".u64", ".s64"];
-static S25: [&str; 1] = [".cc"];
-static S26: [&str; 1] = ["addc"];
-static S27: [&str; 0] = [];
-static S28: [&str; 1] = [".address_size"];
-static S29: [&str; 2] = ["32", "64"];
-static S30: [&str; 1] = ["%aggr_smem_size"];
-static S31: [&str; 1] = [".alias"];
-static S32: [&str; 1] = ["alloca"];
-static S33: [&str; 2] = [".u32", ".u64"];
-static S34: [&str; 1] = ["and"];
-static S35: [&str; 4] = [".pred", ".b16", ".b32", ".b64"];
-static S36: [&str; 1] = ["applypriority"];
-static S37: [&str; 1] = [".global"];
-static S38: [&str; 1] = [".L2::evict_normal"];
-static S39: [&str; 1] = ["atom"];
-static S40: [&str; 4] = [".relaxed", ".acquire", ".release", ".acq_rel"];
-static S41: [&str; 4] = [".cta", ".cluster", ".gpu", ".sys"];
-static S42: [&str; 4] = [".global", ".shared", ".shared::cta", ".shared::cluster"];
-static S43: [&str; 10] = [".and", ".or", ".xor", ".cas", ".exch", ".add", ".inc", ".dec", ".min", ".max"];
-static S44: [&str; 1] = [".L2::cache_hint"];
-static S45: [&str; 8] = [".b32", ".b64", ".u32", ".u64", ".s32", ".s64", ".f32", ".f64"];
-static S46: [&str; 1] = [".cas"];
-static S47: [&str; 1] = [".b16"];
-static S48: [&str; 1] = [".add"];
-static S49: [&str; 1] = [".noftz"];
-static S50: [&str; 3] = [".cta", ".gpu", ".sys"];
-static S51: [&str; 2] = [".v2", ".v4"];
-static S52: [&str; 3] = [".add", ".min", ".max"];
-static S53: [&str; 3] = [".v2", ".v4", ".v8"];
-static S54: [&str; 2] = [".f16", ".bf16"];
-static S55: [&str; 2] = [".f16x2", ".bf16x2"];
-static S56: [&str; 5] = [".add", ".cas", ".exch", ".shared", ".global"];
-static S57: [&str; 5] = [".add", ".cas", ".exch", ".f32", ".shared"];
-static S58: [&str; 5] = [".and", ".or", ".xor", ".min", ".max"];
-static S59: [&str; 2] = [".add", ".f64"];
-static S60: [&str; 1] = [".scope"];
-static S61: [&str; 1] = [".sem"];
-static S62: [&str; 3] = [".add", ".noftz", ".f16x2"];
-static S63: [&str; 5] = [".add", ".noftz", ".f16", ".cas", ".b16"];
-static S64: [&str; 1] = [".shared"];
-static S65: [&str; 4] = [".add", ".cas", ".exch", ".global"];
-static S66: [&str; 4] = [".add", ".cas", ".exch", ".shared"];
-static S67: [&str; 2] = [".add", ".f32"];
-static S68: [&str; 2] = ["bar", "barrier"];
-static S69: [&str; 1] = [".cta"];
-static S70: [&str; 1] = [".sync"];
-static S71: [&str; 1] = [".aligned"];
-static S72: [&str; 1] = [".arrive"];
-static S73: [&str; 1] = [".red"];
-static S74: [&str; 1] = [".popc"];
-static S75: [&str; 1] = [".u32"];
-static S76: [&str; 2] = [".and", ".or"];
-static S77: [&str; 1] = [".pred"];
-static S78: [&str; 2] = [".arrive", ".red"];
-static S79: [&str; 3] = [".arrive", ".red", ".cta"];
-static S80: [&str; 1] = ["bar.warp.sync"];
-static S81: [&str; 1] = ["barrier.cluster"];
-static S82: [&str; 2] = [".release", ".relaxed"];
-static S83: [&str; 1] = [".wait"];
-static S84: [&str; 1] = [".acquire"];
-static S85: [&str; 3] = [".acquire", ".relaxed", ".release"];
-static S86: [&str; 1] = ["bfe"];
-static S87: [&str; 4] = [".u32", ".u64", ".s32", ".s64"];
-static S88: [&str; 1] = ["bra"];
-static S89: [&str; 1] = [".uni"];
-static S90: [&str; 1] = [".branchtargets"];
-static S91: [&str; 1] = ["brev"];
-static S92: [&str; 2] = [".b32", ".b64"];
-static S93: [&str; 1] = ["brkpt"];
-static S94: [&str; 1] = ["brx.idx"];
-static S95: [&str; 1] = ["call"];
-static S96: [&str; 1] = [".callprototype"];
-static S97: [&str; 1] = [".noreturn"];
-static S98: [&str; 1] = [".calltargets"];
-static S99: [&str; 2] = ["%clock", "%clock_hi"];
-static S100: [&str; 1] = ["%clock64"];
-static S101: [&str; 1] = ["%cluster_ctaid"];
-static S102: [&str; 1] = ["%cluster_ctarank"];
-static S103: [&str; 1] = ["%cluster_nctaid"];
-static S104: [&str; 1] = ["%cluster_nctarank"];
-static S105: [&str; 1] = ["%clusterid"];
-static S106: [&str; 1] = ["clz"];
-static S107: [&str; 1] = ["cnot"];
-static S108: [&str; 3] = [".b16", ".b32", ".b64"];
-static S109: [&str; 1] = [".common"];
-static S110: [&str; 1] = ["copysign"];
-static S111: [&str; 2] = [".f32", ".f64"];
-static S112: [&str; 1] = ["cos"];
-static S113: [&str; 1] = [".approx"];
-static S114: [&str; 2] = [".approx", ".ftz"];
-static S115: [&str; 1] = ["cp.async"];
-static S116: [&str; 1] = [".ca"];
-static S117: [&str; 2] = [".shared", ".shared::cta"];
-static S118: [&str; 3] = [".L2::64B", ".L2::128B", ".L2::256B"];
-static S119: [&str; 1] = [".cg"];
-static S120: [&str; 3] = ["4", "8", "16"];
-static S121: [&str; 2] = [".level::cache_hint", ".level::prefetch_size"];
-static S122: [&str; 1] = ["::cta"];
-static S123: [&str; 1] = ["cp.async.bulk"];
-static S124: [&str; 1] = [".shared::cluster"];
-static S125: [&str; 1] = [".mbarrier::complete_tx::bytes"];
-static S126: [&str; 1] = [".multicast::cluster"];
-static S127: [&str; 1] = [".shared::cta"];
-static S128: [&str; 1] = [".bulk_group"];
-static S129: [&str; 1] = ["cp.async.bulk.commit_group"];
-static S130: [&str; 1] = ["cp.async.bulk.prefetch"];
-static S131: [&str; 1] = [".L2"];
-static S132: [&str; 1] = ["cp.async.bulk.prefetch.tensor"];
-static S133: [&str; 5] = [".1d", ".2d", ".3d", ".4d", ".5d"];
-static S134: [&str; 2] = [".tile", ".im2col"];
-static S135: [&str; 1] = ["cp.async.bulk.tensor"];
-static S136: [&str; 2] = [".tile", ".im2col_no_offs"];
-static S137: [&str; 1] = ["cp.async.bulk.wait_group"];
-static S138: [&str; 1] = [".read"];
-static S139: [&str; 1] = ["cp.async.commit_group"];
-static S140: [&str; 1] = ["cp.async.mbarrier.arrive"];
-static S141: [&str; 1] = [".noinc"];
-static S142: [&str; 1] = [".b64"];
-static S143: [&str; 2] = ["::cta", ".shared"];
-static S144: [&str; 2] = ["cp.async.wait_group", "cp.async.wait_all"];
-static S145: [&str; 1] = ["cp.reduce.async.bulk"];
-static S146: [&str; 8] = [".and", ".or", ".xor", ".add", ".inc", ".dec", ".min", ".max"];
-static S147: [&str; 5] = [".b32", ".u32", ".s32", ".b64", ".u64"];
-static S148: [&str; 10] = [".f16", ".bf16", ".b32", ".u32", ".s32", ".b64", ".u64", ".s64", ".f32", ".f64"];
-static S149: [&str; 1] = ["cp.reduce.async.bulk.tensor"];
-static S150: [&str; 8] = [".add", ".min", ".max", ".inc", ".dec", ".and", ".or", ".xor"];
-static S151: [&str; 1] = [".level::cache_hint"];
-static S152: [&str; 1] = ["createpolicy"];
-static S153: [&str; 1] = [".range"];
-static S154: [&str; 4] = [".L2::evict_last", ".L2::evict_normal", ".L2::evict_first", ".L2::evict_unchanged"];
-static S155: [&str; 2] = [".L2::evict_first", ".L2::evict_unchanged"];
-static S156: [&str; 1] = [".fractional"];
-static S157: [&str; 1] = [".cvt"];
-static S158: [&str; 1] = ["%ctaid"];
-static S159: [&str; 1] = ["%current_graph_exec"];
-static S160: [&str; 1] = ["cvt"];
-static S161: [&str; 4] = [".rni", ".rzi", ".rmi", ".rpi"];
-static S162: [&str; 12] = [".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".bf16", ".f16", ".f32", ".f64"];
-static S163: [&str; 1] = [".relu"];
-static S164: [&str; 1] = [".satfinite"];
-static S165: [&str; 1] = [".rna"];
-static S166: [&str; 1] = [".tf32"];
-static S167: [&str; 2] = [".e4m3x2", ".e5m2x2"];
-static S168: [&str; 5] = [".relu", ".f16x2", ".bf16", ".bf16x2", ".tf32"];
-static S169: [&str; 16] = [".u8", ".s8", ".u16", ".s16", ".u32", ".s32", ".u64", ".s64", ".f16", ".f64", ".bf16", ".relu", ".rn", ".rz", ".tf32", ".f32"];
-static S170: [&str; 5] = [".e4m3x2", ".e5m2x2", ".f32", ".f16x2", ".satfinite"];
-static S171: [&str; 7] = [".f16", ".bf16", ".f16x2", ".bf16x2", ".tf32", ".satfinite", ".f32"];
-static S172: [&str; 1] = ["cvt.pack"];
-static S173: [&str; 2] = [".u16", ".s16"];
-static S174: [&str; 6] = [".u2", ".s2", ".u4", ".s4", ".u8", ".s8"];
-static S175: [&str; 4] = [".u4", ".s4", ".u2", ".s2"];
-static S176: [&str; 1] = ["cvta"];
-static S177: [&str; 7] = [".const", ".global", ".local", ".shared", ".shared::cta", ".shared::cluster", ".param"];
-static S178: [&str; 1] = [".to"];
-static S179: [&str; 2] = [".const", ".to"];
-static S180: [&str; 2] = [".param", ".to"];
-static S181: [&str; 2] = ["::cta", "::cluster"];
-static S182: [&str; 1] = ["::cluster"];
-static S183: [&str; 1] = ["discard"];
-static S184: [&str; 1] = ["div"];
-static S185: [&str; 1] = [".full"];
-static S186: [&str; 3] = [".approx", ".full", ".ftz"];
-static S187: [&str; 3] = [".approx", ".f32", ".full"];
-static S188: [&str; 2] = [".rnd", ".f32"];
-static S189: [&str; 2] = [".rn", ".f64"];
-static S190: [&str; 4] = [".rz", ".rm", ".rp", ".f64"];
-static S191: [&str; 6] = [".u16", ".u32", ".u64", ".s16", ".s32", ".s64"];
-static S192: [&str; 1] = ["dp2a"];
-static S193: [&str; 2] = [".lo", ".hi"];
-static S194: [&str; 2] = [".u32", ".s32"];
-static S195: [&str; 1] = ["dp4a"];
-static S196: [&str; 1] = ["%dynamic_smem_size"];
-static S197: [&str; 1] = ["elect.sync"];
-static S198: [&str; 1] = [".entry"];
-static S199: [&str; 1] = ["%envreg<32>"];
-static S200: [&str; 1] = ["ex2"];
-static S201: [&str; 2] = [".f16", ".f16x2"];
-static S202: [&str; 4] = [".bf16", ".bf16x2", ".approx", ".ftz"];
-static S203: [&str; 1] = ["exit"];
-static S204: [&str; 1] = [".explicitcluster"];
-static S205: [&str; 1] = [".extern"];
-static S206: [&str; 1] = [".file"];
-static S207: [&str; 1] = ["fma"];
-static S208: [&str; 1] = [".oob"];
-static S209: [&str; 4] = [".f16", ".f16x2", ".bf16", ".bf16x2"];
-static S210: [&str; 5] = [".f16", ".f16x2", ".bf16", ".bf16x2", ".relu"];
-static S211: [&str; 5] = [".f16", ".f16x2", ".bf16", ".bf16x2", ".oob"];
-static S212: [&str; 1] = ["fns"];
-static S213: [&str; 1] = [".func"];
-static S214: [&str; 1] = [".attribute"];
-static S215: [&str; 1] = ["getctarank"];
-static S216: [&str; 3] = ["%globaltimer", "%globaltimer_lo", "%globaltimer_hi"];
-static S217: [&str; 1] = ["griddepcontrol"];
-static S218: [&str; 2] = [".launch_dependents", ".wait"];
-static S219: [&str; 1] = ["%gridid"];
-static S220: [&str; 1] = ["%is_explicit_cluster"];
-static S221: [&str; 1] = ["isspacep"];
-static S222: [&str; 1] = [".const"];
-static S223: [&str; 1] = [".param"];
-static S224: [&str; 1] = ["istypep"];
-static S225: [&str; 3] = [".texref", ".samplerref", ".surfref"];
-static S226: [&str; 1] = ["%laneid"];
-static S227: [&str; 1] = ["%lanemask_eq"];
-static S228: [&str; 1] = ["%lanemask_ge"];
-static S229: [&str; 1] = ["%lanemask_gt"];
-static S230: [&str; 1] = ["%lanemask_le"];
-static S231: [&str; 1] = ["%lanemask_lt"];
-static S232: [&str; 1] = ["ld"];
-static S233: [&str; 1] = [".weak"];
-static S234: [&str; 7] = [".const", ".global", ".local", ".param", ".shared", ".shared::cta", ".shared::cluster"];
-static S235: [&str; 5] = [".ca", ".cg", ".cs", ".lu", ".cv"];
-static S236: [&str; 14] = [".b8", ".b16", ".b32", ".b64", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".f32", ".f64"];
-static S237: [&str; 5] = [".L1::evict_normal", ".L1::evict_unchanged", ".L1::evict_first", ".L1::evict_last", ".L1::no_allocate"];
-static S238: [&str; 1] = [".volatile"];
-static S239: [&str; 1] = [".relaxed"];
-static S240: [&str; 3] = [".relaxed", ".acquire", ".weak"];
-static S241: [&str; 3] = [".level::eviction_priority", ".level::prefetch_size", ".level::cache_hint"];
-static S242: [&str; 1] = [".cluster"];
-static S243: [&str; 1] = [".unified"];
-static S244: [&str; 1] = [".level::eviction_priority"];
-static S245: [&str; 1] = [".level::prefetch_size"];
-static S246: [&str; 2] = [".L2::256B", ".L2::cache_hint"];
-static S247: [&str; 1] = ["ld.global.nc"];
-static S248: [&str; 3] = [".ca", ".cg", ".cs"];
-static S249: [&str; 1] = [".nc"];
-static S250: [&str; 2] = [".level::eviction_priority", ".level::cache_hint"];
-static S251: [&str; 1] = ["ldu"];
-static S252: [&str; 1] = ["lg2"];
-static S253: [&str; 1] = [".loc"];
-static S254: [&str; 1] = ["lop3"];
-static S255: [&str; 1] = ["mad"];
-static S256: [&str; 5] = [".rn", ".rz", ".rm", ".rp", ".f64"];
-static S257: [&str; 5] = [".rn", ".rz", ".rm", ".rp", ".f32"];
-static S258: [&str; 3] = [".hi", ".lo", ".wide"];
-static S259: [&str; 1] = [".hi"];
-static S260: [&str; 1] = ["mad.cc"];
-static S261: [&str; 2] = [".hi", ".lo"];
-static S262: [&str; 1] = ["mad24"];
-static S263: [&str; 1] = ["madc"];
-static S264: [&str; 1] = ["mapa"];
-static S265: [&str; 1] = ["match.sync"];
-static S266: [&str; 1] = [".any"];
-static S267: [&str; 1] = [".all"];
-static S268: [&str; 1] = ["max"];
-static S269: [&str; 1] = [".NaN"];
-static S270: [&str; 1] = [".xorsign.abs"];
-static S271: [&str; 2] = [".xorsign", ".abs"];
-static S272: [&str; 6] = [".u16", ".u32", ".u64", ".u16x2", ".s16", ".s64"];
-static S273: [&str; 2] = [".s16x2", ".s32"];
-static S274: [&str; 4] = [".u16x2", ".relu", ".s16x2", ".s32"];
-static S275: [&str; 1] = [".maxclusterrank"];
-static S276: [&str; 1] = [".maxnreg"];
-static S277: [&str; 1] = [".maxntid"];
-static S278: [&str; 1] = ["mbarrier"];
-static S279: [&str; 1] = [".init"];
-static S280: [&str; 1] = ["mbarrier.arrive"];
-static S281: [&str; 1] = [".release"];
-static S282: [&str; 2] = [".cta", ".cluster"];
-static S283: [&str; 1] = [".expect_tx"];
-static S284: [&str; 1] = [".noComplete"];
-static S285: [&str; 2] = [".scope", ".sem"];
-static S286: [&str; 1] = ["mbarrier.arrive_drop"];
-static S287: [&str; 1] = ["mbarrier.complete_tx"];
-static S288: [&str; 3] = [".shared", ".shared::cta", ".shared::cluster"];
-static S289: [&str; 1] = ["mbarrier.expect_tx"];
-static S290: [&str; 1] = ["mbarrier.init"];
-static S291: [&str; 1] = ["mbarrier.inval"];
-static S292: [&str; 1] = ["mbarrier.pending_count"];
-static S293: [&str; 2] = ["mbarrier.test_wait", "mbarrier.try_wait"];
-static S294: [&str; 1] = [".parity"];
-static S295: [&str; 1] = [".test_wait"];
-static S296: [&str; 1] = [".try_wait"];
-static S297: [&str; 2] = ["membar", "fence"];
-static S298: [&str; 2] = [".sc", ".acq_rel"];
-static S299: [&str; 1] = [".mbarrier_init"];
-static S300: [&str; 1] = [".proxy"];
-static S301: [&str; 5] = [".alias", ".async", ".async.global", ".async.shared::cta", ".async.shared::cluster"];
-static S302: [&str; 3] = [".cta", ".gl", ".sys"];
-static S303: [&str; 2] = [".cta", ".gl"];
-static S304: [&str; 1] = [".sys"];
-static S305: [&str; 1] = [".op_restrict"];
-static S306: [&str; 2] = [".proxy", ".async"];
-static S307: [&str; 1] = ["min"];
-static S308: [&str; 1] = [".xorsign"];
-static S309: [&str; 1] = [".minnctapersm"];
-static S310: [&str; 1] = ["mov"];
-static S311: [&str; 12] = [".pred", ".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"];
-static S312: [&str; 1] = [".u64"];
-static S313: [&str; 1] = ["mul"];
-static S314: [&str; 1] = ["mul24"];
-static S315: [&str; 3] = ["multimem.ld_reduce", "multimem.st", "multimem.red"];
-static S316: [&str; 3] = [".weak", ".relaxed", ".acquire"];
-static S317: [&str; 6] = [".min", ".max", ".add", ".and", ".or", ".xor"];
-static S318: [&str; 6] = [".b32", ".b64", ".u32", ".u64", ".s32", ".s64"];
-static S319: [&str; 3] = [".weak", ".relaxed", ".release"];
-static S320: [&str; 2] = [".relaxed", ".release"];
-static S321: [&str; 3] = [".min", ".max", ".add"];
-static S322: [&str; 6] = [".f16", ".f16x2", ".bf16", ".bf16x2", ".f32", ".f64"];
-static S323: [&str; 1] = ["nanosleep"];
-static S324: [&str; 1] = ["%nclusterid"];
-static S325: [&str; 1] = ["%nctaid"];
-static S326: [&str; 1] = ["neg"];
-static S327: [&str; 1] = ["not"];
-static S328: [&str; 1] = ["%nsmid"];
-static S329: [&str; 1] = ["%ntid"];
-static S330: [&str; 1] = ["%nwarpid"];
-static S331: [&str; 1] = ["or"];
-static S332: [&str; 1] = ["%pm0..%pm7"];
-static S333: [&str; 1] = ["%pm0_64..%pm7_64"];
-static S334: [&str; 1] = ["pmevent"];
-static S335: [&str; 1] = [".mask"];
-static S336: [&str; 1] = ["popc"];
-static S337: [&str; 1] = [".pragma"];
-static S338: [&str; 2] = ["prefetch", "prefetchu"];
-static S339: [&str; 2] = [".global", ".local"];
-static S340: [&str; 2] = [".L1", ".L2"];
-static S341: [&str; 2] = [".L2::evict_last", ".L2::evict_normal"];
-static S342: [&str; 1] = [".L1"];
-static S343: [&str; 2] = [".const", ".param"];
-static S344: [&str; 1] = [".tensormap"];
-static S345: [&str; 1] = ["prmt"];
-static S346: [&str; 6] = [".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"];
-static S347: [&str; 1] = ["rcp"];
-static S348: [&str; 4] = [".rn", ".f64", ".approx", ".ftz"];
-static S349: [&str; 2] = [".approx", ".f32"];
-static S350: [&str; 1] = ["rcp.approx.ftz.f64"];
-static S351: [&str; 1] = ["red"];
-static S352: [&str; 4] = [".add", ".f32", ".shared", ".u64"];
-static S353: [&str; 3] = [".add", ".noftz", ".f16"];
-static S354: [&str; 3] = [".global", ".add", ".u64"];
-static S355: [&str; 3] = [".shared", ".add", ".u64"];
-static S356: [&str; 1] = ["red.async"];
-static S357: [&str; 2] = [".inc", ".dec"];
-static S358: [&str; 2] = [".min", ".max"];
-static S359: [&str; 3] = [".and", ".or", ".xor"];
-static S360: [&str; 3] = [".u32", ".s32", ".u64"];
-static S361: [&str; 1] = ["redux.sync"];
-static S362: [&str; 1] = ["rem"];
-static S363: [&str; 1] = [".reqnctapercluster"];
-static S364: [&str; 1] = [".reqntid"];
-static S365: [&str; 4] = ["%reserved_smem_offset_begin", "%reserved_smem_offset_end", "%reserved_smem_offset_cap", "%reserved_smem_offset_<2>"];
-static S366: [&str; 1] = ["ret"];
-static S367: [&str; 1] = ["rsqrt"];
-static S368: [&str; 1] = ["rsqrt.approx.ftz.f64"];
-static S369: [&str; 1] = ["sad"];
-static S370: [&str; 1] = ["selp"];
-static S371: [&str; 11] = [".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"];
-static S372: [&str; 1] = ["set"];
-static S373: [&str; 18] = [".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"];
-static S374: [&str; 3] = [".u32", ".s32", ".f32"];
-static S375: [&str; 14] = [".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"];
-static S376: [&str; 12] = [".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f16", ".f32", ".f64"];
-static S377: [&str; 4] = [".u16", ".s16", ".u32", ".s32"];
-static S378: [&str; 3] = [".f16x2", ".u32", ".s32"];
-static S379: [&str; 3] = [".bf16x2", ".u32", ".s32"];
-static S380: [&str; 6] = [".u16", ".u32", ".s16", ".s32", ".f16", ".f16x2"];
-static S381: [&str; 14] = [".u16", ".u32", ".s16", ".s32", ".bf16x2", ".f16", ".b16", ".f32", ".b32", ".s64", ".u64", ".f64", ".b64", ".bf16"];
-static S382: [&str; 1] = ["setmaxnreg"];
-static S383: [&str; 1] = ["setp"];
-static S384: [&str; 1] = ["shf"];
-static S385: [&str; 1] = [".l"];
-static S386: [&str; 2] = [".clamp", ".wrap"];
-static S387: [&str; 1] = [".r"];
-static S388: [&str; 1] = ["shfl.sync"];
-static S389: [&str; 4] = [".up", ".down", ".bfly", ".idx"];
-static S390: [&str; 1] = ["shl"];
-static S391: [&str; 1] = ["shr"];
-static S392: [&str; 9] = [".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"];
-static S393: [&str; 1] = ["sin"];
-static S394: [&str; 1] = ["slct"];
-static S395: [&str; 1] = ["%smid"];
-static S396: [&str; 1] = ["sqrt"];
-static S397: [&str; 1] = ["st"];
-static S398: [&str; 6] = [".global", ".local", ".param", ".shared", ".shared::cta", ".shared::cluster"];
-static S399: [&str; 4] = [".wb", ".cg", ".cs", ".wt"];
-static S400: [&str; 3] = [".relaxed", ".release", ".weak"];
-static S401: [&str; 1] = ["st.async"];
-static S402: [&str; 1] = ["stackrestore"];
-static S403: [&str; 1] = ["stacksave"];
-static S404: [&str; 1] = ["sub"];
-static S405: [&str; 1] = ["sub.cc"];
-static S406: [&str; 1] = ["subc"];
-static S407: [&str; 1] = ["suld"];
-static S408: [&str; 1] = [".b"];
-static S409: [&str; 5] = [".1d", ".2d", ".3d", ".a1d", ".a2d"];
-static S410: [&str; 4] = [".ca", ".cg", ".cs", ".cv"];
-static S411: [&str; 4] = [".b8", ".b16", ".b32", ".b64"];
-static S412: [&str; 3] = [".trap", ".clamp", ".zero"];
-static S413: [&str; 3] = ["none", ".v2", ".v4"];
-static S414: [&str; 2] = [".b", ".trap"];
-static S415: [&str; 3] = [".a1d", ".a2d", ".b"];
-static S416: [&str; 2] = [".a1d", ".a2d"];
-static S417: [&str; 1] = ["suq"];
-static S418: [&str; 7] = [".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".array_size", ".memory_layout"];
-static S419: [&str; 1] = [".array_size"];
-static S420: [&str; 1] = [".memory_layout"];
-static S421: [&str; 1] = ["sured"];
-static S422: [&str; 5] = [".add", ".min", ".max", ".and", ".or"];
-static S423: [&str; 3] = [".1d", ".2d", ".3d"];
-static S424: [&str; 1] = [".p"];
-static S425: [&str; 5] = [".u32", ".u64", ".s32", ".b32", ".s64"];
-static S426: [&str; 5] = [".u64", ".s64", ".b64", ".min", ".max"];
-static S427: [&str; 1] = ["sust"];
-static S428: [&str; 1] = ["szext"];
-static S429: [&str; 1] = ["tanh"];
-static S430: [&str; 3] = [".bf16", ".bf16x2", ".approx"];
-static S431: [&str; 1] = [".target"];
-static S432: [&str; 28] = ["sm_90a", "sm_90", "sm_80", "sm_86", "sm_87", "sm_89", "sm_70", "sm_72", "sm_75", "sm_60", "sm_61", "sm_62", "sm_50", "sm_52", "sm_53", "sm_30", "sm_32", "sm_35", "sm_37", "sm_20", "sm_10", "sm_11", "sm_12", "sm_13", ".texmode_unified", ".texmode_independent", ".debug", ".map_f64_to_f32"];
-static S433: [&str; 1] = ["testp"];
-static S434: [&str; 6] = [".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal"];
-static S435: [&str; 1] = ["tex"];
-static S436: [&str; 9] = [".1d", ".2d", ".3d", ".a1d", ".a2d", ".cube", ".acube", ".2dms", ".a2dms"];
-static S437: [&str; 1] = [".v4"];
-static S438: [&str; 4] = [".u32", ".s32", ".f16", ".f32"];
-static S439: [&str; 2] = [".s32", ".f32"];
-static S440: [&str; 1] = [".v2"];
-static S441: [&str; 1] = [".base"];
-static S442: [&str; 1] = [".level"];
-static S443: [&str; 1] = [".grad"];
-static S444: [&str; 2] = [".texref", ".samplerref"];
-static S445: [&str; 3] = [".cube", ".acube", ".grad"];
-static S446: [&str; 1] = [".acube"];
-static S447: [&str; 1] = ["%tid"];
-static S448: [&str; 1] = ["tld4"];
-static S449: [&str; 4] = [".r", ".g", ".b", ".a"];
-static S450: [&str; 1] = [".2d"];
-static S451: [&str; 4] = [".2d", ".a2d", ".cube", ".acube"];
-static S452: [&str; 3] = [".a2d", ".cube", ".acube"];
-static S453: [&str; 1] = ["%total_smem_size"];
-static S454: [&str; 1] = ["trap"];
-static S455: [&str; 1] = ["txq"];
-static S456: [&str; 9] = [".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".normalized_coords", ".array_size", ".num_mipmap_levels", ".num_samples"];
-static S457: [&str; 3] = [".width", ".height", ".depth"];
-static S458: [&str; 5] = [".force_unnormalized_coords", ".filter_mode", ".addr_mode_0", ".addr_mode_1", ".addr_mode_2"];
-static S459: [&str; 1] = [".force_unnormalized_coords"];
-static S460: [&str; 3] = [".array_size", ".num_mipmap_levels", ".num_samples"];
-static S461: [&str; 5] = ["vadd", "vsub", "vabsdiff", "vmin", "vmax"];
-static S462: [&str; 5] = [".vadd", ".vsub", ".vabsdiff", ".vmin", ".vmax"];
-static S463: [&str; 6] = [".b0", ".b1", ".b2", ".b3", ".h0", ".h1"];
-static S464: [&str; 6] = ["vadd2", "vsub2", "vavrg2", "vabsdiff2", "vmin2", "vmax2"];
-static S465: [&str; 6] = [".vadd2", ".vsub2", ".vavrg2", ".vabsdiff2", ".vmin2", ".vmax2"];
-static S466: [&str; 3] = [".h0", ".h1", ".h10"];
-static S467: [&str; 1] = [".hxy"];
-static S468: [&str; 6] = ["vadd4", "vsub4", "vavrg4", "vabsdiff4", "vmin4", "vmax4"];
-static S469: [&str; 6] = [".vadd4", ".vsub4", ".vavrg4", ".vabsdiff4", ".vmin4", ".vmax4"];
-static S470: [&str; 15] = [".b0", ".b1", ".b10", ".b2", ".b20", ".b21", ".b210", ".b3", ".b30", ".b31", ".b310", ".b32", ".b320", ".b321", ".b3210"];
-static S471: [&str; 1] = [".bxyzw"];
-static S472: [&str; 1] = [".version"];
-static S473: [&str; 1] = [".visible"];
-static S474: [&str; 1] = ["vmad"];
-static S475: [&str; 2] = [".shr7", ".shr15"];
-static S476: [&str; 1] = [".po"];
-static S477: [&str; 1] = ["vote.sync"];
-static S478: [&str; 3] = [".all", ".any", ".uni"];
-static S479: [&str; 1] = [".ballot"];
-static S480: [&str; 1] = ["vset"];
-static S481: [&str; 6] = [".eq", ".ne", ".lt", ".le", ".gt", ".ge"];
-static S482: [&str; 1] = ["vset2"];
-static S483: [&str; 1] = ["vset4"];
-static S484: [&str; 2] = ["vshl", "vshr"];
-static S485: [&str; 2] = [".vshl", ".vshr"];
-static S486: [&str; 1] = ["%warpid"];
-static S487: [&str; 1] = ["xor"];
+static S4: [&str; 2] = [".ftz", ".f32"];
+static S5: [&str; 1] = [".f16"];
+static S6: [&str; 1] = [".f16x2"];
+static S7: [&str; 1] = [".bf16"];
+static S8: [&str; 1] = [".bf16x2"];
+static S9: [&str; 2] = [".bf16", ".bf16x2"];
+static S10: [&str; 3] = [".s16", ".s32", ".s64"];
+static S11: [&str; 1] = ["activemask"];
+static S12: [&str; 1] = [".b32"];
+static S13: [&str; 1] = ["add"];
+static S14: [&str; 4] = [".rn", ".rz", ".rm", ".rp"];
+static S15: [&str; 1] = [".sat"];
+static S16: [&str; 2] = [".rn", ".rz"];
+static S17: [&str; 3] = [".rm", ".rp", ".f64"];
+static S18: [&str; 3] = [".rm", ".rp", ".f32"];
+static S19: [&str; 2] = [".rm", ".f32"];
+static S20: [&str; 2] = [".rp", ".f32"];
+static S21: [&str; 2] = [".rm", ".f64"];
+static S22: [&str; 2] = [".rp", ".f64"];
+static S23: [&str; 1] = [".rn"];
+static S24: [&str; 3] = [".rnd", ".bf16", ".bf16x2"];
+static S25: [&str; 8] = [".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".u16x2", ".s16x2"];
+static S26: [&str; 1] = [".s32"];
+static S27: [&str; 2] = [".u16x2", ".s16x2"];
+static S28: [&str; 1] = [".s16x2"];
+static S29: [&str; 1] = [".u16x2"];
+static S30: [&str; 1] = ["add.cc"];
+static S31: [&str; 4] = [".u32", ".s32", ".u64", ".s64"];
+static S32: [&str; 1] = [".cc"];
+static S33: [&str; 2] = [".cc", ".s64"];
+static S34: [&str; 2] = [".cc", ".u64"];
+static S35: [&str; 1] = ["addc"];
+static S36: [&str; 0] = [];
+static S37: [&str; 1] = [".address_size"];
+static S38: [&str; 2] = ["32", "64"];
+static S39: [&str; 1] = ["%aggr_smem_size"];
+static S40: [&str; 1] = [".alias"];
+static S41: [&str; 1] = ["alloca"];
+static S42: [&str; 2] = [".u32", ".u64"];
+static S43: [&str; 1] = ["and"];
+static S44: [&str; 4] = [".pred", ".b16", ".b32", ".b64"];
+static S45: [&str; 1] = ["applypriority"];
+static S46: [&str; 1] = [".global"];
+static S47: [&str; 1] = [".L2::evict_normal"];
+static S48: [&str; 1] = ["atom"];
+static S49: [&str; 4] = [".relaxed", ".acquire", ".release", ".acq_rel"];
+static S50: [&str; 4] = [".cta", ".cluster", ".gpu", ".sys"];
+static S51: [&str; 4] = [".global", ".shared", ".shared::cta", ".shared::cluster"];
+static S52: [&str; 10] = [".and", ".or", ".xor", ".cas", ".exch", ".add", ".inc", ".dec", ".min", ".max"];
+static S53: [&str; 1] = [".L2::cache_hint"];
+static S54: [&str; 8] = [".b32", ".b64", ".u32", ".u64", ".s32", ".s64", ".f32", ".f64"];
+static S55: [&str; 1] = [".cas"];
+static S56: [&str; 1] = [".b16"];
+static S57: [&str; 1] = [".add"];
+static S58: [&str; 1] = [".noftz"];
+static S59: [&str; 3] = [".cta", ".gpu", ".sys"];
+static S60: [&str; 2] = [".v2", ".v4"];
+static S61: [&str; 3] = [".add", ".min", ".max"];
+static S62: [&str; 3] = [".v2", ".v4", ".v8"];
+static S63: [&str; 2] = [".f16", ".bf16"];
+static S64: [&str; 2] = [".f16x2", ".bf16x2"];
+static S65: [&str; 5] = [".add", ".cas", ".exch", ".shared", ".global"];
+static S66: [&str; 5] = [".add", ".cas", ".exch", ".f32", ".shared"];
+static S67: [&str; 5] = [".and", ".or", ".xor", ".min", ".max"];
+static S68: [&str; 2] = [".add", ".f64"];
+static S69: [&str; 1] = [".scope"];
+static S70: [&str; 1] = [".sem"];
+static S71: [&str; 3] = [".add", ".noftz", ".f16x2"];
+static S72: [&str; 5] = [".add", ".noftz", ".f16", ".cas", ".b16"];
+static S73: [&str; 3] = [".shared::cta", ".and", ".b32"];
+static S74: [&str; 2] = [".cas", ".b16"];
+static S75: [&str; 3] = [".shared::cta", ".cas", ".b16"];
+static S76: [&str; 3] = [".add", ".noftz", ".f16"];
+static S77: [&str; 4] = [".shared::cta", ".add", ".noftz", ".f16"];
+static S78: [&str; 4] = [".shared::cta", ".add", ".noftz", ".f16x2"];
+static S79: [&str; 3] = [".add", ".v2", ".f32"];
+static S80: [&str; 3] = [".add", ".v4", ".f32"];
+static S81: [&str; 4] = [".add", ".noftz", ".v2", ".f16"];
+static S82: [&str; 4] = [".add", ".noftz", ".v2", ".bf16"];
+static S83: [&str; 4] = [".add", ".noftz", ".v4", ".f16"];
+static S84: [&str; 4] = [".add", ".noftz", ".v8", ".f16"];
+static S85: [&str; 5] = [".global", ".max", ".noftz", ".v2", ".f16"];
+static S86: [&str; 5] = [".global", ".min", ".noftz", ".v2", ".f16"];
+static S87: [&str; 4] = [".max", ".noftz", ".v2", ".f16"];
+static S88: [&str; 4] = [".min", ".noftz", ".v2", ".f16"];
+static S89: [&str; 4] = [".add", ".noftz", ".v2", ".f16x2"];
+static S90: [&str; 4] = [".add", ".noftz", ".v2", ".bf16x2"];
+static S91: [&str; 4] = [".add", ".noftz", ".v4", ".f16x2"];
+static S92: [&str; 5] = [".global", ".max", ".noftz", ".v2", ".f16x2"];
+static S93: [&str; 5] = [".global", ".min", ".noftz", ".v2", ".f16x2"];
+static S94: [&str; 4] = [".max", ".noftz", ".v2", ".f16x2"];
+static S95: [&str; 4] = [".min", ".noftz", ".v2", ".f16x2"];
+static S96: [&str; 5] = [".global", ".v2", ".bf16x2", ".max", ".noftz"];
+static S97: [&str; 5] = [".global", ".v8", ".bf16", ".add", ".noftz"];
+static S98: [&str; 5] = [".global", ".v8", ".f16", ".max", ".noftz"];
+static S99: [&str; 3] = [".shared::cta", ".max", ".u32"];
+static S100: [&str; 1] = [".shared"];
+static S101: [&str; 4] = [".add", ".cas", ".exch", ".global"];
+static S102: [&str; 4] = [".add", ".cas", ".exch", ".shared"];
+static S103: [&str; 2] = [".add", ".f32"];
+static S104: [&str; 3] = [".acq_rel", ".and", ".b32"];
+static S105: [&str; 3] = [".acquire", ".and", ".b32"];
+static S106: [&str; 2] = [".and", ".b64"];
+static S107: [&str; 3] = [".cluster", ".and", ".b32"];
+static S108: [&str; 3] = [".cta", ".and", ".b32"];
+static S109: [&str; 3] = [".gpu", ".and", ".b32"];
+static S110: [&str; 3] = [".relaxed", ".and", ".b32"];
+static S111: [&str; 3] = [".release", ".and", ".b32"];
+static S112: [&str; 3] = [".shared::cluster", ".and", ".b32"];
+static S113: [&str; 3] = [".sys", ".and", ".b32"];
+static S114: [&str; 3] = [".cluster", ".cas", ".b16"];
+static S115: [&str; 3] = [".shared::cluster", ".cas", ".b16"];
+static S116: [&str; 4] = [".cluster", ".add", ".noftz", ".f16"];
+static S117: [&str; 4] = [".shared::cluster", ".add", ".noftz", ".f16"];
+static S118: [&str; 4] = [".acq_rel", ".add", ".noftz", ".f16x2"];
+static S119: [&str; 4] = [".acquire", ".add", ".noftz", ".f16x2"];
+static S120: [&str; 4] = [".cluster", ".add", ".noftz", ".f16x2"];
+static S121: [&str; 4] = [".relaxed", ".add", ".noftz", ".f16x2"];
+static S122: [&str; 4] = [".release", ".add", ".noftz", ".f16x2"];
+static S123: [&str; 4] = [".shared::cluster", ".add", ".noftz", ".f16x2"];
+static S124: [&str; 3] = [".add", ".noftz", ".bf16"];
+static S125: [&str; 3] = [".add", ".noftz", ".bf16x2"];
+static S126: [&str; 5] = [".global", ".acquire", ".sys", ".inc", ".u32"];
+static S127: [&str; 5] = [".global", ".cluster", ".relaxed", ".add", ".u32"];
+static S128: [&str; 4] = [".global", ".sys", ".add", ".u32"];
+static S129: [&str; 2] = ["bar", "barrier"];
+static S130: [&str; 1] = [".cta"];
+static S131: [&str; 1] = [".sync"];
+static S132: [&str; 1] = [".aligned"];
+static S133: [&str; 1] = [".arrive"];
+static S134: [&str; 1] = [".red"];
+static S135: [&str; 1] = [".popc"];
+static S136: [&str; 1] = [".u32"];
+static S137: [&str; 2] = [".and", ".or"];
+static S138: [&str; 1] = [".pred"];
+static S139: [&str; 2] = [".arrive", ".red"];
+static S140: [&str; 3] = [".arrive", ".red", ".cta"];
+static S141: [&str; 3] = [".red", ".popc", ".u32"];
+static S142: [&str; 3] = [".red", ".and", ".pred"];
+static S143: [&str; 3] = [".red", ".or", ".pred"];
+static S144: [&str; 1] = ["bar.warp.sync"];
+static S145: [&str; 1] = ["barrier.cluster"];
+static S146: [&str; 2] = [".release", ".relaxed"];
+static S147: [&str; 1] = [".wait"];
+static S148: [&str; 1] = [".acquire"];
+static S149: [&str; 3] = [".acquire", ".relaxed", ".release"];
+static S150: [&str; 3] = [".cluster", ".arrive", ".relaxed"];
+static S151: [&str; 3] = [".cluster", ".arrive", ".release"];
+static S152: [&str; 3] = [".cluster", ".wait", ".acquire"];
+static S153: [&str; 1] = ["bfe"];
+static S154: [&str; 4] = [".u32", ".u64", ".s32", ".s64"];
+static S155: [&str; 1] = ["bra"];
+static S156: [&str; 1] = [".uni"];
+static S157: [&str; 1] = [".branchtargets"];
+static S158: [&str; 1] = ["brev"];
+static S159: [&str; 2] = [".b32", ".b64"];
+static S160: [&str; 1] = ["brkpt"];
+static S161: [&str; 1] = ["brx.idx"];
+static S162: [&str; 1] = ["call"];
+static S163: [&str; 1] = [".callprototype"];
+static S164: [&str; 1] = [".noreturn"];
+static S165: [&str; 1] = [".calltargets"];
+static S166: [&str; 2] = ["%clock", "%clock_hi"];
+static S167: [&str; 1] = ["%clock64"];
+static S168: [&str; 1] = ["%cluster_ctaid"];
+static S169: [&str; 1] = ["%cluster_ctarank"];
+static S170: [&str; 1] = ["%cluster_nctaid"];
+static S171: [&str; 1] = ["%cluster_nctarank"];
+static S172: [&str; 1] = ["%clusterid"];
+static S173: [&str; 1] = ["clz"];
+static S174: [&str; 1] = ["cnot"];
+static S175: [&str; 3] = [".b16", ".b32", ".b64"];
+static S176: [&str; 1] = [".common"];
+static S177: [&str; 1] = ["copysign"];
+static S178: [&str; 2] = [".f32", ".f64"];
+static S179: [&str; 1] = ["cos"];
+static S180: [&str; 1] = [".approx"];
+static S181: [&str; 2] = [".approx", ".ftz"];
+static S182: [&str; 1] = ["cp.async"];
+static S183: [&str; 1] = [".ca"];
+static S184: [&str; 2] = [".shared", ".shared::cta"];
+static S185: [&str; 3] = [".L2::64B", ".L2::128B", ".L2::256B"];
+static S186: [&str; 1] = [".cg"];
+static S187: [&str; 3] = ["4", "8", "16"];
+static S188: [&str; 2] = [".level::cache_hint", ".level::prefetch_size"];
+static S189: [&str; 1] = ["::cta"];
+static S190: [&str; 5] = [".async", ".ca", ".shared", ".global", ".L2::128B"];
+static S191: [&str; 5] = [".async", ".ca", ".shared", ".global", ".L2::256B"];
+static S192: [&str; 5] = [".async", ".ca", ".shared", ".global", ".L2::64B"];
+static S193: [&str; 5] = [".async", ".cg", ".shared", ".global", ".L2::128B"];
+static S194: [&str; 5] = [".async", ".cg", ".shared", ".global", ".L2::256B"];
+static S195: [&str; 5] = [".async", ".cg", ".shared", ".global", ".L2::64B"];
+static S196: [&str; 5] = [".async", ".ca", ".shared", ".global", ".L2::cache_hint"];
+static S197: [&str; 1] = ["cp.async.bulk"];
+static S198: [&str; 1] = [".shared::cluster"];
+static S199: [&str; 1] = [".mbarrier::complete_tx::bytes"];
+static S200: [&str; 1] = [".multicast::cluster"];
+static S201: [&str; 1] = [".shared::cta"];
+static S202: [&str; 1] = [".bulk_group"];
+static S203: [&str; 1] = ["cp.async.bulk.commit_group"];
+static S204: [&str; 1] = ["cp.async.bulk.prefetch"];
+static S205: [&str; 1] = [".L2"];
+static S206: [&str; 1] = ["cp.async.bulk.prefetch.tensor"];
+static S207: [&str; 5] = [".1d", ".2d", ".3d", ".4d", ".5d"];
+static S208: [&str; 2] = [".tile", ".im2col"];
+static S209: [&str; 1] = ["cp.async.bulk.tensor"];
+static S210: [&str; 2] = [".tile", ".im2col_no_offs"];
+static S211: [&str; 1] = ["cp.async.bulk.wait_group"];
+static S212: [&str; 1] = [".read"];
+static S213: [&str; 1] = ["cp.async.commit_group"];
+static S214: [&str; 1] = ["cp.async.mbarrier.arrive"];
+static S215: [&str; 1] = [".noinc"];
+static S216: [&str; 1] = [".b64"];
+static S217: [&str; 2] = ["::cta", ".shared"];
+static S218: [&str; 5] = [".async", ".mbarrier", ".arrive", ".shared::cta", ".b64"];
+static S219: [&str; 2] = ["cp.async.wait_group", "cp.async.wait_all"];
+static S220: [&str; 1] = ["cp.reduce.async.bulk"];
+static S221: [&str; 8] = [".and", ".or", ".xor", ".add", ".inc", ".dec", ".min", ".max"];
+static S222: [&str; 5] = [".b32", ".u32", ".s32", ".b64", ".u64"];
+static S223: [&str; 10] = [".f16", ".bf16", ".b32", ".u32", ".s32", ".b64", ".u64", ".s64", ".f32", ".f64"];
+static S224: [&str; 1] = ["cp.reduce.async.bulk.tensor"];
+static S225: [&str; 8] = [".add", ".min", ".max", ".inc", ".dec", ".and", ".or", ".xor"];
+static S226: [&str; 1] = [".level::cache_hint"];
+static S227: [&str; 1] = ["createpolicy"];
+static S228: [&str; 1] = [".range"];
+static S229: [&str; 4] = [".L2::evict_last", ".L2::evict_normal", ".L2::evict_first", ".L2::evict_unchanged"];
+static S230: [&str; 2] = [".L2::evict_first", ".L2::evict_unchanged"];
+static S231: [&str; 1] = [".fractional"];
+static S232: [&str; 1] = [".cvt"];
+static S233: [&str; 1] = ["%ctaid"];
+static S234: [&str; 1] = ["%current_graph_exec"];
+static S235: [&str; 1] = ["cvt"];
+static S236: [&str; 4] = [".rni", ".rzi", ".rmi", ".rpi"];
+static S237: [&str; 12] = [".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".bf16", ".f16", ".f32", ".f64"];
+static S238: [&str; 1] = [".relu"];
+static S239: [&str; 1] = [".satfinite"];
+static S240: [&str; 1] = [".rna"];
+static S241: [&str; 1] = [".tf32"];
+static S242: [&str; 2] = [".e4m3x2", ".e5m2x2"];
+static S243: [&str; 5] = [".relu", ".f16x2", ".bf16", ".bf16x2", ".tf32"];
+static S244: [&str; 16] = [".u8", ".s8", ".u16", ".s16", ".u32", ".s32", ".u64", ".s64", ".f16", ".f64", ".bf16", ".relu", ".rn", ".rz", ".tf32", ".f32"];
+static S245: [&str; 5] = [".e4m3x2", ".e5m2x2", ".f32", ".f16x2", ".satfinite"];
+static S246: [&str; 7] = [".f16", ".bf16", ".f16x2", ".bf16x2", ".tf32", ".satfinite", ".f32"];
+static S247: [&str; 4] = [".rn", ".satfinite", ".f16", ".f32"];
+static S248: [&str; 4] = [".rn", ".satfinite", ".f16x2", ".f32"];
+static S249: [&str; 4] = [".rn", ".satfinite", ".bf16", ".f32"];
+static S250: [&str; 4] = [".rn", ".satfinite", ".bf16x2", ".f32"];
+static S251: [&str; 4] = [".rna", ".satfinite", ".tf32", ".f32"];
+static S252: [&str; 4] = [".rn", ".satfinite", ".e4m3x2", ".f32"];
+static S253: [&str; 4] = [".rn", ".satfinite", ".e5m2x2", ".f32"];
+static S254: [&str; 4] = [".rn", ".satfinite", ".e4m3x2", ".f16x2"];
+static S255: [&str; 4] = [".rn", ".satfinite", ".e5m2x2", ".f16x2"];
+static S256: [&str; 3] = [".rn", ".f16x2", ".e4m3x2"];
+static S257: [&str; 3] = [".rn", ".f16x2", ".e5m2x2"];
+static S258: [&str; 4] = [".rz", ".satfinite", ".bf16x2", ".f32"];
+static S259: [&str; 4] = [".rn", ".relu", ".f16", ".f32"];
+static S260: [&str; 3] = [".rn", ".f16x2", ".f32"];
+static S261: [&str; 3] = [".rz", ".f16x2", ".f32"];
+static S262: [&str; 3] = [".rn", ".bf16", ".f32"];
+static S263: [&str; 3] = [".rz", ".bf16", ".f32"];
+static S264: [&str; 3] = [".rn", ".bf16x2", ".f32"];
+static S265: [&str; 3] = [".rz", ".bf16x2", ".f32"];
+static S266: [&str; 3] = [".rna", ".tf32", ".f32"];
+static S267: [&str; 3] = [".rn", ".tf32", ".f32"];
+static S268: [&str; 3] = [".rz", ".tf32", ".f32"];
+static S269: [&str; 3] = [".f64", ".bf16", ".rp"];
+static S270: [&str; 1] = ["cvt.pack"];
+static S271: [&str; 2] = [".u16", ".s16"];
+static S272: [&str; 6] = [".u2", ".s2", ".u4", ".s4", ".u8", ".s8"];
+static S273: [&str; 4] = [".u4", ".s4", ".u2", ".s2"];
+static S274: [&str; 5] = [".pack", ".sat", ".u2", ".s32", ".b32"];
+static S275: [&str; 5] = [".pack", ".sat", ".s2", ".s32", ".b32"];
+static S276: [&str; 5] = [".pack", ".sat", ".s4", ".s32", ".b32"];
+static S277: [&str; 5] = [".pack", ".sat", ".u4", ".s32", ".b32"];
+static S278: [&str; 1] = ["cvta"];
+static S279: [&str; 7] = [".const", ".global", ".local", ".shared", ".shared::cta", ".shared::cluster", ".param"];
+static S280: [&str; 1] = [".to"];
+static S281: [&str; 2] = [".const", ".to"];
+static S282: [&str; 2] = [".param", ".to"];
+static S283: [&str; 2] = ["::cta", "::cluster"];
+static S284: [&str; 2] = [".const", ".u32"];
+static S285: [&str; 2] = [".const", ".u64"];
+static S286: [&str; 2] = [".param", ".u32"];
+static S287: [&str; 2] = [".shared::cta", ".u32"];
+static S288: [&str; 2] = [".param", ".u64"];
+static S289: [&str; 1] = ["::cluster"];
+static S290: [&str; 2] = [".shared::cluster", ".u32"];
+static S291: [&str; 1] = ["discard"];
+static S292: [&str; 1] = ["div"];
+static S293: [&str; 1] = [".full"];
+static S294: [&str; 3] = [".approx", ".full", ".ftz"];
+static S295: [&str; 2] = [".approx", ".f32"];
+static S296: [&str; 2] = [".full", ".f32"];
+static S297: [&str; 3] = [".approx", ".f32", ".full"];
+static S298: [&str; 2] = [".rnd", ".f32"];
+static S299: [&str; 2] = [".rn", ".f64"];
+static S300: [&str; 4] = [".rz", ".rm", ".rp", ".f64"];
+static S301: [&str; 2] = [".rn", ".f32"];
+static S302: [&str; 2] = [".rz", ".f32"];
+static S303: [&str; 2] = [".rz", ".f64"];
+static S304: [&str; 6] = [".u16", ".u32", ".u64", ".s16", ".s32", ".s64"];
+static S305: [&str; 1] = ["dp2a"];
+static S306: [&str; 2] = [".lo", ".hi"];
+static S307: [&str; 2] = [".u32", ".s32"];
+static S308: [&str; 1] = ["dp4a"];
+static S309: [&str; 1] = ["%dynamic_smem_size"];
+static S310: [&str; 1] = ["elect.sync"];
+static S311: [&str; 1] = [".entry"];
+static S312: [&str; 1] = ["%envreg<32>"];
+static S313: [&str; 1] = ["ex2"];
+static S314: [&str; 2] = [".f16", ".f16x2"];
+static S315: [&str; 4] = [".bf16", ".bf16x2", ".approx", ".ftz"];
+static S316: [&str; 3] = [".approx", ".ftz", ".bf16"];
+static S317: [&str; 3] = [".approx", ".ftz", ".bf16x2"];
+static S318: [&str; 1] = ["exit"];
+static S319: [&str; 1] = [".explicitcluster"];
+static S320: [&str; 1] = [".extern"];
+static S321: [&str; 1] = [".file"];
+static S322: [&str; 1] = ["fma"];
+static S323: [&str; 1] = [".oob"];
+static S324: [&str; 4] = [".f16", ".f16x2", ".bf16", ".bf16x2"];
+static S325: [&str; 5] = [".f16", ".f16x2", ".bf16", ".bf16x2", ".relu"];
+static S326: [&str; 5] = [".f16", ".f16x2", ".bf16", ".bf16x2", ".oob"];
+static S327: [&str; 3] = [".rn", ".relu", ".f16"];
+static S328: [&str; 3] = [".rn", ".relu", ".f16x2"];
+static S329: [&str; 2] = [".rn", ".bf16"];
+static S330: [&str; 2] = [".rn", ".bf16x2"];
+static S331: [&str; 3] = [".rn", ".oob", ".f16"];
+static S332: [&str; 3] = [".rn", ".oob", ".bf16"];
+static S333: [&str; 3] = [".rn", ".oob", ".bf16x2"];
+static S334: [&str; 3] = [".rn", ".oob", ".f16x2"];
+static S335: [&str; 1] = ["fns"];
+static S336: [&str; 1] = [".func"];
+static S337: [&str; 1] = [".attribute"];
+static S338: [&str; 1] = ["getctarank"];
+static S339: [&str; 3] = ["%globaltimer", "%globaltimer_lo", "%globaltimer_hi"];
+static S340: [&str; 1] = ["griddepcontrol"];
+static S341: [&str; 2] = [".launch_dependents", ".wait"];
+static S342: [&str; 1] = ["%gridid"];
+static S343: [&str; 1] = ["%is_explicit_cluster"];
+static S344: [&str; 1] = ["isspacep"];
+static S345: [&str; 1] = [".const"];
+static S346: [&str; 1] = [".param"];
+static S347: [&str; 1] = ["istypep"];
+static S348: [&str; 3] = [".texref", ".samplerref", ".surfref"];
+static S349: [&str; 1] = ["%laneid"];
+static S350: [&str; 1] = ["%lanemask_eq"];
+static S351: [&str; 1] = ["%lanemask_ge"];
+static S352: [&str; 1] = ["%lanemask_gt"];
+static S353: [&str; 1] = ["%lanemask_le"];
+static S354: [&str; 1] = ["%lanemask_lt"];
+static S355: [&str; 1] = ["ld"];
+static S356: [&str; 1] = [".weak"];
+static S357: [&str; 7] = [".const", ".global", ".local", ".param", ".shared", ".shared::cta", ".shared::cluster"];
+static S358: [&str; 5] = [".ca", ".cg", ".cs", ".lu", ".cv"];
+static S359: [&str; 14] = [".b8", ".b16", ".b32", ".b64", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".f32", ".f64"];
+static S360: [&str; 5] = [".L1::evict_normal", ".L1::evict_unchanged", ".L1::evict_first", ".L1::evict_last", ".L1::no_allocate"];
+static S361: [&str; 1] = [".volatile"];
+static S362: [&str; 1] = [".relaxed"];
+static S363: [&str; 3] = [".relaxed", ".acquire", ".weak"];
+static S364: [&str; 3] = [".level::eviction_priority", ".level::prefetch_size", ".level::cache_hint"];
+static S365: [&str; 1] = [".cluster"];
+static S366: [&str; 1] = [".unified"];
+static S367: [&str; 2] = [".L2::128B", ".b8"];
+static S368: [&str; 2] = [".L2::256B", ".b8"];
+static S369: [&str; 2] = [".L2::64B", ".b8"];
+static S370: [&str; 2] = [".shared::cta", ".b8"];
+static S371: [&str; 2] = [".L1::evict_first", ".b8"];
+static S372: [&str; 2] = [".L1::evict_last", ".b8"];
+static S373: [&str; 2] = [".L1::evict_normal", ".b8"];
+static S374: [&str; 2] = [".L1::evict_unchanged", ".b8"];
+static S375: [&str; 2] = [".L1::no_allocate", ".b8"];
+static S376: [&str; 3] = [".volatile", ".local", ".b8"];
+static S377: [&str; 2] = [".L2::128B", ".f64"];
+static S378: [&str; 3] = [".global", ".L1::evict_last", ".u32"];
+static S379: [&str; 3] = [".global", ".L2::256B", ".f64"];
+static S380: [&str; 3] = [".global", ".L2::64B", ".b32"];
+static S381: [&str; 3] = [".global", ".L2::cache_hint", ".b64"];
+static S382: [&str; 4] = [".shared::cta", ".acquire", ".gpu", ".u32"];
+static S383: [&str; 1] = [".level::eviction_priority"];
+static S384: [&str; 1] = [".level::prefetch_size"];
+static S385: [&str; 2] = [".L2::256B", ".L2::cache_hint"];
+static S386: [&str; 2] = [".ca", ".b8"];
+static S387: [&str; 2] = [".cg", ".b8"];
+static S388: [&str; 2] = [".cs", ".b8"];
+static S389: [&str; 2] = [".cv", ".b8"];
+static S390: [&str; 3] = [".global", ".lu", ".b8"];
+static S391: [&str; 2] = [".lu", ".b8"];
+static S392: [&str; 2] = [".shared::cluster", ".b8"];
+static S393: [&str; 2] = [".weak", ".b8"];
+static S394: [&str; 3] = [".relaxed", ".cta", ".b8"];
+static S395: [&str; 3] = [".relaxed", ".cta", ".b16"];
+static S396: [&str; 3] = [".relaxed", ".cta", ".b32"];
+static S397: [&str; 3] = [".relaxed", ".cta", ".b64"];
+static S398: [&str; 3] = [".relaxed", ".cta", ".f32"];
+static S399: [&str; 3] = [".relaxed", ".cta", ".f64"];
+static S400: [&str; 4] = [".relaxed", ".cta", ".global", ".s16"];
+static S401: [&str; 4] = [".relaxed", ".cta", ".global", ".s32"];
+static S402: [&str; 4] = [".relaxed", ".cta", ".global", ".s64"];
+static S403: [&str; 4] = [".relaxed", ".cta", ".global", ".s8"];
+static S404: [&str; 4] = [".relaxed", ".cta", ".global", ".u16"];
+static S405: [&str; 4] = [".relaxed", ".cta", ".global", ".u32"];
+static S406: [&str; 4] = [".relaxed", ".cta", ".global", ".u64"];
+static S407: [&str; 4] = [".relaxed", ".cta", ".global", ".u8"];
+static S408: [&str; 3] = [".relaxed", ".cta", ".s16"];
+static S409: [&str; 3] = [".relaxed", ".cta", ".s32"];
+static S410: [&str; 3] = [".relaxed", ".cta", ".s64"];
+static S411: [&str; 3] = [".relaxed", ".cta", ".s8"];
+static S412: [&str; 3] = [".relaxed", ".cta", ".u16"];
+static S413: [&str; 3] = [".relaxed", ".cta", ".u32"];
+static S414: [&str; 3] = [".relaxed", ".cta", ".u64"];
+static S415: [&str; 3] = [".relaxed", ".cta", ".u8"];
+static S416: [&str; 3] = [".relaxed", ".gpu", ".b8"];
+static S417: [&str; 3] = [".relaxed", ".sys", ".b8"];
+static S418: [&str; 3] = [".acquire", ".cta", ".b8"];
+static S419: [&str; 3] = [".acquire", ".cta", ".b16"];
+static S420: [&str; 3] = [".acquire", ".cta", ".b32"];
+static S421: [&str; 3] = [".acquire", ".cta", ".b64"];
+static S422: [&str; 3] = [".acquire", ".cta", ".f32"];
+static S423: [&str; 3] = [".acquire", ".cta", ".f64"];
+static S424: [&str; 4] = [".acquire", ".cta", ".global", ".s16"];
+static S425: [&str; 4] = [".acquire", ".cta", ".global", ".s32"];
+static S426: [&str; 4] = [".acquire", ".cta", ".global", ".s64"];
+static S427: [&str; 4] = [".acquire", ".cta", ".global", ".s8"];
+static S428: [&str; 4] = [".acquire", ".cta", ".global", ".u16"];
+static S429: [&str; 4] = [".acquire", ".cta", ".global", ".u32"];
+static S430: [&str; 4] = [".acquire", ".cta", ".global", ".u64"];
+static S431: [&str; 4] = [".acquire", ".cta", ".global", ".u8"];
+static S432: [&str; 3] = [".acquire", ".cta", ".s16"];
+static S433: [&str; 3] = [".acquire", ".cta", ".s32"];
+static S434: [&str; 3] = [".acquire", ".cta", ".s64"];
+static S435: [&str; 3] = [".acquire", ".cta", ".s8"];
+static S436: [&str; 3] = [".acquire", ".cta", ".u16"];
+static S437: [&str; 3] = [".acquire", ".cta", ".u32"];
+static S438: [&str; 3] = [".acquire", ".cta", ".u64"];
+static S439: [&str; 3] = [".acquire", ".cta", ".u8"];
+static S440: [&str; 3] = [".acquire", ".gpu", ".b8"];
+static S441: [&str; 3] = [".acquire", ".sys", ".b8"];
+static S442: [&str; 4] = [".global", ".relaxed", ".gpu", ".u32"];
+static S443: [&str; 4] = [".shared", ".acquire", ".gpu", ".u32"];
+static S444: [&str; 1] = ["ld.global.nc"];
+static S445: [&str; 3] = [".ca", ".cg", ".cs"];
+static S446: [&str; 1] = [".nc"];
+static S447: [&str; 2] = [".level::eviction_priority", ".level::cache_hint"];
+static S448: [&str; 4] = [".global", ".nc", ".L1::evict_first", ".b8"];
+static S449: [&str; 4] = [".global", ".nc", ".L1::evict_last", ".b8"];
+static S450: [&str; 4] = [".global", ".nc", ".L1::evict_normal", ".b8"];
+static S451: [&str; 4] = [".global", ".nc", ".L1::evict_unchanged", ".b8"];
+static S452: [&str; 4] = [".global", ".nc", ".L1::no_allocate", ".b8"];
+static S453: [&str; 4] = [".global", ".nc", ".L2::cache_hint", ".f32"];
+static S454: [&str; 1] = ["ldu"];
+static S455: [&str; 1] = ["lg2"];
+static S456: [&str; 1] = [".loc"];
+static S457: [&str; 1] = ["lop3"];
+static S458: [&str; 1] = ["mad"];
+static S459: [&str; 5] = [".rn", ".rz", ".rm", ".rp", ".f64"];
+static S460: [&str; 5] = [".rn", ".rz", ".rm", ".rp", ".f32"];
+static S461: [&str; 3] = [".hi", ".lo", ".wide"];
+static S462: [&str; 1] = [".hi"];
+static S463: [&str; 1] = ["mad.cc"];
+static S464: [&str; 2] = [".hi", ".lo"];
+static S465: [&str; 1] = ["mad24"];
+static S466: [&str; 1] = ["madc"];
+static S467: [&str; 1] = ["mapa"];
+static S468: [&str; 1] = ["match.sync"];
+static S469: [&str; 1] = [".any"];
+static S470: [&str; 1] = [".all"];
+static S471: [&str; 1] = ["max"];
+static S472: [&str; 1] = [".NaN"];
+static S473: [&str; 1] = [".xorsign.abs"];
+static S474: [&str; 2] = [".xorsign", ".abs"];
+static S475: [&str; 2] = [".NaN", ".f32"];
+static S476: [&str; 6] = [".u16", ".u32", ".u64", ".u16x2", ".s16", ".s64"];
+static S477: [&str; 2] = [".s16x2", ".s32"];
+static S478: [&str; 4] = [".u16x2", ".relu", ".s16x2", ".s32"];
+static S479: [&str; 1] = [".maxclusterrank"];
+static S480: [&str; 1] = [".maxnreg"];
+static S481: [&str; 1] = [".maxntid"];
+static S482: [&str; 1] = ["mbarrier"];
+static S483: [&str; 1] = [".init"];
+static S484: [&str; 3] = [".init", ".shared::cta", ".b64"];
+static S485: [&str; 1] = ["mbarrier.arrive"];
+static S486: [&str; 1] = [".release"];
+static S487: [&str; 2] = [".cta", ".cluster"];
+static S488: [&str; 1] = [".expect_tx"];
+static S489: [&str; 1] = [".noComplete"];
+static S490: [&str; 2] = [".scope", ".sem"];
+static S491: [&str; 3] = [".arrive", ".shared::cta", ".b64"];
+static S492: [&str; 3] = [".arrive", ".shared::cluster", ".b64"];
+static S493: [&str; 4] = [".arrive", ".release", ".cluster", ".b64"];
+static S494: [&str; 1] = ["mbarrier.arrive_drop"];
+static S495: [&str; 3] = [".arrive_drop", ".shared::cta", ".b64"];
+static S496: [&str; 3] = [".arrive_drop", ".shared::cluster", ".b64"];
+static S497: [&str; 5] = [".arrive_drop", ".shared::cta", ".release", ".cluster", ".b64"];
+static S498: [&str; 1] = ["mbarrier.complete_tx"];
+static S499: [&str; 3] = [".shared", ".shared::cta", ".shared::cluster"];
+static S500: [&str; 1] = ["mbarrier.expect_tx"];
+static S501: [&str; 1] = ["mbarrier.init"];
+static S502: [&str; 1] = ["mbarrier.inval"];
+static S503: [&str; 3] = [".inval", ".shared::cta", ".b64"];
+static S504: [&str; 1] = ["mbarrier.pending_count"];
+static S505: [&str; 2] = ["mbarrier.test_wait", "mbarrier.try_wait"];
+static S506: [&str; 1] = [".parity"];
+static S507: [&str; 1] = [".test_wait"];
+static S508: [&str; 1] = [".try_wait"];
+static S509: [&str; 3] = [".test_wait", ".shared::cta", ".b64"];
+static S510: [&str; 2] = ["membar", "fence"];
+static S511: [&str; 2] = [".sc", ".acq_rel"];
+static S512: [&str; 1] = [".mbarrier_init"];
+static S513: [&str; 1] = [".proxy"];
+static S514: [&str; 5] = [".alias", ".async", ".async.global", ".async.shared::cta", ".async.shared::cluster"];
+static S515: [&str; 3] = [".cta", ".gl", ".sys"];
+static S516: [&str; 2] = [".cta", ".gl"];
+static S517: [&str; 1] = [".sys"];
+static S518: [&str; 1] = [".op_restrict"];
+static S519: [&str; 2] = [".proxy", ".async"];
+static S520: [&str; 3] = [".mbarrier_init", ".release", ".cluster"];
+static S521: [&str; 2] = [".acq_rel", ".cta"];
+static S522: [&str; 1] = [".gpu"];
+static S523: [&str; 2] = [".sc", ".cta"];
+static S524: [&str; 1] = ["min"];
+static S525: [&str; 1] = [".xorsign"];
+static S526: [&str; 1] = [".minnctapersm"];
+static S527: [&str; 1] = ["mov"];
+static S528: [&str; 12] = [".pred", ".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"];
+static S529: [&str; 1] = [".u64"];
+static S530: [&str; 1] = ["mul"];
+static S531: [&str; 1] = ["mul24"];
+static S532: [&str; 3] = ["multimem.ld_reduce", "multimem.st", "multimem.red"];
+static S533: [&str; 3] = [".weak", ".relaxed", ".acquire"];
+static S534: [&str; 6] = [".min", ".max", ".add", ".and", ".or", ".xor"];
+static S535: [&str; 6] = [".b32", ".b64", ".u32", ".u64", ".s32", ".s64"];
+static S536: [&str; 3] = [".weak", ".relaxed", ".release"];
+static S537: [&str; 2] = [".relaxed", ".release"];
+static S538: [&str; 3] = [".min", ".max", ".add"];
+static S539: [&str; 6] = [".f16", ".f16x2", ".bf16", ".bf16x2", ".f32", ".f64"];
+static S540: [&str; 1] = ["nanosleep"];
+static S541: [&str; 1] = ["%nclusterid"];
+static S542: [&str; 1] = ["%nctaid"];
+static S543: [&str; 1] = ["neg"];
+static S544: [&str; 1] = ["not"];
+static S545: [&str; 1] = ["%nsmid"];
+static S546: [&str; 1] = ["%ntid"];
+static S547: [&str; 1] = ["%nwarpid"];
+static S548: [&str; 1] = ["or"];
+static S549: [&str; 1] = ["%pm0..%pm7"];
+static S550: [&str; 1] = ["%pm0_64..%pm7_64"];
+static S551: [&str; 1] = ["pmevent"];
+static S552: [&str; 1] = [".mask"];
+static S553: [&str; 1] = ["popc"];
+static S554: [&str; 1] = [".pragma"];
+static S555: [&str; 2] = ["prefetch", "prefetchu"];
+static S556: [&str; 2] = [".global", ".local"];
+static S557: [&str; 2] = [".L1", ".L2"];
+static S558: [&str; 2] = [".L2::evict_last", ".L2::evict_normal"];
+static S559: [&str; 1] = [".L1"];
+static S560: [&str; 2] = [".const", ".param"];
+static S561: [&str; 1] = [".tensormap"];
+static S562: [&str; 2] = [".global", ".L2::evict_last"];
+static S563: [&str; 2] = [".global", ".L2::evict_normal"];
+static S564: [&str; 1] = ["prmt"];
+static S565: [&str; 6] = [".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"];
+static S566: [&str; 1] = ["rcp"];
+static S567: [&str; 4] = [".rn", ".f64", ".approx", ".ftz"];
+static S568: [&str; 1] = ["rcp.approx.ftz.f64"];
+static S569: [&str; 1] = ["red"];
+static S570: [&str; 4] = [".add", ".f32", ".shared", ".u64"];
+static S571: [&str; 4] = [".global", ".and", ".L2::cache_hint", ".b32"];
+static S572: [&str; 5] = [".global", ".v4", ".f16x2", ".max", ".noftz"];
+static S573: [&str; 5] = [".global", ".v8", ".bf16", ".min", ".noftz"];
+static S574: [&str; 3] = [".shared::cta", ".min", ".u32"];
+static S575: [&str; 3] = [".global", ".add", ".u64"];
+static S576: [&str; 3] = [".shared", ".add", ".u64"];
+static S577: [&str; 3] = [".shared", ".and", ".b32"];
+static S578: [&str; 3] = [".shared::cluster", ".max", ".u32"];
+static S579: [&str; 1] = ["red.async"];
+static S580: [&str; 2] = [".inc", ".dec"];
+static S581: [&str; 2] = [".min", ".max"];
+static S582: [&str; 3] = [".and", ".or", ".xor"];
+static S583: [&str; 3] = [".u32", ".s32", ".u64"];
+static S584: [&str; 1] = ["redux.sync"];
+static S585: [&str; 1] = ["rem"];
+static S586: [&str; 1] = [".reqnctapercluster"];
+static S587: [&str; 1] = [".reqntid"];
+static S588: [&str; 4] = ["%reserved_smem_offset_begin", "%reserved_smem_offset_end", "%reserved_smem_offset_cap", "%reserved_smem_offset_<2>"];
+static S589: [&str; 1] = ["ret"];
+static S590: [&str; 1] = ["rsqrt"];
+static S591: [&str; 1] = ["rsqrt.approx.ftz.f64"];
+static S592: [&str; 1] = ["sad"];
+static S593: [&str; 1] = ["selp"];
+static S594: [&str; 11] = [".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"];
+static S595: [&str; 1] = ["set"];
+static S596: [&str; 18] = [".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"];
+static S597: [&str; 3] = [".u32", ".s32", ".f32"];
+static S598: [&str; 14] = [".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"];
+static S599: [&str; 12] = [".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f16", ".f32", ".f64"];
+static S600: [&str; 4] = [".u16", ".s16", ".u32", ".s32"];
+static S601: [&str; 3] = [".f16x2", ".u32", ".s32"];
+static S602: [&str; 3] = [".bf16x2", ".u32", ".s32"];
+static S603: [&str; 6] = [".u16", ".u32", ".s16", ".s32", ".f16", ".f16x2"];
+static S604: [&str; 14] = [".u16", ".u32", ".s16", ".s32", ".bf16x2", ".f16", ".b16", ".f32", ".b32", ".s64", ".u64", ".f64", ".b64", ".bf16"];
+static S605: [&str; 4] = [".eq", ".ftz", ".u16", ".f16"];
+static S606: [&str; 3] = [".equ", ".u16", ".f16"];
+static S607: [&str; 3] = [".ge", ".u16", ".f16"];
+static S608: [&str; 3] = [".geu", ".u16", ".f16"];
+static S609: [&str; 3] = [".gt", ".u16", ".f16"];
+static S610: [&str; 3] = [".gtu", ".u16", ".f16"];
+static S611: [&str; 3] = [".le", ".u16", ".f16"];
+static S612: [&str; 3] = [".leu", ".u16", ".f16"];
+static S613: [&str; 3] = [".lt", ".u16", ".f16"];
+static S614: [&str; 3] = [".ltu", ".u16", ".f16"];
+static S615: [&str; 3] = [".nan", ".u16", ".f16"];
+static S616: [&str; 3] = [".ne", ".u16", ".f16"];
+static S617: [&str; 3] = [".neu", ".u16", ".f16"];
+static S618: [&str; 3] = [".num", ".u16", ".f16"];
+static S619: [&str; 4] = [".eq", ".or", ".u16", ".f16"];
+static S620: [&str; 4] = [".eq", ".xor", ".u16", ".f16"];
+static S621: [&str; 3] = [".eq", ".s32", ".f16x2"];
+static S622: [&str; 3] = [".eq", ".u32", ".f16x2"];
+static S623: [&str; 3] = [".eq", ".bf16", ".b16"];
+static S624: [&str; 3] = [".eq", ".bf16", ".b32"];
+static S625: [&str; 3] = [".eq", ".bf16", ".b64"];
+static S626: [&str; 3] = [".eq", ".bf16", ".f16"];
+static S627: [&str; 3] = [".eq", ".bf16", ".f32"];
+static S628: [&str; 3] = [".eq", ".bf16", ".f64"];
+static S629: [&str; 3] = [".eq", ".bf16", ".s16"];
+static S630: [&str; 3] = [".eq", ".bf16", ".s32"];
+static S631: [&str; 3] = [".eq", ".bf16", ".s64"];
+static S632: [&str; 3] = [".eq", ".bf16", ".u16"];
+static S633: [&str; 3] = [".eq", ".bf16", ".u32"];
+static S634: [&str; 3] = [".eq", ".bf16", ".u64"];
+static S635: [&str; 3] = [".ne", ".bf16", ".b16"];
+static S636: [&str; 3] = [".equ", ".u16", ".bf16"];
+static S637: [&str; 3] = [".ge", ".u16", ".bf16"];
+static S638: [&str; 3] = [".geu", ".u16", ".bf16"];
+static S639: [&str; 3] = [".gt", ".u16", ".bf16"];
+static S640: [&str; 3] = [".gtu", ".u16", ".bf16"];
+static S641: [&str; 3] = [".le", ".u16", ".bf16"];
+static S642: [&str; 3] = [".leu", ".u16", ".bf16"];
+static S643: [&str; 3] = [".lt", ".u16", ".bf16"];
+static S644: [&str; 3] = [".ltu", ".u16", ".bf16"];
+static S645: [&str; 3] = [".nan", ".u16", ".bf16"];
+static S646: [&str; 3] = [".ne", ".u16", ".bf16"];
+static S647: [&str; 3] = [".neu", ".u16", ".bf16"];
+static S648: [&str; 3] = [".num", ".u16", ".bf16"];
+static S649: [&str; 3] = [".eq", ".bf16x2", ".bf16x2"];
+static S650: [&str; 3] = [".equ", ".bf16x2", ".bf16x2"];
+static S651: [&str; 3] = [".ge", ".bf16x2", ".bf16x2"];
+static S652: [&str; 3] = [".geu", ".bf16x2", ".bf16x2"];
+static S653: [&str; 3] = [".gt", ".bf16x2", ".bf16x2"];
+static S654: [&str; 3] = [".gtu", ".bf16x2", ".bf16x2"];
+static S655: [&str; 3] = [".le", ".bf16x2", ".bf16x2"];
+static S656: [&str; 3] = [".leu", ".bf16x2", ".bf16x2"];
+static S657: [&str; 3] = [".lt", ".bf16x2", ".bf16x2"];
+static S658: [&str; 3] = [".ltu", ".bf16x2", ".bf16x2"];
+static S659: [&str; 3] = [".nan", ".bf16x2", ".bf16x2"];
+static S660: [&str; 3] = [".ne", ".bf16x2", ".bf16x2"];
+static S661: [&str; 3] = [".neu", ".bf16x2", ".bf16x2"];
+static S662: [&str; 3] = [".num", ".bf16x2", ".bf16x2"];
+static S663: [&str; 4] = [".ltu", ".or", ".bf16", ".f16"];
+static S664: [&str; 4] = [".num", ".xor", ".s32", ".bf16"];
+static S665: [&str; 1] = ["setmaxnreg"];
+static S666: [&str; 1] = ["setp"];
+static S667: [&str; 2] = [".eq", ".bf16"];
+static S668: [&str; 2] = [".equ", ".bf16"];
+static S669: [&str; 2] = [".ge", ".bf16"];
+static S670: [&str; 2] = [".geu", ".bf16"];
+static S671: [&str; 2] = [".gt", ".bf16"];
+static S672: [&str; 2] = [".gtu", ".bf16"];
+static S673: [&str; 2] = [".le", ".bf16"];
+static S674: [&str; 2] = [".leu", ".bf16"];
+static S675: [&str; 2] = [".lt", ".bf16"];
+static S676: [&str; 2] = [".ltu", ".bf16"];
+static S677: [&str; 2] = [".nan", ".bf16"];
+static S678: [&str; 2] = [".ne", ".bf16"];
+static S679: [&str; 2] = [".neu", ".bf16"];
+static S680: [&str; 2] = [".num", ".bf16"];
+static S681: [&str; 2] = [".eq", ".bf16x2"];
+static S682: [&str; 2] = [".equ", ".bf16x2"];
+static S683: [&str; 2] = [".ge", ".bf16x2"];
+static S684: [&str; 2] = [".geu", ".bf16x2"];
+static S685: [&str; 2] = [".gt", ".bf16x2"];
+static S686: [&str; 2] = [".gtu", ".bf16x2"];
+static S687: [&str; 2] = [".le", ".bf16x2"];
+static S688: [&str; 2] = [".leu", ".bf16x2"];
+static S689: [&str; 2] = [".lt", ".bf16x2"];
+static S690: [&str; 2] = [".ltu", ".bf16x2"];
+static S691: [&str; 2] = [".nan", ".bf16x2"];
+static S692: [&str; 2] = [".ne", ".bf16x2"];
+static S693: [&str; 2] = [".neu", ".bf16x2"];
+static S694: [&str; 2] = [".num", ".bf16x2"];
+static S695: [&str; 1] = ["shf"];
+static S696: [&str; 1] = [".l"];
+static S697: [&str; 2] = [".clamp", ".wrap"];
+static S698: [&str; 1] = [".r"];
+static S699: [&str; 1] = ["shfl.sync"];
+static S700: [&str; 4] = [".up", ".down", ".bfly", ".idx"];
+static S701: [&str; 1] = ["shl"];
+static S702: [&str; 1] = ["shr"];
+static S703: [&str; 9] = [".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"];
+static S704: [&str; 1] = ["sin"];
+static S705: [&str; 1] = ["slct"];
+static S706: [&str; 3] = [".ftz", ".b16", ".f32"];
+static S707: [&str; 3] = [".ftz", ".u64", ".f32"];
+static S708: [&str; 1] = ["%smid"];
+static S709: [&str; 1] = ["sqrt"];
+static S710: [&str; 1] = ["st"];
+static S711: [&str; 6] = [".global", ".local", ".param", ".shared", ".shared::cta", ".shared::cluster"];
+static S712: [&str; 4] = [".wb", ".cg", ".cs", ".wt"];
+static S713: [&str; 3] = [".relaxed", ".release", ".weak"];
+static S714: [&str; 3] = [".global", ".L1::no_allocate", ".f32"];
+static S715: [&str; 3] = [".global", ".L2::cache_hint", ".b32"];
+static S716: [&str; 4] = [".shared::cta", ".release", ".cta", ".u32"];
+static S717: [&str; 3] = [".global", ".wb", ".b8"];
+static S718: [&str; 3] = [".global", ".wt", ".b8"];
+static S719: [&str; 2] = [".param", ".b8"];
+static S720: [&str; 2] = [".wb", ".b8"];
+static S721: [&str; 2] = [".wt", ".b8"];
+static S722: [&str; 3] = [".release", ".cta", ".b8"];
+static S723: [&str; 3] = [".release", ".cta", ".b16"];
+static S724: [&str; 3] = [".release", ".cta", ".b32"];
+static S725: [&str; 3] = [".release", ".cta", ".b64"];
+static S726: [&str; 3] = [".release", ".cta", ".f32"];
+static S727: [&str; 3] = [".release", ".cta", ".f64"];
+static S728: [&str; 4] = [".release", ".cta", ".global", ".s16"];
+static S729: [&str; 4] = [".release", ".cta", ".global", ".s32"];
+static S730: [&str; 4] = [".release", ".cta", ".global", ".s64"];
+static S731: [&str; 4] = [".release", ".cta", ".global", ".s8"];
+static S732: [&str; 4] = [".release", ".cta", ".global", ".u16"];
+static S733: [&str; 4] = [".release", ".cta", ".global", ".u32"];
+static S734: [&str; 4] = [".release", ".cta", ".global", ".u64"];
+static S735: [&str; 4] = [".release", ".cta", ".global", ".u8"];
+static S736: [&str; 3] = [".release", ".cta", ".s16"];
+static S737: [&str; 3] = [".release", ".cta", ".s32"];
+static S738: [&str; 3] = [".release", ".cta", ".s64"];
+static S739: [&str; 3] = [".release", ".cta", ".s8"];
+static S740: [&str; 3] = [".release", ".cta", ".u16"];
+static S741: [&str; 3] = [".release", ".cta", ".u32"];
+static S742: [&str; 3] = [".release", ".cta", ".u64"];
+static S743: [&str; 3] = [".release", ".cta", ".u8"];
+static S744: [&str; 3] = [".release", ".gpu", ".b8"];
+static S745: [&str; 3] = [".release", ".sys", ".b8"];
+static S746: [&str; 4] = [".global", ".relaxed", ".sys", ".u32"];
+static S747: [&str; 1] = ["st.async"];
+static S748: [&str; 1] = ["stackrestore"];
+static S749: [&str; 1] = ["stacksave"];
+static S750: [&str; 1] = ["sub"];
+static S751: [&str; 1] = ["sub.cc"];
+static S752: [&str; 1] = ["subc"];
+static S753: [&str; 1] = ["suld"];
+static S754: [&str; 1] = [".b"];
+static S755: [&str; 5] = [".1d", ".2d", ".3d", ".a1d", ".a2d"];
+static S756: [&str; 4] = [".ca", ".cg", ".cs", ".cv"];
+static S757: [&str; 4] = [".b8", ".b16", ".b32", ".b64"];
+static S758: [&str; 3] = [".trap", ".clamp", ".zero"];
+static S759: [&str; 3] = ["none", ".v2", ".v4"];
+static S760: [&str; 2] = [".b", ".trap"];
+static S761: [&str; 3] = [".a1d", ".a2d", ".b"];
+static S762: [&str; 4] = [".b", ".1d", ".b8", ".clamp"];
+static S763: [&str; 4] = [".b", ".1d", ".b8", ".zero"];
+static S764: [&str; 4] = [".b", ".3d", ".b8", ".trap"];
+static S765: [&str; 4] = [".b", ".a1d", ".b8", ".trap"];
+static S766: [&str; 4] = [".b", ".a2d", ".b8", ".trap"];
+static S767: [&str; 5] = [".b", ".1d", ".v4", ".b32", ".trap"];
+static S768: [&str; 5] = [".b", ".3d", ".v2", ".b64", ".trap"];
+static S769: [&str; 2] = [".a1d", ".a2d"];
+static S770: [&str; 5] = [".b", ".1d", ".ca", ".b8", ".trap"];
+static S771: [&str; 5] = [".b", ".1d", ".cg", ".b8", ".trap"];
+static S772: [&str; 5] = [".b", ".1d", ".cs", ".b8", ".trap"];
+static S773: [&str; 5] = [".b", ".1d", ".cv", ".b8", ".trap"];
+static S774: [&str; 1] = ["suq"];
+static S775: [&str; 7] = [".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".array_size", ".memory_layout"];
+static S776: [&str; 1] = [".array_size"];
+static S777: [&str; 1] = [".memory_layout"];
+static S778: [&str; 2] = [".channel_data_type", ".b32"];
+static S779: [&str; 2] = [".channel_order", ".b32"];
+static S780: [&str; 1] = ["sured"];
+static S781: [&str; 5] = [".add", ".min", ".max", ".and", ".or"];
+static S782: [&str; 3] = [".1d", ".2d", ".3d"];
+static S783: [&str; 1] = [".p"];
+static S784: [&str; 5] = [".u32", ".u64", ".s32", ".b32", ".s64"];
+static S785: [&str; 5] = [".u64", ".s64", ".b64", ".min", ".max"];
+static S786: [&str; 5] = [".b", ".and", ".1d", ".b32", ".trap"];
+static S787: [&str; 5] = [".b", ".or", ".1d", ".b32", ".trap"];
+static S788: [&str; 5] = [".p", ".add", ".1d", ".b32", ".trap"];
+static S789: [&str; 5] = [".p", ".add", ".1d", ".b32", ".clamp"];
+static S790: [&str; 5] = [".p", ".add", ".1d", ".b32", ".zero"];
+static S791: [&str; 5] = [".p", ".add", ".2d", ".b32", ".trap"];
+static S792: [&str; 5] = [".p", ".add", ".3d", ".b32", ".trap"];
+static S793: [&str; 5] = [".p", ".and", ".1d", ".b32", ".trap"];
+static S794: [&str; 5] = [".p", ".max", ".1d", ".b32", ".trap"];
+static S795: [&str; 5] = [".p", ".min", ".1d", ".b32", ".trap"];
+static S796: [&str; 5] = [".p", ".or", ".1d", ".b32", ".trap"];
+static S797: [&str; 5] = [".b", ".add", ".2d", ".u32", ".trap"];
+static S798: [&str; 5] = [".b", ".max", ".1d", ".u64", ".trap"];
+static S799: [&str; 5] = [".p", ".min", ".1d", ".b64", ".trap"];
+static S800: [&str; 1] = ["sust"];
+static S801: [&str; 4] = [".p", ".3d", ".b32", ".trap"];
+static S802: [&str; 4] = [".b", ".a1d", ".b16", ".trap"];
+static S803: [&str; 4] = [".b", ".a1d", ".b32", ".trap"];
+static S804: [&str; 4] = [".b", ".a1d", ".b64", ".trap"];
+static S805: [&str; 4] = [".b", ".a1d", ".b8", ".clamp"];
+static S806: [&str; 4] = [".b", ".a1d", ".b8", ".zero"];
+static S807: [&str; 5] = [".b", ".1d", ".wb", ".b8", ".trap"];
+static S808: [&str; 5] = [".b", ".1d", ".wt", ".b8", ".trap"];
+static S809: [&str; 1] = ["szext"];
+static S810: [&str; 1] = ["tanh"];
+static S811: [&str; 3] = [".bf16", ".bf16x2", ".approx"];
+static S812: [&str; 2] = [".approx", ".bf16"];
+static S813: [&str; 2] = [".approx", ".bf16x2"];
+static S814: [&str; 1] = [".target"];
+static S815: [&str; 28] = ["sm_90a", "sm_90", "sm_80", "sm_86", "sm_87", "sm_89", "sm_70", "sm_72", "sm_75", "sm_60", "sm_61", "sm_62", "sm_50", "sm_52", "sm_53", "sm_30", "sm_32", "sm_35", "sm_37", "sm_20", "sm_10", "sm_11", "sm_12", "sm_13", ".texmode_unified", ".texmode_independent", ".debug", ".map_f64_to_f32"];
+static S816: [&str; 1] = ["testp"];
+static S817: [&str; 6] = [".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal"];
+static S818: [&str; 1] = ["tex"];
+static S819: [&str; 9] = [".1d", ".2d", ".3d", ".a1d", ".a2d", ".cube", ".acube", ".2dms", ".a2dms"];
+static S820: [&str; 1] = [".v4"];
+static S821: [&str; 4] = [".u32", ".s32", ".f16", ".f32"];
+static S822: [&str; 2] = [".s32", ".f32"];
+static S823: [&str; 1] = [".v2"];
+static S824: [&str; 1] = [".base"];
+static S825: [&str; 1] = [".level"];
+static S826: [&str; 1] = [".grad"];
+static S827: [&str; 2] = [".texref", ".samplerref"];
+static S828: [&str; 3] = [".cube", ".acube", ".grad"];
+static S829: [&str; 4] = [".1d", ".v4", ".u32", ".s32"];
+static S830: [&str; 4] = [".1d", ".v4", ".f32", ".s32"];
+static S831: [&str; 4] = [".1d", ".v4", ".s32", ".s32"];
+static S832: [&str; 4] = [".1d", ".v4", ".u32", ".f32"];
+static S833: [&str; 4] = [".2d", ".v4", ".u32", ".s32"];
+static S834: [&str; 4] = [".2dms", ".v4", ".u32", ".s32"];
+static S835: [&str; 4] = [".3d", ".v4", ".u32", ".s32"];
+static S836: [&str; 4] = [".a1d", ".v4", ".u32", ".s32"];
+static S837: [&str; 4] = [".a2d", ".v4", ".u32", ".s32"];
+static S838: [&str; 4] = [".a2dms", ".v4", ".u32", ".s32"];
+static S839: [&str; 4] = [".1d", ".v2", ".f16x2", ".s32"];
+static S840: [&str; 4] = [".2d", ".v2", ".f16x2", ".s32"];
+static S841: [&str; 4] = [".2dms", ".v2", ".f16x2", ".s32"];
+static S842: [&str; 4] = [".3d", ".v2", ".f16x2", ".s32"];
+static S843: [&str; 4] = [".a1d", ".v2", ".f16x2", ".s32"];
+static S844: [&str; 4] = [".a2d", ".v2", ".f16x2", ".s32"];
+static S845: [&str; 4] = [".a2dms", ".v2", ".f16x2", ".s32"];
+static S846: [&str; 5] = [".base", ".1d", ".v4", ".u32", ".s32"];
+static S847: [&str; 5] = [".base", ".1d", ".v4", ".f16", ".s32"];
+static S848: [&str; 5] = [".base", ".1d", ".v4", ".f32", ".s32"];
+static S849: [&str; 5] = [".base", ".1d", ".v4", ".s32", ".s32"];
+static S850: [&str; 5] = [".base", ".1d", ".v4", ".u32", ".f32"];
+static S851: [&str; 5] = [".base", ".2d", ".v4", ".u32", ".s32"];
+static S852: [&str; 5] = [".base", ".2dms", ".v4", ".u32", ".s32"];
+static S853: [&str; 5] = [".base", ".a1d", ".v4", ".u32", ".s32"];
+static S854: [&str; 5] = [".base", ".a2d", ".v4", ".u32", ".s32"];
+static S855: [&str; 5] = [".base", ".a2dms", ".v4", ".u32", ".s32"];
+static S856: [&str; 5] = [".level", ".1d", ".v4", ".u32", ".s32"];
+static S857: [&str; 5] = [".level", ".1d", ".v4", ".f16", ".s32"];
+static S858: [&str; 5] = [".level", ".1d", ".v4", ".f32", ".s32"];
+static S859: [&str; 5] = [".level", ".1d", ".v4", ".s32", ".s32"];
+static S860: [&str; 5] = [".level", ".1d", ".v4", ".u32", ".f32"];
+static S861: [&str; 5] = [".level", ".2d", ".v4", ".u32", ".s32"];
+static S862: [&str; 5] = [".level", ".a1d", ".v4", ".u32", ".s32"];
+static S863: [&str; 5] = [".level", ".a2d", ".v4", ".u32", ".s32"];
+static S864: [&str; 5] = [".base", ".1d", ".v2", ".f16x2", ".f32"];
+static S865: [&str; 5] = [".level", ".1d", ".v2", ".f16x2", ".f32"];
+static S866: [&str; 4] = [".1d", ".v2", ".f16x2", ".f32"];
+static S867: [&str; 4] = [".1d", ".v4", ".f16", ".f32"];
+static S868: [&str; 4] = [".2dms", ".v4", ".s32", ".s32"];
+static S869: [&str; 4] = [".a2d", ".v4", ".s32", ".f32"];
+static S870: [&str; 4] = [".a2dms", ".v4", ".s32", ".s32"];
+static S871: [&str; 4] = [".acube", ".v4", ".f32", ".f32"];
+static S872: [&str; 5] = [".grad", ".3d", ".v4", ".f32", ".f32"];
+static S873: [&str; 5] = [".level", ".2d", ".v4", ".s32", ".f32"];
+static S874: [&str; 1] = [".acube"];
+static S875: [&str; 4] = [".1d", ".v4", ".f16", ".s32"];
+static S876: [&str; 1] = ["%tid"];
+static S877: [&str; 1] = ["tld4"];
+static S878: [&str; 4] = [".r", ".g", ".b", ".a"];
+static S879: [&str; 1] = [".2d"];
+static S880: [&str; 4] = [".2d", ".a2d", ".cube", ".acube"];
+static S881: [&str; 3] = [".a2d", ".cube", ".acube"];
+static S882: [&str; 5] = [".a", ".2d", ".v4", ".u32", ".f32"];
+static S883: [&str; 5] = [".b", ".2d", ".v4", ".u32", ".f32"];
+static S884: [&str; 5] = [".g", ".2d", ".v4", ".u32", ".f32"];
+static S885: [&str; 5] = [".r", ".a2d", ".v4", ".u32", ".f32"];
+static S886: [&str; 5] = [".r", ".acube", ".v4", ".u32", ".f32"];
+static S887: [&str; 5] = [".r", ".cube", ".v4", ".u32", ".f32"];
+static S888: [&str; 5] = [".r", ".2d", ".v4", ".u32", ".f32"];
+static S889: [&str; 1] = ["%total_smem_size"];
+static S890: [&str; 1] = ["trap"];
+static S891: [&str; 1] = ["txq"];
+static S892: [&str; 9] = [".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".normalized_coords", ".array_size", ".num_mipmap_levels", ".num_samples"];
+static S893: [&str; 3] = [".width", ".height", ".depth"];
+static S894: [&str; 5] = [".force_unnormalized_coords", ".filter_mode", ".addr_mode_0", ".addr_mode_1", ".addr_mode_2"];
+static S895: [&str; 1] = [".force_unnormalized_coords"];
+static S896: [&str; 3] = [".array_size", ".num_mipmap_levels", ".num_samples"];
+static S897: [&str; 2] = [".array_size", ".b32"];
+static S898: [&str; 2] = [".num_mipmap_levels", ".b32"];
+static S899: [&str; 2] = [".num_samples", ".b32"];
+static S900: [&str; 5] = ["vadd", "vsub", "vabsdiff", "vmin", "vmax"];
+static S901: [&str; 5] = [".vadd", ".vsub", ".vabsdiff", ".vmin", ".vmax"];
+static S902: [&str; 6] = [".b0", ".b1", ".b2", ".b3", ".h0", ".h1"];
+static S903: [&str; 6] = ["vadd2", "vsub2", "vavrg2", "vabsdiff2", "vmin2", "vmax2"];
+static S904: [&str; 6] = [".vadd2", ".vsub2", ".vavrg2", ".vabsdiff2", ".vmin2", ".vmax2"];
+static S905: [&str; 3] = [".h0", ".h1", ".h10"];
+static S906: [&str; 1] = [".hxy"];
+static S907: [&str; 6] = ["vadd4", "vsub4", "vavrg4", "vabsdiff4", "vmin4", "vmax4"];
+static S908: [&str; 6] = [".vadd4", ".vsub4", ".vavrg4", ".vabsdiff4", ".vmin4", ".vmax4"];
+static S909: [&str; 15] = [".b0", ".b1", ".b10", ".b2", ".b20", ".b21", ".b210", ".b3", ".b30", ".b31", ".b310", ".b32", ".b320", ".b321", ".b3210"];
+static S910: [&str; 1] = [".bxyzw"];
+static S911: [&str; 1] = [".version"];
+static S912: [&str; 1] = [".visible"];
+static S913: [&str; 1] = ["vmad"];
+static S914: [&str; 2] = [".shr7", ".shr15"];
+static S915: [&str; 1] = [".po"];
+static S916: [&str; 1] = ["vote.sync"];
+static S917: [&str; 3] = [".all", ".any", ".uni"];
+static S918: [&str; 1] = [".ballot"];
+static S919: [&str; 1] = ["vset"];
+static S920: [&str; 6] = [".eq", ".ne", ".lt", ".le", ".gt", ".ge"];
+static S921: [&str; 1] = ["vset2"];
+static S922: [&str; 1] = ["vset4"];
+static S923: [&str; 2] = ["vshl", "vshr"];
+static S924: [&str; 2] = [".vshl", ".vshr"];
+static S925: [&str; 1] = ["%warpid"];
+static S926: [&str; 1] = ["xor"];
 
 /// Every section of the reference, in the order of the source data (sorted by opcode).
 pub(crate) static ENTRIES: &[Entry] = &[
@@ -540,10 +979,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
+            FeatureGate { feature: "abs.ftz.f32", modifiers: &S4, ptx: Some(PtxVersion::new(1, 4)), sm: None },
         ],
         target_gates: &[
             FeatureGate { feature: "abs.f32", modifiers: &S2, ptx: None, sm: None },
-            FeatureGate { feature: "abs.f64", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
+            FeatureGate { feature: "abs.f64", modifiers: &S3, ptx: None, sm: None },
         ],
         summary: "Absolute value of an f32 or f64 number; .ftz flushes subnormals.",
         coverage: Coverage { parses: true },
@@ -564,7 +1004,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".f16", optional: false, placeholder: false, values: &S4 },
+                    Slot { name: ".f16", optional: false, placeholder: false, values: &S5 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -578,7 +1018,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S5 },
+                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -591,7 +1031,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S6 },
+                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S7 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -604,7 +1044,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S7 },
+                    Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S8 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -618,10 +1058,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
         preview: false,
         target: TargetReq::Min(SmTarget::sm(53, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "abs.bf16 and abs.bf16x2", modifiers: &S8, ptx: Some(PtxVersion::new(7, 0)), sm: None },
+            FeatureGate { feature: "abs.bf16 and abs.bf16x2", modifiers: &S9, ptx: Some(PtxVersion::new(7, 0)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "abs.bf16 and abs.bf16x2", modifiers: &S8, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "abs.bf16 and abs.bf16x2", modifiers: &S9, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "abs.bf16", modifiers: &S7, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "abs.bf16x2", modifiers: &S8, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
         ],
         summary: "Absolute value of f16/bf16 values, scalar or packed in pairs.",
         coverage: Coverage { parses: true },
@@ -641,7 +1083,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S9 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S10 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -650,7 +1092,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S9 },
+            Definition { name: ".type", values: &S10 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
@@ -667,7 +1109,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Parallel Synchronization and Communication Instructions: activemask",
         category: "Parallel Synchronization and Communication Instructions",
-        names: &S10,
+        names: &S11,
         anchor: "parallel-synchronization-and-communication-instructions-activemask",
         syntax: "activemask.b32 d;",
         forms: &[
@@ -677,7 +1119,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".b32", optional: false, placeholder: false, values: &S11 },
+                    Slot { name: ".b32", optional: false, placeholder: false, values: &S12 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -701,7 +1143,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: add",
         category: "Floating Point Instructions",
-        names: &S12,
+        names: &S13,
         anchor: "floating-point-instructions-add",
         syntax: "add{.rnd}{.ftz}{.sat}.f32  d, a, b;\nadd{.rnd}.f64              d, a, b;\n\n.rnd = { .rn, .rz, .rm, .rp };",
         forms: &[
@@ -711,9 +1153,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S13 },
+                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S14 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
                 operands: &[
@@ -728,7 +1170,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S13 },
+                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S14 },
                     Slot { name: ".f64", optional: false, placeholder: false, values: &S3 },
                 ],
                 operands: &[
@@ -739,19 +1181,24 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".rnd", values: &S13 },
+            Definition { name: ".rnd", values: &S14 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
+            FeatureGate { feature: "add.ftz.f32", modifiers: &S4, ptx: Some(PtxVersion::new(1, 4)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: ".rn, .rz", modifiers: &S15, ptx: None, sm: None },
-            FeatureGate { feature: ".rm, .rp for add.f64", modifiers: &S16, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
-            FeatureGate { feature: ".rm, .rp for add.f32", modifiers: &S17, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: ".rn, .rz", modifiers: &S16, ptx: None, sm: None },
+            FeatureGate { feature: ".rm, .rp for add.f64", modifiers: &S17, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
+            FeatureGate { feature: ".rm, .rp for add.f32", modifiers: &S18, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "add.f32", modifiers: &S2, ptx: None, sm: None },
-            FeatureGate { feature: "add.f64", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
+            FeatureGate { feature: "add.f64", modifiers: &S3, ptx: None, sm: None },
+            FeatureGate { feature: "add.rm.f32", modifiers: &S19, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "add.rp.f32", modifiers: &S20, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "add.rm.f64", modifiers: &S21, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
+            FeatureGate { feature: "add.rp.f64", modifiers: &S22, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
         ],
         summary: "Sums two f32 or f64 values with an optional rounding mode, .ftz and .sat.",
         coverage: Coverage { parses: true },
@@ -761,7 +1208,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Half Precision Floating Point Instructions: add",
         category: "Half Precision Floating Point Instructions",
-        names: &S12,
+        names: &S13,
         anchor: "half-precision-floating-point-instructions-add",
         syntax: "add{.rnd}{.ftz}{.sat}.f16   d, a, b;\nadd{.rnd}{.ftz}{.sat}.f16x2 d, a, b;\n\nadd{.rnd}.bf16   d, a, b;\nadd{.rnd}.bf16x2 d, a, b;\n\n.rnd = { .rn };",
         forms: &[
@@ -771,10 +1218,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S18 },
+                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S23 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
-                    Slot { name: ".f16", optional: false, placeholder: false, values: &S4 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
+                    Slot { name: ".f16", optional: false, placeholder: false, values: &S5 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -788,10 +1235,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S18 },
+                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S23 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
-                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S5 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
+                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -805,8 +1252,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S18 },
-                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S6 },
+                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S23 },
+                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S7 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -820,8 +1267,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S18 },
-                    Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S7 },
+                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S23 },
+                    Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S8 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -831,16 +1278,18 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".rnd", values: &S18 },
+            Definition { name: ".rnd", values: &S23 },
         ],
         ptx: Some(PtxVersion::new(4, 2)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(53, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "add{.rnd}.bf16 and add{.rnd}.bf16x2", modifiers: &S19, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "add{.rnd}.bf16 and add{.rnd}.bf16x2", modifiers: &S24, ptx: Some(PtxVersion::new(7, 8)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "add{.rnd}.bf16 and add{.rnd}.bf16x2", modifiers: &S19, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "add{.rnd}.bf16 and add{.rnd}.bf16x2", modifiers: &S24, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "add.bf16", modifiers: &S7, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "add.bf16x2", modifiers: &S8, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Sums f16/bf16 values, scalar or packed pairs.",
         coverage: Coverage { parses: true },
@@ -850,7 +1299,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Integer Arithmetic Instructions: add",
         category: "Integer Arithmetic Instructions",
-        names: &S12,
+        names: &S13,
         anchor: "integer-arithmetic-instructions-add",
         syntax: "add.type       d, a, b;\nadd{.sat}.s32  d, a, b;     // .sat applies only to .s32\n\n.type = { .u16, .u32, .u64,\n          .s16, .s32, .s64,\n          .u16x2, .s16x2 };",
         forms: &[
@@ -860,7 +1309,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S20 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S25 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -874,8 +1323,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
-                    Slot { name: ".s32", optional: false, placeholder: false, values: &S21 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
+                    Slot { name: ".s32", optional: false, placeholder: false, values: &S26 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -885,16 +1334,20 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S20 },
+            Definition { name: ".type", values: &S25 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
         target: TargetReq::All,
         ptx_gates: &[
-            FeatureGate { feature: "add.u16x2 and add.s16x2", modifiers: &S22, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "add.u16x2 and add.s16x2", modifiers: &S27, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "add.s16x2", modifiers: &S28, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "add.u16x2", modifiers: &S29, ptx: Some(PtxVersion::new(8, 0)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "add.u16x2 and add.s16x2", modifiers: &S22, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "add.u16x2 and add.s16x2", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "add.s16x2", modifiers: &S28, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "add.u16x2", modifiers: &S29, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Sums two integers (wrapping, or saturating for .s32 .sat); packed 16x2 too.",
         coverage: Coverage { parses: true },
@@ -904,7 +1357,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Extended-Precision Arithmetic Instructions: add.cc",
         category: "Extended-Precision Arithmetic Instructions",
-        names: &S23,
+        names: &S30,
         anchor: "extended-precision-arithmetic-instructions-add-cc",
         syntax: "add.cc.type  d, a, b;\n\n.type = { .u32, .s32, .u64, .s64 };",
         forms: &[
@@ -914,7 +1367,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S24 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S31 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -924,18 +1377,22 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S24 },
+            Definition { name: ".type", values: &S31 },
         ],
         ptx: Some(PtxVersion::new(1, 2)),
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
-            FeatureGate { feature: "32-bit add.cc", modifiers: &S25, ptx: Some(PtxVersion::new(1, 2)), sm: None },
-            FeatureGate { feature: "64-bit add.cc", modifiers: &S25, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "32-bit add.cc", modifiers: &S32, ptx: Some(PtxVersion::new(1, 2)), sm: None },
+            FeatureGate { feature: "64-bit add.cc", modifiers: &S32, ptx: Some(PtxVersion::new(1, 2)), sm: None },
+            FeatureGate { feature: "add.cc.s64", modifiers: &S33, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "add.cc.u64", modifiers: &S34, ptx: Some(PtxVersion::new(4, 3)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "32-bit add.cc", modifiers: &S25, ptx: None, sm: None },
-            FeatureGate { feature: "64-bit add.cc", modifiers: &S25, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "32-bit add.cc", modifiers: &S32, ptx: None, sm: None },
+            FeatureGate { feature: "64-bit add.cc", modifiers: &S32, ptx: None, sm: None },
+            FeatureGate { feature: "add.cc.s64", modifiers: &S33, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "add.cc.u64", modifiers: &S34, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Integer add that also writes the carry flag for a following addc.",
         coverage: Coverage { parses: true },
@@ -945,7 +1402,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Extended-Precision Arithmetic Instructions: addc",
         category: "Extended-Precision Arithmetic Instructions",
-        names: &S26,
+        names: &S35,
         anchor: "extended-precision-arithmetic-instructions-addc",
         syntax: "addc{.cc}.type  d, a, b;\n\n.type = { .u32, .s32, .u64, .s64 };",
         forms: &[
@@ -955,8 +1412,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".cc", optional: true, placeholder: false, values: &S25 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S24 },
+                    Slot { name: ".cc", optional: true, placeholder: false, values: &S32 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S31 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -966,18 +1423,18 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S24 },
+            Definition { name: ".type", values: &S31 },
         ],
         ptx: Some(PtxVersion::new(1, 2)),
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
-            FeatureGate { feature: "32-bit addc", modifiers: &S27, ptx: Some(PtxVersion::new(1, 2)), sm: None },
-            FeatureGate { feature: "64-bit addc", modifiers: &S27, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "32-bit addc", modifiers: &S36, ptx: Some(PtxVersion::new(1, 2)), sm: None },
+            FeatureGate { feature: "64-bit addc", modifiers: &S36, ptx: Some(PtxVersion::new(4, 3)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "32-bit addc", modifiers: &S27, ptx: None, sm: None },
-            FeatureGate { feature: "64-bit addc", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "32-bit addc", modifiers: &S36, ptx: None, sm: None },
+            FeatureGate { feature: "64-bit addc", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Integer add that consumes the carry flag, and optionally writes it again.",
         coverage: Coverage { parses: true },
@@ -987,7 +1444,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Directive,
         title: "PTX Module Directives: .address_size",
         category: "PTX Module Directives",
-        names: &S28,
+        names: &S37,
         anchor: "ptx-module-directives-address-size",
         syntax: ".address_size  address-size\naddress-size = { 32, 64 };",
         forms: &[
@@ -1004,7 +1461,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "address-size", values: &S29 },
+            Definition { name: "address-size", values: &S38 },
         ],
         ptx: Some(PtxVersion::new(2, 3)),
         preview: false,
@@ -1021,7 +1478,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %aggr_smem_size",
         category: "Special Registers",
-        names: &S30,
+        names: &S39,
         anchor: "special-registers-aggr-smem-size",
         syntax: "",
         forms: &[
@@ -1043,7 +1500,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Directive,
         title: "Kernel and Function Directives: .alias",
         category: "Kernel and Function Directives",
-        names: &S31,
+        names: &S40,
         anchor: "kernel-and-function-directives-alias",
         syntax: ".alias fAlias, fAliasee;",
         forms: &[
@@ -1077,7 +1534,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Stack Manipulation Instructions: alloca",
         category: "Stack Manipulation Instructions",
-        names: &S32,
+        names: &S41,
         anchor: "stack-manipulation-instructions-alloca",
         syntax: "alloca.type  ptr, size{, immAlign};\n\n.type = { .u32, .u64 };",
         forms: &[
@@ -1087,7 +1544,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S33 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S42 },
                 ],
                 operands: &[
                     OperandSpec { text: "ptr", name: "ptr", optional: false, negatable: false, address: false },
@@ -1097,7 +1554,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S33 },
+            Definition { name: ".type", values: &S42 },
         ],
         ptx: Some(PtxVersion::new(7, 3)),
         preview: true,
@@ -1114,7 +1571,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Logic and Shift Instructions: and",
         category: "Logic and Shift Instructions",
-        names: &S34,
+        names: &S43,
         anchor: "logic-and-shift-instructions-and",
         syntax: "and.type d, a, b;\n\n.type = { .pred, .b16, .b32, .b64 };",
         forms: &[
@@ -1124,7 +1581,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S35 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S44 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -1134,7 +1591,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S35 },
+            Definition { name: ".type", values: &S44 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
@@ -1151,7 +1608,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: applypriority",
         category: "Data Movement and Conversion Instructions",
-        names: &S36,
+        names: &S45,
         anchor: "data-movement-and-conversion-instructions-applypriority",
         syntax: "appplypriority{.global}.level::eviction_priority  [a], size;\n\n.level::eviction_priority = { .L2::evict_normal };",
         forms: &[
@@ -1161,8 +1618,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".global", optional: true, placeholder: false, values: &S37 },
-                    Slot { name: ".level::eviction_priority", optional: false, placeholder: true, values: &S38 },
+                    Slot { name: ".global", optional: true, placeholder: false, values: &S46 },
+                    Slot { name: ".level::eviction_priority", optional: false, placeholder: true, values: &S47 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -1171,7 +1628,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".level::eviction_priority", values: &S38 },
+            Definition { name: ".level::eviction_priority", values: &S47 },
         ],
         ptx: Some(PtxVersion::new(7, 4)),
         preview: false,
@@ -1188,7 +1645,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Parallel Synchronization and Communication Instructions: atom",
         category: "Parallel Synchronization and Communication Instructions",
-        names: &S39,
+        names: &S48,
         anchor: "parallel-synchronization-and-communication-instructions-atom",
         syntax: "Atomic operation with scalar type:\natom{.sem}{.scope}{.space}.op{.level::cache_hint}.type d, [a], b{, cache-policy};\natom{.sem}{.scope}{.space}.op.type d, [a], b, c;\n\natom{.sem}{.scope}{.space}.cas.b16 d, [a], b, c;\n\natom{.sem}{.scope}{.space}.add.noftz{.level::cache_hint}.f16     d, [a], b{, cache-policy};\natom{.sem}{.scope}{.space}.add.noftz{.level::cache_hint}.f16x2   d, [a], b{, cache-policy};\n\natom{.sem}{.scope}{.space}.add.noftz{.level::cache_hint}.bf16    d, [a], b{, cache-policy};\natom{.sem}{.scope}{.space}.add.noftz{.level::cache_hint}.bf16x2  d, [a], b{, cache-policy};\n\n.space =              { .global, .shared{::cta, ::cluster} };\n.sem =                { .relaxed, .acquire, .release, .acq_rel };\n.scope =              { .cta, .cluster, .gpu, .sys };\n\n.op =                 { .and, .or, .xor,\n                        .cas, .exch,\n                        .add, .inc, .dec,\n                        .min, .max };\n.level::cache_hint =  { .L2::cache_hint };\n.type =               { .b32, .b64, .u32, .u64, .s32, .s64, .f32, .f64 };\n\nAtomic operation with vector type:\natom{.sem}{.scope}{.global}.add{.level::cache_hint}.vec_32_bit.f32                  d, [a], b{, cache-policy};\natom{.sem}{.scope}{.global}.op.noftz{.level::cache_hint}.vec_16_bit.half_word_type  d, [a], b{, cache-policy};\natom{.sem}{.scope}{.global}.op.noftz{.level::cache_hint}.vec_32_bit.packed_type     d, [a], b{, cache-policy};\n\n.sem =               { .relaxed, .acquire, .release, .acq_rel };\n.scope =             { .cta, .gpu, .sys };\n.op =                { .add, .min, .max };\n.half_word_type =    { .f16, .bf16 };\n.packed_type =       { .f16x2, .bf16x2 };\n.vec_16_bit =        { .v2, .v4, .v8 }\n.vec_32_bit =        { .v2, .v4 };\n.level::cache_hint = { .L2::cache_hint }",
         forms: &[
@@ -1198,12 +1655,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S40 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S41 },
-                    Slot { name: ".space", optional: true, placeholder: true, values: &S42 },
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S43 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S45 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S49 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
+                    Slot { name: ".space", optional: true, placeholder: true, values: &S51 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S52 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S54 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -1218,11 +1675,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S40 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S41 },
-                    Slot { name: ".space", optional: true, placeholder: true, values: &S42 },
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S43 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S45 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S49 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
+                    Slot { name: ".space", optional: true, placeholder: true, values: &S51 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S52 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S54 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -1237,11 +1694,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S40 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S41 },
-                    Slot { name: ".space", optional: true, placeholder: true, values: &S42 },
-                    Slot { name: ".cas", optional: false, placeholder: false, values: &S46 },
-                    Slot { name: ".b16", optional: false, placeholder: false, values: &S47 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S49 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
+                    Slot { name: ".space", optional: true, placeholder: true, values: &S51 },
+                    Slot { name: ".cas", optional: false, placeholder: false, values: &S55 },
+                    Slot { name: ".b16", optional: false, placeholder: false, values: &S56 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -1256,13 +1713,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S40 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S41 },
-                    Slot { name: ".space", optional: true, placeholder: true, values: &S42 },
-                    Slot { name: ".add", optional: false, placeholder: false, values: &S48 },
-                    Slot { name: ".noftz", optional: false, placeholder: false, values: &S49 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".f16", optional: false, placeholder: false, values: &S4 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S49 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
+                    Slot { name: ".space", optional: true, placeholder: true, values: &S51 },
+                    Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
+                    Slot { name: ".noftz", optional: false, placeholder: false, values: &S58 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".f16", optional: false, placeholder: false, values: &S5 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -1277,13 +1734,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S40 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S41 },
-                    Slot { name: ".space", optional: true, placeholder: true, values: &S42 },
-                    Slot { name: ".add", optional: false, placeholder: false, values: &S48 },
-                    Slot { name: ".noftz", optional: false, placeholder: false, values: &S49 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S5 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S49 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
+                    Slot { name: ".space", optional: true, placeholder: true, values: &S51 },
+                    Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
+                    Slot { name: ".noftz", optional: false, placeholder: false, values: &S58 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -1298,13 +1755,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S40 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S41 },
-                    Slot { name: ".space", optional: true, placeholder: true, values: &S42 },
-                    Slot { name: ".add", optional: false, placeholder: false, values: &S48 },
-                    Slot { name: ".noftz", optional: false, placeholder: false, values: &S49 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S6 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S49 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
+                    Slot { name: ".space", optional: true, placeholder: true, values: &S51 },
+                    Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
+                    Slot { name: ".noftz", optional: false, placeholder: false, values: &S58 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S7 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -1319,13 +1776,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S40 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S41 },
-                    Slot { name: ".space", optional: true, placeholder: true, values: &S42 },
-                    Slot { name: ".add", optional: false, placeholder: false, values: &S48 },
-                    Slot { name: ".noftz", optional: false, placeholder: false, values: &S49 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S7 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S49 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
+                    Slot { name: ".space", optional: true, placeholder: true, values: &S51 },
+                    Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
+                    Slot { name: ".noftz", optional: false, placeholder: false, values: &S58 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S8 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -1340,12 +1797,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S40 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
-                    Slot { name: ".global", optional: true, placeholder: false, values: &S37 },
-                    Slot { name: ".add", optional: false, placeholder: false, values: &S48 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".vec_32_bit", optional: false, placeholder: true, values: &S51 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S49 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S59 },
+                    Slot { name: ".global", optional: true, placeholder: false, values: &S46 },
+                    Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".vec_32_bit", optional: false, placeholder: true, values: &S60 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
                 operands: &[
@@ -1361,14 +1818,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S40 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
-                    Slot { name: ".global", optional: true, placeholder: false, values: &S37 },
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S52 },
-                    Slot { name: ".noftz", optional: false, placeholder: false, values: &S49 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".vec_16_bit", optional: false, placeholder: true, values: &S53 },
-                    Slot { name: ".half_word_type", optional: false, placeholder: true, values: &S54 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S49 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S59 },
+                    Slot { name: ".global", optional: true, placeholder: false, values: &S46 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S61 },
+                    Slot { name: ".noftz", optional: false, placeholder: false, values: &S58 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".vec_16_bit", optional: false, placeholder: true, values: &S62 },
+                    Slot { name: ".half_word_type", optional: false, placeholder: true, values: &S63 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -1383,14 +1840,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S40 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
-                    Slot { name: ".global", optional: true, placeholder: false, values: &S37 },
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S52 },
-                    Slot { name: ".noftz", optional: false, placeholder: false, values: &S49 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".vec_32_bit", optional: false, placeholder: true, values: &S51 },
-                    Slot { name: ".packed_type", optional: false, placeholder: true, values: &S55 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S49 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S59 },
+                    Slot { name: ".global", optional: true, placeholder: false, values: &S46 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S61 },
+                    Slot { name: ".noftz", optional: false, placeholder: false, values: &S58 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".vec_32_bit", optional: false, placeholder: true, values: &S60 },
+                    Slot { name: ".packed_type", optional: false, placeholder: true, values: &S64 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -1401,43 +1858,117 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".space", values: &S42 },
-            Definition { name: ".sem", values: &S40 },
-            Definition { name: ".scope", values: &S41 },
-            Definition { name: ".op", values: &S43 },
-            Definition { name: ".level::cache_hint", values: &S44 },
-            Definition { name: ".type", values: &S45 },
+            Definition { name: ".space", values: &S51 },
+            Definition { name: ".sem", values: &S49 },
             Definition { name: ".scope", values: &S50 },
             Definition { name: ".op", values: &S52 },
-            Definition { name: ".half_word_type", values: &S54 },
-            Definition { name: ".packed_type", values: &S55 },
-            Definition { name: ".vec_16_bit", values: &S53 },
-            Definition { name: ".vec_32_bit", values: &S51 },
+            Definition { name: ".level::cache_hint", values: &S53 },
+            Definition { name: ".type", values: &S54 },
+            Definition { name: ".scope", values: &S59 },
+            Definition { name: ".op", values: &S61 },
+            Definition { name: ".half_word_type", values: &S63 },
+            Definition { name: ".packed_type", values: &S64 },
+            Definition { name: ".vec_16_bit", values: &S62 },
+            Definition { name: ".vec_32_bit", values: &S60 },
         ],
-        ptx: Some(PtxVersion::new(1, 1)),
+        ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
-        target: TargetReq::Unstated,
+        target: TargetReq::Min(SmTarget::sm(11, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "32-bit atom.global", modifiers: &S37, ptx: Some(PtxVersion::new(1, 1)), sm: None },
-            FeatureGate { feature: "atom.shared and 64-bitatom.global.{add,cas,exch}", modifiers: &S56, ptx: Some(PtxVersion::new(1, 2)), sm: None },
-            FeatureGate { feature: "atom.add.f32 and 64-bitatom.shared.{add,cas,exch}", modifiers: &S57, ptx: Some(PtxVersion::new(2, 0)), sm: None },
-            FeatureGate { feature: "64-bit atom.{and,or,xor,min,max}", modifiers: &S58, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "atom.add.f64", modifiers: &S59, ptx: Some(PtxVersion::new(5, 0)), sm: None },
-            FeatureGate { feature: ".scope qualifier", modifiers: &S60, ptx: Some(PtxVersion::new(5, 0)), sm: None },
-            FeatureGate { feature: ".sem qualifier", modifiers: &S61, ptx: Some(PtxVersion::new(6, 0)), sm: None },
-            FeatureGate { feature: "atom.add.noftz.f16x2", modifiers: &S62, ptx: Some(PtxVersion::new(6, 2)), sm: None },
-            FeatureGate { feature: "atom.add.noftz.f16 and atom.cas.b16", modifiers: &S63, ptx: Some(PtxVersion::new(6, 3)), sm: None },
+            FeatureGate { feature: "32-bit atom.global", modifiers: &S46, ptx: Some(PtxVersion::new(1, 0)), sm: None },
+            FeatureGate { feature: "atom.shared and 64-bitatom.global.{add,cas,exch}", modifiers: &S65, ptx: Some(PtxVersion::new(1, 2)), sm: None },
+            FeatureGate { feature: "atom.add.f32 and 64-bitatom.shared.{add,cas,exch}", modifiers: &S66, ptx: Some(PtxVersion::new(2, 0)), sm: None },
+            FeatureGate { feature: "64-bit atom.{and,or,xor,min,max}", modifiers: &S67, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "atom.add.f64", modifiers: &S68, ptx: Some(PtxVersion::new(5, 0)), sm: None },
+            FeatureGate { feature: ".scope qualifier", modifiers: &S69, ptx: Some(PtxVersion::new(5, 0)), sm: None },
+            FeatureGate { feature: ".sem qualifier", modifiers: &S70, ptx: Some(PtxVersion::new(6, 0)), sm: None },
+            FeatureGate { feature: "atom.add.noftz.f16x2", modifiers: &S71, ptx: Some(PtxVersion::new(6, 2)), sm: None },
+            FeatureGate { feature: "atom.add.noftz.f16 and atom.cas.b16", modifiers: &S72, ptx: Some(PtxVersion::new(6, 3)), sm: None },
+            FeatureGate { feature: "atom.shared::cta.and.b32", modifiers: &S73, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "atom.cas.b16", modifiers: &S74, ptx: Some(PtxVersion::new(6, 3)), sm: None },
+            FeatureGate { feature: "atom.shared::cta.cas.b16", modifiers: &S75, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "atom.add.noftz.f16", modifiers: &S76, ptx: Some(PtxVersion::new(6, 3)), sm: None },
+            FeatureGate { feature: "atom.shared::cta.add.noftz.f16", modifiers: &S77, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "atom.shared::cta.add.noftz.f16x2", modifiers: &S78, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "atom.add.v2.f32", modifiers: &S79, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "atom.add.v4.f32", modifiers: &S80, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "atom.add.noftz.v2.f16", modifiers: &S81, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "atom.add.noftz.v2.bf16", modifiers: &S82, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "atom.add.noftz.v4.f16", modifiers: &S83, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "atom.add.noftz.v8.f16", modifiers: &S84, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "atom.global.max.noftz.v2.f16", modifiers: &S85, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "atom.global.min.noftz.v2.f16", modifiers: &S86, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "atom.max.noftz.v2.f16", modifiers: &S87, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "atom.min.noftz.v2.f16", modifiers: &S88, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "atom.add.noftz.v2.f16x2", modifiers: &S89, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "atom.add.noftz.v2.bf16x2", modifiers: &S90, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "atom.add.noftz.v4.f16x2", modifiers: &S91, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "atom.global.max.noftz.v2.f16x2", modifiers: &S92, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "atom.global.min.noftz.v2.f16x2", modifiers: &S93, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "atom.max.noftz.v2.f16x2", modifiers: &S94, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "atom.min.noftz.v2.f16x2", modifiers: &S95, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "atom.global.v2.bf16x2.max.noftz", modifiers: &S96, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "atom.global.v8.bf16.add.noftz", modifiers: &S97, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "atom.global.v8.f16.max.noftz", modifiers: &S98, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "atom.shared::cta.max.u32", modifiers: &S99, ptx: Some(PtxVersion::new(7, 8)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "atom.global", modifiers: &S37, ptx: None, sm: Some(SmTarget::sm(11, ArchVariant::Base)) },
-            FeatureGate { feature: "atom.shared", modifiers: &S64, ptx: None, sm: Some(SmTarget::sm(12, ArchVariant::Base)) },
-            FeatureGate { feature: "64-bit atom.global.{add,cas,exch}", modifiers: &S65, ptx: None, sm: Some(SmTarget::sm(12, ArchVariant::Base)) },
-            FeatureGate { feature: "64-bit atom.shared.{add,cas,exch}", modifiers: &S66, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "64-bit atom.{and,or,xor,min,max}", modifiers: &S58, ptx: None, sm: Some(SmTarget::sm(32, ArchVariant::Base)) },
-            FeatureGate { feature: "atom.add.f32", modifiers: &S67, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "atom.add.f64", modifiers: &S59, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: ".scope qualifier", modifiers: &S60, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: ".sem qualifier", modifiers: &S61, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.global", modifiers: &S46, ptx: None, sm: Some(SmTarget::sm(11, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.shared", modifiers: &S100, ptx: None, sm: Some(SmTarget::sm(12, ArchVariant::Base)) },
+            FeatureGate { feature: "64-bit atom.global.{add,cas,exch}", modifiers: &S101, ptx: None, sm: Some(SmTarget::sm(12, ArchVariant::Base)) },
+            FeatureGate { feature: "64-bit atom.shared.{add,cas,exch}", modifiers: &S102, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "64-bit atom.{and,or,xor,min,max}", modifiers: &S67, ptx: None, sm: Some(SmTarget::sm(32, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.add.f32", modifiers: &S103, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.add.f64", modifiers: &S68, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: ".scope qualifier", modifiers: &S69, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: ".sem qualifier", modifiers: &S70, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.acq_rel.and.b32", modifiers: &S104, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.acquire.and.b32", modifiers: &S105, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.and.b64", modifiers: &S106, ptx: None, sm: Some(SmTarget::sm(32, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.cluster.and.b32", modifiers: &S107, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.cta.and.b32", modifiers: &S108, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.gpu.and.b32", modifiers: &S109, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.relaxed.and.b32", modifiers: &S110, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.release.and.b32", modifiers: &S111, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.shared::cluster.and.b32", modifiers: &S112, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.shared::cta.and.b32", modifiers: &S73, ptx: None, sm: Some(SmTarget::sm(12, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.sys.and.b32", modifiers: &S113, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.cas.b16", modifiers: &S74, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.cluster.cas.b16", modifiers: &S114, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.shared::cluster.cas.b16", modifiers: &S115, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.add.noftz.f16", modifiers: &S76, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.cluster.add.noftz.f16", modifiers: &S116, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.shared::cluster.add.noftz.f16", modifiers: &S117, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.add.noftz.f16x2", modifiers: &S71, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.acq_rel.add.noftz.f16x2", modifiers: &S118, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.acquire.add.noftz.f16x2", modifiers: &S119, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.cluster.add.noftz.f16x2", modifiers: &S120, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.relaxed.add.noftz.f16x2", modifiers: &S121, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.release.add.noftz.f16x2", modifiers: &S122, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.shared::cluster.add.noftz.f16x2", modifiers: &S123, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.add.noftz.bf16", modifiers: &S124, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.add.noftz.bf16x2", modifiers: &S125, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.add.v2.f32", modifiers: &S79, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.add.v4.f32", modifiers: &S80, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.add.noftz.v2.f16", modifiers: &S81, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.add.noftz.v4.f16", modifiers: &S83, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.add.noftz.v8.f16", modifiers: &S84, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.global.max.noftz.v2.f16", modifiers: &S85, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.global.min.noftz.v2.f16", modifiers: &S86, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.max.noftz.v2.f16", modifiers: &S87, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.min.noftz.v2.f16", modifiers: &S88, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.add.noftz.v2.f16x2", modifiers: &S89, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.add.noftz.v4.f16x2", modifiers: &S91, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.global.max.noftz.v2.f16x2", modifiers: &S92, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.global.min.noftz.v2.f16x2", modifiers: &S93, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.max.noftz.v2.f16x2", modifiers: &S94, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.min.noftz.v2.f16x2", modifiers: &S95, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.global.acquire.sys.inc.u32", modifiers: &S126, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.global.cluster.relaxed.add.u32", modifiers: &S127, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.global.sys.add.u32", modifiers: &S128, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.global.v2.bf16x2.max.noftz", modifiers: &S96, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.global.v8.f16.max.noftz", modifiers: &S98, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "atom.shared::cta.max.u32", modifiers: &S99, ptx: None, sm: Some(SmTarget::sm(12, ArchVariant::Base)) },
         ],
         summary: "Atomic read-modify-write on global or shared memory; returns the old value.",
         coverage: Coverage { parses: true },
@@ -1447,7 +1978,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Parallel Synchronization and Communication Instructions: bar, barrier",
         category: "Parallel Synchronization and Communication Instructions",
-        names: &S68,
+        names: &S129,
         anchor: "parallel-synchronization-and-communication-instructions-bar-barrier",
         syntax: "barrier{.cta}.sync{.aligned}      a{, b};\nbarrier{.cta}.arrive{.aligned}    a, b;\n\nbarrier{.cta}.red.popc{.aligned}.u32  d, a{, b}, {!}c;\nbarrier{.cta}.red.op{.aligned}.pred   p, a{, b}, {!}c;\n\nbar{.cta}.sync      a{, b};\nbar{.cta}.arrive    a, b;\n\nbar{.cta}.red.popc.u32  d, a{, b}, {!}c;\nbar{.cta}.red.op.pred   p, a{, b}, {!}c;\n\n.op = { .and, .or };",
         forms: &[
@@ -1457,9 +1988,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".cta", optional: true, placeholder: false, values: &S69 },
-                    Slot { name: ".sync", optional: false, placeholder: false, values: &S70 },
-                    Slot { name: ".aligned", optional: true, placeholder: false, values: &S71 },
+                    Slot { name: ".cta", optional: true, placeholder: false, values: &S130 },
+                    Slot { name: ".sync", optional: false, placeholder: false, values: &S131 },
+                    Slot { name: ".aligned", optional: true, placeholder: false, values: &S132 },
                 ],
                 operands: &[
                     OperandSpec { text: "a", name: "a", optional: false, negatable: false, address: false },
@@ -1472,9 +2003,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".cta", optional: true, placeholder: false, values: &S69 },
-                    Slot { name: ".arrive", optional: false, placeholder: false, values: &S72 },
-                    Slot { name: ".aligned", optional: true, placeholder: false, values: &S71 },
+                    Slot { name: ".cta", optional: true, placeholder: false, values: &S130 },
+                    Slot { name: ".arrive", optional: false, placeholder: false, values: &S133 },
+                    Slot { name: ".aligned", optional: true, placeholder: false, values: &S132 },
                 ],
                 operands: &[
                     OperandSpec { text: "a", name: "a", optional: false, negatable: false, address: false },
@@ -1487,11 +2018,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".cta", optional: true, placeholder: false, values: &S69 },
-                    Slot { name: ".red", optional: false, placeholder: false, values: &S73 },
-                    Slot { name: ".popc", optional: false, placeholder: false, values: &S74 },
-                    Slot { name: ".aligned", optional: true, placeholder: false, values: &S71 },
-                    Slot { name: ".u32", optional: false, placeholder: false, values: &S75 },
+                    Slot { name: ".cta", optional: true, placeholder: false, values: &S130 },
+                    Slot { name: ".red", optional: false, placeholder: false, values: &S134 },
+                    Slot { name: ".popc", optional: false, placeholder: false, values: &S135 },
+                    Slot { name: ".aligned", optional: true, placeholder: false, values: &S132 },
+                    Slot { name: ".u32", optional: false, placeholder: false, values: &S136 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -1506,11 +2037,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".cta", optional: true, placeholder: false, values: &S69 },
-                    Slot { name: ".red", optional: false, placeholder: false, values: &S73 },
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S76 },
-                    Slot { name: ".aligned", optional: true, placeholder: false, values: &S71 },
-                    Slot { name: ".pred", optional: false, placeholder: false, values: &S77 },
+                    Slot { name: ".cta", optional: true, placeholder: false, values: &S130 },
+                    Slot { name: ".red", optional: false, placeholder: false, values: &S134 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S137 },
+                    Slot { name: ".aligned", optional: true, placeholder: false, values: &S132 },
+                    Slot { name: ".pred", optional: false, placeholder: false, values: &S138 },
                 ],
                 operands: &[
                     OperandSpec { text: "p", name: "p", optional: false, negatable: false, address: false },
@@ -1525,8 +2056,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".cta", optional: true, placeholder: false, values: &S69 },
-                    Slot { name: ".sync", optional: false, placeholder: false, values: &S70 },
+                    Slot { name: ".cta", optional: true, placeholder: false, values: &S130 },
+                    Slot { name: ".sync", optional: false, placeholder: false, values: &S131 },
                 ],
                 operands: &[
                     OperandSpec { text: "a", name: "a", optional: false, negatable: false, address: false },
@@ -1539,8 +2070,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".cta", optional: true, placeholder: false, values: &S69 },
-                    Slot { name: ".arrive", optional: false, placeholder: false, values: &S72 },
+                    Slot { name: ".cta", optional: true, placeholder: false, values: &S130 },
+                    Slot { name: ".arrive", optional: false, placeholder: false, values: &S133 },
                 ],
                 operands: &[
                     OperandSpec { text: "a", name: "a", optional: false, negatable: false, address: false },
@@ -1553,10 +2084,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".cta", optional: true, placeholder: false, values: &S69 },
-                    Slot { name: ".red", optional: false, placeholder: false, values: &S73 },
-                    Slot { name: ".popc", optional: false, placeholder: false, values: &S74 },
-                    Slot { name: ".u32", optional: false, placeholder: false, values: &S75 },
+                    Slot { name: ".cta", optional: true, placeholder: false, values: &S130 },
+                    Slot { name: ".red", optional: false, placeholder: false, values: &S134 },
+                    Slot { name: ".popc", optional: false, placeholder: false, values: &S135 },
+                    Slot { name: ".u32", optional: false, placeholder: false, values: &S136 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -1571,10 +2102,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".cta", optional: true, placeholder: false, values: &S69 },
-                    Slot { name: ".red", optional: false, placeholder: false, values: &S73 },
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S76 },
-                    Slot { name: ".pred", optional: false, placeholder: false, values: &S77 },
+                    Slot { name: ".cta", optional: true, placeholder: false, values: &S130 },
+                    Slot { name: ".red", optional: false, placeholder: false, values: &S134 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S137 },
+                    Slot { name: ".pred", optional: false, placeholder: false, values: &S138 },
                 ],
                 operands: &[
                     OperandSpec { text: "p", name: "p", optional: false, negatable: false, address: false },
@@ -1585,20 +2116,24 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".op", values: &S76 },
+            Definition { name: ".op", values: &S137 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
-            FeatureGate { feature: "bar.sync without a thread count", modifiers: &S70, ptx: Some(PtxVersion::new(1, 0)), sm: None },
-            FeatureGate { feature: "Register operands, thread count, and bar.{arrive,red}", modifiers: &S78, ptx: Some(PtxVersion::new(2, 0)), sm: None },
-            FeatureGate { feature: "barrier instruction", modifiers: &S27, ptx: Some(PtxVersion::new(6, 0)), sm: None },
-            FeatureGate { feature: ".cta qualifier", modifiers: &S69, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "bar.sync without a thread count", modifiers: &S131, ptx: Some(PtxVersion::new(1, 0)), sm: None },
+            FeatureGate { feature: "Register operands, thread count, and bar.{arrive,red}", modifiers: &S139, ptx: Some(PtxVersion::new(2, 0)), sm: None },
+            FeatureGate { feature: "barrier instruction", modifiers: &S36, ptx: Some(PtxVersion::new(6, 0)), sm: None },
+            FeatureGate { feature: ".cta qualifier", modifiers: &S130, ptx: Some(PtxVersion::new(7, 8)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "Register operands, thread count, and bar{.cta}.{arrive,red}", modifiers: &S79, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "barrier{.cta} instruction", modifiers: &S69, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "Register operands, thread count, and bar{.cta}.{arrive,red}", modifiers: &S140, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "barrier{.cta} instruction", modifiers: &S130, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "bar.arrive", modifiers: &S133, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "bar.red.popc.u32", modifiers: &S141, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "bar.red.and.pred", modifiers: &S142, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "bar.red.or.pred", modifiers: &S143, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "CTA-wide barrier: wait for, arrive at, or reduce a predicate across threads.",
         coverage: Coverage { parses: true },
@@ -1608,7 +2143,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Parallel Synchronization and Communication Instructions: bar.warp.sync",
         category: "Parallel Synchronization and Communication Instructions",
-        names: &S80,
+        names: &S144,
         anchor: "parallel-synchronization-and-communication-instructions-bar-warp-sync",
         syntax: "bar.warp.sync      membermask;",
         forms: &[
@@ -1626,7 +2161,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         ],
         definitions: &[
         ],
-        ptx: Some(PtxVersion::new(6, 0)),
+        ptx: Some(PtxVersion::new(5, 1)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(30, ArchVariant::Base)),
         ptx_gates: &[
@@ -1641,7 +2176,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Parallel Synchronization and Communication Instructions: bar, barrier",
         category: "Parallel Synchronization and Communication Instructions",
-        names: &S68,
+        names: &S129,
         anchor: "parallel-synchronization-and-communication-instructions-bar-barrier",
         syntax: "barrier{.cta}.sync{.aligned}      a{, b};\nbarrier{.cta}.arrive{.aligned}    a, b;\n\nbarrier{.cta}.red.popc{.aligned}.u32  d, a{, b}, {!}c;\nbarrier{.cta}.red.op{.aligned}.pred   p, a{, b}, {!}c;\n\nbar{.cta}.sync      a{, b};\nbar{.cta}.arrive    a, b;\n\nbar{.cta}.red.popc.u32  d, a{, b}, {!}c;\nbar{.cta}.red.op.pred   p, a{, b}, {!}c;\n\n.op = { .and, .or };",
         forms: &[
@@ -1651,9 +2186,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".cta", optional: true, placeholder: false, values: &S69 },
-                    Slot { name: ".sync", optional: false, placeholder: false, values: &S70 },
-                    Slot { name: ".aligned", optional: true, placeholder: false, values: &S71 },
+                    Slot { name: ".cta", optional: true, placeholder: false, values: &S130 },
+                    Slot { name: ".sync", optional: false, placeholder: false, values: &S131 },
+                    Slot { name: ".aligned", optional: true, placeholder: false, values: &S132 },
                 ],
                 operands: &[
                     OperandSpec { text: "a", name: "a", optional: false, negatable: false, address: false },
@@ -1666,9 +2201,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".cta", optional: true, placeholder: false, values: &S69 },
-                    Slot { name: ".arrive", optional: false, placeholder: false, values: &S72 },
-                    Slot { name: ".aligned", optional: true, placeholder: false, values: &S71 },
+                    Slot { name: ".cta", optional: true, placeholder: false, values: &S130 },
+                    Slot { name: ".arrive", optional: false, placeholder: false, values: &S133 },
+                    Slot { name: ".aligned", optional: true, placeholder: false, values: &S132 },
                 ],
                 operands: &[
                     OperandSpec { text: "a", name: "a", optional: false, negatable: false, address: false },
@@ -1681,11 +2216,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".cta", optional: true, placeholder: false, values: &S69 },
-                    Slot { name: ".red", optional: false, placeholder: false, values: &S73 },
-                    Slot { name: ".popc", optional: false, placeholder: false, values: &S74 },
-                    Slot { name: ".aligned", optional: true, placeholder: false, values: &S71 },
-                    Slot { name: ".u32", optional: false, placeholder: false, values: &S75 },
+                    Slot { name: ".cta", optional: true, placeholder: false, values: &S130 },
+                    Slot { name: ".red", optional: false, placeholder: false, values: &S134 },
+                    Slot { name: ".popc", optional: false, placeholder: false, values: &S135 },
+                    Slot { name: ".aligned", optional: true, placeholder: false, values: &S132 },
+                    Slot { name: ".u32", optional: false, placeholder: false, values: &S136 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -1700,11 +2235,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".cta", optional: true, placeholder: false, values: &S69 },
-                    Slot { name: ".red", optional: false, placeholder: false, values: &S73 },
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S76 },
-                    Slot { name: ".aligned", optional: true, placeholder: false, values: &S71 },
-                    Slot { name: ".pred", optional: false, placeholder: false, values: &S77 },
+                    Slot { name: ".cta", optional: true, placeholder: false, values: &S130 },
+                    Slot { name: ".red", optional: false, placeholder: false, values: &S134 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S137 },
+                    Slot { name: ".aligned", optional: true, placeholder: false, values: &S132 },
+                    Slot { name: ".pred", optional: false, placeholder: false, values: &S138 },
                 ],
                 operands: &[
                     OperandSpec { text: "p", name: "p", optional: false, negatable: false, address: false },
@@ -1719,8 +2254,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".cta", optional: true, placeholder: false, values: &S69 },
-                    Slot { name: ".sync", optional: false, placeholder: false, values: &S70 },
+                    Slot { name: ".cta", optional: true, placeholder: false, values: &S130 },
+                    Slot { name: ".sync", optional: false, placeholder: false, values: &S131 },
                 ],
                 operands: &[
                     OperandSpec { text: "a", name: "a", optional: false, negatable: false, address: false },
@@ -1733,8 +2268,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".cta", optional: true, placeholder: false, values: &S69 },
-                    Slot { name: ".arrive", optional: false, placeholder: false, values: &S72 },
+                    Slot { name: ".cta", optional: true, placeholder: false, values: &S130 },
+                    Slot { name: ".arrive", optional: false, placeholder: false, values: &S133 },
                 ],
                 operands: &[
                     OperandSpec { text: "a", name: "a", optional: false, negatable: false, address: false },
@@ -1747,10 +2282,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".cta", optional: true, placeholder: false, values: &S69 },
-                    Slot { name: ".red", optional: false, placeholder: false, values: &S73 },
-                    Slot { name: ".popc", optional: false, placeholder: false, values: &S74 },
-                    Slot { name: ".u32", optional: false, placeholder: false, values: &S75 },
+                    Slot { name: ".cta", optional: true, placeholder: false, values: &S130 },
+                    Slot { name: ".red", optional: false, placeholder: false, values: &S134 },
+                    Slot { name: ".popc", optional: false, placeholder: false, values: &S135 },
+                    Slot { name: ".u32", optional: false, placeholder: false, values: &S136 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -1765,10 +2300,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".cta", optional: true, placeholder: false, values: &S69 },
-                    Slot { name: ".red", optional: false, placeholder: false, values: &S73 },
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S76 },
-                    Slot { name: ".pred", optional: false, placeholder: false, values: &S77 },
+                    Slot { name: ".cta", optional: true, placeholder: false, values: &S130 },
+                    Slot { name: ".red", optional: false, placeholder: false, values: &S134 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S137 },
+                    Slot { name: ".pred", optional: false, placeholder: false, values: &S138 },
                 ],
                 operands: &[
                     OperandSpec { text: "p", name: "p", optional: false, negatable: false, address: false },
@@ -1779,19 +2314,24 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".op", values: &S76 },
+            Definition { name: ".op", values: &S137 },
         ],
-        ptx: Some(PtxVersion::new(6, 0)),
+        ptx: Some(PtxVersion::new(5, 1)),
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
-            FeatureGate { feature: "bar.sync without a thread count", modifiers: &S70, ptx: Some(PtxVersion::new(1, 0)), sm: None },
-            FeatureGate { feature: "Register operands, thread count, and bar.{arrive,red}", modifiers: &S78, ptx: Some(PtxVersion::new(2, 0)), sm: None },
-            FeatureGate { feature: ".cta qualifier", modifiers: &S69, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "bar.sync without a thread count", modifiers: &S131, ptx: Some(PtxVersion::new(1, 0)), sm: None },
+            FeatureGate { feature: "Register operands, thread count, and bar.{arrive,red}", modifiers: &S139, ptx: Some(PtxVersion::new(2, 0)), sm: None },
+            FeatureGate { feature: ".cta qualifier", modifiers: &S130, ptx: Some(PtxVersion::new(7, 8)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "Register operands, thread count, and bar{.cta}.{arrive,red}", modifiers: &S79, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "barrier{.cta} instruction", modifiers: &S69, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "Register operands, thread count, and bar{.cta}.{arrive,red}", modifiers: &S140, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "barrier{.cta} instruction", modifiers: &S130, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "barrier.sync", modifiers: &S131, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "barrier.arrive", modifiers: &S133, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "barrier.red.popc.u32", modifiers: &S141, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "barrier.red.and.pred", modifiers: &S142, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "barrier.red.or.pred", modifiers: &S143, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
         ],
         summary: "CTA-wide barrier (newer spelling); .aligned asserts all threads take it.",
         coverage: Coverage { parses: true },
@@ -1801,7 +2341,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Parallel Synchronization and Communication Instructions: barrier.cluster",
         category: "Parallel Synchronization and Communication Instructions",
-        names: &S81,
+        names: &S145,
         anchor: "parallel-synchronization-and-communication-instructions-barrier-cluster",
         syntax: "barrier.cluster.arrive{.sem}{.aligned};\nbarrier.cluster.wait{.acquire}{.aligned};\n\n.sem = {.release, .relaxed}",
         forms: &[
@@ -1811,9 +2351,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".arrive", optional: false, placeholder: false, values: &S72 },
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S82 },
-                    Slot { name: ".aligned", optional: true, placeholder: false, values: &S71 },
+                    Slot { name: ".arrive", optional: false, placeholder: false, values: &S133 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S146 },
+                    Slot { name: ".aligned", optional: true, placeholder: false, values: &S132 },
                 ],
                 operands: &[
                 ],
@@ -1824,22 +2364,25 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".wait", optional: false, placeholder: false, values: &S83 },
-                    Slot { name: ".acquire", optional: true, placeholder: false, values: &S84 },
-                    Slot { name: ".aligned", optional: true, placeholder: false, values: &S71 },
+                    Slot { name: ".wait", optional: false, placeholder: false, values: &S147 },
+                    Slot { name: ".acquire", optional: true, placeholder: false, values: &S148 },
+                    Slot { name: ".aligned", optional: true, placeholder: false, values: &S132 },
                 ],
                 operands: &[
                 ],
             },
         ],
         definitions: &[
-            Definition { name: ".sem", values: &S82 },
+            Definition { name: ".sem", values: &S146 },
         ],
         ptx: Some(PtxVersion::new(7, 8)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(90, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "Support for .acquire, .relaxed, .release qualifiers", modifiers: &S85, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "Support for .acquire, .relaxed, .release qualifiers", modifiers: &S149, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "barrier.cluster.arrive.relaxed", modifiers: &S150, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "barrier.cluster.arrive.release", modifiers: &S151, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "barrier.cluster.wait.acquire", modifiers: &S152, ptx: Some(PtxVersion::new(8, 0)), sm: None },
         ],
         target_gates: &[
         ],
@@ -1851,7 +2394,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Integer Arithmetic Instructions: bfe",
         category: "Integer Arithmetic Instructions",
-        names: &S86,
+        names: &S153,
         anchor: "integer-arithmetic-instructions-bfe",
         syntax: "bfe.type  d, a, b, c;\n\n.type = { .u32, .u64,\n          .s32, .s64 };",
         forms: &[
@@ -1861,7 +2404,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S87 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S154 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -1872,7 +2415,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S87 },
+            Definition { name: ".type", values: &S154 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
         preview: false,
@@ -1889,7 +2432,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Control Flow Instructions: bra",
         category: "Control Flow Instructions",
-        names: &S88,
+        names: &S155,
         anchor: "control-flow-instructions-bra",
         syntax: "@p   bra{.uni}  tgt;           // tgt is a label\n     bra{.uni}  tgt;           // unconditional branch",
         forms: &[
@@ -1899,7 +2442,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: true,
                 label: false,
                 slots: &[
-                    Slot { name: ".uni", optional: true, placeholder: false, values: &S89 },
+                    Slot { name: ".uni", optional: true, placeholder: false, values: &S156 },
                 ],
                 operands: &[
                     OperandSpec { text: "tgt", name: "tgt", optional: false, negatable: false, address: false },
@@ -1911,7 +2454,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".uni", optional: true, placeholder: false, values: &S89 },
+                    Slot { name: ".uni", optional: true, placeholder: false, values: &S156 },
                 ],
                 operands: &[
                     OperandSpec { text: "tgt", name: "tgt", optional: false, negatable: false, address: false },
@@ -1935,7 +2478,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Directive,
         title: "Control Flow Directives: .branchtargets",
         category: "Control Flow Directives",
-        names: &S90,
+        names: &S157,
         anchor: "control-flow-directives-branchtargets",
         syntax: "Label:   .branchtargets  list-of-labels ;",
         forms: &[
@@ -1968,7 +2511,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Integer Arithmetic Instructions: brev",
         category: "Integer Arithmetic Instructions",
-        names: &S91,
+        names: &S158,
         anchor: "integer-arithmetic-instructions-brev",
         syntax: "brev.type  d, a;\n\n.type = { .b32, .b64 };",
         forms: &[
@@ -1978,7 +2521,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S92 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S159 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -1987,7 +2530,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S92 },
+            Definition { name: ".type", values: &S159 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
         preview: false,
@@ -2004,7 +2547,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Miscellaneous Instructions: brkpt",
         category: "Miscellaneous Instructions",
-        names: &S93,
+        names: &S160,
         anchor: "miscellaneous-instructions-brkpt",
         syntax: "brkpt;",
         forms: &[
@@ -2036,7 +2579,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Control Flow Instructions: brx.idx",
         category: "Control Flow Instructions",
-        names: &S94,
+        names: &S161,
         anchor: "control-flow-instructions-brx-idx",
         syntax: "@p    brx.idx{.uni} index, tlist;\n      brx.idx{.uni} index, tlist;",
         forms: &[
@@ -2046,7 +2589,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: true,
                 label: false,
                 slots: &[
-                    Slot { name: ".uni", optional: true, placeholder: false, values: &S89 },
+                    Slot { name: ".uni", optional: true, placeholder: false, values: &S156 },
                 ],
                 operands: &[
                     OperandSpec { text: "index", name: "index", optional: false, negatable: false, address: false },
@@ -2059,7 +2602,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".uni", optional: true, placeholder: false, values: &S89 },
+                    Slot { name: ".uni", optional: true, placeholder: false, values: &S156 },
                 ],
                 operands: &[
                     OperandSpec { text: "index", name: "index", optional: false, negatable: false, address: false },
@@ -2084,7 +2627,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Control Flow Instructions: call",
         category: "Control Flow Instructions",
-        names: &S95,
+        names: &S162,
         anchor: "control-flow-instructions-call",
         syntax: "// direct call to named function, func is a symbol\ncall{.uni} (ret-param), func, (param-list);\ncall{.uni} func, (param-list);\ncall{.uni} func;\n\n// indirect call via pointer, with full list of call targets\ncall{.uni} (ret-param), fptr, (param-list), flist;\ncall{.uni} fptr, (param-list), flist;\ncall{.uni} fptr, flist;\n\n// indirect call via pointer, with no knowledge of call targets\ncall{.uni} (ret-param), fptr, (param-list), fproto;\ncall{.uni} fptr, (param-list), fproto;\ncall{.uni} fptr, fproto;",
         forms: &[
@@ -2094,7 +2637,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".uni", optional: true, placeholder: false, values: &S89 },
+                    Slot { name: ".uni", optional: true, placeholder: false, values: &S156 },
                 ],
                 operands: &[
                     OperandSpec { text: "(ret-param)", name: "ret-param", optional: false, negatable: false, address: false },
@@ -2108,7 +2651,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".uni", optional: true, placeholder: false, values: &S89 },
+                    Slot { name: ".uni", optional: true, placeholder: false, values: &S156 },
                 ],
                 operands: &[
                     OperandSpec { text: "func", name: "func", optional: false, negatable: false, address: false },
@@ -2121,7 +2664,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".uni", optional: true, placeholder: false, values: &S89 },
+                    Slot { name: ".uni", optional: true, placeholder: false, values: &S156 },
                 ],
                 operands: &[
                     OperandSpec { text: "func", name: "func", optional: false, negatable: false, address: false },
@@ -2133,7 +2676,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".uni", optional: true, placeholder: false, values: &S89 },
+                    Slot { name: ".uni", optional: true, placeholder: false, values: &S156 },
                 ],
                 operands: &[
                     OperandSpec { text: "(ret-param)", name: "ret-param", optional: false, negatable: false, address: false },
@@ -2148,7 +2691,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".uni", optional: true, placeholder: false, values: &S89 },
+                    Slot { name: ".uni", optional: true, placeholder: false, values: &S156 },
                 ],
                 operands: &[
                     OperandSpec { text: "fptr", name: "fptr", optional: false, negatable: false, address: false },
@@ -2162,7 +2705,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".uni", optional: true, placeholder: false, values: &S89 },
+                    Slot { name: ".uni", optional: true, placeholder: false, values: &S156 },
                 ],
                 operands: &[
                     OperandSpec { text: "fptr", name: "fptr", optional: false, negatable: false, address: false },
@@ -2175,7 +2718,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".uni", optional: true, placeholder: false, values: &S89 },
+                    Slot { name: ".uni", optional: true, placeholder: false, values: &S156 },
                 ],
                 operands: &[
                     OperandSpec { text: "(ret-param)", name: "ret-param", optional: false, negatable: false, address: false },
@@ -2190,7 +2733,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".uni", optional: true, placeholder: false, values: &S89 },
+                    Slot { name: ".uni", optional: true, placeholder: false, values: &S156 },
                 ],
                 operands: &[
                     OperandSpec { text: "fptr", name: "fptr", optional: false, negatable: false, address: false },
@@ -2204,7 +2747,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".uni", optional: true, placeholder: false, values: &S89 },
+                    Slot { name: ".uni", optional: true, placeholder: false, values: &S156 },
                 ],
                 operands: &[
                     OperandSpec { text: "fptr", name: "fptr", optional: false, negatable: false, address: false },
@@ -2218,12 +2761,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
-            FeatureGate { feature: "Direct call", modifiers: &S27, ptx: Some(PtxVersion::new(1, 0)), sm: None },
-            FeatureGate { feature: "Indirect call", modifiers: &S27, ptx: Some(PtxVersion::new(2, 1)), sm: None },
+            FeatureGate { feature: "Direct call", modifiers: &S36, ptx: Some(PtxVersion::new(1, 0)), sm: None },
+            FeatureGate { feature: "Indirect call", modifiers: &S36, ptx: Some(PtxVersion::new(2, 1)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "Direct call", modifiers: &S27, ptx: None, sm: None },
-            FeatureGate { feature: "Indirect call", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "Direct call", modifiers: &S36, ptx: None, sm: None },
+            FeatureGate { feature: "Indirect call", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Calls a function directly or through a pointer, passing parameters.",
         coverage: Coverage { parses: true },
@@ -2233,7 +2776,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Directive,
         title: "Control Flow Directives: .callprototype",
         category: "Control Flow Directives",
-        names: &S96,
+        names: &S163,
         anchor: "control-flow-directives-callprototype",
         syntax: "// no input or return parameters\nlabel: .callprototype _ .noreturn;\n// input params, no return params\nlabel: .callprototype _ (param-list) .noreturn;\n// no input params, // return params\nlabel: .callprototype (ret-param) _ ;\n// input, return parameters\nlabel: .callprototype (ret-param) _ (param-list);",
         forms: &[
@@ -2288,10 +2831,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
         preview: false,
         target: TargetReq::Min(SmTarget::sm(20, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "Support for .noreturn directive", modifiers: &S97, ptx: Some(PtxVersion::new(6, 4)), sm: None },
+            FeatureGate { feature: "Support for .noreturn directive", modifiers: &S164, ptx: Some(PtxVersion::new(6, 4)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: ".noreturn directive", modifiers: &S97, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: ".noreturn directive", modifiers: &S164, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
         ],
         summary: "Declares the signature of functions reached by indirect calls.",
         coverage: Coverage { parses: true },
@@ -2301,7 +2844,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Directive,
         title: "Control Flow Directives: .calltargets",
         category: "Control Flow Directives",
-        names: &S98,
+        names: &S165,
         anchor: "control-flow-directives-calltargets",
         syntax: "Label:   .calltargets  list-of-functions ;",
         forms: &[
@@ -2334,7 +2877,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %clock, %clock_hi",
         category: "Special Registers",
-        names: &S99,
+        names: &S166,
         anchor: "special-registers-clock-clock-hi",
         syntax: "",
         forms: &[
@@ -2345,10 +2888,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
         preview: false,
         target: TargetReq::All,
         ptx_gates: &[
-            FeatureGate { feature: "%clock_hi", modifiers: &S27, ptx: Some(PtxVersion::new(5, 0)), sm: None },
+            FeatureGate { feature: "%clock_hi", modifiers: &S36, ptx: Some(PtxVersion::new(5, 0)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "%clock_hi", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "%clock_hi", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Read-only: low 32 bits of a per-SM cycle counter.",
         coverage: Coverage { parses: true },
@@ -2358,7 +2901,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %clock64",
         category: "Special Registers",
-        names: &S100,
+        names: &S167,
         anchor: "special-registers-clock64",
         syntax: "",
         forms: &[
@@ -2380,7 +2923,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %clock, %clock_hi",
         category: "Special Registers",
-        names: &S99,
+        names: &S166,
         anchor: "special-registers-clock-clock-hi",
         syntax: "",
         forms: &[
@@ -2391,10 +2934,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
         preview: false,
         target: TargetReq::Min(SmTarget::sm(20, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "%clock", modifiers: &S27, ptx: Some(PtxVersion::new(1, 0)), sm: None },
+            FeatureGate { feature: "%clock", modifiers: &S36, ptx: Some(PtxVersion::new(1, 0)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "%clock", modifiers: &S27, ptx: None, sm: None },
+            FeatureGate { feature: "%clock", modifiers: &S36, ptx: None, sm: None },
         ],
         summary: "Read-only: high 32 bits of the per-SM cycle counter.",
         coverage: Coverage { parses: true },
@@ -2404,7 +2947,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %cluster_ctaid",
         category: "Special Registers",
-        names: &S101,
+        names: &S168,
         anchor: "special-registers-cluster-ctaid",
         syntax: "",
         forms: &[
@@ -2426,7 +2969,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %cluster_ctarank",
         category: "Special Registers",
-        names: &S102,
+        names: &S169,
         anchor: "special-registers-cluster-ctarank",
         syntax: "",
         forms: &[
@@ -2448,7 +2991,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %cluster_nctaid",
         category: "Special Registers",
-        names: &S103,
+        names: &S170,
         anchor: "special-registers-cluster-nctaid",
         syntax: "",
         forms: &[
@@ -2470,7 +3013,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %cluster_nctarank",
         category: "Special Registers",
-        names: &S104,
+        names: &S171,
         anchor: "special-registers-cluster-nctarank",
         syntax: "",
         forms: &[
@@ -2492,7 +3035,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %clusterid",
         category: "Special Registers",
-        names: &S105,
+        names: &S172,
         anchor: "special-registers-clusterid",
         syntax: "",
         forms: &[
@@ -2514,7 +3057,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Integer Arithmetic Instructions: clz",
         category: "Integer Arithmetic Instructions",
-        names: &S106,
+        names: &S173,
         anchor: "integer-arithmetic-instructions-clz",
         syntax: "clz.type  d, a;\n\n.type = { .b32, .b64 };",
         forms: &[
@@ -2524,7 +3067,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S92 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S159 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -2533,7 +3076,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S92 },
+            Definition { name: ".type", values: &S159 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
         preview: false,
@@ -2550,7 +3093,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Logic and Shift Instructions: cnot",
         category: "Logic and Shift Instructions",
-        names: &S107,
+        names: &S174,
         anchor: "logic-and-shift-instructions-cnot",
         syntax: "cnot.type d, a;\n\n.type = { .b16, .b32, .b64 };",
         forms: &[
@@ -2560,7 +3103,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S108 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S175 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -2569,7 +3112,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S108 },
+            Definition { name: ".type", values: &S175 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
@@ -2586,7 +3129,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Directive,
         title: "Linking Directives: .common",
         category: "Linking Directives",
-        names: &S109,
+        names: &S176,
         anchor: "linking-directives-common",
         syntax: ".common identifier",
         forms: &[
@@ -2619,7 +3162,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: copysign",
         category: "Floating Point Instructions",
-        names: &S110,
+        names: &S177,
         anchor: "floating-point-instructions-copysign",
         syntax: "copysign.type  d, a, b;\n\n.type = { .f32, .f64 };",
         forms: &[
@@ -2629,7 +3172,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S111 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S178 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -2639,7 +3182,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S111 },
+            Definition { name: ".type", values: &S178 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
         preview: false,
@@ -2656,7 +3199,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: cos",
         category: "Floating Point Instructions",
-        names: &S112,
+        names: &S179,
         anchor: "floating-point-instructions-cos",
         syntax: "cos.approx{.ftz}.f32  d, a;",
         forms: &[
@@ -2666,7 +3209,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".approx", optional: false, placeholder: false, values: &S113 },
+                    Slot { name: ".approx", optional: false, placeholder: false, values: &S180 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
@@ -2678,12 +3221,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
         ],
         definitions: &[
         ],
-        ptx: Some(PtxVersion::new(1, 0)),
+        ptx: Some(PtxVersion::new(1, 4)),
         preview: false,
         target: TargetReq::All,
         ptx_gates: &[
             FeatureGate { feature: "cos.f32", modifiers: &S2, ptx: Some(PtxVersion::new(1, 0)), sm: None },
-            FeatureGate { feature: "Explicit modifiers .approx and .ftz", modifiers: &S114, ptx: Some(PtxVersion::new(1, 4)), sm: None },
+            FeatureGate { feature: "Explicit modifiers .approx and .ftz", modifiers: &S181, ptx: Some(PtxVersion::new(1, 4)), sm: None },
         ],
         target_gates: &[
         ],
@@ -2695,7 +3238,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: cp.async",
         category: "Data Movement and Conversion Instructions",
-        names: &S115,
+        names: &S182,
         anchor: "data-movement-and-conversion-instructions-cp-async",
         syntax: "cp.async.ca.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size}\n                         [dst], [src], cp-size{, src-size}{, cache-policy} ;\ncp.async.cg.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size}\n                         [dst], [src], 16{, src-size}{, cache-policy} ;\ncp.async.ca.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size}\n                         [dst], [src], cp-size{, ignore-src}{, cache-policy} ;\ncp.async.cg.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size}\n                         [dst], [src], 16{, ignore-src}{, cache-policy} ;\n\n.level::cache_hint =     { .L2::cache_hint }\n.level::prefetch_size =  { .L2::64B, .L2::128B, .L2::256B }\ncp-size =                { 4, 8, 16 }",
         forms: &[
@@ -2705,11 +3248,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".ca", optional: false, placeholder: false, values: &S116 },
-                    Slot { name: ".shared{::cta}", optional: false, placeholder: false, values: &S117 },
-                    Slot { name: ".global", optional: false, placeholder: false, values: &S37 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S118 },
+                    Slot { name: ".ca", optional: false, placeholder: false, values: &S183 },
+                    Slot { name: ".shared{::cta}", optional: false, placeholder: false, values: &S184 },
+                    Slot { name: ".global", optional: false, placeholder: false, values: &S46 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S185 },
                 ],
                 operands: &[
                     OperandSpec { text: "[dst]", name: "dst", optional: false, negatable: false, address: true },
@@ -2725,11 +3268,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".cg", optional: false, placeholder: false, values: &S119 },
-                    Slot { name: ".shared{::cta}", optional: false, placeholder: false, values: &S117 },
-                    Slot { name: ".global", optional: false, placeholder: false, values: &S37 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S118 },
+                    Slot { name: ".cg", optional: false, placeholder: false, values: &S186 },
+                    Slot { name: ".shared{::cta}", optional: false, placeholder: false, values: &S184 },
+                    Slot { name: ".global", optional: false, placeholder: false, values: &S46 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S185 },
                 ],
                 operands: &[
                     OperandSpec { text: "[dst]", name: "dst", optional: false, negatable: false, address: true },
@@ -2745,11 +3288,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".ca", optional: false, placeholder: false, values: &S116 },
-                    Slot { name: ".shared{::cta}", optional: false, placeholder: false, values: &S117 },
-                    Slot { name: ".global", optional: false, placeholder: false, values: &S37 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S118 },
+                    Slot { name: ".ca", optional: false, placeholder: false, values: &S183 },
+                    Slot { name: ".shared{::cta}", optional: false, placeholder: false, values: &S184 },
+                    Slot { name: ".global", optional: false, placeholder: false, values: &S46 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S185 },
                 ],
                 operands: &[
                     OperandSpec { text: "[dst]", name: "dst", optional: false, negatable: false, address: true },
@@ -2765,11 +3308,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".cg", optional: false, placeholder: false, values: &S119 },
-                    Slot { name: ".shared{::cta}", optional: false, placeholder: false, values: &S117 },
-                    Slot { name: ".global", optional: false, placeholder: false, values: &S37 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S118 },
+                    Slot { name: ".cg", optional: false, placeholder: false, values: &S186 },
+                    Slot { name: ".shared{::cta}", optional: false, placeholder: false, values: &S184 },
+                    Slot { name: ".global", optional: false, placeholder: false, values: &S46 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S185 },
                 ],
                 operands: &[
                     OperandSpec { text: "[dst]", name: "dst", optional: false, negatable: false, address: true },
@@ -2781,20 +3324,27 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".level::cache_hint", values: &S44 },
-            Definition { name: ".level::prefetch_size", values: &S118 },
-            Definition { name: "cp-size", values: &S120 },
+            Definition { name: ".level::cache_hint", values: &S53 },
+            Definition { name: ".level::prefetch_size", values: &S185 },
+            Definition { name: "cp-size", values: &S187 },
         ],
         ptx: Some(PtxVersion::new(7, 0)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(80, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "Support for .level::cache_hint and .level::prefetch_size qualifiers", modifiers: &S121, ptx: Some(PtxVersion::new(7, 4)), sm: None },
-            FeatureGate { feature: "Support for ignore-src operand", modifiers: &S27, ptx: Some(PtxVersion::new(7, 5)), sm: None },
-            FeatureGate { feature: "Support for sub-qualifier ::cta", modifiers: &S122, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "Support for .level::cache_hint and .level::prefetch_size qualifiers", modifiers: &S188, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "Support for ignore-src operand", modifiers: &S36, ptx: Some(PtxVersion::new(7, 5)), sm: None },
+            FeatureGate { feature: "Support for sub-qualifier ::cta", modifiers: &S189, ptx: Some(PtxVersion::new(7, 0)), sm: None },
+            FeatureGate { feature: "cp.async.ca.shared.global.L2::128B", modifiers: &S190, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "cp.async.ca.shared.global.L2::256B", modifiers: &S191, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "cp.async.ca.shared.global.L2::64B", modifiers: &S192, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "cp.async.cg.shared.global.L2::128B", modifiers: &S193, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "cp.async.cg.shared.global.L2::256B", modifiers: &S194, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "cp.async.cg.shared.global.L2::64B", modifiers: &S195, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "cp.async.ca.shared.global.L2::cache_hint", modifiers: &S196, ptx: Some(PtxVersion::new(7, 4)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "Sub-qualifier ::cta", modifiers: &S122, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "Sub-qualifier ::cta", modifiers: &S189, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
         ],
         summary: "Starts an asynchronous copy of 4-16 bytes from global to shared memory.",
         coverage: Coverage { parses: true },
@@ -2804,7 +3354,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: cp.async.bulk",
         category: "Data Movement and Conversion Instructions",
-        names: &S123,
+        names: &S197,
         anchor: "data-movement-and-conversion-instructions-cp-async-bulk",
         syntax: "cp.async.bulk.dst.src.completion_mechanism{.multicast}{.level::cache_hint}\n                      [dstMem], [srcMem], size, [mbar] {, ctaMask} {, cache-policy}\n\n.dst =                  { .shared::cluster }\n.src =                  { .global }\n.completion_mechanism = { .mbarrier::complete_tx::bytes }\n.level::cache_hint =    { .L2::cache_hint }\n.multicast =            { .multicast::cluster  }\n\n\ncp.async.bulk.dst.src.completion_mechanism [dstMem], [srcMem], size, [mbar]\n\n.dst =                  { .shared::cluster }\n.src =                  { .shared::cta }\n.completion_mechanism = { .mbarrier::complete_tx::bytes }\n\n\ncp.async.bulk.dst.src.completion_mechanism{.level::cache_hint} [dstMem], [srcMem], size{, cache-policy}\n\n.dst =                  { .global }\n.src =                  { .shared::cta }\n.completion_mechanism = { .bulk_group }\n.level::cache_hint =    { .L2::cache_hint }",
         forms: &[
@@ -2814,11 +3364,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dst", optional: false, placeholder: true, values: &S124 },
-                    Slot { name: ".src", optional: false, placeholder: true, values: &S37 },
-                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S125 },
-                    Slot { name: ".multicast", optional: true, placeholder: true, values: &S126 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
+                    Slot { name: ".dst", optional: false, placeholder: true, values: &S198 },
+                    Slot { name: ".src", optional: false, placeholder: true, values: &S46 },
+                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S199 },
+                    Slot { name: ".multicast", optional: true, placeholder: true, values: &S200 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
                 ],
                 operands: &[
                     OperandSpec { text: "[dstMem]", name: "dstMem", optional: false, negatable: false, address: true },
@@ -2835,9 +3385,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dst", optional: false, placeholder: true, values: &S124 },
-                    Slot { name: ".src", optional: false, placeholder: true, values: &S127 },
-                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S125 },
+                    Slot { name: ".dst", optional: false, placeholder: true, values: &S198 },
+                    Slot { name: ".src", optional: false, placeholder: true, values: &S201 },
+                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S199 },
                 ],
                 operands: &[
                     OperandSpec { text: "[dstMem]", name: "dstMem", optional: false, negatable: false, address: true },
@@ -2852,10 +3402,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dst", optional: false, placeholder: true, values: &S37 },
-                    Slot { name: ".src", optional: false, placeholder: true, values: &S127 },
-                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S128 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
+                    Slot { name: ".dst", optional: false, placeholder: true, values: &S46 },
+                    Slot { name: ".src", optional: false, placeholder: true, values: &S201 },
+                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S202 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
                 ],
                 operands: &[
                     OperandSpec { text: "[dstMem]", name: "dstMem", optional: false, negatable: false, address: true },
@@ -2866,14 +3416,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".dst", values: &S124 },
-            Definition { name: ".src", values: &S37 },
-            Definition { name: ".completion_mechanism", values: &S125 },
-            Definition { name: ".level::cache_hint", values: &S44 },
-            Definition { name: ".multicast", values: &S126 },
-            Definition { name: ".src", values: &S127 },
-            Definition { name: ".dst", values: &S37 },
-            Definition { name: ".completion_mechanism", values: &S128 },
+            Definition { name: ".dst", values: &S198 },
+            Definition { name: ".src", values: &S46 },
+            Definition { name: ".completion_mechanism", values: &S199 },
+            Definition { name: ".level::cache_hint", values: &S53 },
+            Definition { name: ".multicast", values: &S200 },
+            Definition { name: ".src", values: &S201 },
+            Definition { name: ".dst", values: &S46 },
+            Definition { name: ".completion_mechanism", values: &S202 },
         ],
         ptx: Some(PtxVersion::new(8, 0)),
         preview: false,
@@ -2890,7 +3440,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: cp.async.bulk.commit_group",
         category: "Data Movement and Conversion Instructions",
-        names: &S129,
+        names: &S203,
         anchor: "data-movement-and-conversion-instructions-cp-async-bulk-commit-group",
         syntax: "cp.async.bulk.commit_group;",
         forms: &[
@@ -2922,7 +3472,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: cp.async.bulk.prefetch",
         category: "Data Movement and Conversion Instructions",
-        names: &S130,
+        names: &S204,
         anchor: "data-movement-and-conversion-instructions-cp-async-bulk-prefetch",
         syntax: "cp.async.bulk.prefetch.L2.src{.level::cache_hint}   [srcMem], size {, cache-policy}\n\n.src =                { .global }\n.level::cache_hint =  { .L2::cache_hint }",
         forms: &[
@@ -2932,9 +3482,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".L2", optional: false, placeholder: false, values: &S131 },
-                    Slot { name: ".src", optional: false, placeholder: true, values: &S37 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
+                    Slot { name: ".L2", optional: false, placeholder: false, values: &S205 },
+                    Slot { name: ".src", optional: false, placeholder: true, values: &S46 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
                 ],
                 operands: &[
                     OperandSpec { text: "[srcMem]", name: "srcMem", optional: false, negatable: false, address: true },
@@ -2944,8 +3494,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".src", values: &S37 },
-            Definition { name: ".level::cache_hint", values: &S44 },
+            Definition { name: ".src", values: &S46 },
+            Definition { name: ".level::cache_hint", values: &S53 },
         ],
         ptx: Some(PtxVersion::new(8, 0)),
         preview: false,
@@ -2962,7 +3512,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: cp.async.bulk.prefetch.tensor",
         category: "Data Movement and Conversion Instructions",
-        names: &S132,
+        names: &S206,
         anchor: "data-movement-and-conversion-instructions-cp-async-bulk-prefetch-tensor",
         syntax: "// global -> shared::cluster:\ncp.async.bulk.prefetch.tensor.dim.L2.src{.load_mode}{.level::cache_hint} [tensorMap, tensorCoords]\n                                                             {, im2colOffsets } {, cache-policy}\n\n.src =                { .global }\n.dim =                { .1d, .2d, .3d, .4d, .5d }\n.load_mode =          { .tile, .im2col }\n.level::cache_hint =  { .L2::cache_hint }",
         forms: &[
@@ -2972,11 +3522,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dim", optional: false, placeholder: true, values: &S133 },
-                    Slot { name: ".L2", optional: false, placeholder: false, values: &S131 },
-                    Slot { name: ".src", optional: false, placeholder: true, values: &S37 },
-                    Slot { name: ".load_mode", optional: true, placeholder: true, values: &S134 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
+                    Slot { name: ".dim", optional: false, placeholder: true, values: &S207 },
+                    Slot { name: ".L2", optional: false, placeholder: false, values: &S205 },
+                    Slot { name: ".src", optional: false, placeholder: true, values: &S46 },
+                    Slot { name: ".load_mode", optional: true, placeholder: true, values: &S208 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
                 ],
                 operands: &[
                     OperandSpec { text: "[tensorMap, tensorCoords]", name: "tensorMap", optional: false, negatable: false, address: true },
@@ -2986,10 +3536,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".src", values: &S37 },
-            Definition { name: ".dim", values: &S133 },
-            Definition { name: ".load_mode", values: &S134 },
-            Definition { name: ".level::cache_hint", values: &S44 },
+            Definition { name: ".src", values: &S46 },
+            Definition { name: ".dim", values: &S207 },
+            Definition { name: ".load_mode", values: &S208 },
+            Definition { name: ".level::cache_hint", values: &S53 },
         ],
         ptx: Some(PtxVersion::new(8, 0)),
         preview: false,
@@ -3006,7 +3556,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: cp.async.bulk.tensor",
         category: "Data Movement and Conversion Instructions",
-        names: &S135,
+        names: &S209,
         anchor: "data-movement-and-conversion-instructions-cp-async-bulk-tensor",
         syntax: "// global -> shared::cluster:\ncp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.multicast}{.level::cache_hint}\n                                   [dstMem], [tensorMap, tensorCoords], [mbar]{, im2colOffsets}\n                                   {, ctaMask} {, cache-policy}\n\n.dst =                  { .shared::cluster }\n.src =                  { .global }\n.dim =                  { .1d, .2d, .3d, .4d, .5d }\n.completion_mechanism = { .mbarrier::complete_tx::bytes }\n.load_mode =            { .tile, .im2col }\n.level::cache_hint =    { .L2::cache_hint }\n.multicast =            { .multicast::cluster  }\n\n\n// shared::cta -> global:\ncp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.level::cache_hint}\n                                   [tensorMap, tensorCoords], [srcMem] {, cache-policy}\n\n.dst =                  { .global }\n.src =                  { .shared::cta }\n.dim =                  { .1d, .2d, .3d, .4d, .5d }\n.completion_mechanism = { .bulk_group }\n.load_mode =            { .tile, .im2col_no_offs }\n.level::cache_hint =    { .L2::cache_hint }",
         forms: &[
@@ -3016,13 +3566,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dim", optional: false, placeholder: true, values: &S133 },
-                    Slot { name: ".dst", optional: false, placeholder: true, values: &S124 },
-                    Slot { name: ".src", optional: false, placeholder: true, values: &S37 },
-                    Slot { name: ".load_mode", optional: true, placeholder: true, values: &S134 },
-                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S125 },
-                    Slot { name: ".multicast", optional: true, placeholder: true, values: &S126 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
+                    Slot { name: ".dim", optional: false, placeholder: true, values: &S207 },
+                    Slot { name: ".dst", optional: false, placeholder: true, values: &S198 },
+                    Slot { name: ".src", optional: false, placeholder: true, values: &S46 },
+                    Slot { name: ".load_mode", optional: true, placeholder: true, values: &S208 },
+                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S199 },
+                    Slot { name: ".multicast", optional: true, placeholder: true, values: &S200 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
                 ],
                 operands: &[
                     OperandSpec { text: "[dstMem]", name: "dstMem", optional: false, negatable: false, address: true },
@@ -3039,12 +3589,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dim", optional: false, placeholder: true, values: &S133 },
-                    Slot { name: ".dst", optional: false, placeholder: true, values: &S37 },
-                    Slot { name: ".src", optional: false, placeholder: true, values: &S127 },
-                    Slot { name: ".load_mode", optional: true, placeholder: true, values: &S136 },
-                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S128 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
+                    Slot { name: ".dim", optional: false, placeholder: true, values: &S207 },
+                    Slot { name: ".dst", optional: false, placeholder: true, values: &S46 },
+                    Slot { name: ".src", optional: false, placeholder: true, values: &S201 },
+                    Slot { name: ".load_mode", optional: true, placeholder: true, values: &S210 },
+                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S202 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
                 ],
                 operands: &[
                     OperandSpec { text: "[tensorMap, tensorCoords]", name: "tensorMap", optional: false, negatable: false, address: true },
@@ -3054,17 +3604,17 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".dst", values: &S124 },
-            Definition { name: ".src", values: &S37 },
-            Definition { name: ".dim", values: &S133 },
-            Definition { name: ".completion_mechanism", values: &S125 },
-            Definition { name: ".load_mode", values: &S134 },
-            Definition { name: ".level::cache_hint", values: &S44 },
-            Definition { name: ".multicast", values: &S126 },
-            Definition { name: ".dst", values: &S37 },
-            Definition { name: ".src", values: &S127 },
-            Definition { name: ".completion_mechanism", values: &S128 },
-            Definition { name: ".load_mode", values: &S136 },
+            Definition { name: ".dst", values: &S198 },
+            Definition { name: ".src", values: &S46 },
+            Definition { name: ".dim", values: &S207 },
+            Definition { name: ".completion_mechanism", values: &S199 },
+            Definition { name: ".load_mode", values: &S208 },
+            Definition { name: ".level::cache_hint", values: &S53 },
+            Definition { name: ".multicast", values: &S200 },
+            Definition { name: ".dst", values: &S46 },
+            Definition { name: ".src", values: &S201 },
+            Definition { name: ".completion_mechanism", values: &S202 },
+            Definition { name: ".load_mode", values: &S210 },
         ],
         ptx: Some(PtxVersion::new(8, 0)),
         preview: false,
@@ -3081,7 +3631,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: cp.async.bulk.wait_group",
         category: "Data Movement and Conversion Instructions",
-        names: &S137,
+        names: &S211,
         anchor: "data-movement-and-conversion-instructions-cp-async-bulk-wait-group",
         syntax: "cp.async.bulk.wait_group{.read} N;",
         forms: &[
@@ -3091,7 +3641,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".read", optional: true, placeholder: false, values: &S138 },
+                    Slot { name: ".read", optional: true, placeholder: false, values: &S212 },
                 ],
                 operands: &[
                     OperandSpec { text: "N", name: "N", optional: false, negatable: false, address: false },
@@ -3115,7 +3665,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: cp.async.commit_group",
         category: "Data Movement and Conversion Instructions",
-        names: &S139,
+        names: &S213,
         anchor: "data-movement-and-conversion-instructions-cp-async-commit-group",
         syntax: "cp.async.commit_group ;",
         forms: &[
@@ -3147,7 +3697,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Parallel Synchronization and Communication Instructions: cp.async.mbarrier.arrive",
         category: "Parallel Synchronization and Communication Instructions",
-        names: &S140,
+        names: &S214,
         anchor: "parallel-synchronization-and-communication-instructions-cp-async-mbarrier-arrive",
         syntax: "cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr];",
         forms: &[
@@ -3157,9 +3707,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".noinc", optional: true, placeholder: false, values: &S141 },
-                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S117 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S142 },
+                    Slot { name: ".noinc", optional: true, placeholder: false, values: &S215 },
+                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S184 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
                 ],
                 operands: &[
                     OperandSpec { text: "[addr]", name: "addr", optional: false, negatable: false, address: true },
@@ -3172,7 +3722,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
         preview: false,
         target: TargetReq::Min(SmTarget::sm(80, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "Support for sub-qualifier ::cta on .shared", modifiers: &S143, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "Support for sub-qualifier ::cta on .shared", modifiers: &S217, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "cp.async.mbarrier.arrive.shared::cta.b64", modifiers: &S218, ptx: Some(PtxVersion::new(7, 8)), sm: None },
         ],
         target_gates: &[
         ],
@@ -3184,7 +3735,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: cp.async.wait_group / cp.async.wait_all",
         category: "Data Movement and Conversion Instructions",
-        names: &S144,
+        names: &S219,
         anchor: "data-movement-and-conversion-instructions-cp-async-wait-group-cp-async-wait-all",
         syntax: "cp.async.wait_group N;\ncp.async.wait_all ;",
         forms: &[
@@ -3227,7 +3778,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: cp.async.wait_group / cp.async.wait_all",
         category: "Data Movement and Conversion Instructions",
-        names: &S144,
+        names: &S219,
         anchor: "data-movement-and-conversion-instructions-cp-async-wait-group-cp-async-wait-all",
         syntax: "cp.async.wait_group N;\ncp.async.wait_all ;",
         forms: &[
@@ -3270,7 +3821,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: cp.reduce.async.bulk",
         category: "Data Movement and Conversion Instructions",
-        names: &S145,
+        names: &S220,
         anchor: "data-movement-and-conversion-instructions-cp-reduce-async-bulk",
         syntax: "cp.reduce.async.bulk.dst.src.completion_mechanism.redOp.type\n              [dstMem], [srcMem], size, [mbar]\n\n.dst =                  { .shared::cluster }\n.src =                  { .shared::cta }\n.completion_mechanism = { .mbarrier::complete_tx::bytes }\n.redOp=                 { .and, .or, .xor,\n                          .add, .inc, .dec,\n                          .min, .max }\n.type =                 { .b32, .u32, .s32, .b64, .u64 }\n\n\ncp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.redOp.type\n               [dstMem], [srcMem], size{, cache-policy}\n\n.dst =                  { .global      }\n.src =                  { .shared::cta }\n.completion_mechanism = { .bulk_group }\n.level::cache_hint    = { .L2::cache_hint }\n.redOp=                 { .and, .or, .xor,\n                          .add, .inc, .dec,\n                          .min, .max }\n.type =                 { .f16, .bf16, .b32, .u32, .s32, .b64, .u64, .s64, .f32, .f64 }\n\n\ncp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.add.noftz.type\n               [dstMem], [srcMem], size{, cache-policy}\n.dst  =                 { .global }\n.src  =                 { .shared::cta }\n.completion_mechanism = { .bulk_group }\n.type =                 { .f16, .bf16 }",
         forms: &[
@@ -3280,11 +3831,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dst", optional: false, placeholder: true, values: &S124 },
-                    Slot { name: ".src", optional: false, placeholder: true, values: &S127 },
-                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S125 },
-                    Slot { name: ".redOp", optional: false, placeholder: true, values: &S146 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S147 },
+                    Slot { name: ".dst", optional: false, placeholder: true, values: &S198 },
+                    Slot { name: ".src", optional: false, placeholder: true, values: &S201 },
+                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S199 },
+                    Slot { name: ".redOp", optional: false, placeholder: true, values: &S221 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S222 },
                 ],
                 operands: &[
                     OperandSpec { text: "[dstMem]", name: "dstMem", optional: false, negatable: false, address: true },
@@ -3299,12 +3850,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dst", optional: false, placeholder: true, values: &S37 },
-                    Slot { name: ".src", optional: false, placeholder: true, values: &S127 },
-                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S128 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".redOp", optional: false, placeholder: true, values: &S146 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S148 },
+                    Slot { name: ".dst", optional: false, placeholder: true, values: &S46 },
+                    Slot { name: ".src", optional: false, placeholder: true, values: &S201 },
+                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S202 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".redOp", optional: false, placeholder: true, values: &S221 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S223 },
                 ],
                 operands: &[
                     OperandSpec { text: "[dstMem]", name: "dstMem", optional: false, negatable: false, address: true },
@@ -3319,13 +3870,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dst", optional: false, placeholder: true, values: &S37 },
-                    Slot { name: ".src", optional: false, placeholder: true, values: &S127 },
-                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S128 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".add", optional: false, placeholder: false, values: &S48 },
-                    Slot { name: ".noftz", optional: false, placeholder: false, values: &S49 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S54 },
+                    Slot { name: ".dst", optional: false, placeholder: true, values: &S46 },
+                    Slot { name: ".src", optional: false, placeholder: true, values: &S201 },
+                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S202 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
+                    Slot { name: ".noftz", optional: false, placeholder: false, values: &S58 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S63 },
                 ],
                 operands: &[
                     OperandSpec { text: "[dstMem]", name: "dstMem", optional: false, negatable: false, address: true },
@@ -3336,16 +3887,16 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".dst", values: &S124 },
-            Definition { name: ".src", values: &S127 },
-            Definition { name: ".completion_mechanism", values: &S125 },
-            Definition { name: ".redOp", values: &S146 },
-            Definition { name: ".type", values: &S147 },
-            Definition { name: ".dst", values: &S37 },
-            Definition { name: ".completion_mechanism", values: &S128 },
-            Definition { name: ".level::cache_hint", values: &S44 },
-            Definition { name: ".type", values: &S148 },
-            Definition { name: ".type", values: &S54 },
+            Definition { name: ".dst", values: &S198 },
+            Definition { name: ".src", values: &S201 },
+            Definition { name: ".completion_mechanism", values: &S199 },
+            Definition { name: ".redOp", values: &S221 },
+            Definition { name: ".type", values: &S222 },
+            Definition { name: ".dst", values: &S46 },
+            Definition { name: ".completion_mechanism", values: &S202 },
+            Definition { name: ".level::cache_hint", values: &S53 },
+            Definition { name: ".type", values: &S223 },
+            Definition { name: ".type", values: &S63 },
         ],
         ptx: Some(PtxVersion::new(8, 0)),
         preview: false,
@@ -3362,7 +3913,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: cp.reduce.async.bulk.tensor",
         category: "Data Movement and Conversion Instructions",
-        names: &S149,
+        names: &S224,
         anchor: "data-movement-and-conversion-instructions-cp-reduce-async-bulk-tensor",
         syntax: "// shared::cta -> global:\ncp.reduce.async.bulk.tensor.dim.dst.src.redOp{.load_mode}.completion_mechanism{.level::cache_hint}\n                                          [tensorMap, tensorCoords], [srcMem] {,cache-policy}\n\n.dst =                  { .global }\n.src =                  { .shared::cta }\n.dim =                  { .1d, .2d, .3d, .4d, .5d }\n.completion_mechanism = { .bulk_group }\n.load_mode =            { .tile, .im2col_no_offs }\n.redOp =                { .add, .min, .max, .inc, .dec, .and, .or, .xor}",
         forms: &[
@@ -3372,13 +3923,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dim", optional: false, placeholder: true, values: &S133 },
-                    Slot { name: ".dst", optional: false, placeholder: true, values: &S37 },
-                    Slot { name: ".src", optional: false, placeholder: true, values: &S127 },
-                    Slot { name: ".redOp", optional: false, placeholder: true, values: &S150 },
-                    Slot { name: ".load_mode", optional: true, placeholder: true, values: &S136 },
-                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S128 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: false, values: &S151 },
+                    Slot { name: ".dim", optional: false, placeholder: true, values: &S207 },
+                    Slot { name: ".dst", optional: false, placeholder: true, values: &S46 },
+                    Slot { name: ".src", optional: false, placeholder: true, values: &S201 },
+                    Slot { name: ".redOp", optional: false, placeholder: true, values: &S225 },
+                    Slot { name: ".load_mode", optional: true, placeholder: true, values: &S210 },
+                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S202 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: false, values: &S226 },
                 ],
                 operands: &[
                     OperandSpec { text: "[tensorMap, tensorCoords]", name: "tensorMap", optional: false, negatable: false, address: true },
@@ -3388,12 +3939,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".dst", values: &S37 },
-            Definition { name: ".src", values: &S127 },
-            Definition { name: ".dim", values: &S133 },
-            Definition { name: ".completion_mechanism", values: &S128 },
-            Definition { name: ".load_mode", values: &S136 },
-            Definition { name: ".redOp", values: &S150 },
+            Definition { name: ".dst", values: &S46 },
+            Definition { name: ".src", values: &S201 },
+            Definition { name: ".dim", values: &S207 },
+            Definition { name: ".completion_mechanism", values: &S202 },
+            Definition { name: ".load_mode", values: &S210 },
+            Definition { name: ".redOp", values: &S225 },
         ],
         ptx: Some(PtxVersion::new(8, 0)),
         preview: false,
@@ -3410,7 +3961,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: createpolicy",
         category: "Data Movement and Conversion Instructions",
-        names: &S152,
+        names: &S227,
         anchor: "data-movement-and-conversion-instructions-createpolicy",
         syntax: "// Range-based policy\ncreatepolicy.range{.global}.level::primary_priority{.level::secondary_priority}.b64\n                                   cache-policy, [a], primary-size, total-size;\n\n// Fraction-based policy\ncreatepolicy.fractional.level::primary_priority{.level::secondary_priority}.b64\n                                   cache-policy{, fraction};\n\n// Converting the access property from CUDA APIs\ncreatepolicy.cvt.L2.b64            cache-policy, access-property;\n\n.level::primary_priority =   { .L2::evict_last, .L2::evict_normal,\n                               .L2::evict_first, .L2::evict_unchanged };\n.level::secondary_priority = { .L2::evict_first, .L2::evict_unchanged };",
         forms: &[
@@ -3420,11 +3971,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".range", optional: false, placeholder: false, values: &S153 },
-                    Slot { name: ".global", optional: true, placeholder: false, values: &S37 },
-                    Slot { name: ".level::primary_priority", optional: false, placeholder: true, values: &S154 },
-                    Slot { name: ".level::secondary_priority", optional: true, placeholder: true, values: &S155 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S142 },
+                    Slot { name: ".range", optional: false, placeholder: false, values: &S228 },
+                    Slot { name: ".global", optional: true, placeholder: false, values: &S46 },
+                    Slot { name: ".level::primary_priority", optional: false, placeholder: true, values: &S229 },
+                    Slot { name: ".level::secondary_priority", optional: true, placeholder: true, values: &S230 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
                 ],
                 operands: &[
                     OperandSpec { text: "cache-policy", name: "cache-policy", optional: false, negatable: false, address: false },
@@ -3439,10 +3990,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".fractional", optional: false, placeholder: false, values: &S156 },
-                    Slot { name: ".level::primary_priority", optional: false, placeholder: true, values: &S154 },
-                    Slot { name: ".level::secondary_priority", optional: true, placeholder: true, values: &S155 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S142 },
+                    Slot { name: ".fractional", optional: false, placeholder: false, values: &S231 },
+                    Slot { name: ".level::primary_priority", optional: false, placeholder: true, values: &S229 },
+                    Slot { name: ".level::secondary_priority", optional: true, placeholder: true, values: &S230 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
                 ],
                 operands: &[
                     OperandSpec { text: "cache-policy", name: "cache-policy", optional: false, negatable: false, address: false },
@@ -3455,9 +4006,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".cvt", optional: false, placeholder: false, values: &S157 },
-                    Slot { name: ".L2", optional: false, placeholder: false, values: &S131 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S142 },
+                    Slot { name: ".cvt", optional: false, placeholder: false, values: &S232 },
+                    Slot { name: ".L2", optional: false, placeholder: false, values: &S205 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
                 ],
                 operands: &[
                     OperandSpec { text: "cache-policy", name: "cache-policy", optional: false, negatable: false, address: false },
@@ -3466,8 +4017,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".level::primary_priority", values: &S154 },
-            Definition { name: ".level::secondary_priority", values: &S155 },
+            Definition { name: ".level::primary_priority", values: &S229 },
+            Definition { name: ".level::secondary_priority", values: &S230 },
         ],
         ptx: Some(PtxVersion::new(7, 4)),
         preview: false,
@@ -3484,7 +4035,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %ctaid",
         category: "Special Registers",
-        names: &S158,
+        names: &S233,
         anchor: "special-registers-ctaid",
         syntax: "",
         forms: &[
@@ -3506,7 +4057,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %current_graph_exec",
         category: "Special Registers",
-        names: &S159,
+        names: &S234,
         anchor: "special-registers-current-graph-exec",
         syntax: "",
         forms: &[
@@ -3528,7 +4079,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: cvt",
         category: "Data Movement and Conversion Instructions",
-        names: &S160,
+        names: &S235,
         anchor: "data-movement-and-conversion-instructions-cvt",
         syntax: "cvt{.irnd}{.ftz}{.sat}.dtype.atype         d, a;  // integer rounding\ncvt{.frnd}{.ftz}{.sat}.dtype.atype         d, a;  // fp rounding\ncvt.frnd2{.relu}{.satfinite}.f16.f32       d, a;\ncvt.frnd2{.relu}{.satfinite}.f16x2.f32     d, a, b;\ncvt.frnd2{.relu}{.satfinite}.bf16.f32      d, a;\ncvt.frnd2{.relu}{.satfinite}.bf16x2.f32    d, a, b;\ncvt.rna{.satfinite}.tf32.f32               d, a;\ncvt.frnd2{.relu}.tf32.f32                  d, a;\ncvt.rn.satfinite{.relu}.f8x2type.f32       d, a, b;\ncvt.rn.satfinite{.relu}.f8x2type.f16x2     d, a;\ncvt.rn.{.relu}.f16x2.f8x2type              d, a;\n\n.irnd   = { .rni, .rzi, .rmi, .rpi };\n.frnd   = { .rn,  .rz,  .rm,  .rp  };\n.frnd2  = { .rn,  .rz };\n.dtype = .atype = { .u8,   .u16, .u32, .u64,\n                    .s8,   .s16, .s32, .s64,\n                    .bf16, .f16, .f32, .f64 };\n.f8x2type = { .e4m3x2, .e5m2x2 };",
         forms: &[
@@ -3538,11 +4089,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".irnd", optional: true, placeholder: true, values: &S161 },
+                    Slot { name: ".irnd", optional: true, placeholder: true, values: &S236 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S162 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S162 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S237 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S237 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -3555,11 +4106,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".frnd", optional: true, placeholder: true, values: &S13 },
+                    Slot { name: ".frnd", optional: true, placeholder: true, values: &S14 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S162 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S162 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S237 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S237 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -3572,10 +4123,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".frnd2", optional: false, placeholder: true, values: &S15 },
-                    Slot { name: ".relu", optional: true, placeholder: false, values: &S163 },
-                    Slot { name: ".satfinite", optional: true, placeholder: false, values: &S164 },
-                    Slot { name: ".f16", optional: false, placeholder: false, values: &S4 },
+                    Slot { name: ".frnd2", optional: false, placeholder: true, values: &S16 },
+                    Slot { name: ".relu", optional: true, placeholder: false, values: &S238 },
+                    Slot { name: ".satfinite", optional: true, placeholder: false, values: &S239 },
+                    Slot { name: ".f16", optional: false, placeholder: false, values: &S5 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
                 operands: &[
@@ -3589,10 +4140,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".frnd2", optional: false, placeholder: true, values: &S15 },
-                    Slot { name: ".relu", optional: true, placeholder: false, values: &S163 },
-                    Slot { name: ".satfinite", optional: true, placeholder: false, values: &S164 },
-                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S5 },
+                    Slot { name: ".frnd2", optional: false, placeholder: true, values: &S16 },
+                    Slot { name: ".relu", optional: true, placeholder: false, values: &S238 },
+                    Slot { name: ".satfinite", optional: true, placeholder: false, values: &S239 },
+                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
                 operands: &[
@@ -3607,10 +4158,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".frnd2", optional: false, placeholder: true, values: &S15 },
-                    Slot { name: ".relu", optional: true, placeholder: false, values: &S163 },
-                    Slot { name: ".satfinite", optional: true, placeholder: false, values: &S164 },
-                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S6 },
+                    Slot { name: ".frnd2", optional: false, placeholder: true, values: &S16 },
+                    Slot { name: ".relu", optional: true, placeholder: false, values: &S238 },
+                    Slot { name: ".satfinite", optional: true, placeholder: false, values: &S239 },
+                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S7 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
                 operands: &[
@@ -3624,10 +4175,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".frnd2", optional: false, placeholder: true, values: &S15 },
-                    Slot { name: ".relu", optional: true, placeholder: false, values: &S163 },
-                    Slot { name: ".satfinite", optional: true, placeholder: false, values: &S164 },
-                    Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S7 },
+                    Slot { name: ".frnd2", optional: false, placeholder: true, values: &S16 },
+                    Slot { name: ".relu", optional: true, placeholder: false, values: &S238 },
+                    Slot { name: ".satfinite", optional: true, placeholder: false, values: &S239 },
+                    Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S8 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
                 operands: &[
@@ -3642,9 +4193,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rna", optional: false, placeholder: false, values: &S165 },
-                    Slot { name: ".satfinite", optional: true, placeholder: false, values: &S164 },
-                    Slot { name: ".tf32", optional: false, placeholder: false, values: &S166 },
+                    Slot { name: ".rna", optional: false, placeholder: false, values: &S240 },
+                    Slot { name: ".satfinite", optional: true, placeholder: false, values: &S239 },
+                    Slot { name: ".tf32", optional: false, placeholder: false, values: &S241 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
                 operands: &[
@@ -3658,9 +4209,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".frnd2", optional: false, placeholder: true, values: &S15 },
-                    Slot { name: ".relu", optional: true, placeholder: false, values: &S163 },
-                    Slot { name: ".tf32", optional: false, placeholder: false, values: &S166 },
+                    Slot { name: ".frnd2", optional: false, placeholder: true, values: &S16 },
+                    Slot { name: ".relu", optional: true, placeholder: false, values: &S238 },
+                    Slot { name: ".tf32", optional: false, placeholder: false, values: &S241 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
                 operands: &[
@@ -3674,10 +4225,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rn", optional: false, placeholder: false, values: &S18 },
-                    Slot { name: ".satfinite", optional: false, placeholder: false, values: &S164 },
-                    Slot { name: ".relu", optional: true, placeholder: false, values: &S163 },
-                    Slot { name: ".f8x2type", optional: false, placeholder: true, values: &S167 },
+                    Slot { name: ".rn", optional: false, placeholder: false, values: &S23 },
+                    Slot { name: ".satfinite", optional: false, placeholder: false, values: &S239 },
+                    Slot { name: ".relu", optional: true, placeholder: false, values: &S238 },
+                    Slot { name: ".f8x2type", optional: false, placeholder: true, values: &S242 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
                 operands: &[
@@ -3692,11 +4243,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rn", optional: false, placeholder: false, values: &S18 },
-                    Slot { name: ".satfinite", optional: false, placeholder: false, values: &S164 },
-                    Slot { name: ".relu", optional: true, placeholder: false, values: &S163 },
-                    Slot { name: ".f8x2type", optional: false, placeholder: true, values: &S167 },
-                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S5 },
+                    Slot { name: ".rn", optional: false, placeholder: false, values: &S23 },
+                    Slot { name: ".satfinite", optional: false, placeholder: false, values: &S239 },
+                    Slot { name: ".relu", optional: true, placeholder: false, values: &S238 },
+                    Slot { name: ".f8x2type", optional: false, placeholder: true, values: &S242 },
+                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -3709,10 +4260,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rn", optional: false, placeholder: false, values: &S18 },
-                    Slot { name: ".relu", optional: true, placeholder: false, values: &S163 },
-                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S5 },
-                    Slot { name: ".f8x2type", optional: false, placeholder: true, values: &S167 },
+                    Slot { name: ".rn", optional: false, placeholder: false, values: &S23 },
+                    Slot { name: ".relu", optional: true, placeholder: false, values: &S238 },
+                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
+                    Slot { name: ".f8x2type", optional: false, placeholder: true, values: &S242 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -3721,31 +4272,61 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".irnd", values: &S161 },
-            Definition { name: ".frnd", values: &S13 },
-            Definition { name: ".frnd2", values: &S15 },
-            Definition { name: ".dtype", values: &S162 },
-            Definition { name: ".atype", values: &S162 },
-            Definition { name: ".f8x2type", values: &S167 },
+            Definition { name: ".irnd", values: &S236 },
+            Definition { name: ".frnd", values: &S14 },
+            Definition { name: ".frnd2", values: &S16 },
+            Definition { name: ".dtype", values: &S237 },
+            Definition { name: ".atype", values: &S237 },
+            Definition { name: ".f8x2type", values: &S242 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
-            FeatureGate { feature: ".relu modifier and {.f16x2, .bf16, .bf16x2, .tf32} destination formats", modifiers: &S168, ptx: Some(PtxVersion::new(7, 0)), sm: None },
-            FeatureGate { feature: "cvt.bf16.{u8/s8/u16/s16/u32/s32/u64/s64/f16/f64/bf16}, cvt.{u8/s8/u16/s16/u32/s32/u64/s64/f16/f64}.bf16, and cvt.tf32.f32.{relu}.{rn/rz}", modifiers: &S169, ptx: Some(PtxVersion::new(7, 8)), sm: None },
-            FeatureGate { feature: "cvt with .e4m3x2/.e5m2x2 for sm_90 or higher", modifiers: &S167, ptx: Some(PtxVersion::new(7, 8)), sm: None },
-            FeatureGate { feature: "cvt.satfinite.{e4m3x2, e5m2x2}.{f32, f16x2} for sm_90 or higher", modifiers: &S170, ptx: Some(PtxVersion::new(7, 8)), sm: None },
-            FeatureGate { feature: "cvt with .e4m3x2/.e5m2x2 for sm_89", modifiers: &S167, ptx: Some(PtxVersion::new(8, 1)), sm: None },
-            FeatureGate { feature: "cvt.satfinite.{e4m3x2, e5m2x2}.{f32, f16x2} for sm_89", modifiers: &S170, ptx: Some(PtxVersion::new(8, 1)), sm: None },
-            FeatureGate { feature: "cvt.satfinite.{f16, bf16, f16x2, bf16x2, tf32}.f32", modifiers: &S171, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: ".relu modifier and {.f16x2, .bf16, .bf16x2, .tf32} destination formats", modifiers: &S243, ptx: Some(PtxVersion::new(7, 0)), sm: None },
+            FeatureGate { feature: "cvt.bf16.{u8/s8/u16/s16/u32/s32/u64/s64/f16/f64/bf16}, cvt.{u8/s8/u16/s16/u32/s32/u64/s64/f16/f64}.bf16, and cvt.tf32.f32.{relu}.{rn/rz}", modifiers: &S244, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "cvt with .e4m3x2/.e5m2x2 for sm_90 or higher", modifiers: &S242, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "cvt.satfinite.{e4m3x2, e5m2x2}.{f32, f16x2} for sm_90 or higher", modifiers: &S245, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "cvt with .e4m3x2/.e5m2x2 for sm_89", modifiers: &S242, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "cvt.satfinite.{e4m3x2, e5m2x2}.{f32, f16x2} for sm_89", modifiers: &S245, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "cvt.satfinite.{f16, bf16, f16x2, bf16x2, tf32}.f32", modifiers: &S246, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "cvt.rn.satfinite.f16.f32", modifiers: &S247, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "cvt.rn.satfinite.f16x2.f32", modifiers: &S248, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "cvt.rn.satfinite.bf16.f32", modifiers: &S249, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "cvt.rn.satfinite.bf16x2.f32", modifiers: &S250, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "cvt.rna.satfinite.tf32.f32", modifiers: &S251, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "cvt.rn.satfinite.e4m3x2.f32", modifiers: &S252, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "cvt.rn.satfinite.e5m2x2.f32", modifiers: &S253, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "cvt.rn.satfinite.e4m3x2.f16x2", modifiers: &S254, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "cvt.rn.satfinite.e5m2x2.f16x2", modifiers: &S255, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "cvt.rn.f16x2.e4m3x2", modifiers: &S256, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "cvt.rn.f16x2.e5m2x2", modifiers: &S257, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "cvt.rz.satfinite.bf16x2.f32", modifiers: &S258, ptx: Some(PtxVersion::new(8, 1)), sm: None },
         ],
         target_gates: &[
             FeatureGate { feature: "cvt to or from .f64", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
-            FeatureGate { feature: ".relu modifier and {.f16x2, .bf16, .bf16x2, .tf32} destination formats", modifiers: &S168, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
-            FeatureGate { feature: "cvt.bf16.{u8/s8/u16/s16/u32/s32/u64/s64/f16/f64/bf16}, cvt.{u8/s8/u16/s16/u32/s32/u64/s64/f16/f64}.bf16, and cvt.tf32.f32.{relu}.{rn/rz}", modifiers: &S169, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "cvt with .e4m3x2/.e5m2x2", modifiers: &S167, ptx: None, sm: Some(SmTarget::sm(89, ArchVariant::Base)) },
-            FeatureGate { feature: "cvt.satfinite.{e4m3x2, e5m2x2}.{f32, f16x2}", modifiers: &S170, ptx: None, sm: Some(SmTarget::sm(89, ArchVariant::Base)) },
+            FeatureGate { feature: ".relu modifier and {.f16x2, .bf16, .bf16x2, .tf32} destination formats", modifiers: &S243, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.bf16.{u8/s8/u16/s16/u32/s32/u64/s64/f16/f64/bf16}, cvt.{u8/s8/u16/s16/u32/s32/u64/s64/f16/f64}.bf16, and cvt.tf32.f32.{relu}.{rn/rz}", modifiers: &S244, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt with .e4m3x2/.e5m2x2", modifiers: &S242, ptx: None, sm: Some(SmTarget::sm(89, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.satfinite.{e4m3x2, e5m2x2}.{f32, f16x2}", modifiers: &S245, ptx: None, sm: Some(SmTarget::sm(89, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rn.relu.f16.f32", modifiers: &S259, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rn.satfinite.f16.f32", modifiers: &S247, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rn.f16x2.f32", modifiers: &S260, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rz.f16x2.f32", modifiers: &S261, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rn.bf16.f32", modifiers: &S262, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rz.bf16.f32", modifiers: &S263, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rn.bf16x2.f32", modifiers: &S264, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rz.bf16x2.f32", modifiers: &S265, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rna.tf32.f32", modifiers: &S266, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rn.tf32.f32", modifiers: &S267, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rz.tf32.f32", modifiers: &S268, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rn.satfinite.e4m3x2.f32", modifiers: &S252, ptx: None, sm: Some(SmTarget::sm(89, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rn.satfinite.e5m2x2.f32", modifiers: &S253, ptx: None, sm: Some(SmTarget::sm(89, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rn.satfinite.e4m3x2.f16x2", modifiers: &S254, ptx: None, sm: Some(SmTarget::sm(89, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rn.satfinite.e5m2x2.f16x2", modifiers: &S255, ptx: None, sm: Some(SmTarget::sm(89, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rn.f16x2.e4m3x2", modifiers: &S256, ptx: None, sm: Some(SmTarget::sm(89, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rn.f16x2.e5m2x2", modifiers: &S257, ptx: None, sm: Some(SmTarget::sm(89, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.f64.bf16.rp", modifiers: &S269, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Converts a value between numeric types, with rounding and saturation options.",
         coverage: Coverage { parses: true },
@@ -3755,7 +4336,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: cvt.pack",
         category: "Data Movement and Conversion Instructions",
-        names: &S172,
+        names: &S270,
         anchor: "data-movement-and-conversion-instructions-cvt-pack",
         syntax: "cvt.pack.sat.convertType.abType  d, a, b;\n    .convertType  = { .u16, .s16 }\n    .abType       = { .s32 }\n\ncvt.pack.sat.convertType.abType.cType  d, a, b, c;\n    .convertType  = { .u2, .s2, .u4, .s4, .u8, .s8 }\n    .abType       = { .s32 }\n    .cType        = { .b32 }",
         forms: &[
@@ -3765,9 +4346,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sat", optional: false, placeholder: false, values: &S14 },
-                    Slot { name: ".convertType", optional: false, placeholder: true, values: &S173 },
-                    Slot { name: ".abType", optional: false, placeholder: true, values: &S21 },
+                    Slot { name: ".sat", optional: false, placeholder: false, values: &S15 },
+                    Slot { name: ".convertType", optional: false, placeholder: true, values: &S271 },
+                    Slot { name: ".abType", optional: false, placeholder: true, values: &S26 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -3781,10 +4362,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sat", optional: false, placeholder: false, values: &S14 },
-                    Slot { name: ".convertType", optional: false, placeholder: true, values: &S174 },
-                    Slot { name: ".abType", optional: false, placeholder: true, values: &S21 },
-                    Slot { name: ".cType", optional: false, placeholder: true, values: &S11 },
+                    Slot { name: ".sat", optional: false, placeholder: false, values: &S15 },
+                    Slot { name: ".convertType", optional: false, placeholder: true, values: &S272 },
+                    Slot { name: ".abType", optional: false, placeholder: true, values: &S26 },
+                    Slot { name: ".cType", optional: false, placeholder: true, values: &S12 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -3795,10 +4376,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".convertType", values: &S173 },
-            Definition { name: ".abType", values: &S21 },
-            Definition { name: ".convertType", values: &S174 },
-            Definition { name: ".cType", values: &S11 },
+            Definition { name: ".convertType", values: &S271 },
+            Definition { name: ".abType", values: &S26 },
+            Definition { name: ".convertType", values: &S272 },
+            Definition { name: ".cType", values: &S12 },
         ],
         ptx: Some(PtxVersion::new(6, 5)),
         preview: false,
@@ -3806,7 +4387,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
         ptx_gates: &[
         ],
         target_gates: &[
-            FeatureGate { feature: "Sub byte types (.u4/.s4 and .u2/.s2)", modifiers: &S175, ptx: None, sm: Some(SmTarget::sm(75, ArchVariant::Base)) },
+            FeatureGate { feature: "Sub byte types (.u4/.s4 and .u2/.s2)", modifiers: &S273, ptx: None, sm: Some(SmTarget::sm(75, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.pack.sat.u2.s32.b32", modifiers: &S274, ptx: None, sm: Some(SmTarget::sm(75, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.pack.sat.s2.s32.b32", modifiers: &S275, ptx: None, sm: Some(SmTarget::sm(75, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.pack.sat.s4.s32.b32", modifiers: &S276, ptx: None, sm: Some(SmTarget::sm(75, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.pack.sat.u4.s32.b32", modifiers: &S277, ptx: None, sm: Some(SmTarget::sm(75, ArchVariant::Base)) },
         ],
         summary: "Converts and narrows integers with saturation, packing them into one register.",
         coverage: Coverage { parses: true },
@@ -3816,7 +4401,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: cvta",
         category: "Data Movement and Conversion Instructions",
-        names: &S176,
+        names: &S278,
         anchor: "data-movement-and-conversion-instructions-cvta",
         syntax: "// convert const, global, local, or shared address to generic address\ncvta.space.size  p, a;        // source address in register a\ncvta.space.size  p, var;      // get generic address of var\ncvta.space.size  p, var+imm;  // generic address of var+offset\n\n// convert generic address to const, global, local, or shared address\ncvta.to.space.size  p, a;\n\n.space = { .const, .global, .local, .shared{::cta, ::cluster}, .param };\n.size  = { .u32, .u64 };",
         forms: &[
@@ -3826,8 +4411,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".space", optional: false, placeholder: true, values: &S177 },
-                    Slot { name: ".size", optional: false, placeholder: true, values: &S33 },
+                    Slot { name: ".space", optional: false, placeholder: true, values: &S279 },
+                    Slot { name: ".size", optional: false, placeholder: true, values: &S42 },
                 ],
                 operands: &[
                     OperandSpec { text: "p", name: "p", optional: false, negatable: false, address: false },
@@ -3840,8 +4425,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".space", optional: false, placeholder: true, values: &S177 },
-                    Slot { name: ".size", optional: false, placeholder: true, values: &S33 },
+                    Slot { name: ".space", optional: false, placeholder: true, values: &S279 },
+                    Slot { name: ".size", optional: false, placeholder: true, values: &S42 },
                 ],
                 operands: &[
                     OperandSpec { text: "p", name: "p", optional: false, negatable: false, address: false },
@@ -3854,8 +4439,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".space", optional: false, placeholder: true, values: &S177 },
-                    Slot { name: ".size", optional: false, placeholder: true, values: &S33 },
+                    Slot { name: ".space", optional: false, placeholder: true, values: &S279 },
+                    Slot { name: ".size", optional: false, placeholder: true, values: &S42 },
                 ],
                 operands: &[
                     OperandSpec { text: "p", name: "p", optional: false, negatable: false, address: false },
@@ -3868,9 +4453,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".to", optional: false, placeholder: false, values: &S178 },
-                    Slot { name: ".space", optional: false, placeholder: true, values: &S177 },
-                    Slot { name: ".size", optional: false, placeholder: true, values: &S33 },
+                    Slot { name: ".to", optional: false, placeholder: false, values: &S280 },
+                    Slot { name: ".space", optional: false, placeholder: true, values: &S279 },
+                    Slot { name: ".size", optional: false, placeholder: true, values: &S42 },
                 ],
                 operands: &[
                     OperandSpec { text: "p", name: "p", optional: false, negatable: false, address: false },
@@ -3879,21 +4464,29 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".space", values: &S177 },
-            Definition { name: ".size", values: &S33 },
+            Definition { name: ".space", values: &S279 },
+            Definition { name: ".size", values: &S42 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(20, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "cvta.const and cvta.to.const", modifiers: &S179, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "cvta.param and cvta.to.param", modifiers: &S180, ptx: Some(PtxVersion::new(7, 7)), sm: None },
-            FeatureGate { feature: "Support for ::cta and ::cluster sub-qualifiers", modifiers: &S181, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "cvta.const and cvta.to.const", modifiers: &S281, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "cvta.param and cvta.to.param", modifiers: &S282, ptx: Some(PtxVersion::new(7, 7)), sm: None },
+            FeatureGate { feature: "Support for ::cta and ::cluster sub-qualifiers", modifiers: &S283, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "cvta.const.u32", modifiers: &S284, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "cvta.const.u64", modifiers: &S285, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "cvta.param.u32", modifiers: &S286, ptx: Some(PtxVersion::new(7, 7)), sm: None },
+            FeatureGate { feature: "cvta.shared::cta.u32", modifiers: &S287, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "cvta.param.u64", modifiers: &S288, ptx: Some(PtxVersion::new(7, 7)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "cvta.param and cvta.to.param", modifiers: &S180, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "Sub-qualifier ::cta", modifiers: &S122, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
-            FeatureGate { feature: "Sub-qualifier ::cluster", modifiers: &S182, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "cvta.param and cvta.to.param", modifiers: &S282, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "Sub-qualifier ::cta", modifiers: &S189, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "Sub-qualifier ::cluster", modifiers: &S289, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "cvta.param.u32", modifiers: &S286, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "cvta.shared::cluster.u32", modifiers: &S290, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "cvta.param.u64", modifiers: &S288, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
         ],
         summary: "Turns a state-space address into a generic address, or back.",
         coverage: Coverage { parses: true },
@@ -3903,7 +4496,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: discard",
         category: "Data Movement and Conversion Instructions",
-        names: &S183,
+        names: &S291,
         anchor: "data-movement-and-conversion-instructions-discard",
         syntax: "discard{.global}.level  [a], size;\n\n.level = { .L2 };",
         forms: &[
@@ -3913,8 +4506,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".global", optional: true, placeholder: false, values: &S37 },
-                    Slot { name: ".level", optional: false, placeholder: true, values: &S131 },
+                    Slot { name: ".global", optional: true, placeholder: false, values: &S46 },
+                    Slot { name: ".level", optional: false, placeholder: true, values: &S205 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -3923,7 +4516,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".level", values: &S131 },
+            Definition { name: ".level", values: &S205 },
         ],
         ptx: Some(PtxVersion::new(7, 4)),
         preview: false,
@@ -3940,7 +4533,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: div",
         category: "Floating Point Instructions",
-        names: &S184,
+        names: &S292,
         anchor: "floating-point-instructions-div",
         syntax: "div.approx{.ftz}.f32  d, a, b;  // fast, approximate divide\ndiv.full{.ftz}.f32    d, a, b;  // full-range approximate divide\ndiv.rnd{.ftz}.f32     d, a, b;  // IEEE 754 compliant rounding\ndiv.rnd.f64           d, a, b;  // IEEE 754 compliant rounding\n\n.rnd = { .rn, .rz, .rm, .rp };",
         forms: &[
@@ -3950,7 +4543,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".approx", optional: false, placeholder: false, values: &S113 },
+                    Slot { name: ".approx", optional: false, placeholder: false, values: &S180 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
@@ -3966,7 +4559,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".full", optional: false, placeholder: false, values: &S185 },
+                    Slot { name: ".full", optional: false, placeholder: false, values: &S293 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
@@ -3982,7 +4575,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S13 },
+                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S14 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
@@ -3998,7 +4591,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S13 },
+                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S14 },
                     Slot { name: ".f64", optional: false, placeholder: false, values: &S3 },
                 ],
                 operands: &[
@@ -4009,20 +4602,29 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".rnd", values: &S13 },
+            Definition { name: ".rnd", values: &S14 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
-            FeatureGate { feature: "div.f32 and div.f64", modifiers: &S111, ptx: Some(PtxVersion::new(1, 0)), sm: None },
-            FeatureGate { feature: "Explicit modifiers .approx, .full, .ftz, and rounding", modifiers: &S186, ptx: Some(PtxVersion::new(1, 4)), sm: None },
+            FeatureGate { feature: "div.f32 and div.f64", modifiers: &S178, ptx: Some(PtxVersion::new(1, 0)), sm: None },
+            FeatureGate { feature: "Explicit modifiers .approx, .full, .ftz, and rounding", modifiers: &S294, ptx: Some(PtxVersion::new(1, 4)), sm: None },
+            FeatureGate { feature: "div.approx.f32", modifiers: &S295, ptx: Some(PtxVersion::new(1, 4)), sm: None },
+            FeatureGate { feature: "div.full.f32", modifiers: &S296, ptx: Some(PtxVersion::new(1, 4)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "div.approx.f32 and div.full.f32", modifiers: &S187, ptx: None, sm: None },
-            FeatureGate { feature: "div.rnd.f32", modifiers: &S188, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "div.rn.f64", modifiers: &S189, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
-            FeatureGate { feature: "div.{rz,rm,rp}.f64", modifiers: &S190, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "div.approx.f32 and div.full.f32", modifiers: &S297, ptx: None, sm: None },
+            FeatureGate { feature: "div.rnd.f32", modifiers: &S298, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "div.rn.f64", modifiers: &S299, ptx: None, sm: None },
+            FeatureGate { feature: "div.{rz,rm,rp}.f64", modifiers: &S300, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "div.rn.f32", modifiers: &S301, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "div.rm.f32", modifiers: &S19, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "div.rp.f32", modifiers: &S20, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "div.rz.f32", modifiers: &S302, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "div.rm.f64", modifiers: &S21, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "div.rp.f64", modifiers: &S22, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "div.rz.f64", modifiers: &S303, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Division of f32/f64: approximate, full-range or correctly rounded.",
         coverage: Coverage { parses: true },
@@ -4032,7 +4634,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Integer Arithmetic Instructions: div",
         category: "Integer Arithmetic Instructions",
-        names: &S184,
+        names: &S292,
         anchor: "integer-arithmetic-instructions-div",
         syntax: "div.type  d, a, b;\n\n.type = { .u16, .u32, .u64,\n          .s16, .s32, .s64 };",
         forms: &[
@@ -4042,7 +4644,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S191 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S304 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -4052,7 +4654,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S191 },
+            Definition { name: ".type", values: &S304 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
@@ -4069,7 +4671,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Integer Arithmetic Instructions: dp2a",
         category: "Integer Arithmetic Instructions",
-        names: &S192,
+        names: &S305,
         anchor: "integer-arithmetic-instructions-dp2a",
         syntax: "dp2a.mode.atype.btype  d, a, b, c;\n\n.atype = .btype = { .u32, .s32 };\n.mode = { .lo, .hi };",
         forms: &[
@@ -4079,9 +4681,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".mode", optional: false, placeholder: true, values: &S193 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
+                    Slot { name: ".mode", optional: false, placeholder: true, values: &S306 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -4092,9 +4694,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".atype", values: &S194 },
-            Definition { name: ".btype", values: &S194 },
-            Definition { name: ".mode", values: &S193 },
+            Definition { name: ".atype", values: &S307 },
+            Definition { name: ".btype", values: &S307 },
+            Definition { name: ".mode", values: &S306 },
         ],
         ptx: Some(PtxVersion::new(5, 0)),
         preview: false,
@@ -4111,7 +4713,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Integer Arithmetic Instructions: dp4a",
         category: "Integer Arithmetic Instructions",
-        names: &S195,
+        names: &S308,
         anchor: "integer-arithmetic-instructions-dp4a",
         syntax: "dp4a.atype.btype  d, a, b, c;\n\n.atype = .btype = { .u32, .s32 };",
         forms: &[
@@ -4121,8 +4723,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -4133,8 +4735,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".atype", values: &S194 },
-            Definition { name: ".btype", values: &S194 },
+            Definition { name: ".atype", values: &S307 },
+            Definition { name: ".btype", values: &S307 },
         ],
         ptx: Some(PtxVersion::new(5, 0)),
         preview: false,
@@ -4151,7 +4753,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %dynamic_smem_size",
         category: "Special Registers",
-        names: &S196,
+        names: &S309,
         anchor: "special-registers-dynamic-smem-size",
         syntax: "",
         forms: &[
@@ -4173,7 +4775,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Parallel Synchronization and Communication Instructions: elect.sync",
         category: "Parallel Synchronization and Communication Instructions",
-        names: &S197,
+        names: &S310,
         anchor: "parallel-synchronization-and-communication-instructions-elect-sync",
         syntax: "elect.sync d|p, membermask;",
         forms: &[
@@ -4207,7 +4809,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Directive,
         title: "Kernel and Function Directives: .entry",
         category: "Kernel and Function Directives",
-        names: &S198,
+        names: &S311,
         anchor: "kernel-and-function-directives-entry",
         syntax: ".entry kernel-name ( param-list )  kernel-body\n.entry kernel-name  kernel-body",
         forms: &[
@@ -4251,14 +4853,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %envreg<32>",
         category: "Special Registers",
-        names: &S199,
+        names: &S312,
         anchor: "special-registers-envreg-32",
         syntax: "",
         forms: &[
         ],
         definitions: &[
         ],
-        ptx: Some(PtxVersion::new(2, 1)),
+        ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
         target: TargetReq::All,
         ptx_gates: &[
@@ -4273,7 +4875,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: ex2",
         category: "Floating Point Instructions",
-        names: &S200,
+        names: &S313,
         anchor: "floating-point-instructions-ex2",
         syntax: "ex2.approx{.ftz}.f32  d, a;",
         forms: &[
@@ -4283,7 +4885,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".approx", optional: false, placeholder: false, values: &S113 },
+                    Slot { name: ".approx", optional: false, placeholder: false, values: &S180 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
@@ -4295,12 +4897,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
         ],
         definitions: &[
         ],
-        ptx: Some(PtxVersion::new(1, 0)),
+        ptx: Some(PtxVersion::new(1, 4)),
         preview: false,
         target: TargetReq::All,
         ptx_gates: &[
             FeatureGate { feature: "ex2.f32", modifiers: &S2, ptx: Some(PtxVersion::new(1, 0)), sm: None },
-            FeatureGate { feature: "Explicit modifiers .approx and .ftz", modifiers: &S114, ptx: Some(PtxVersion::new(1, 4)), sm: None },
+            FeatureGate { feature: "Explicit modifiers .approx and .ftz", modifiers: &S181, ptx: Some(PtxVersion::new(1, 4)), sm: None },
         ],
         target_gates: &[
         ],
@@ -4312,7 +4914,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Half Precision Floating Point Instructions: ex2",
         category: "Half Precision Floating Point Instructions",
-        names: &S200,
+        names: &S313,
         anchor: "half-precision-floating-point-instructions-ex2",
         syntax: "ex2.approx.atype     d, a;\nex2.approx.ftz.btype d, a;\n\n.atype = { .f16,  .f16x2}\n.btype = { .bf16, .bf16x2}",
         forms: &[
@@ -4322,8 +4924,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".approx", optional: false, placeholder: false, values: &S113 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S201 },
+                    Slot { name: ".approx", optional: false, placeholder: false, values: &S180 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S314 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -4336,9 +4938,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".approx", optional: false, placeholder: false, values: &S113 },
+                    Slot { name: ".approx", optional: false, placeholder: false, values: &S180 },
                     Slot { name: ".ftz", optional: false, placeholder: false, values: &S1 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S8 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S9 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -4347,17 +4949,19 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".atype", values: &S201 },
-            Definition { name: ".btype", values: &S8 },
+            Definition { name: ".atype", values: &S314 },
+            Definition { name: ".btype", values: &S9 },
         ],
         ptx: Some(PtxVersion::new(7, 0)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(75, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "ex2.approx.ftz.{bf16/bf16x2}", modifiers: &S202, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "ex2.approx.ftz.{bf16/bf16x2}", modifiers: &S315, ptx: Some(PtxVersion::new(7, 8)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "ex2.approx.ftz.{bf16/bf16x2}", modifiers: &S202, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "ex2.approx.ftz.{bf16/bf16x2}", modifiers: &S315, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "ex2.approx.ftz.bf16", modifiers: &S316, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "ex2.approx.ftz.bf16x2", modifiers: &S317, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Approximate base-2 exponential of f16/bf16 values.",
         coverage: Coverage { parses: true },
@@ -4367,7 +4971,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Control Flow Instructions: exit",
         category: "Control Flow Instructions",
-        names: &S203,
+        names: &S318,
         anchor: "control-flow-instructions-exit",
         syntax: "exit;",
         forms: &[
@@ -4399,7 +5003,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Directive,
         title: "Cluster Dimension Directives: .explicitcluster",
         category: "Cluster Dimension Directives",
-        names: &S204,
+        names: &S319,
         anchor: "cluster-dimension-directives-explicitcluster",
         syntax: ".explicitcluster",
         forms: &[
@@ -4431,7 +5035,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Directive,
         title: "Linking Directives: .extern",
         category: "Linking Directives",
-        names: &S205,
+        names: &S320,
         anchor: "linking-directives-extern",
         syntax: ".extern identifier",
         forms: &[
@@ -4464,7 +5068,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Directive,
         title: "Debugging Directives: .file",
         category: "Debugging Directives",
-        names: &S206,
+        names: &S321,
         anchor: "debugging-directives-file",
         syntax: ".file file_index \\\"filename\\\" {, timestamp, file_size}",
         forms: &[
@@ -4488,7 +5092,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         preview: false,
         target: TargetReq::All,
         ptx_gates: &[
-            FeatureGate { feature: "Timestamp and file size", modifiers: &S27, ptx: Some(PtxVersion::new(3, 2)), sm: None },
+            FeatureGate { feature: "Timestamp and file size", modifiers: &S36, ptx: Some(PtxVersion::new(3, 2)), sm: None },
         ],
         target_gates: &[
         ],
@@ -4500,7 +5104,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: fma",
         category: "Floating Point Instructions",
-        names: &S207,
+        names: &S322,
         anchor: "floating-point-instructions-fma",
         syntax: "fma.rnd{.ftz}{.sat}.f32  d, a, b, c;\nfma.rnd.f64              d, a, b, c;\n\n.rnd = { .rn, .rz, .rm, .rp };",
         forms: &[
@@ -4510,9 +5114,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S13 },
+                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S14 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
                 operands: &[
@@ -4528,7 +5132,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S13 },
+                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S14 },
                     Slot { name: ".f64", optional: false, placeholder: false, values: &S3 },
                 ],
                 operands: &[
@@ -4540,7 +5144,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".rnd", values: &S13 },
+            Definition { name: ".rnd", values: &S14 },
         ],
         ptx: Some(PtxVersion::new(1, 4)),
         preview: false,
@@ -4551,7 +5155,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
         ],
         target_gates: &[
             FeatureGate { feature: "fma.f32", modifiers: &S2, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "fma.f64", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
+            FeatureGate { feature: "fma.f64", modifiers: &S3, ptx: None, sm: None },
+            FeatureGate { feature: "fma.rm.f64", modifiers: &S21, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
+            FeatureGate { feature: "fma.rp.f64", modifiers: &S22, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
         ],
         summary: "Fused multiply-add of f32/f64 with a single rounding.",
         coverage: Coverage { parses: true },
@@ -4561,7 +5167,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Half Precision Floating Point Instructions: fma",
         category: "Half Precision Floating Point Instructions",
-        names: &S207,
+        names: &S322,
         anchor: "half-precision-floating-point-instructions-fma",
         syntax: "fma.rnd{.ftz}{.sat}.f16     d, a, b, c;\nfma.rnd{.ftz}{.sat}.f16x2   d, a, b, c;\nfma.rnd{.ftz}.relu.f16      d, a, b, c;\nfma.rnd{.ftz}.relu.f16x2    d, a, b, c;\nfma.rnd{.relu}.bf16         d, a, b, c;\nfma.rnd{.relu}.bf16x2       d, a, b, c;\nfma.rnd.oob.{relu}.type     d, a, b, c;\n\n.rnd = { .rn };",
         forms: &[
@@ -4571,10 +5177,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S18 },
+                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S23 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
-                    Slot { name: ".f16", optional: false, placeholder: false, values: &S4 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
+                    Slot { name: ".f16", optional: false, placeholder: false, values: &S5 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -4589,10 +5195,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S18 },
+                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S23 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
-                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S5 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
+                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -4607,10 +5213,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S18 },
+                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S23 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".relu", optional: false, placeholder: false, values: &S163 },
-                    Slot { name: ".f16", optional: false, placeholder: false, values: &S4 },
+                    Slot { name: ".relu", optional: false, placeholder: false, values: &S238 },
+                    Slot { name: ".f16", optional: false, placeholder: false, values: &S5 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -4625,10 +5231,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S18 },
+                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S23 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".relu", optional: false, placeholder: false, values: &S163 },
-                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S5 },
+                    Slot { name: ".relu", optional: false, placeholder: false, values: &S238 },
+                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -4643,9 +5249,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S18 },
-                    Slot { name: ".relu", optional: true, placeholder: false, values: &S163 },
-                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S6 },
+                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S23 },
+                    Slot { name: ".relu", optional: true, placeholder: false, values: &S238 },
+                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S7 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -4660,9 +5266,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S18 },
-                    Slot { name: ".relu", optional: true, placeholder: false, values: &S163 },
-                    Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S7 },
+                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S23 },
+                    Slot { name: ".relu", optional: true, placeholder: false, values: &S238 },
+                    Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S8 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -4677,10 +5283,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S18 },
-                    Slot { name: ".oob", optional: false, placeholder: false, values: &S208 },
-                    Slot { name: ".relu", optional: true, placeholder: false, values: &S163 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S209 },
+                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S23 },
+                    Slot { name: ".oob", optional: false, placeholder: false, values: &S323 },
+                    Slot { name: ".relu", optional: true, placeholder: false, values: &S238 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S324 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -4691,18 +5297,26 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".rnd", values: &S18 },
+            Definition { name: ".rnd", values: &S23 },
         ],
         ptx: Some(PtxVersion::new(4, 2)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(53, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "fma.relu.{f16, f16x2} and fma{.relu}.{bf16, bf16x2}", modifiers: &S210, ptx: Some(PtxVersion::new(7, 0)), sm: None },
-            FeatureGate { feature: "Support for modifier .oob", modifiers: &S208, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "fma.relu.{f16, f16x2} and fma{.relu}.{bf16, bf16x2}", modifiers: &S325, ptx: Some(PtxVersion::new(7, 0)), sm: None },
+            FeatureGate { feature: "Support for modifier .oob", modifiers: &S323, ptx: Some(PtxVersion::new(8, 1)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "fma.relu.{f16, f16x2} and fma{.relu}.{bf16, bf16x2}", modifiers: &S210, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
-            FeatureGate { feature: "fma{.oob}.{f16, f16x2, bf16, bf16x2}", modifiers: &S211, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "fma.relu.{f16, f16x2} and fma{.relu}.{bf16, bf16x2}", modifiers: &S325, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "fma{.oob}.{f16, f16x2, bf16, bf16x2}", modifiers: &S326, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "fma.rn.relu.f16", modifiers: &S327, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "fma.rn.relu.f16x2", modifiers: &S328, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "fma.rn.bf16", modifiers: &S329, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "fma.rn.bf16x2", modifiers: &S330, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "fma.rn.oob.f16", modifiers: &S331, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "fma.rn.oob.bf16", modifiers: &S332, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "fma.rn.oob.bf16x2", modifiers: &S333, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "fma.rn.oob.f16x2", modifiers: &S334, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Fused multiply-add of f16/bf16 values, optionally clamping negatives to zero.",
         coverage: Coverage { parses: true },
@@ -4712,7 +5326,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Integer Arithmetic Instructions: fns",
         category: "Integer Arithmetic Instructions",
-        names: &S212,
+        names: &S335,
         anchor: "integer-arithmetic-instructions-fns",
         syntax: "fns.b32 d, mask, base, offset;",
         forms: &[
@@ -4722,7 +5336,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".b32", optional: false, placeholder: false, values: &S11 },
+                    Slot { name: ".b32", optional: false, placeholder: false, values: &S12 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -4734,7 +5348,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         ],
         definitions: &[
         ],
-        ptx: Some(PtxVersion::new(6, 0)),
+        ptx: Some(PtxVersion::new(5, 1)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(30, ArchVariant::Base)),
         ptx_gates: &[
@@ -4749,7 +5363,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Directive,
         title: "Kernel and Function Directives: .func",
         category: "Kernel and Function Directives",
-        names: &S213,
+        names: &S336,
         anchor: "kernel-and-function-directives-func",
         syntax: ".func {.attribute(attr-list)} fname {.noreturn} function-body\n.func {.attribute(attr-list)} fname (param-list) {.noreturn} function-body\n.func {.attribute(attr-list)} (ret-param) fname (param-list) function-body",
         forms: &[
@@ -4793,15 +5407,15 @@ pub(crate) static ENTRIES: &[Entry] = &[
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
-            FeatureGate { feature: "Support for unsized array parameter", modifiers: &S27, ptx: Some(PtxVersion::new(6, 0)), sm: None },
-            FeatureGate { feature: "Support for .noreturn directive", modifiers: &S97, ptx: Some(PtxVersion::new(6, 4)), sm: None },
-            FeatureGate { feature: "Support for .attribute directive", modifiers: &S214, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "Support for unsized array parameter", modifiers: &S36, ptx: Some(PtxVersion::new(6, 0)), sm: None },
+            FeatureGate { feature: "Support for .noreturn directive", modifiers: &S164, ptx: Some(PtxVersion::new(6, 4)), sm: None },
+            FeatureGate { feature: "Support for .attribute directive", modifiers: &S337, ptx: Some(PtxVersion::new(8, 0)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "Functions without unsized array parameter", modifiers: &S27, ptx: None, sm: None },
-            FeatureGate { feature: "Unsized array parameter", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
-            FeatureGate { feature: ".noreturn directive", modifiers: &S97, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
-            FeatureGate { feature: ".attribute directive", modifiers: &S214, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "Functions without unsized array parameter", modifiers: &S36, ptx: None, sm: None },
+            FeatureGate { feature: "Unsized array parameter", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: ".noreturn directive", modifiers: &S164, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: ".attribute directive", modifiers: &S337, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Defines or declares a device function with parameters and results.",
         coverage: Coverage { parses: true },
@@ -4811,7 +5425,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: getctarank",
         category: "Data Movement and Conversion Instructions",
-        names: &S215,
+        names: &S338,
         anchor: "data-movement-and-conversion-instructions-getctarank",
         syntax: "getctarank{.space}.type d, a;\n\n// Get cta rank from source shared memory address in register a.\ngetctarank.shared::cluster.type d, a;\n\n// Get cta rank from shared memory variable.\ngetctarank.shared::cluster.type d, var;\n\n// Get cta rank from shared memory variable+offset.\ngetctarank.shared::cluster.type d, var + imm;\n\n// Get cta rank from generic address of shared memory variable in register a.\ngetctarank.type d, a;\n\n.space = { .shared::cluster }\n.type  = { .u32, .u64 }",
         forms: &[
@@ -4821,8 +5435,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".space", optional: true, placeholder: true, values: &S124 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S33 },
+                    Slot { name: ".space", optional: true, placeholder: true, values: &S198 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S42 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -4835,8 +5449,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".shared::cluster", optional: false, placeholder: false, values: &S124 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S33 },
+                    Slot { name: ".shared::cluster", optional: false, placeholder: false, values: &S198 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S42 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -4849,8 +5463,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".shared::cluster", optional: false, placeholder: false, values: &S124 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S33 },
+                    Slot { name: ".shared::cluster", optional: false, placeholder: false, values: &S198 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S42 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -4863,8 +5477,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".shared::cluster", optional: false, placeholder: false, values: &S124 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S33 },
+                    Slot { name: ".shared::cluster", optional: false, placeholder: false, values: &S198 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S42 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -4877,7 +5491,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S33 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S42 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -4886,8 +5500,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".space", values: &S124 },
-            Definition { name: ".type", values: &S33 },
+            Definition { name: ".space", values: &S198 },
+            Definition { name: ".type", values: &S42 },
         ],
         ptx: Some(PtxVersion::new(7, 8)),
         preview: false,
@@ -4904,7 +5518,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %globaltimer, %globaltimer_lo, %globaltimer_hi",
         category: "Special Registers",
-        names: &S216,
+        names: &S339,
         anchor: "special-registers-globaltimer-globaltimer-lo-globaltimer-hi",
         syntax: "",
         forms: &[
@@ -4926,7 +5540,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %globaltimer, %globaltimer_lo, %globaltimer_hi",
         category: "Special Registers",
-        names: &S216,
+        names: &S339,
         anchor: "special-registers-globaltimer-globaltimer-lo-globaltimer-hi",
         syntax: "",
         forms: &[
@@ -4948,7 +5562,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %globaltimer, %globaltimer_lo, %globaltimer_hi",
         category: "Special Registers",
-        names: &S216,
+        names: &S339,
         anchor: "special-registers-globaltimer-globaltimer-lo-globaltimer-hi",
         syntax: "",
         forms: &[
@@ -4970,7 +5584,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Parallel Synchronization and Communication Instructions: griddepcontrol",
         category: "Parallel Synchronization and Communication Instructions",
-        names: &S217,
+        names: &S340,
         anchor: "parallel-synchronization-and-communication-instructions-griddepcontrol",
         syntax: "griddepcontrol.action;\n\n.action   = { .launch_dependents, .wait }",
         forms: &[
@@ -4980,14 +5594,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".action", optional: false, placeholder: true, values: &S218 },
+                    Slot { name: ".action", optional: false, placeholder: true, values: &S341 },
                 ],
                 operands: &[
                 ],
             },
         ],
         definitions: &[
-            Definition { name: ".action", values: &S218 },
+            Definition { name: ".action", values: &S341 },
         ],
         ptx: Some(PtxVersion::new(7, 8)),
         preview: false,
@@ -5004,7 +5618,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %gridid",
         category: "Special Registers",
-        names: &S219,
+        names: &S342,
         anchor: "special-registers-gridid",
         syntax: "",
         forms: &[
@@ -5026,7 +5640,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %is_explicit_cluster",
         category: "Special Registers",
-        names: &S220,
+        names: &S343,
         anchor: "special-registers-is-explicit-cluster",
         syntax: "",
         forms: &[
@@ -5048,7 +5662,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: isspacep",
         category: "Data Movement and Conversion Instructions",
-        names: &S221,
+        names: &S344,
         anchor: "data-movement-and-conversion-instructions-isspacep",
         syntax: "isspacep.space  p, a;    // result is .pred\n\n.space = { const, .global, .local, .shared{::cta, ::cluster}, .param };",
         forms: &[
@@ -5058,7 +5672,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".space", optional: false, placeholder: true, values: &S177 },
+                    Slot { name: ".space", optional: false, placeholder: true, values: &S279 },
                 ],
                 operands: &[
                     OperandSpec { text: "p", name: "p", optional: false, negatable: false, address: false },
@@ -5067,20 +5681,22 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".space", values: &S177 },
+            Definition { name: ".space", values: &S279 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(20, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "isspacep.const", modifiers: &S222, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "isspacep.param", modifiers: &S223, ptx: Some(PtxVersion::new(7, 7)), sm: None },
-            FeatureGate { feature: "Support for ::cta and ::cluster sub-qualifiers", modifiers: &S181, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "isspacep.const", modifiers: &S345, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "isspacep.param", modifiers: &S346, ptx: Some(PtxVersion::new(7, 7)), sm: None },
+            FeatureGate { feature: "Support for ::cta and ::cluster sub-qualifiers", modifiers: &S283, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "isspacep.shared::cta", modifiers: &S201, ptx: Some(PtxVersion::new(7, 8)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "isspacep.param", modifiers: &S223, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "Sub-qualifier ::cta", modifiers: &S122, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
-            FeatureGate { feature: "Sub-qualifier ::cluster", modifiers: &S182, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "isspacep.param", modifiers: &S346, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "Sub-qualifier ::cta", modifiers: &S189, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "Sub-qualifier ::cluster", modifiers: &S289, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "isspacep.shared::cluster", modifiers: &S198, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Tests whether a generic address falls inside a given state space.",
         coverage: Coverage { parses: true },
@@ -5090,7 +5706,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Texture Instructions: istypep",
         category: "Texture Instructions",
-        names: &S224,
+        names: &S347,
         anchor: "texture-instructions-istypep",
         syntax: "istypep.type   p, a;  // result is .pred\n\n.type = { .texref, .samplerref, .surfref };",
         forms: &[
@@ -5100,7 +5716,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S225 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S348 },
                 ],
                 operands: &[
                     OperandSpec { text: "p", name: "p", optional: false, negatable: false, address: false },
@@ -5109,7 +5725,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S225 },
+            Definition { name: ".type", values: &S348 },
         ],
         ptx: Some(PtxVersion::new(4, 0)),
         preview: false,
@@ -5126,7 +5742,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %laneid",
         category: "Special Registers",
-        names: &S226,
+        names: &S349,
         anchor: "special-registers-laneid",
         syntax: "",
         forms: &[
@@ -5148,7 +5764,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %lanemask_eq",
         category: "Special Registers",
-        names: &S227,
+        names: &S350,
         anchor: "special-registers-lanemask-eq",
         syntax: "",
         forms: &[
@@ -5170,7 +5786,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %lanemask_ge",
         category: "Special Registers",
-        names: &S228,
+        names: &S351,
         anchor: "special-registers-lanemask-ge",
         syntax: "",
         forms: &[
@@ -5192,7 +5808,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %lanemask_gt",
         category: "Special Registers",
-        names: &S229,
+        names: &S352,
         anchor: "special-registers-lanemask-gt",
         syntax: "",
         forms: &[
@@ -5214,7 +5830,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %lanemask_le",
         category: "Special Registers",
-        names: &S230,
+        names: &S353,
         anchor: "special-registers-lanemask-le",
         syntax: "",
         forms: &[
@@ -5236,7 +5852,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %lanemask_lt",
         category: "Special Registers",
-        names: &S231,
+        names: &S354,
         anchor: "special-registers-lanemask-lt",
         syntax: "",
         forms: &[
@@ -5258,7 +5874,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: ld",
         category: "Data Movement and Conversion Instructions",
-        names: &S232,
+        names: &S355,
         anchor: "data-movement-and-conversion-instructions-ld",
         syntax: "ld{.weak}{.ss}{.cop}{.level::cache_hint}{.level::prefetch_size}{.vec}.type  d, [a]{.unified}{, cache-policy};\n\nld{.weak}{.ss}{.level::eviction_priority}{.level::cache_hint}{.level::prefetch_size}{.vec}.type  d, [a]{.unified}{, cache-policy};\n\nld.volatile{.ss}{.level::prefetch_size}{.vec}.type  d, [a];\n\nld.relaxed.scope{.ss}{.level::eviction_priority}{.level::cache_hint}{.level::prefetch_size}{.vec}.type  d, [a]{, cache-policy};\n\nld.acquire.scope{.ss}{.level::eviction_priority}{.level::cache_hint}{.level::prefetch_size}{.vec}.type  d, [a]{, cache-policy};\n\n.ss =                       { .const, .global, .local, .param, .shared{::cta, ::cluster} };\n.cop =                      { .ca, .cg, .cs, .lu, .cv };\n.level::eviction_priority = { .L1::evict_normal, .L1::evict_unchanged,\n                              .L1::evict_first, .L1::evict_last, .L1::no_allocate };\n.level::cache_hint =        { .L2::cache_hint };\n.level::prefetch_size =     { .L2::64B, .L2::128B, .L2::256B }\n.scope =                    { .cta, .cluster, .gpu, .sys };\n.vec =                      { .v2, .v4 };\n.type =                     { .b8, .b16, .b32, .b64,\n                              .u8, .u16, .u32, .u64,\n                              .s8, .s16, .s32, .s64,\n                              .f32, .f64 };",
         forms: &[
@@ -5268,13 +5884,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".weak", optional: true, placeholder: false, values: &S233 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S234 },
-                    Slot { name: ".cop", optional: true, placeholder: true, values: &S235 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S118 },
-                    Slot { name: ".vec", optional: true, placeholder: true, values: &S51 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S236 },
+                    Slot { name: ".weak", optional: true, placeholder: false, values: &S356 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S357 },
+                    Slot { name: ".cop", optional: true, placeholder: true, values: &S358 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S185 },
+                    Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S359 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -5288,13 +5904,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".weak", optional: true, placeholder: false, values: &S233 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S234 },
-                    Slot { name: ".level::eviction_priority", optional: true, placeholder: true, values: &S237 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S118 },
-                    Slot { name: ".vec", optional: true, placeholder: true, values: &S51 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S236 },
+                    Slot { name: ".weak", optional: true, placeholder: false, values: &S356 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S357 },
+                    Slot { name: ".level::eviction_priority", optional: true, placeholder: true, values: &S360 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S185 },
+                    Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S359 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -5308,11 +5924,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".volatile", optional: false, placeholder: false, values: &S238 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S234 },
-                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S118 },
-                    Slot { name: ".vec", optional: true, placeholder: true, values: &S51 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S236 },
+                    Slot { name: ".volatile", optional: false, placeholder: false, values: &S361 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S357 },
+                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S185 },
+                    Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S359 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -5325,14 +5941,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".relaxed", optional: false, placeholder: false, values: &S239 },
-                    Slot { name: ".scope", optional: false, placeholder: true, values: &S41 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S234 },
-                    Slot { name: ".level::eviction_priority", optional: true, placeholder: true, values: &S237 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S118 },
-                    Slot { name: ".vec", optional: true, placeholder: true, values: &S51 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S236 },
+                    Slot { name: ".relaxed", optional: false, placeholder: false, values: &S362 },
+                    Slot { name: ".scope", optional: false, placeholder: true, values: &S50 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S357 },
+                    Slot { name: ".level::eviction_priority", optional: true, placeholder: true, values: &S360 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S185 },
+                    Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S359 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -5346,14 +5962,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".acquire", optional: false, placeholder: false, values: &S84 },
-                    Slot { name: ".scope", optional: false, placeholder: true, values: &S41 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S234 },
-                    Slot { name: ".level::eviction_priority", optional: true, placeholder: true, values: &S237 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S118 },
-                    Slot { name: ".vec", optional: true, placeholder: true, values: &S51 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S236 },
+                    Slot { name: ".acquire", optional: false, placeholder: false, values: &S148 },
+                    Slot { name: ".scope", optional: false, placeholder: true, values: &S50 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S357 },
+                    Slot { name: ".level::eviction_priority", optional: true, placeholder: true, values: &S360 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S185 },
+                    Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S359 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -5363,38 +5979,127 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".ss", values: &S234 },
-            Definition { name: ".cop", values: &S235 },
-            Definition { name: ".level::eviction_priority", values: &S237 },
-            Definition { name: ".level::cache_hint", values: &S44 },
-            Definition { name: ".level::prefetch_size", values: &S118 },
-            Definition { name: ".scope", values: &S41 },
-            Definition { name: ".vec", values: &S51 },
-            Definition { name: ".type", values: &S236 },
+            Definition { name: ".ss", values: &S357 },
+            Definition { name: ".cop", values: &S358 },
+            Definition { name: ".level::eviction_priority", values: &S360 },
+            Definition { name: ".level::cache_hint", values: &S53 },
+            Definition { name: ".level::prefetch_size", values: &S185 },
+            Definition { name: ".scope", values: &S50 },
+            Definition { name: ".vec", values: &S60 },
+            Definition { name: ".type", values: &S359 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
-            FeatureGate { feature: "ld.volatile", modifiers: &S238, ptx: Some(PtxVersion::new(1, 1)), sm: None },
-            FeatureGate { feature: "Generic addressing and cache operations", modifiers: &S27, ptx: Some(PtxVersion::new(2, 0)), sm: None },
-            FeatureGate { feature: "Support for scope qualifier, .relaxed, .acquire, .weak qualifiers", modifiers: &S240, ptx: Some(PtxVersion::new(6, 0)), sm: None },
-            FeatureGate { feature: "Support for generic addressing of .const space", modifiers: &S222, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "Support for .level::eviction_priority, .level::prefetch_size and .level::cache_hint qualifiers", modifiers: &S241, ptx: Some(PtxVersion::new(7, 4)), sm: None },
-            FeatureGate { feature: "Support for .cluster scope qualifier", modifiers: &S242, ptx: Some(PtxVersion::new(7, 8)), sm: None },
-            FeatureGate { feature: "Support for ::cta and ::cluster sub-qualifiers", modifiers: &S181, ptx: Some(PtxVersion::new(7, 8)), sm: None },
-            FeatureGate { feature: "Support for .unified qualifier", modifiers: &S243, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "ld.volatile", modifiers: &S361, ptx: Some(PtxVersion::new(1, 1)), sm: None },
+            FeatureGate { feature: "Generic addressing and cache operations", modifiers: &S36, ptx: Some(PtxVersion::new(2, 0)), sm: None },
+            FeatureGate { feature: "Support for scope qualifier, .relaxed, .acquire, .weak qualifiers", modifiers: &S363, ptx: Some(PtxVersion::new(6, 0)), sm: None },
+            FeatureGate { feature: "Support for generic addressing of .const space", modifiers: &S345, ptx: Some(PtxVersion::new(1, 0)), sm: None },
+            FeatureGate { feature: "Support for .level::eviction_priority, .level::prefetch_size and .level::cache_hint qualifiers", modifiers: &S364, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "Support for .cluster scope qualifier", modifiers: &S365, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "Support for ::cta and ::cluster sub-qualifiers", modifiers: &S283, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "Support for .unified qualifier", modifiers: &S366, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "ld.L2::128B.b8", modifiers: &S367, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "ld.L2::256B.b8", modifiers: &S368, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "ld.L2::64B.b8", modifiers: &S369, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "ld.shared::cta.b8", modifiers: &S370, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "ld.L1::evict_first.b8", modifiers: &S371, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "ld.L1::evict_last.b8", modifiers: &S372, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "ld.L1::evict_normal.b8", modifiers: &S373, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "ld.L1::evict_unchanged.b8", modifiers: &S374, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "ld.L1::no_allocate.b8", modifiers: &S375, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "ld.volatile.local.b8", modifiers: &S376, ptx: Some(PtxVersion::new(9, 1)), sm: None },
+            FeatureGate { feature: "ld.L2::128B.f64", modifiers: &S377, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "ld.global.L1::evict_last.u32", modifiers: &S378, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "ld.global.L2::256B.f64", modifiers: &S379, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "ld.global.L2::64B.b32", modifiers: &S380, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "ld.global.L2::cache_hint.b64", modifiers: &S381, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "ld.shared::cta.acquire.gpu.u32", modifiers: &S382, ptx: Some(PtxVersion::new(7, 8)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "ld.f64", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
-            FeatureGate { feature: "Support for scope qualifier, .relaxed, .acquire, .weak qualifiers", modifiers: &S240, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "Generic addressing", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "Cache operations", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "Support for .level::eviction_priority qualifier", modifiers: &S244, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "Support for .level::prefetch_size qualifier", modifiers: &S245, ptx: None, sm: Some(SmTarget::sm(75, ArchVariant::Base)) },
-            FeatureGate { feature: "Support for .L2::256B and .L2::cache_hint qualifiers", modifiers: &S246, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
-            FeatureGate { feature: "Support for .cluster scope qualifier", modifiers: &S242, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "Sub-qualifier ::cta", modifiers: &S122, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.f64", modifiers: &S3, ptx: None, sm: None },
+            FeatureGate { feature: "Support for scope qualifier, .relaxed, .acquire, .weak qualifiers", modifiers: &S363, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "Generic addressing", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "Cache operations", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "Support for .level::eviction_priority qualifier", modifiers: &S383, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "Support for .level::prefetch_size qualifier", modifiers: &S384, ptx: None, sm: Some(SmTarget::sm(75, ArchVariant::Base)) },
+            FeatureGate { feature: "Support for .L2::256B and .L2::cache_hint qualifiers", modifiers: &S385, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "Support for .cluster scope qualifier", modifiers: &S365, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "Sub-qualifier ::cta", modifiers: &S189, ptx: None, sm: None },
+            FeatureGate { feature: "ld.L2::128B.b8", modifiers: &S367, ptx: None, sm: Some(SmTarget::sm(75, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.L2::256B.b8", modifiers: &S368, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.L2::64B.b8", modifiers: &S369, ptx: None, sm: Some(SmTarget::sm(75, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.ca.b8", modifiers: &S386, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.cg.b8", modifiers: &S387, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.cs.b8", modifiers: &S388, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.cv.b8", modifiers: &S389, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.global.lu.b8", modifiers: &S390, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.lu.b8", modifiers: &S391, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.shared::cluster.b8", modifiers: &S392, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.weak.b8", modifiers: &S393, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.L1::evict_first.b8", modifiers: &S371, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.L1::evict_last.b8", modifiers: &S372, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.L1::evict_normal.b8", modifiers: &S373, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.L1::evict_unchanged.b8", modifiers: &S374, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.L1::no_allocate.b8", modifiers: &S375, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.relaxed.cta.b8", modifiers: &S394, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.relaxed.cta.b16", modifiers: &S395, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.relaxed.cta.b32", modifiers: &S396, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.relaxed.cta.b64", modifiers: &S397, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.relaxed.cta.f32", modifiers: &S398, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.relaxed.cta.f64", modifiers: &S399, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.relaxed.cta.global.s16", modifiers: &S400, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.relaxed.cta.global.s32", modifiers: &S401, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.relaxed.cta.global.s64", modifiers: &S402, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.relaxed.cta.global.s8", modifiers: &S403, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.relaxed.cta.global.u16", modifiers: &S404, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.relaxed.cta.global.u32", modifiers: &S405, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.relaxed.cta.global.u64", modifiers: &S406, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.relaxed.cta.global.u8", modifiers: &S407, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.relaxed.cta.s16", modifiers: &S408, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.relaxed.cta.s32", modifiers: &S409, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.relaxed.cta.s64", modifiers: &S410, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.relaxed.cta.s8", modifiers: &S411, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.relaxed.cta.u16", modifiers: &S412, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.relaxed.cta.u32", modifiers: &S413, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.relaxed.cta.u64", modifiers: &S414, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.relaxed.cta.u8", modifiers: &S415, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.relaxed.gpu.b8", modifiers: &S416, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.relaxed.sys.b8", modifiers: &S417, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.acquire.cta.b8", modifiers: &S418, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.acquire.cta.b16", modifiers: &S419, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.acquire.cta.b32", modifiers: &S420, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.acquire.cta.b64", modifiers: &S421, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.acquire.cta.f32", modifiers: &S422, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.acquire.cta.f64", modifiers: &S423, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.acquire.cta.global.s16", modifiers: &S424, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.acquire.cta.global.s32", modifiers: &S425, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.acquire.cta.global.s64", modifiers: &S426, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.acquire.cta.global.s8", modifiers: &S427, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.acquire.cta.global.u16", modifiers: &S428, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.acquire.cta.global.u32", modifiers: &S429, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.acquire.cta.global.u64", modifiers: &S430, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.acquire.cta.global.u8", modifiers: &S431, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.acquire.cta.s16", modifiers: &S432, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.acquire.cta.s32", modifiers: &S433, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.acquire.cta.s64", modifiers: &S434, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.acquire.cta.s8", modifiers: &S435, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.acquire.cta.u16", modifiers: &S436, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.acquire.cta.u32", modifiers: &S437, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.acquire.cta.u64", modifiers: &S438, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.acquire.cta.u8", modifiers: &S439, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.acquire.gpu.b8", modifiers: &S440, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.acquire.sys.b8", modifiers: &S441, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.L2::128B.f64", modifiers: &S377, ptx: None, sm: Some(SmTarget::sm(75, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.global.L1::evict_last.u32", modifiers: &S378, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.global.L2::256B.f64", modifiers: &S379, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.global.L2::64B.b32", modifiers: &S380, ptx: None, sm: Some(SmTarget::sm(75, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.global.L2::cache_hint.b64", modifiers: &S381, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.global.relaxed.gpu.u32", modifiers: &S442, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.shared.acquire.gpu.u32", modifiers: &S443, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.shared::cluster.u32", modifiers: &S290, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.shared::cta.acquire.gpu.u32", modifiers: &S382, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
         ],
         summary: "Reads a scalar or vector from memory into registers.",
         coverage: Coverage { parses: true },
@@ -5404,7 +6109,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: ld.global.nc",
         category: "Data Movement and Conversion Instructions",
-        names: &S247,
+        names: &S444,
         anchor: "data-movement-and-conversion-instructions-ld-global-nc",
         syntax: "ld.global{.cop}.nc{.level::cache_hint}.type                 d, [a]{, cache-policy};\nld.global{.cop}.nc{.level::cache_hint}.vec.type             d, [a]{, cache-policy};\n\nld.global.nc{.level::eviction_priority}{.level::cache_hint}.type      d, [a]{, cache-policy};\nld.global.nc{.level::eviction_priority}{.level::cache_hint}.vec.type  d, [a]{, cache-policy};\n\n.cop  =                     { .ca, .cg, .cs };     // cache operation\n.level::eviction_priority = { .L1::evict_normal, .L1::evict_unchanged,\n                              .L1::evict_first, .L1::evict_last, .L1::no_allocate};\n.level::cache_hint =        { .L2::cache_hint };\n.vec  =                     { .v2, .v4 };\n.type =                     { .b8, .b16, .b32, .b64,\n                              .u8, .u16, .u32, .u64,\n                              .s8, .s16, .s32, .s64,\n                              .f32, .f64 };",
         forms: &[
@@ -5414,11 +6119,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".global", optional: false, placeholder: false, values: &S37 },
-                    Slot { name: ".cop", optional: true, placeholder: true, values: &S248 },
-                    Slot { name: ".nc", optional: false, placeholder: false, values: &S249 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S236 },
+                    Slot { name: ".global", optional: false, placeholder: false, values: &S46 },
+                    Slot { name: ".cop", optional: true, placeholder: true, values: &S445 },
+                    Slot { name: ".nc", optional: false, placeholder: false, values: &S446 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S359 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -5432,12 +6137,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".global", optional: false, placeholder: false, values: &S37 },
-                    Slot { name: ".cop", optional: true, placeholder: true, values: &S248 },
-                    Slot { name: ".nc", optional: false, placeholder: false, values: &S249 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".vec", optional: false, placeholder: true, values: &S51 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S236 },
+                    Slot { name: ".global", optional: false, placeholder: false, values: &S46 },
+                    Slot { name: ".cop", optional: true, placeholder: true, values: &S445 },
+                    Slot { name: ".nc", optional: false, placeholder: false, values: &S446 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".vec", optional: false, placeholder: true, values: &S60 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S359 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -5451,9 +6156,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".level::eviction_priority", optional: true, placeholder: true, values: &S237 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S236 },
+                    Slot { name: ".level::eviction_priority", optional: true, placeholder: true, values: &S360 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S359 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -5467,10 +6172,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".level::eviction_priority", optional: true, placeholder: true, values: &S237 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".vec", optional: false, placeholder: true, values: &S51 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S236 },
+                    Slot { name: ".level::eviction_priority", optional: true, placeholder: true, values: &S360 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".vec", optional: false, placeholder: true, values: &S60 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S359 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -5480,21 +6185,33 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".cop", values: &S248 },
-            Definition { name: ".level::eviction_priority", values: &S237 },
-            Definition { name: ".level::cache_hint", values: &S44 },
-            Definition { name: ".vec", values: &S51 },
-            Definition { name: ".type", values: &S236 },
+            Definition { name: ".cop", values: &S445 },
+            Definition { name: ".level::eviction_priority", values: &S360 },
+            Definition { name: ".level::cache_hint", values: &S53 },
+            Definition { name: ".vec", values: &S60 },
+            Definition { name: ".type", values: &S359 },
         ],
         ptx: Some(PtxVersion::new(3, 1)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(32, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "Support for .level::eviction_priority and .level::cache_hint qualifiers", modifiers: &S250, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "Support for .level::eviction_priority and .level::cache_hint qualifiers", modifiers: &S447, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "ld.global.nc.L1::evict_first.b8", modifiers: &S448, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "ld.global.nc.L1::evict_last.b8", modifiers: &S449, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "ld.global.nc.L1::evict_normal.b8", modifiers: &S450, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "ld.global.nc.L1::evict_unchanged.b8", modifiers: &S451, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "ld.global.nc.L1::no_allocate.b8", modifiers: &S452, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "ld.global.nc.L2::cache_hint.f32", modifiers: &S453, ptx: Some(PtxVersion::new(7, 4)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "Support for .level::eviction_priority qualifier", modifiers: &S244, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "Support for .level::cache_hint qualifier", modifiers: &S151, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "Support for .level::eviction_priority qualifier", modifiers: &S383, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "Support for .level::cache_hint qualifier", modifiers: &S226, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.global.nc.L1::evict_first.b8", modifiers: &S448, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.global.nc.L1::evict_last.b8", modifiers: &S449, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.global.nc.L1::evict_normal.b8", modifiers: &S450, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.global.nc.L1::evict_unchanged.b8", modifiers: &S451, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.global.nc.L1::no_allocate.b8", modifiers: &S452, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.global.nc.L2::cache_hint.f32", modifiers: &S453, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
         ],
         summary: "Reads global memory through the non-coherent (read-only) cache path.",
         coverage: Coverage { parses: true },
@@ -5504,7 +6221,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: ldu",
         category: "Data Movement and Conversion Instructions",
-        names: &S251,
+        names: &S454,
         anchor: "data-movement-and-conversion-instructions-ldu",
         syntax: "ldu{.ss}.type      d, [a];       // load from address\nldu{.ss}.vec.type  d, [a];       // vec load from address\n\n.ss   = { .global };             // state space\n.vec  = { .v2, .v4 };\n.type = { .b8, .b16, .b32, .b64,\n           .u8, .u16, .u32, .u64,\n           .s8, .s16, .s32, .s64,\n                      .f32, .f64 };",
         forms: &[
@@ -5514,8 +6231,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S37 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S236 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S46 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S359 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -5528,9 +6245,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S37 },
-                    Slot { name: ".vec", optional: false, placeholder: true, values: &S51 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S236 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S46 },
+                    Slot { name: ".vec", optional: false, placeholder: true, values: &S60 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S359 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -5539,13 +6256,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".ss", values: &S37 },
-            Definition { name: ".vec", values: &S51 },
-            Definition { name: ".type", values: &S236 },
+            Definition { name: ".ss", values: &S46 },
+            Definition { name: ".vec", values: &S60 },
+            Definition { name: ".type", values: &S359 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
         preview: false,
-        target: TargetReq::Unstated,
+        target: TargetReq::Min(SmTarget::sm(20, ArchVariant::Base)),
         ptx_gates: &[
         ],
         target_gates: &[
@@ -5559,7 +6276,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: lg2",
         category: "Floating Point Instructions",
-        names: &S252,
+        names: &S455,
         anchor: "floating-point-instructions-lg2",
         syntax: "lg2.approx{.ftz}.f32  d, a;",
         forms: &[
@@ -5569,7 +6286,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".approx", optional: false, placeholder: false, values: &S113 },
+                    Slot { name: ".approx", optional: false, placeholder: false, values: &S180 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
@@ -5581,12 +6298,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
         ],
         definitions: &[
         ],
-        ptx: Some(PtxVersion::new(1, 0)),
+        ptx: Some(PtxVersion::new(1, 4)),
         preview: false,
         target: TargetReq::All,
         ptx_gates: &[
             FeatureGate { feature: "lg2.f32", modifiers: &S2, ptx: Some(PtxVersion::new(1, 0)), sm: None },
-            FeatureGate { feature: "Explicit modifiers .approx and .ftz", modifiers: &S114, ptx: Some(PtxVersion::new(1, 4)), sm: None },
+            FeatureGate { feature: "Explicit modifiers .approx and .ftz", modifiers: &S181, ptx: Some(PtxVersion::new(1, 4)), sm: None },
         ],
         target_gates: &[
         ],
@@ -5598,7 +6315,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Directive,
         title: "Debugging Directives: .loc",
         category: "Debugging Directives",
-        names: &S253,
+        names: &S456,
         anchor: "debugging-directives-loc",
         syntax: ".loc file_index line_number column_position\n.loc file_index line_number column_position,function_name label {+ immediate }, inlined_at file_index2 line_number2 column_position2",
         forms: &[
@@ -5633,7 +6350,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         preview: false,
         target: TargetReq::All,
         ptx_gates: &[
-            FeatureGate { feature: "function_name and inlined_at attributes", modifiers: &S27, ptx: Some(PtxVersion::new(7, 2)), sm: None },
+            FeatureGate { feature: "function_name and inlined_at attributes", modifiers: &S36, ptx: Some(PtxVersion::new(7, 2)), sm: None },
         ],
         target_gates: &[
         ],
@@ -5645,7 +6362,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Logic and Shift Instructions: lop3",
         category: "Logic and Shift Instructions",
-        names: &S254,
+        names: &S457,
         anchor: "logic-and-shift-instructions-lop3",
         syntax: "lop3.b32 d, a, b, c, immLut;",
         forms: &[
@@ -5655,7 +6372,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".b32", optional: false, placeholder: false, values: &S11 },
+                    Slot { name: ".b32", optional: false, placeholder: false, values: &S12 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -5683,7 +6400,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: mad",
         category: "Floating Point Instructions",
-        names: &S255,
+        names: &S458,
         anchor: "floating-point-instructions-mad",
         syntax: "mad{.ftz}{.sat}.f32      d, a, b, c;    // .target sm_1x\nmad.rnd{.ftz}{.sat}.f32  d, a, b, c;    // .target sm_20\nmad.rnd.f64              d, a, b, c;    // .target sm_13 and higher\n\n.rnd = { .rn, .rz, .rm, .rp };",
         forms: &[
@@ -5694,7 +6411,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
                 operands: &[
@@ -5710,9 +6427,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S13 },
+                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S14 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
                 operands: &[
@@ -5728,7 +6445,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S13 },
+                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S14 },
                     Slot { name: ".f64", optional: false, placeholder: false, values: &S3 },
                 ],
                 operands: &[
@@ -5740,18 +6457,25 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".rnd", values: &S13 },
+            Definition { name: ".rnd", values: &S14 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
+            FeatureGate { feature: "mad.ftz.f32", modifiers: &S4, ptx: Some(PtxVersion::new(1, 4)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: ".rn,.rz,.rm,.rp for mad.f64", modifiers: &S256, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
-            FeatureGate { feature: ".rn,.rz,.rm,.rp for mad.f32", modifiers: &S257, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: ".rn,.rz,.rm,.rp for mad.f64", modifiers: &S459, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
+            FeatureGate { feature: ".rn,.rz,.rm,.rp for mad.f32", modifiers: &S460, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "mad.f32", modifiers: &S2, ptx: None, sm: None },
-            FeatureGate { feature: "mad.f64", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
+            FeatureGate { feature: "mad.f64", modifiers: &S3, ptx: None, sm: None },
+            FeatureGate { feature: "mad.rn.f32", modifiers: &S301, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "mad.rm.f32", modifiers: &S19, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "mad.rp.f32", modifiers: &S20, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "mad.rz.f32", modifiers: &S302, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "mad.rm.f64", modifiers: &S21, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
+            FeatureGate { feature: "mad.rp.f64", modifiers: &S22, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
         ],
         summary: "Multiply then add for f32/f64, rounding once.",
         coverage: Coverage { parses: true },
@@ -5761,7 +6485,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Integer Arithmetic Instructions: mad",
         category: "Integer Arithmetic Instructions",
-        names: &S255,
+        names: &S458,
         anchor: "integer-arithmetic-instructions-mad",
         syntax: "mad.mode.type  d, a, b, c;\nmad.hi.sat.s32 d, a, b, c;\n\n.mode = { .hi, .lo, .wide };\n.type = { .u16, .u32, .u64,\n          .s16, .s32, .s64 };",
         forms: &[
@@ -5771,8 +6495,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".mode", optional: false, placeholder: true, values: &S258 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S191 },
+                    Slot { name: ".mode", optional: false, placeholder: true, values: &S461 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S304 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -5787,9 +6511,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".hi", optional: false, placeholder: false, values: &S259 },
-                    Slot { name: ".sat", optional: false, placeholder: false, values: &S14 },
-                    Slot { name: ".s32", optional: false, placeholder: false, values: &S21 },
+                    Slot { name: ".hi", optional: false, placeholder: false, values: &S462 },
+                    Slot { name: ".sat", optional: false, placeholder: false, values: &S15 },
+                    Slot { name: ".s32", optional: false, placeholder: false, values: &S26 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -5800,8 +6524,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".mode", values: &S258 },
-            Definition { name: ".type", values: &S191 },
+            Definition { name: ".mode", values: &S461 },
+            Definition { name: ".type", values: &S304 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
@@ -5818,7 +6542,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Extended-Precision Arithmetic Instructions: mad.cc",
         category: "Extended-Precision Arithmetic Instructions",
-        names: &S260,
+        names: &S463,
         anchor: "extended-precision-arithmetic-instructions-mad-cc",
         syntax: "mad{.hi,.lo}.cc.type  d, a, b, c;\n\n.type = { .u32, .s32, .u64, .s64 };",
         forms: &[
@@ -5828,9 +6552,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".hi,.lo", optional: true, placeholder: false, values: &S261 },
-                    Slot { name: ".cc", optional: false, placeholder: false, values: &S25 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S24 },
+                    Slot { name: ".hi,.lo", optional: true, placeholder: false, values: &S464 },
+                    Slot { name: ".cc", optional: false, placeholder: false, values: &S32 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S31 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -5841,14 +6565,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S24 },
+            Definition { name: ".type", values: &S31 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(20, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "32-bit mad.cc", modifiers: &S25, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "64-bit mad.cc", modifiers: &S25, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "32-bit mad.cc", modifiers: &S32, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "64-bit mad.cc", modifiers: &S32, ptx: Some(PtxVersion::new(3, 0)), sm: None },
         ],
         target_gates: &[
         ],
@@ -5860,7 +6584,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Integer Arithmetic Instructions: mad24",
         category: "Integer Arithmetic Instructions",
-        names: &S262,
+        names: &S465,
         anchor: "integer-arithmetic-instructions-mad24",
         syntax: "mad24.mode.type  d, a, b, c;\nmad24.hi.sat.s32 d, a, b, c;\n\n.mode = { .hi, .lo };\n.type = { .u32, .s32 };",
         forms: &[
@@ -5870,8 +6594,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".mode", optional: false, placeholder: true, values: &S261 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S194 },
+                    Slot { name: ".mode", optional: false, placeholder: true, values: &S464 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S307 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -5886,9 +6610,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".hi", optional: false, placeholder: false, values: &S259 },
-                    Slot { name: ".sat", optional: false, placeholder: false, values: &S14 },
-                    Slot { name: ".s32", optional: false, placeholder: false, values: &S21 },
+                    Slot { name: ".hi", optional: false, placeholder: false, values: &S462 },
+                    Slot { name: ".sat", optional: false, placeholder: false, values: &S15 },
+                    Slot { name: ".s32", optional: false, placeholder: false, values: &S26 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -5899,8 +6623,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".mode", values: &S261 },
-            Definition { name: ".type", values: &S194 },
+            Definition { name: ".mode", values: &S464 },
+            Definition { name: ".type", values: &S307 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
@@ -5917,7 +6641,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Extended-Precision Arithmetic Instructions: madc",
         category: "Extended-Precision Arithmetic Instructions",
-        names: &S263,
+        names: &S466,
         anchor: "extended-precision-arithmetic-instructions-madc",
         syntax: "madc{.hi,.lo}{.cc}.type  d, a, b, c;\n\n.type = { .u32, .s32, .u64, .s64 };",
         forms: &[
@@ -5927,9 +6651,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".hi,.lo", optional: true, placeholder: false, values: &S261 },
-                    Slot { name: ".cc", optional: true, placeholder: false, values: &S25 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S24 },
+                    Slot { name: ".hi,.lo", optional: true, placeholder: false, values: &S464 },
+                    Slot { name: ".cc", optional: true, placeholder: false, values: &S32 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S31 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -5940,14 +6664,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S24 },
+            Definition { name: ".type", values: &S31 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(20, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "32-bit madc", modifiers: &S27, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "64-bit madc", modifiers: &S27, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "32-bit madc", modifiers: &S36, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "64-bit madc", modifiers: &S36, ptx: Some(PtxVersion::new(4, 3)), sm: None },
         ],
         target_gates: &[
         ],
@@ -5959,7 +6683,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: mapa",
         category: "Data Movement and Conversion Instructions",
-        names: &S264,
+        names: &S467,
         anchor: "data-movement-and-conversion-instructions-mapa",
         syntax: "mapa{.space}.type          d, a, b;\n\n// Maps shared memory address in register a into CTA b.\nmapa.shared::cluster.type  d, a, b;\n\n// Maps shared memory variable into CTA b.\nmaps.shared::cluster.type  d, sh, b;\n\n// Maps shared memory variable into CTA b.\nmaps.shared::cluster.type  d, sh + imm, b;\n\n// Maps generic address in register a into CTA b.\nmapa.type                  d, a, b;\n\n.space = { .shared::cluster }\n.type  = { .u32, .u64 }",
         forms: &[
@@ -5969,8 +6693,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".space", optional: true, placeholder: true, values: &S124 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S33 },
+                    Slot { name: ".space", optional: true, placeholder: true, values: &S198 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S42 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -5984,8 +6708,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".shared::cluster", optional: false, placeholder: false, values: &S124 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S33 },
+                    Slot { name: ".shared::cluster", optional: false, placeholder: false, values: &S198 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S42 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -5999,8 +6723,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".shared::cluster", optional: false, placeholder: false, values: &S124 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S33 },
+                    Slot { name: ".shared::cluster", optional: false, placeholder: false, values: &S198 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S42 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -6014,8 +6738,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".shared::cluster", optional: false, placeholder: false, values: &S124 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S33 },
+                    Slot { name: ".shared::cluster", optional: false, placeholder: false, values: &S198 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S42 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -6029,7 +6753,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S33 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S42 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -6039,8 +6763,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".space", values: &S124 },
-            Definition { name: ".type", values: &S33 },
+            Definition { name: ".space", values: &S198 },
+            Definition { name: ".type", values: &S42 },
         ],
         ptx: Some(PtxVersion::new(7, 8)),
         preview: false,
@@ -6057,7 +6781,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Parallel Synchronization and Communication Instructions: match.sync",
         category: "Parallel Synchronization and Communication Instructions",
-        names: &S265,
+        names: &S468,
         anchor: "parallel-synchronization-and-communication-instructions-match-sync",
         syntax: "match.any.sync.type  d, a, membermask;\nmatch.all.sync.type  d[|p], a, membermask;\n\n.type = { .b32, .b64 };",
         forms: &[
@@ -6067,9 +6791,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".any", optional: false, placeholder: false, values: &S266 },
-                    Slot { name: ".sync", optional: false, placeholder: false, values: &S70 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S92 },
+                    Slot { name: ".any", optional: false, placeholder: false, values: &S469 },
+                    Slot { name: ".sync", optional: false, placeholder: false, values: &S131 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S159 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -6083,9 +6807,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".all", optional: false, placeholder: false, values: &S267 },
-                    Slot { name: ".sync", optional: false, placeholder: false, values: &S70 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S92 },
+                    Slot { name: ".all", optional: false, placeholder: false, values: &S470 },
+                    Slot { name: ".sync", optional: false, placeholder: false, values: &S131 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S159 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -6095,9 +6819,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S92 },
+            Definition { name: ".type", values: &S159 },
         ],
-        ptx: Some(PtxVersion::new(6, 0)),
+        ptx: Some(PtxVersion::new(5, 1)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(70, ArchVariant::Base)),
         ptx_gates: &[
@@ -6112,7 +6836,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: max",
         category: "Floating Point Instructions",
-        names: &S268,
+        names: &S471,
         anchor: "floating-point-instructions-max",
         syntax: "max{.ftz}{.NaN}{.xorsign.abs}.f32  d, a, b;\nmax.f64                            d, a, b;",
         forms: &[
@@ -6123,8 +6847,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".NaN", optional: true, placeholder: false, values: &S269 },
-                    Slot { name: ".xorsign.abs", optional: true, placeholder: false, values: &S270 },
+                    Slot { name: ".NaN", optional: true, placeholder: false, values: &S472 },
+                    Slot { name: ".xorsign.abs", optional: true, placeholder: false, values: &S473 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
                 operands: &[
@@ -6154,12 +6878,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
-            FeatureGate { feature: "max.xorsign.abs", modifiers: &S271, ptx: Some(PtxVersion::new(7, 2)), sm: None },
+            FeatureGate { feature: "max.xorsign.abs", modifiers: &S474, ptx: Some(PtxVersion::new(7, 2)), sm: None },
+            FeatureGate { feature: "max.ftz.f32", modifiers: &S4, ptx: Some(PtxVersion::new(1, 4)), sm: None },
         ],
         target_gates: &[
             FeatureGate { feature: "max.f32", modifiers: &S2, ptx: None, sm: None },
-            FeatureGate { feature: "max.f64", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
-            FeatureGate { feature: "max.xorsign.abs", modifiers: &S271, ptx: None, sm: Some(SmTarget::sm(86, ArchVariant::Base)) },
+            FeatureGate { feature: "max.f64", modifiers: &S3, ptx: None, sm: None },
+            FeatureGate { feature: "max.xorsign.abs", modifiers: &S474, ptx: None, sm: Some(SmTarget::sm(86, ArchVariant::Base)) },
+            FeatureGate { feature: "max.NaN.f32", modifiers: &S475, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
         ],
         summary: "Larger of two f32/f64 values, with NaN handling options.",
         coverage: Coverage { parses: true },
@@ -6169,7 +6895,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Half Precision Floating Point Instructions: max",
         category: "Half Precision Floating Point Instructions",
-        names: &S268,
+        names: &S471,
         anchor: "half-precision-floating-point-instructions-max",
         syntax: "max{.ftz}{.NaN}{.xorsign.abs}.f16      d, a, b;\nmax{.ftz}{.NaN}{.xorsign.abs}.f16x2    d, a, b;\nmax{.NaN}{.xorsign.abs}.bf16           d, a, b;\nmax{.NaN}{.xorsign.abs}.bf16x2         d, a, b;",
         forms: &[
@@ -6180,9 +6906,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".NaN", optional: true, placeholder: false, values: &S269 },
-                    Slot { name: ".xorsign.abs", optional: true, placeholder: false, values: &S270 },
-                    Slot { name: ".f16", optional: false, placeholder: false, values: &S4 },
+                    Slot { name: ".NaN", optional: true, placeholder: false, values: &S472 },
+                    Slot { name: ".xorsign.abs", optional: true, placeholder: false, values: &S473 },
+                    Slot { name: ".f16", optional: false, placeholder: false, values: &S5 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -6197,9 +6923,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".NaN", optional: true, placeholder: false, values: &S269 },
-                    Slot { name: ".xorsign.abs", optional: true, placeholder: false, values: &S270 },
-                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S5 },
+                    Slot { name: ".NaN", optional: true, placeholder: false, values: &S472 },
+                    Slot { name: ".xorsign.abs", optional: true, placeholder: false, values: &S473 },
+                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -6213,9 +6939,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".NaN", optional: true, placeholder: false, values: &S269 },
-                    Slot { name: ".xorsign.abs", optional: true, placeholder: false, values: &S270 },
-                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S6 },
+                    Slot { name: ".NaN", optional: true, placeholder: false, values: &S472 },
+                    Slot { name: ".xorsign.abs", optional: true, placeholder: false, values: &S473 },
+                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S7 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -6229,9 +6955,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".NaN", optional: true, placeholder: false, values: &S269 },
-                    Slot { name: ".xorsign.abs", optional: true, placeholder: false, values: &S270 },
-                    Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S7 },
+                    Slot { name: ".NaN", optional: true, placeholder: false, values: &S472 },
+                    Slot { name: ".xorsign.abs", optional: true, placeholder: false, values: &S473 },
+                    Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S8 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -6246,10 +6972,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
         preview: false,
         target: TargetReq::Min(SmTarget::sm(80, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "max.xorsign.abs", modifiers: &S271, ptx: Some(PtxVersion::new(7, 2)), sm: None },
+            FeatureGate { feature: "max.xorsign.abs", modifiers: &S474, ptx: Some(PtxVersion::new(7, 2)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "max.xorsign.abs", modifiers: &S271, ptx: None, sm: Some(SmTarget::sm(86, ArchVariant::Base)) },
+            FeatureGate { feature: "max.xorsign.abs", modifiers: &S474, ptx: None, sm: Some(SmTarget::sm(86, ArchVariant::Base)) },
         ],
         summary: "Larger of two f16/bf16 values, scalar or packed.",
         coverage: Coverage { parses: true },
@@ -6259,7 +6985,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Integer Arithmetic Instructions: max",
         category: "Integer Arithmetic Instructions",
-        names: &S268,
+        names: &S471,
         anchor: "integer-arithmetic-instructions-max",
         syntax: "max.atype         d, a, b;\nmax{.relu}.btype  d, a, b;\n\n.atype = { .u16, .u32, .u64,\n           .u16x2, .s16, .s64 };\n.btype = { .s16x2, .s32 };",
         forms: &[
@@ -6269,7 +6995,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S272 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S476 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -6283,8 +7009,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".relu", optional: true, placeholder: false, values: &S163 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S273 },
+                    Slot { name: ".relu", optional: true, placeholder: false, values: &S238 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S477 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -6294,17 +7020,21 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".atype", values: &S272 },
-            Definition { name: ".btype", values: &S273 },
+            Definition { name: ".atype", values: &S476 },
+            Definition { name: ".btype", values: &S477 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
         target: TargetReq::All,
         ptx_gates: &[
-            FeatureGate { feature: "max.u16x2, max{.relu}.s16x2 and max.relu.s32", modifiers: &S274, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "max.u16x2, max{.relu}.s16x2 and max.relu.s32", modifiers: &S478, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "max.u16x2", modifiers: &S29, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "max.s16x2", modifiers: &S28, ptx: Some(PtxVersion::new(8, 0)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "max.u16x2, max{.relu}.s16x2 and max.relu.s32", modifiers: &S274, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "max.u16x2, max{.relu}.s16x2 and max.relu.s32", modifiers: &S478, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "max.u16x2", modifiers: &S29, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "max.s16x2", modifiers: &S28, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Larger of two integers; packed 16x2 and ReLU variants too.",
         coverage: Coverage { parses: true },
@@ -6314,7 +7044,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Directive,
         title: "Cluster Dimension Directives: .maxclusterrank",
         category: "Cluster Dimension Directives",
-        names: &S275,
+        names: &S479,
         anchor: "cluster-dimension-directives-maxclusterrank",
         syntax: ".maxclusterrank n",
         forms: &[
@@ -6347,7 +7077,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Directive,
         title: "Performance-Tuning Directives: .maxnreg",
         category: "Performance-Tuning Directives",
-        names: &S276,
+        names: &S480,
         anchor: "performance-tuning-directives-maxnreg",
         syntax: ".maxnreg n",
         forms: &[
@@ -6380,7 +7110,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Directive,
         title: "Performance-Tuning Directives: .maxntid",
         category: "Performance-Tuning Directives",
-        names: &S277,
+        names: &S481,
         anchor: "performance-tuning-directives-maxntid",
         syntax: ".maxntid nx\n.maxntid nx, ny\n.maxntid nx, ny, nz",
         forms: &[
@@ -6438,7 +7168,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Parallel Synchronization and Communication Instructions: mbarrier",
         category: "Parallel Synchronization and Communication Instructions",
-        names: &S278,
+        names: &S482,
         anchor: "parallel-synchronization-and-communication-instructions-mbarrier",
         syntax: "mbarrier.init{.shared{::cta}}.b64 [addr], count;",
         forms: &[
@@ -6448,9 +7178,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".init", optional: false, placeholder: false, values: &S279 },
-                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S117 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S142 },
+                    Slot { name: ".init", optional: false, placeholder: false, values: &S483 },
+                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S184 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
                 ],
                 operands: &[
                     OperandSpec { text: "[addr]", name: "addr", optional: false, negatable: false, address: true },
@@ -6464,7 +7194,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
         preview: false,
         target: TargetReq::Min(SmTarget::sm(80, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "Support for sub-qualifier ::cta on .shared", modifiers: &S143, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "Support for sub-qualifier ::cta on .shared", modifiers: &S217, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "mbarrier.init.shared::cta.b64", modifiers: &S484, ptx: Some(PtxVersion::new(7, 8)), sm: None },
         ],
         target_gates: &[
         ],
@@ -6476,7 +7207,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Parallel Synchronization and Communication Instructions: mbarrier.arrive",
         category: "Parallel Synchronization and Communication Instructions",
-        names: &S280,
+        names: &S485,
         anchor: "parallel-synchronization-and-communication-instructions-mbarrier-arrive",
         syntax: "mbarrier.arrive{.sem}{.scope}{.shared{::cta}}.b64           state, [addr]{, count};\nmbarrier.arrive{.sem}{.scope}{.shared::cluster}.b64         _, [addr] {,count}\nmbarrier.arrive.expect_tx{.sem}{.scope}{.shared{::cta}}.b64 state, [addr], txCount;\nmbarrier.arrive.expect_tx{.sem}{.scope}{.shared::cluster}.b64   _, [addr], txCount;\nmbarrier.arrive.noComplete{.sem}{.cta}{.shared{::cta}}.b64  state, [addr], count;\n\n.sem   = { .release }\n.scope = { .cta, .cluster }",
         forms: &[
@@ -6486,10 +7217,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S281 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S282 },
-                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S117 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S142 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S486 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S487 },
+                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S184 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
                 ],
                 operands: &[
                     OperandSpec { text: "state", name: "state", optional: false, negatable: false, address: false },
@@ -6503,10 +7234,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S281 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S282 },
-                    Slot { name: ".shared::cluster", optional: true, placeholder: false, values: &S124 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S142 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S486 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S487 },
+                    Slot { name: ".shared::cluster", optional: true, placeholder: false, values: &S198 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
                 ],
                 operands: &[
                     OperandSpec { text: "_", name: "_", optional: false, negatable: false, address: false },
@@ -6520,11 +7251,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".expect_tx", optional: false, placeholder: false, values: &S283 },
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S281 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S282 },
-                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S117 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S142 },
+                    Slot { name: ".expect_tx", optional: false, placeholder: false, values: &S488 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S486 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S487 },
+                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S184 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
                 ],
                 operands: &[
                     OperandSpec { text: "state", name: "state", optional: false, negatable: false, address: false },
@@ -6538,11 +7269,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".expect_tx", optional: false, placeholder: false, values: &S283 },
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S281 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S282 },
-                    Slot { name: ".shared::cluster", optional: true, placeholder: false, values: &S124 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S142 },
+                    Slot { name: ".expect_tx", optional: false, placeholder: false, values: &S488 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S486 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S487 },
+                    Slot { name: ".shared::cluster", optional: true, placeholder: false, values: &S198 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
                 ],
                 operands: &[
                     OperandSpec { text: "_", name: "_", optional: false, negatable: false, address: false },
@@ -6556,11 +7287,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".noComplete", optional: false, placeholder: false, values: &S284 },
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S281 },
-                    Slot { name: ".cta", optional: true, placeholder: false, values: &S69 },
-                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S117 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S142 },
+                    Slot { name: ".noComplete", optional: false, placeholder: false, values: &S489 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S486 },
+                    Slot { name: ".cta", optional: true, placeholder: false, values: &S130 },
+                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S184 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
                 ],
                 operands: &[
                     OperandSpec { text: "state", name: "state", optional: false, negatable: false, address: false },
@@ -6570,25 +7301,29 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".sem", values: &S281 },
-            Definition { name: ".scope", values: &S282 },
+            Definition { name: ".sem", values: &S486 },
+            Definition { name: ".scope", values: &S487 },
         ],
         ptx: Some(PtxVersion::new(7, 0)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(80, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "Support for sink symbol \\u2018_\\u2019 as the destination operand", modifiers: &S27, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "Support for sub-qualifier ::cta on .shared", modifiers: &S143, ptx: Some(PtxVersion::new(7, 8)), sm: None },
-            FeatureGate { feature: "Support for count argument without the modifier .noComplete", modifiers: &S284, ptx: Some(PtxVersion::new(7, 8)), sm: None },
-            FeatureGate { feature: "Support for sub-qualifier ::cluster", modifiers: &S182, ptx: Some(PtxVersion::new(8, 0)), sm: None },
-            FeatureGate { feature: "Support for qualifier .expect_tx", modifiers: &S283, ptx: Some(PtxVersion::new(8, 0)), sm: None },
-            FeatureGate { feature: "Support for .scope and .sem qualifiers", modifiers: &S285, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "Support for sink symbol \\u2018_\\u2019 as the destination operand", modifiers: &S36, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "Support for sub-qualifier ::cta on .shared", modifiers: &S217, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "Support for count argument without the modifier .noComplete", modifiers: &S489, ptx: Some(PtxVersion::new(7, 0)), sm: None },
+            FeatureGate { feature: "Support for sub-qualifier ::cluster", modifiers: &S289, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "Support for qualifier .expect_tx", modifiers: &S488, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "Support for .scope and .sem qualifiers", modifiers: &S490, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "mbarrier.arrive.shared::cta.b64", modifiers: &S491, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "mbarrier.arrive.shared::cluster.b64", modifiers: &S492, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "mbarrier.arrive.release.cluster.b64", modifiers: &S493, ptx: Some(PtxVersion::new(8, 0)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "Support for count argument without the modifier .noComplete", modifiers: &S284, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "Qualifier .expect_tx", modifiers: &S283, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "Sub-qualifier ::cluster", modifiers: &S182, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "Support for .cluster scope", modifiers: &S242, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "Support for count argument without the modifier .noComplete", modifiers: &S489, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "Qualifier .expect_tx", modifiers: &S488, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "Sub-qualifier ::cluster", modifiers: &S289, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "Support for .cluster scope", modifiers: &S365, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "mbarrier.arrive.shared::cluster.b64", modifiers: &S492, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Signals arrival at an mbarrier and returns its phase state.",
         coverage: Coverage { parses: true },
@@ -6598,7 +7333,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Parallel Synchronization and Communication Instructions: mbarrier.arrive_drop",
         category: "Parallel Synchronization and Communication Instructions",
-        names: &S286,
+        names: &S494,
         anchor: "parallel-synchronization-and-communication-instructions-mbarrier-arrive-drop",
         syntax: "mbarrier.arrive_drop{.sem}{.scope}{.shared{::cta}}.b64 state,           [addr]{, count};\nmbarrier.arrive_drop{.sem}{.scope}{.shared::cluster}.b64           _,   [addr] {,count};\nmbarrier.arrive_drop.expect_tx{.shared{::cta}}{.sem}{.scope}.b64 state, [addr], tx_count;\nmbarrier.arrive_drop.expect_tx{.shared::cluster}{.sem}{.scope}.b64   _, [addr], tx_count;\nmbarrier.arrive_drop.noComplete{.sem}{.cta}{.shared{::cta}}.b64 state,  [addr], count;\n\n.sem   = { .release }\n.scope = { .cta, .cluster }",
         forms: &[
@@ -6608,10 +7343,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S281 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S282 },
-                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S117 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S142 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S486 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S487 },
+                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S184 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
                 ],
                 operands: &[
                     OperandSpec { text: "state", name: "state", optional: false, negatable: false, address: false },
@@ -6625,10 +7360,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S281 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S282 },
-                    Slot { name: ".shared::cluster", optional: true, placeholder: false, values: &S124 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S142 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S486 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S487 },
+                    Slot { name: ".shared::cluster", optional: true, placeholder: false, values: &S198 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
                 ],
                 operands: &[
                     OperandSpec { text: "_", name: "_", optional: false, negatable: false, address: false },
@@ -6642,11 +7377,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".expect_tx", optional: false, placeholder: false, values: &S283 },
-                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S117 },
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S281 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S282 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S142 },
+                    Slot { name: ".expect_tx", optional: false, placeholder: false, values: &S488 },
+                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S184 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S486 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S487 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
                 ],
                 operands: &[
                     OperandSpec { text: "state", name: "state", optional: false, negatable: false, address: false },
@@ -6660,11 +7395,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".expect_tx", optional: false, placeholder: false, values: &S283 },
-                    Slot { name: ".shared::cluster", optional: true, placeholder: false, values: &S124 },
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S281 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S282 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S142 },
+                    Slot { name: ".expect_tx", optional: false, placeholder: false, values: &S488 },
+                    Slot { name: ".shared::cluster", optional: true, placeholder: false, values: &S198 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S486 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S487 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
                 ],
                 operands: &[
                     OperandSpec { text: "_", name: "_", optional: false, negatable: false, address: false },
@@ -6678,11 +7413,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".noComplete", optional: false, placeholder: false, values: &S284 },
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S281 },
-                    Slot { name: ".cta", optional: true, placeholder: false, values: &S69 },
-                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S117 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S142 },
+                    Slot { name: ".noComplete", optional: false, placeholder: false, values: &S489 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S486 },
+                    Slot { name: ".cta", optional: true, placeholder: false, values: &S130 },
+                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S184 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
                 ],
                 operands: &[
                     OperandSpec { text: "state", name: "state", optional: false, negatable: false, address: false },
@@ -6692,24 +7427,28 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".sem", values: &S281 },
-            Definition { name: ".scope", values: &S282 },
+            Definition { name: ".sem", values: &S486 },
+            Definition { name: ".scope", values: &S487 },
         ],
         ptx: Some(PtxVersion::new(7, 0)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(80, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "Support for sub-qualifier ::cta on .shared", modifiers: &S143, ptx: Some(PtxVersion::new(7, 8)), sm: None },
-            FeatureGate { feature: "Support for count argument without the modifier .noComplete", modifiers: &S284, ptx: Some(PtxVersion::new(7, 8)), sm: None },
-            FeatureGate { feature: "Support for qualifier .expect_tx", modifiers: &S283, ptx: Some(PtxVersion::new(8, 0)), sm: None },
-            FeatureGate { feature: "Support for sub-qualifier ::cluster", modifiers: &S182, ptx: Some(PtxVersion::new(8, 0)), sm: None },
-            FeatureGate { feature: "Support for .scope and .sem qualifiers", modifiers: &S285, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "Support for sub-qualifier ::cta on .shared", modifiers: &S217, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "Support for count argument without the modifier .noComplete", modifiers: &S489, ptx: Some(PtxVersion::new(7, 0)), sm: None },
+            FeatureGate { feature: "Support for qualifier .expect_tx", modifiers: &S488, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "Support for sub-qualifier ::cluster", modifiers: &S289, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "Support for .scope and .sem qualifiers", modifiers: &S490, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "mbarrier.arrive_drop.shared::cta.b64", modifiers: &S495, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "mbarrier.arrive_drop.shared::cluster.b64", modifiers: &S496, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "mbarrier.arrive_drop.shared::cta.release.cluster.b64", modifiers: &S497, ptx: Some(PtxVersion::new(8, 0)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "Support for count argument without the modifier .noComplete", modifiers: &S284, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "Qualifier .expect_tx", modifiers: &S283, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "Sub-qualifier ::cluster", modifiers: &S182, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "Support for .cluster scope", modifiers: &S242, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "Support for count argument without the modifier .noComplete", modifiers: &S489, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "Qualifier .expect_tx", modifiers: &S488, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "Sub-qualifier ::cluster", modifiers: &S289, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "Support for .cluster scope", modifiers: &S365, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "mbarrier.arrive_drop.shared::cluster.b64", modifiers: &S496, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Arrives at an mbarrier and leaves its set of participants.",
         coverage: Coverage { parses: true },
@@ -6719,7 +7458,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Parallel Synchronization and Communication Instructions: mbarrier.complete_tx",
         category: "Parallel Synchronization and Communication Instructions",
-        names: &S287,
+        names: &S498,
         anchor: "parallel-synchronization-and-communication-instructions-mbarrier-complete-tx",
         syntax: "mbarrier.complete_tx{.sem}{.scope}{.space}.b64 [addr], txCount;\n\n.sem   = { .relaxed }\n.scope = { .cta, .cluster }\n.space = { .shared{::cta}, .shared::cluster }",
         forms: &[
@@ -6729,10 +7468,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S239 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S282 },
-                    Slot { name: ".space", optional: true, placeholder: true, values: &S288 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S142 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S362 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S487 },
+                    Slot { name: ".space", optional: true, placeholder: true, values: &S499 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
                 ],
                 operands: &[
                     OperandSpec { text: "[addr]", name: "addr", optional: false, negatable: false, address: true },
@@ -6741,9 +7480,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".sem", values: &S239 },
-            Definition { name: ".scope", values: &S282 },
-            Definition { name: ".space", values: &S288 },
+            Definition { name: ".sem", values: &S362 },
+            Definition { name: ".scope", values: &S487 },
+            Definition { name: ".space", values: &S499 },
         ],
         ptx: Some(PtxVersion::new(8, 0)),
         preview: false,
@@ -6760,7 +7499,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Parallel Synchronization and Communication Instructions: mbarrier.expect_tx",
         category: "Parallel Synchronization and Communication Instructions",
-        names: &S289,
+        names: &S500,
         anchor: "parallel-synchronization-and-communication-instructions-mbarrier-expect-tx",
         syntax: "mbarrier.expect_tx{.sem}{.scope}{.space}.b64 [addr], txCount;\n\n.sem   = { .relaxed }\n.scope = { .cta, .cluster }\n.space = { .shared{::cta}, .shared::cluster }",
         forms: &[
@@ -6770,10 +7509,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S239 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S282 },
-                    Slot { name: ".space", optional: true, placeholder: true, values: &S288 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S142 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S362 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S487 },
+                    Slot { name: ".space", optional: true, placeholder: true, values: &S499 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
                 ],
                 operands: &[
                     OperandSpec { text: "[addr]", name: "addr", optional: false, negatable: false, address: true },
@@ -6782,9 +7521,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".sem", values: &S239 },
-            Definition { name: ".scope", values: &S282 },
-            Definition { name: ".space", values: &S288 },
+            Definition { name: ".sem", values: &S362 },
+            Definition { name: ".scope", values: &S487 },
+            Definition { name: ".space", values: &S499 },
         ],
         ptx: Some(PtxVersion::new(8, 0)),
         preview: false,
@@ -6801,7 +7540,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Parallel Synchronization and Communication Instructions: mbarrier.init",
         category: "Parallel Synchronization and Communication Instructions",
-        names: &S290,
+        names: &S501,
         anchor: "parallel-synchronization-and-communication-instructions-mbarrier-init",
         syntax: "mbarrier.init{.shared{::cta}}.b64 [addr], count;",
         forms: &[
@@ -6811,8 +7550,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S117 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S142 },
+                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S184 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
                 ],
                 operands: &[
                     OperandSpec { text: "[addr]", name: "addr", optional: false, negatable: false, address: true },
@@ -6826,7 +7565,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
         preview: false,
         target: TargetReq::Min(SmTarget::sm(80, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "Support for sub-qualifier ::cta on .shared", modifiers: &S143, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "Support for sub-qualifier ::cta on .shared", modifiers: &S217, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "mbarrier.init.shared::cta.b64", modifiers: &S484, ptx: Some(PtxVersion::new(7, 8)), sm: None },
         ],
         target_gates: &[
         ],
@@ -6838,7 +7578,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Parallel Synchronization and Communication Instructions: mbarrier.inval",
         category: "Parallel Synchronization and Communication Instructions",
-        names: &S291,
+        names: &S502,
         anchor: "parallel-synchronization-and-communication-instructions-mbarrier-inval",
         syntax: "mbarrier.inval{.shared{::cta}}.b64 [addr];",
         forms: &[
@@ -6848,8 +7588,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S117 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S142 },
+                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S184 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
                 ],
                 operands: &[
                     OperandSpec { text: "[addr]", name: "addr", optional: false, negatable: false, address: true },
@@ -6862,7 +7602,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
         preview: false,
         target: TargetReq::Min(SmTarget::sm(80, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "Support for sub-qualifier ::cta on .shared", modifiers: &S143, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "Support for sub-qualifier ::cta on .shared", modifiers: &S217, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "mbarrier.inval.shared::cta.b64", modifiers: &S503, ptx: Some(PtxVersion::new(7, 8)), sm: None },
         ],
         target_gates: &[
         ],
@@ -6874,7 +7615,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Parallel Synchronization and Communication Instructions: mbarrier.pending_count",
         category: "Parallel Synchronization and Communication Instructions",
-        names: &S292,
+        names: &S504,
         anchor: "parallel-synchronization-and-communication-instructions-mbarrier-pending-count",
         syntax: "mbarrier.pending_count.b64 count, state;",
         forms: &[
@@ -6884,7 +7625,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S142 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
                 ],
                 operands: &[
                     OperandSpec { text: "count", name: "count", optional: false, negatable: false, address: false },
@@ -6909,7 +7650,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Parallel Synchronization and Communication Instructions: mbarrier.test_wait/mbarrier.try_wait",
         category: "Parallel Synchronization and Communication Instructions",
-        names: &S293,
+        names: &S505,
         anchor: "parallel-synchronization-and-communication-instructions-mbarrier-test-wait-mbarrier-try-wait",
         syntax: "mbarrier.test_wait{.sem}{.scope}{.shared{::cta}}.b64        waitComplete, [addr], state;\nmbarrier.test_wait.parity{.sem}{.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity;\n\nmbarrier.try_wait{.sem}{.scope}{.shared{::cta}}.b64         waitComplete, [addr], state\n                                                               {, suspendTimeHint};\n\nmbarrier.try_wait{.sem}{.scope}.parity{.shared{::cta}}.b64  waitComplete, [addr], phaseParity\n                                                               {, suspendTimeHint};\n\n.sem   = { .acquire }\n.scope = { .cta, .cluster }",
         forms: &[
@@ -6919,10 +7660,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S84 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S282 },
-                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S117 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S142 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S148 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S487 },
+                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S184 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
                 ],
                 operands: &[
                     OperandSpec { text: "waitComplete", name: "waitComplete", optional: false, negatable: false, address: false },
@@ -6936,11 +7677,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".parity", optional: false, placeholder: false, values: &S294 },
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S84 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S282 },
-                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S117 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S142 },
+                    Slot { name: ".parity", optional: false, placeholder: false, values: &S506 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S148 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S487 },
+                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S184 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
                 ],
                 operands: &[
                     OperandSpec { text: "waitComplete", name: "waitComplete", optional: false, negatable: false, address: false },
@@ -6954,10 +7695,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S84 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S282 },
-                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S117 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S142 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S148 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S487 },
+                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S184 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
                 ],
                 operands: &[
                     OperandSpec { text: "waitComplete", name: "waitComplete", optional: false, negatable: false, address: false },
@@ -6972,11 +7713,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S84 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S282 },
-                    Slot { name: ".parity", optional: false, placeholder: false, values: &S294 },
-                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S117 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S142 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S148 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S487 },
+                    Slot { name: ".parity", optional: false, placeholder: false, values: &S506 },
+                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S184 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
                 ],
                 operands: &[
                     OperandSpec { text: "waitComplete", name: "waitComplete", optional: false, negatable: false, address: false },
@@ -6987,23 +7728,24 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".sem", values: &S84 },
-            Definition { name: ".scope", values: &S282 },
+            Definition { name: ".sem", values: &S148 },
+            Definition { name: ".scope", values: &S487 },
         ],
         ptx: Some(PtxVersion::new(7, 0)),
         preview: false,
-        target: TargetReq::Unstated,
+        target: TargetReq::Min(SmTarget::sm(80, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "mbarrier.test_wait", modifiers: &S295, ptx: Some(PtxVersion::new(7, 0)), sm: None },
-            FeatureGate { feature: "Modifier .parity", modifiers: &S294, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "mbarrier.try_wait", modifiers: &S296, ptx: Some(PtxVersion::new(7, 8)), sm: None },
-            FeatureGate { feature: "Support for sub-qualifier ::cta on .shared", modifiers: &S143, ptx: Some(PtxVersion::new(7, 8)), sm: None },
-            FeatureGate { feature: "Support for .scope and .sem qualifiers", modifiers: &S285, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "mbarrier.test_wait", modifiers: &S507, ptx: Some(PtxVersion::new(7, 0)), sm: None },
+            FeatureGate { feature: "Modifier .parity", modifiers: &S506, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "mbarrier.try_wait", modifiers: &S508, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "Support for sub-qualifier ::cta on .shared", modifiers: &S217, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "Support for .scope and .sem qualifiers", modifiers: &S490, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "mbarrier.test_wait.shared::cta.b64", modifiers: &S509, ptx: Some(PtxVersion::new(7, 8)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "mbarrier.test_wait", modifiers: &S295, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
-            FeatureGate { feature: "mbarrier.try_wait", modifiers: &S296, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "Support for .cluster scope", modifiers: &S242, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "mbarrier.test_wait", modifiers: &S507, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "mbarrier.try_wait", modifiers: &S508, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "Support for .cluster scope", modifiers: &S365, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Checks (or waits a while) whether an mbarrier phase has finished.",
         coverage: Coverage { parses: true },
@@ -7013,7 +7755,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Parallel Synchronization and Communication Instructions: membar/fence",
         category: "Parallel Synchronization and Communication Instructions",
-        names: &S297,
+        names: &S510,
         anchor: "parallel-synchronization-and-communication-instructions-membar-fence",
         syntax: "fence{.sem}.scope;\nfence.op_restrict.release.cluster;\nfence.proxy.proxykind;\nmembar.level;\nmembar.proxy.proxykind;\n\n.sem       = { .sc, .acq_rel };\n.scope     = { .cta, .cluster, .gpu, .sys };\n.level     = { .cta, .gl, .sys };\n.proxykind = { .alias, .async, async.global, .async.shared::{cta, cluster} };\n.op_restrict = { .mbarrier_init };",
         forms: &[
@@ -7023,8 +7765,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S298 },
-                    Slot { name: ".scope", optional: false, placeholder: true, values: &S41 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S511 },
+                    Slot { name: ".scope", optional: false, placeholder: true, values: &S50 },
                 ],
                 operands: &[
                 ],
@@ -7035,9 +7777,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".op_restrict", optional: false, placeholder: true, values: &S299 },
-                    Slot { name: ".release", optional: false, placeholder: false, values: &S281 },
-                    Slot { name: ".cluster", optional: false, placeholder: false, values: &S242 },
+                    Slot { name: ".op_restrict", optional: false, placeholder: true, values: &S512 },
+                    Slot { name: ".release", optional: false, placeholder: false, values: &S486 },
+                    Slot { name: ".cluster", optional: false, placeholder: false, values: &S365 },
                 ],
                 operands: &[
                 ],
@@ -7048,8 +7790,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".proxy", optional: false, placeholder: false, values: &S300 },
-                    Slot { name: ".proxykind", optional: false, placeholder: true, values: &S301 },
+                    Slot { name: ".proxy", optional: false, placeholder: false, values: &S513 },
+                    Slot { name: ".proxykind", optional: false, placeholder: true, values: &S514 },
                 ],
                 operands: &[
                 ],
@@ -7060,7 +7802,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".level", optional: false, placeholder: true, values: &S302 },
+                    Slot { name: ".level", optional: false, placeholder: true, values: &S515 },
                 ],
                 operands: &[
                 ],
@@ -7071,41 +7813,45 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".proxy", optional: false, placeholder: false, values: &S300 },
-                    Slot { name: ".proxykind", optional: false, placeholder: true, values: &S301 },
+                    Slot { name: ".proxy", optional: false, placeholder: false, values: &S513 },
+                    Slot { name: ".proxykind", optional: false, placeholder: true, values: &S514 },
                 ],
                 operands: &[
                 ],
             },
         ],
         definitions: &[
-            Definition { name: ".sem", values: &S298 },
-            Definition { name: ".scope", values: &S41 },
-            Definition { name: ".level", values: &S302 },
-            Definition { name: ".proxykind", values: &S301 },
-            Definition { name: ".op_restrict", values: &S299 },
+            Definition { name: ".sem", values: &S511 },
+            Definition { name: ".scope", values: &S50 },
+            Definition { name: ".level", values: &S515 },
+            Definition { name: ".proxykind", values: &S514 },
+            Definition { name: ".op_restrict", values: &S512 },
         ],
         ptx: Some(PtxVersion::new(1, 4)),
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
-            FeatureGate { feature: "membar.{cta,gl}", modifiers: &S303, ptx: Some(PtxVersion::new(1, 4)), sm: None },
-            FeatureGate { feature: "membar.sys", modifiers: &S304, ptx: Some(PtxVersion::new(2, 0)), sm: None },
-            FeatureGate { feature: "fence", modifiers: &S27, ptx: Some(PtxVersion::new(6, 0)), sm: None },
-            FeatureGate { feature: "membar.proxy and fence.proxy", modifiers: &S300, ptx: Some(PtxVersion::new(7, 5)), sm: None },
-            FeatureGate { feature: ".cluster scope qualifier", modifiers: &S242, ptx: Some(PtxVersion::new(7, 8)), sm: None },
-            FeatureGate { feature: ".op_restrict qualifier", modifiers: &S305, ptx: Some(PtxVersion::new(8, 0)), sm: None },
-            FeatureGate { feature: "fence.proxy.async", modifiers: &S306, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "membar.{cta,gl}", modifiers: &S516, ptx: Some(PtxVersion::new(1, 4)), sm: None },
+            FeatureGate { feature: "membar.sys", modifiers: &S517, ptx: Some(PtxVersion::new(2, 0)), sm: None },
+            FeatureGate { feature: "fence", modifiers: &S36, ptx: Some(PtxVersion::new(6, 0)), sm: None },
+            FeatureGate { feature: "membar.proxy and fence.proxy", modifiers: &S513, ptx: Some(PtxVersion::new(7, 5)), sm: None },
+            FeatureGate { feature: ".cluster scope qualifier", modifiers: &S365, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: ".op_restrict qualifier", modifiers: &S518, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "fence.proxy.async", modifiers: &S519, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "fence.mbarrier_init.release.cluster", modifiers: &S520, ptx: Some(PtxVersion::new(8, 0)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "membar.{cta,gl}", modifiers: &S303, ptx: None, sm: None },
-            FeatureGate { feature: "membar.sys", modifiers: &S304, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "fence", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "membar.proxy", modifiers: &S300, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "fence.proxy", modifiers: &S300, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: ".cluster scope qualifier", modifiers: &S242, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: ".op_restrict qualifier", modifiers: &S305, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "fence.proxy.async", modifiers: &S306, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "membar.{cta,gl}", modifiers: &S516, ptx: None, sm: None },
+            FeatureGate { feature: "membar.sys", modifiers: &S517, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "fence", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "membar.proxy", modifiers: &S513, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "fence.proxy", modifiers: &S513, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: ".cluster scope qualifier", modifiers: &S365, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: ".op_restrict qualifier", modifiers: &S518, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "fence.proxy.async", modifiers: &S519, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "fence.acq_rel.cta", modifiers: &S521, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "fence.gpu", modifiers: &S522, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "fence.sc.cta", modifiers: &S523, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
         ],
         summary: "Orders memory accesses at a scope, or between memory proxies.",
         coverage: Coverage { parses: true },
@@ -7115,7 +7861,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: min",
         category: "Floating Point Instructions",
-        names: &S307,
+        names: &S524,
         anchor: "floating-point-instructions-min",
         syntax: "min{.ftz}{.NaN}{.xorsign.abs}.f32  d, a, b;\nmin.f64                            d, a, b;",
         forms: &[
@@ -7126,8 +7872,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".NaN", optional: true, placeholder: false, values: &S269 },
-                    Slot { name: ".xorsign.abs", optional: true, placeholder: false, values: &S270 },
+                    Slot { name: ".NaN", optional: true, placeholder: false, values: &S472 },
+                    Slot { name: ".xorsign.abs", optional: true, placeholder: false, values: &S473 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
                 operands: &[
@@ -7157,12 +7903,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
-            FeatureGate { feature: "min.xorsign.abs", modifiers: &S271, ptx: Some(PtxVersion::new(7, 2)), sm: None },
+            FeatureGate { feature: "min.xorsign.abs", modifiers: &S474, ptx: Some(PtxVersion::new(7, 2)), sm: None },
+            FeatureGate { feature: "min.ftz.f32", modifiers: &S4, ptx: Some(PtxVersion::new(1, 4)), sm: None },
         ],
         target_gates: &[
             FeatureGate { feature: "min.f32", modifiers: &S2, ptx: None, sm: None },
-            FeatureGate { feature: "min.f64", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
-            FeatureGate { feature: "min.xorsign.abs", modifiers: &S271, ptx: None, sm: Some(SmTarget::sm(86, ArchVariant::Base)) },
+            FeatureGate { feature: "min.f64", modifiers: &S3, ptx: None, sm: None },
+            FeatureGate { feature: "min.xorsign.abs", modifiers: &S474, ptx: None, sm: Some(SmTarget::sm(86, ArchVariant::Base)) },
+            FeatureGate { feature: "min.NaN.f32", modifiers: &S475, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
         ],
         summary: "Smaller of two f32/f64 values, with NaN handling options.",
         coverage: Coverage { parses: true },
@@ -7172,7 +7920,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Half Precision Floating Point Instructions: min",
         category: "Half Precision Floating Point Instructions",
-        names: &S307,
+        names: &S524,
         anchor: "half-precision-floating-point-instructions-min",
         syntax: "min{.ftz}{.NaN}{.xorsign.abs}.f16      d, a, b;\nmin{.ftz}{.NaN}{.xorsign.abs}.f16x2    d, a, b;\nmin{.NaN}{.xorsign.abs}.bf16           d, a, b;\nmin{.NaN}{.xorsign.abs}.bf16x2         d, a, b;",
         forms: &[
@@ -7183,9 +7931,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".NaN", optional: true, placeholder: false, values: &S269 },
-                    Slot { name: ".xorsign.abs", optional: true, placeholder: false, values: &S270 },
-                    Slot { name: ".f16", optional: false, placeholder: false, values: &S4 },
+                    Slot { name: ".NaN", optional: true, placeholder: false, values: &S472 },
+                    Slot { name: ".xorsign.abs", optional: true, placeholder: false, values: &S473 },
+                    Slot { name: ".f16", optional: false, placeholder: false, values: &S5 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -7200,9 +7948,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".NaN", optional: true, placeholder: false, values: &S269 },
-                    Slot { name: ".xorsign.abs", optional: true, placeholder: false, values: &S270 },
-                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S5 },
+                    Slot { name: ".NaN", optional: true, placeholder: false, values: &S472 },
+                    Slot { name: ".xorsign.abs", optional: true, placeholder: false, values: &S473 },
+                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -7216,9 +7964,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".NaN", optional: true, placeholder: false, values: &S269 },
-                    Slot { name: ".xorsign.abs", optional: true, placeholder: false, values: &S270 },
-                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S6 },
+                    Slot { name: ".NaN", optional: true, placeholder: false, values: &S472 },
+                    Slot { name: ".xorsign.abs", optional: true, placeholder: false, values: &S473 },
+                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S7 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -7232,9 +7980,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".NaN", optional: true, placeholder: false, values: &S269 },
-                    Slot { name: ".xorsign.abs", optional: true, placeholder: false, values: &S270 },
-                    Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S7 },
+                    Slot { name: ".NaN", optional: true, placeholder: false, values: &S472 },
+                    Slot { name: ".xorsign.abs", optional: true, placeholder: false, values: &S473 },
+                    Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S8 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -7249,10 +7997,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
         preview: false,
         target: TargetReq::Min(SmTarget::sm(80, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "min.xorsign", modifiers: &S308, ptx: Some(PtxVersion::new(7, 2)), sm: None },
+            FeatureGate { feature: "min.xorsign", modifiers: &S525, ptx: Some(PtxVersion::new(7, 2)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "min.xorsign.abs", modifiers: &S271, ptx: None, sm: Some(SmTarget::sm(86, ArchVariant::Base)) },
+            FeatureGate { feature: "min.xorsign.abs", modifiers: &S474, ptx: None, sm: Some(SmTarget::sm(86, ArchVariant::Base)) },
         ],
         summary: "Smaller of two f16/bf16 values, scalar or packed.",
         coverage: Coverage { parses: true },
@@ -7262,7 +8010,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Integer Arithmetic Instructions: min",
         category: "Integer Arithmetic Instructions",
-        names: &S307,
+        names: &S524,
         anchor: "integer-arithmetic-instructions-min",
         syntax: "min.atype         d, a, b;\nmin{.relu}.btype  d, a, b;\n\n.atype = { .u16, .u32, .u64,\n           .u16x2, .s16, .s64 };\n.btype = { .s16x2, .s32 };",
         forms: &[
@@ -7272,7 +8020,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S272 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S476 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -7286,8 +8034,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".relu", optional: true, placeholder: false, values: &S163 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S273 },
+                    Slot { name: ".relu", optional: true, placeholder: false, values: &S238 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S477 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -7297,17 +8045,21 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".atype", values: &S272 },
-            Definition { name: ".btype", values: &S273 },
+            Definition { name: ".atype", values: &S476 },
+            Definition { name: ".btype", values: &S477 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
         target: TargetReq::All,
         ptx_gates: &[
-            FeatureGate { feature: "min.u16x2, min{.relu}.s16x2 and min.relu.s32", modifiers: &S274, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "min.u16x2, min{.relu}.s16x2 and min.relu.s32", modifiers: &S478, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "min.u16x2", modifiers: &S29, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "min.s16x2", modifiers: &S28, ptx: Some(PtxVersion::new(8, 0)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "min.u16x2, min{.relu}.s16x2 and min.relu.s32", modifiers: &S274, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "min.u16x2, min{.relu}.s16x2 and min.relu.s32", modifiers: &S478, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "min.u16x2", modifiers: &S29, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "min.s16x2", modifiers: &S28, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Smaller of two integers; packed 16x2 and ReLU variants too.",
         coverage: Coverage { parses: true },
@@ -7317,7 +8069,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Directive,
         title: "Performance-Tuning Directives: .minnctapersm",
         category: "Performance-Tuning Directives",
-        names: &S309,
+        names: &S526,
         anchor: "performance-tuning-directives-minnctapersm",
         syntax: ".minnctapersm ncta",
         forms: &[
@@ -7350,7 +8102,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: mov",
         category: "Data Movement and Conversion Instructions",
-        names: &S310,
+        names: &S527,
         anchor: "data-movement-and-conversion-instructions-mov",
         syntax: "mov.type  d, a;\nmov.type  d, sreg;\nmov.type  d, avar;       // get address of variable\nmov.type  d, avar+imm;   // get address of variable with offset\nmov.u32   d, fname;      // get address of device function\nmov.u64   d, fname;      // get address of device function\nmov.u32   d, kernel;     // get address of entry function\nmov.u64   d, kernel;     // get address of entry function\n\n.type = { .pred,\n          .b16, .b32, .b64,\n          .u16, .u32, .u64,\n          .s16, .s32, .s64,\n                .f32, .f64 };",
         forms: &[
@@ -7360,7 +8112,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S311 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S528 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -7373,7 +8125,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S311 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S528 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -7386,7 +8138,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S311 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S528 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -7399,7 +8151,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S311 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S528 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -7412,7 +8164,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".u32", optional: false, placeholder: false, values: &S75 },
+                    Slot { name: ".u32", optional: false, placeholder: false, values: &S136 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -7425,7 +8177,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".u64", optional: false, placeholder: false, values: &S312 },
+                    Slot { name: ".u64", optional: false, placeholder: false, values: &S529 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -7438,7 +8190,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".u32", optional: false, placeholder: false, values: &S75 },
+                    Slot { name: ".u32", optional: false, placeholder: false, values: &S136 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -7451,7 +8203,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".u64", optional: false, placeholder: false, values: &S312 },
+                    Slot { name: ".u64", optional: false, placeholder: false, values: &S529 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -7460,17 +8212,17 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S311 },
+            Definition { name: ".type", values: &S528 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
-            FeatureGate { feature: "Taking the address of kernel entry functions", modifiers: &S27, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "Taking the address of kernel entry functions", modifiers: &S36, ptx: Some(PtxVersion::new(3, 1)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "mov.f64", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
-            FeatureGate { feature: "Taking the address of kernel entry functions", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(35, ArchVariant::Base)) },
+            FeatureGate { feature: "mov.f64", modifiers: &S3, ptx: None, sm: None },
+            FeatureGate { feature: "Taking the address of kernel entry functions", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(35, ArchVariant::Base)) },
         ],
         summary: "Copies a register, immediate, special register or symbol address.",
         coverage: Coverage { parses: true },
@@ -7480,7 +8232,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: mov",
         category: "Data Movement and Conversion Instructions",
-        names: &S310,
+        names: &S527,
         anchor: "data-movement-and-conversion-instructions-mov",
         syntax: "mov.type  d, a;\n\n.type = { .b16, .b32, .b64 };",
         forms: &[
@@ -7490,7 +8242,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S108 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S175 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -7499,7 +8251,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S108 },
+            Definition { name: ".type", values: &S175 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
@@ -7516,7 +8268,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: mul",
         category: "Floating Point Instructions",
-        names: &S313,
+        names: &S530,
         anchor: "floating-point-instructions-mul",
         syntax: "mul{.rnd}{.ftz}{.sat}.f32  d, a, b;\nmul{.rnd}.f64              d, a, b;\n\n.rnd = { .rn, .rz, .rm, .rp };",
         forms: &[
@@ -7526,9 +8278,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S13 },
+                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S14 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
                 operands: &[
@@ -7543,7 +8295,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S13 },
+                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S14 },
                     Slot { name: ".f64", optional: false, placeholder: false, values: &S3 },
                 ],
                 operands: &[
@@ -7554,19 +8306,24 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".rnd", values: &S13 },
+            Definition { name: ".rnd", values: &S14 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
+            FeatureGate { feature: "mul.ftz.f32", modifiers: &S4, ptx: Some(PtxVersion::new(1, 4)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: ".rn, .rz", modifiers: &S15, ptx: None, sm: None },
-            FeatureGate { feature: ".rm, .rp for mul.f64", modifiers: &S16, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
-            FeatureGate { feature: ".rm, .rp for mul.f32", modifiers: &S17, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: ".rn, .rz", modifiers: &S16, ptx: None, sm: None },
+            FeatureGate { feature: ".rm, .rp for mul.f64", modifiers: &S17, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
+            FeatureGate { feature: ".rm, .rp for mul.f32", modifiers: &S18, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "mul.f32", modifiers: &S2, ptx: None, sm: None },
-            FeatureGate { feature: "mul.f64", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
+            FeatureGate { feature: "mul.f64", modifiers: &S3, ptx: None, sm: None },
+            FeatureGate { feature: "mul.rm.f32", modifiers: &S19, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "mul.rp.f32", modifiers: &S20, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "mul.rm.f64", modifiers: &S21, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
+            FeatureGate { feature: "mul.rp.f64", modifiers: &S22, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
         ],
         summary: "Product of two f32/f64 values with an optional rounding mode.",
         coverage: Coverage { parses: true },
@@ -7576,7 +8333,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Half Precision Floating Point Instructions: mul",
         category: "Half Precision Floating Point Instructions",
-        names: &S313,
+        names: &S530,
         anchor: "half-precision-floating-point-instructions-mul",
         syntax: "mul{.rnd}{.ftz}{.sat}.f16   d, a, b;\nmul{.rnd}{.ftz}{.sat}.f16x2 d, a, b;\n\nmul{.rnd}.bf16   d, a, b;\nmul{.rnd}.bf16x2 d, a, b;\n\n.rnd = { .rn };",
         forms: &[
@@ -7586,10 +8343,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S18 },
+                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S23 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
-                    Slot { name: ".f16", optional: false, placeholder: false, values: &S4 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
+                    Slot { name: ".f16", optional: false, placeholder: false, values: &S5 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -7603,10 +8360,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S18 },
+                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S23 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
-                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S5 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
+                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -7620,8 +8377,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S18 },
-                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S6 },
+                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S23 },
+                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S7 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -7635,8 +8392,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S18 },
-                    Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S7 },
+                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S23 },
+                    Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S8 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -7646,16 +8403,18 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".rnd", values: &S18 },
+            Definition { name: ".rnd", values: &S23 },
         ],
         ptx: Some(PtxVersion::new(4, 2)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(53, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "mul{.rnd}.bf16 and mul{.rnd}.bf16x2", modifiers: &S19, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "mul{.rnd}.bf16 and mul{.rnd}.bf16x2", modifiers: &S24, ptx: Some(PtxVersion::new(7, 8)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "mul{.rnd}.bf16 and mul{.rnd}.bf16x2", modifiers: &S19, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "mul{.rnd}.bf16 and mul{.rnd}.bf16x2", modifiers: &S24, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "mul.bf16", modifiers: &S7, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "mul.bf16x2", modifiers: &S8, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Product of f16/bf16 values, scalar or packed.",
         coverage: Coverage { parses: true },
@@ -7665,7 +8424,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Integer Arithmetic Instructions: mul",
         category: "Integer Arithmetic Instructions",
-        names: &S313,
+        names: &S530,
         anchor: "integer-arithmetic-instructions-mul",
         syntax: "mul.mode.type  d, a, b;\n\n.mode = { .hi, .lo, .wide };\n.type = { .u16, .u32, .u64,\n          .s16, .s32, .s64 };",
         forms: &[
@@ -7675,8 +8434,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".mode", optional: false, placeholder: true, values: &S258 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S191 },
+                    Slot { name: ".mode", optional: false, placeholder: true, values: &S461 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S304 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -7686,8 +8445,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".mode", values: &S258 },
-            Definition { name: ".type", values: &S191 },
+            Definition { name: ".mode", values: &S461 },
+            Definition { name: ".type", values: &S304 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
@@ -7704,7 +8463,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Integer Arithmetic Instructions: mul24",
         category: "Integer Arithmetic Instructions",
-        names: &S314,
+        names: &S531,
         anchor: "integer-arithmetic-instructions-mul24",
         syntax: "mul24.mode.type  d, a, b;\n\n.mode = { .hi, .lo };\n.type = { .u32, .s32 };",
         forms: &[
@@ -7714,8 +8473,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".mode", optional: false, placeholder: true, values: &S261 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S194 },
+                    Slot { name: ".mode", optional: false, placeholder: true, values: &S464 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S307 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -7725,8 +8484,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".mode", values: &S261 },
-            Definition { name: ".type", values: &S194 },
+            Definition { name: ".mode", values: &S464 },
+            Definition { name: ".type", values: &S307 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
@@ -7743,7 +8502,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: multimem.ld_reduce, multimem.st, multimem.red",
         category: "Data Movement and Conversion Instructions",
-        names: &S315,
+        names: &S532,
         anchor: "data-movement-and-conversion-instructions-multimem-ld-reduce-multimem-st-multimem-red",
         syntax: "// Integer type:\n\nmultimem.ld_reduce{.ldsem}{.scope}{.ss}.op.type      d, [a];\nmultimem.st{.stsem}{.scope}{.ss}.type                [a], b;\nmultimem.red{.redsem}{.scope}{.ss}.op.type           [a], b;\n\n.ss =       { .global }\n.ldsem =    { .weak, .relaxed, .acquire }\n.stsem =    { .weak, .relaxed, .release }\n.redsem =   { .relaxed, .release }\n.scope =    { .cta, .cluster, .gpu, .sys }\n.op  =      { .min, .max, .add, .and, .or, .xor }\n.type =     { .b32, .b64,  .u32, .u64, .s32, .s64 }\n\n// Floating point type:\n\nmultimem.ld_reduce{.ldsem}{.scope}{.ss}.op{.vec}.type    d, [a];\nmultimem.st{.stsem}{.scope}{.ss}{.vec}.type              [a], b;\nmultimem.red{.redsem}{.scope}{.ss}.redop{.vec}.type      [a], b;\n\n.ss =       { .global }\n.ldsem =    { .weak, .relaxed, .acquire }\n.stsem =    { .weak, .relaxed, .release }\n.redsem =   { .relaxed, .release }\n.scope =    { .cta, .cluster, .gpu, .sys }\n.op  =      { .min, .max, .add }\n.redop  =   { .add }\n.vec =      { .v2, .v4, .v8 }\n.type=      { .f16, .f16x2, .bf16, .bf16x2, .f32, .f64 }",
         forms: &[
@@ -7753,11 +8512,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".ldsem", optional: true, placeholder: true, values: &S316 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S41 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S37 },
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S317 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S318 },
+                    Slot { name: ".ldsem", optional: true, placeholder: true, values: &S533 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S46 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S534 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S535 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -7770,10 +8529,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".stsem", optional: true, placeholder: true, values: &S319 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S41 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S37 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S318 },
+                    Slot { name: ".stsem", optional: true, placeholder: true, values: &S536 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S46 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S535 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -7786,11 +8545,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".redsem", optional: true, placeholder: true, values: &S320 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S41 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S37 },
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S317 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S318 },
+                    Slot { name: ".redsem", optional: true, placeholder: true, values: &S537 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S46 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S534 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S535 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -7803,12 +8562,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".ldsem", optional: true, placeholder: true, values: &S316 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S41 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S37 },
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S321 },
-                    Slot { name: ".vec", optional: true, placeholder: true, values: &S53 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S322 },
+                    Slot { name: ".ldsem", optional: true, placeholder: true, values: &S533 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S46 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S538 },
+                    Slot { name: ".vec", optional: true, placeholder: true, values: &S62 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S539 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -7821,11 +8580,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".stsem", optional: true, placeholder: true, values: &S319 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S41 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S37 },
-                    Slot { name: ".vec", optional: true, placeholder: true, values: &S53 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S322 },
+                    Slot { name: ".stsem", optional: true, placeholder: true, values: &S536 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S46 },
+                    Slot { name: ".vec", optional: true, placeholder: true, values: &S62 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S539 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -7838,12 +8597,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".redsem", optional: true, placeholder: true, values: &S320 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S41 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S37 },
-                    Slot { name: ".redop", optional: false, placeholder: true, values: &S48 },
-                    Slot { name: ".vec", optional: true, placeholder: true, values: &S53 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S322 },
+                    Slot { name: ".redsem", optional: true, placeholder: true, values: &S537 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S46 },
+                    Slot { name: ".redop", optional: false, placeholder: true, values: &S57 },
+                    Slot { name: ".vec", optional: true, placeholder: true, values: &S62 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S539 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -7852,17 +8611,17 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".ss", values: &S37 },
-            Definition { name: ".ldsem", values: &S316 },
-            Definition { name: ".stsem", values: &S319 },
-            Definition { name: ".redsem", values: &S320 },
-            Definition { name: ".scope", values: &S41 },
-            Definition { name: ".op", values: &S317 },
-            Definition { name: ".type", values: &S318 },
-            Definition { name: ".op", values: &S321 },
-            Definition { name: ".redop", values: &S48 },
-            Definition { name: ".vec", values: &S53 },
-            Definition { name: ".type", values: &S322 },
+            Definition { name: ".ss", values: &S46 },
+            Definition { name: ".ldsem", values: &S533 },
+            Definition { name: ".stsem", values: &S536 },
+            Definition { name: ".redsem", values: &S537 },
+            Definition { name: ".scope", values: &S50 },
+            Definition { name: ".op", values: &S534 },
+            Definition { name: ".type", values: &S535 },
+            Definition { name: ".op", values: &S538 },
+            Definition { name: ".redop", values: &S57 },
+            Definition { name: ".vec", values: &S62 },
+            Definition { name: ".type", values: &S539 },
         ],
         ptx: Some(PtxVersion::new(8, 1)),
         preview: false,
@@ -7879,7 +8638,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: multimem.ld_reduce, multimem.st, multimem.red",
         category: "Data Movement and Conversion Instructions",
-        names: &S315,
+        names: &S532,
         anchor: "data-movement-and-conversion-instructions-multimem-ld-reduce-multimem-st-multimem-red",
         syntax: "// Integer type:\n\nmultimem.ld_reduce{.ldsem}{.scope}{.ss}.op.type      d, [a];\nmultimem.st{.stsem}{.scope}{.ss}.type                [a], b;\nmultimem.red{.redsem}{.scope}{.ss}.op.type           [a], b;\n\n.ss =       { .global }\n.ldsem =    { .weak, .relaxed, .acquire }\n.stsem =    { .weak, .relaxed, .release }\n.redsem =   { .relaxed, .release }\n.scope =    { .cta, .cluster, .gpu, .sys }\n.op  =      { .min, .max, .add, .and, .or, .xor }\n.type =     { .b32, .b64,  .u32, .u64, .s32, .s64 }\n\n// Floating point type:\n\nmultimem.ld_reduce{.ldsem}{.scope}{.ss}.op{.vec}.type    d, [a];\nmultimem.st{.stsem}{.scope}{.ss}{.vec}.type              [a], b;\nmultimem.red{.redsem}{.scope}{.ss}.redop{.vec}.type      [a], b;\n\n.ss =       { .global }\n.ldsem =    { .weak, .relaxed, .acquire }\n.stsem =    { .weak, .relaxed, .release }\n.redsem =   { .relaxed, .release }\n.scope =    { .cta, .cluster, .gpu, .sys }\n.op  =      { .min, .max, .add }\n.redop  =   { .add }\n.vec =      { .v2, .v4, .v8 }\n.type=      { .f16, .f16x2, .bf16, .bf16x2, .f32, .f64 }",
         forms: &[
@@ -7889,11 +8648,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".ldsem", optional: true, placeholder: true, values: &S316 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S41 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S37 },
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S317 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S318 },
+                    Slot { name: ".ldsem", optional: true, placeholder: true, values: &S533 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S46 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S534 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S535 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -7906,10 +8665,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".stsem", optional: true, placeholder: true, values: &S319 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S41 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S37 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S318 },
+                    Slot { name: ".stsem", optional: true, placeholder: true, values: &S536 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S46 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S535 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -7922,11 +8681,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".redsem", optional: true, placeholder: true, values: &S320 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S41 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S37 },
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S317 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S318 },
+                    Slot { name: ".redsem", optional: true, placeholder: true, values: &S537 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S46 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S534 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S535 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -7939,12 +8698,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".ldsem", optional: true, placeholder: true, values: &S316 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S41 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S37 },
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S321 },
-                    Slot { name: ".vec", optional: true, placeholder: true, values: &S53 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S322 },
+                    Slot { name: ".ldsem", optional: true, placeholder: true, values: &S533 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S46 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S538 },
+                    Slot { name: ".vec", optional: true, placeholder: true, values: &S62 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S539 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -7957,11 +8716,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".stsem", optional: true, placeholder: true, values: &S319 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S41 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S37 },
-                    Slot { name: ".vec", optional: true, placeholder: true, values: &S53 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S322 },
+                    Slot { name: ".stsem", optional: true, placeholder: true, values: &S536 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S46 },
+                    Slot { name: ".vec", optional: true, placeholder: true, values: &S62 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S539 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -7974,12 +8733,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".redsem", optional: true, placeholder: true, values: &S320 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S41 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S37 },
-                    Slot { name: ".redop", optional: false, placeholder: true, values: &S48 },
-                    Slot { name: ".vec", optional: true, placeholder: true, values: &S53 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S322 },
+                    Slot { name: ".redsem", optional: true, placeholder: true, values: &S537 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S46 },
+                    Slot { name: ".redop", optional: false, placeholder: true, values: &S57 },
+                    Slot { name: ".vec", optional: true, placeholder: true, values: &S62 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S539 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -7988,17 +8747,17 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".ss", values: &S37 },
-            Definition { name: ".ldsem", values: &S316 },
-            Definition { name: ".stsem", values: &S319 },
-            Definition { name: ".redsem", values: &S320 },
-            Definition { name: ".scope", values: &S41 },
-            Definition { name: ".op", values: &S317 },
-            Definition { name: ".type", values: &S318 },
-            Definition { name: ".op", values: &S321 },
-            Definition { name: ".redop", values: &S48 },
-            Definition { name: ".vec", values: &S53 },
-            Definition { name: ".type", values: &S322 },
+            Definition { name: ".ss", values: &S46 },
+            Definition { name: ".ldsem", values: &S533 },
+            Definition { name: ".stsem", values: &S536 },
+            Definition { name: ".redsem", values: &S537 },
+            Definition { name: ".scope", values: &S50 },
+            Definition { name: ".op", values: &S534 },
+            Definition { name: ".type", values: &S535 },
+            Definition { name: ".op", values: &S538 },
+            Definition { name: ".redop", values: &S57 },
+            Definition { name: ".vec", values: &S62 },
+            Definition { name: ".type", values: &S539 },
         ],
         ptx: Some(PtxVersion::new(8, 1)),
         preview: false,
@@ -8015,7 +8774,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: multimem.ld_reduce, multimem.st, multimem.red",
         category: "Data Movement and Conversion Instructions",
-        names: &S315,
+        names: &S532,
         anchor: "data-movement-and-conversion-instructions-multimem-ld-reduce-multimem-st-multimem-red",
         syntax: "// Integer type:\n\nmultimem.ld_reduce{.ldsem}{.scope}{.ss}.op.type      d, [a];\nmultimem.st{.stsem}{.scope}{.ss}.type                [a], b;\nmultimem.red{.redsem}{.scope}{.ss}.op.type           [a], b;\n\n.ss =       { .global }\n.ldsem =    { .weak, .relaxed, .acquire }\n.stsem =    { .weak, .relaxed, .release }\n.redsem =   { .relaxed, .release }\n.scope =    { .cta, .cluster, .gpu, .sys }\n.op  =      { .min, .max, .add, .and, .or, .xor }\n.type =     { .b32, .b64,  .u32, .u64, .s32, .s64 }\n\n// Floating point type:\n\nmultimem.ld_reduce{.ldsem}{.scope}{.ss}.op{.vec}.type    d, [a];\nmultimem.st{.stsem}{.scope}{.ss}{.vec}.type              [a], b;\nmultimem.red{.redsem}{.scope}{.ss}.redop{.vec}.type      [a], b;\n\n.ss =       { .global }\n.ldsem =    { .weak, .relaxed, .acquire }\n.stsem =    { .weak, .relaxed, .release }\n.redsem =   { .relaxed, .release }\n.scope =    { .cta, .cluster, .gpu, .sys }\n.op  =      { .min, .max, .add }\n.redop  =   { .add }\n.vec =      { .v2, .v4, .v8 }\n.type=      { .f16, .f16x2, .bf16, .bf16x2, .f32, .f64 }",
         forms: &[
@@ -8025,11 +8784,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".ldsem", optional: true, placeholder: true, values: &S316 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S41 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S37 },
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S317 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S318 },
+                    Slot { name: ".ldsem", optional: true, placeholder: true, values: &S533 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S46 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S534 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S535 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -8042,10 +8801,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".stsem", optional: true, placeholder: true, values: &S319 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S41 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S37 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S318 },
+                    Slot { name: ".stsem", optional: true, placeholder: true, values: &S536 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S46 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S535 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -8058,11 +8817,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".redsem", optional: true, placeholder: true, values: &S320 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S41 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S37 },
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S317 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S318 },
+                    Slot { name: ".redsem", optional: true, placeholder: true, values: &S537 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S46 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S534 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S535 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -8075,12 +8834,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".ldsem", optional: true, placeholder: true, values: &S316 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S41 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S37 },
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S321 },
-                    Slot { name: ".vec", optional: true, placeholder: true, values: &S53 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S322 },
+                    Slot { name: ".ldsem", optional: true, placeholder: true, values: &S533 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S46 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S538 },
+                    Slot { name: ".vec", optional: true, placeholder: true, values: &S62 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S539 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -8093,11 +8852,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".stsem", optional: true, placeholder: true, values: &S319 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S41 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S37 },
-                    Slot { name: ".vec", optional: true, placeholder: true, values: &S53 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S322 },
+                    Slot { name: ".stsem", optional: true, placeholder: true, values: &S536 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S46 },
+                    Slot { name: ".vec", optional: true, placeholder: true, values: &S62 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S539 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -8110,12 +8869,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".redsem", optional: true, placeholder: true, values: &S320 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S41 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S37 },
-                    Slot { name: ".redop", optional: false, placeholder: true, values: &S48 },
-                    Slot { name: ".vec", optional: true, placeholder: true, values: &S53 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S322 },
+                    Slot { name: ".redsem", optional: true, placeholder: true, values: &S537 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S46 },
+                    Slot { name: ".redop", optional: false, placeholder: true, values: &S57 },
+                    Slot { name: ".vec", optional: true, placeholder: true, values: &S62 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S539 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -8124,17 +8883,17 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".ss", values: &S37 },
-            Definition { name: ".ldsem", values: &S316 },
-            Definition { name: ".stsem", values: &S319 },
-            Definition { name: ".redsem", values: &S320 },
-            Definition { name: ".scope", values: &S41 },
-            Definition { name: ".op", values: &S317 },
-            Definition { name: ".type", values: &S318 },
-            Definition { name: ".op", values: &S321 },
-            Definition { name: ".redop", values: &S48 },
-            Definition { name: ".vec", values: &S53 },
-            Definition { name: ".type", values: &S322 },
+            Definition { name: ".ss", values: &S46 },
+            Definition { name: ".ldsem", values: &S533 },
+            Definition { name: ".stsem", values: &S536 },
+            Definition { name: ".redsem", values: &S537 },
+            Definition { name: ".scope", values: &S50 },
+            Definition { name: ".op", values: &S534 },
+            Definition { name: ".type", values: &S535 },
+            Definition { name: ".op", values: &S538 },
+            Definition { name: ".redop", values: &S57 },
+            Definition { name: ".vec", values: &S62 },
+            Definition { name: ".type", values: &S539 },
         ],
         ptx: Some(PtxVersion::new(8, 1)),
         preview: false,
@@ -8151,7 +8910,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Miscellaneous Instructions: nanosleep",
         category: "Miscellaneous Instructions",
-        names: &S323,
+        names: &S540,
         anchor: "miscellaneous-instructions-nanosleep",
         syntax: "nanosleep.u32 t;",
         forms: &[
@@ -8161,7 +8920,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".u32", optional: false, placeholder: false, values: &S75 },
+                    Slot { name: ".u32", optional: false, placeholder: false, values: &S136 },
                 ],
                 operands: &[
                     OperandSpec { text: "t", name: "t", optional: false, negatable: false, address: false },
@@ -8170,7 +8929,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         ],
         definitions: &[
         ],
-        ptx: Some(PtxVersion::new(6, 3)),
+        ptx: Some(PtxVersion::new(6, 2)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(70, ArchVariant::Base)),
         ptx_gates: &[
@@ -8185,7 +8944,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %nclusterid",
         category: "Special Registers",
-        names: &S324,
+        names: &S541,
         anchor: "special-registers-nclusterid",
         syntax: "",
         forms: &[
@@ -8207,7 +8966,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %nctaid",
         category: "Special Registers",
-        names: &S325,
+        names: &S542,
         anchor: "special-registers-nctaid",
         syntax: "",
         forms: &[
@@ -8229,7 +8988,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: neg",
         category: "Floating Point Instructions",
-        names: &S326,
+        names: &S543,
         anchor: "floating-point-instructions-neg",
         syntax: "neg{.ftz}.f32  d, a;\nneg.f64        d, a;",
         forms: &[
@@ -8267,10 +9026,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
+            FeatureGate { feature: "neg.ftz.f32", modifiers: &S4, ptx: Some(PtxVersion::new(1, 4)), sm: None },
         ],
         target_gates: &[
             FeatureGate { feature: "neg.f32", modifiers: &S2, ptx: None, sm: None },
-            FeatureGate { feature: "neg.f64", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
+            FeatureGate { feature: "neg.f64", modifiers: &S3, ptx: None, sm: None },
         ],
         summary: "Flips the sign of an f32/f64 value.",
         coverage: Coverage { parses: true },
@@ -8280,7 +9040,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Half Precision Floating Point Instructions: neg",
         category: "Half Precision Floating Point Instructions",
-        names: &S326,
+        names: &S543,
         anchor: "half-precision-floating-point-instructions-neg",
         syntax: "neg{.ftz}.f16    d, a;\nneg{.ftz}.f16x2  d, a;\nneg.bf16         d, a;\nneg.bf16x2       d, a;",
         forms: &[
@@ -8291,7 +9051,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".f16", optional: false, placeholder: false, values: &S4 },
+                    Slot { name: ".f16", optional: false, placeholder: false, values: &S5 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -8305,7 +9065,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S5 },
+                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -8318,7 +9078,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S6 },
+                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S7 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -8331,7 +9091,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S7 },
+                    Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S8 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -8341,14 +9101,16 @@ pub(crate) static ENTRIES: &[Entry] = &[
         ],
         definitions: &[
         ],
-        ptx: Some(PtxVersion::new(6, 0)),
+        ptx: Some(PtxVersion::new(5, 1)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(53, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "neg.bf16 and neg.bf16x2", modifiers: &S8, ptx: Some(PtxVersion::new(7, 0)), sm: None },
+            FeatureGate { feature: "neg.bf16 and neg.bf16x2", modifiers: &S9, ptx: Some(PtxVersion::new(7, 0)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "neg.bf16 and neg.bf16x2", modifiers: &S8, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "neg.bf16 and neg.bf16x2", modifiers: &S9, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "neg.bf16", modifiers: &S7, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "neg.bf16x2", modifiers: &S8, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
         ],
         summary: "Flips the sign of f16/bf16 values.",
         coverage: Coverage { parses: true },
@@ -8358,7 +9120,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Integer Arithmetic Instructions: neg",
         category: "Integer Arithmetic Instructions",
-        names: &S326,
+        names: &S543,
         anchor: "integer-arithmetic-instructions-neg",
         syntax: "neg.type  d, a;\n\n.type = { .s16, .s32, .s64 };",
         forms: &[
@@ -8368,7 +9130,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S9 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S10 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -8377,7 +9139,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S9 },
+            Definition { name: ".type", values: &S10 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
@@ -8394,7 +9156,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Directive,
         title: "Performance-Tuning Directives: .noreturn",
         category: "Performance-Tuning Directives",
-        names: &S97,
+        names: &S164,
         anchor: "performance-tuning-directives-noreturn",
         syntax: ".noreturn",
         forms: &[
@@ -8426,7 +9188,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Logic and Shift Instructions: not",
         category: "Logic and Shift Instructions",
-        names: &S327,
+        names: &S544,
         anchor: "logic-and-shift-instructions-not",
         syntax: "not.type d, a;\n\n.type = { .pred, .b16, .b32, .b64 };",
         forms: &[
@@ -8436,7 +9198,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S35 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S44 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -8445,7 +9207,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S35 },
+            Definition { name: ".type", values: &S44 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
@@ -8462,7 +9224,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %nsmid",
         category: "Special Registers",
-        names: &S328,
+        names: &S545,
         anchor: "special-registers-nsmid",
         syntax: "",
         forms: &[
@@ -8484,7 +9246,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %ntid",
         category: "Special Registers",
-        names: &S329,
+        names: &S546,
         anchor: "special-registers-ntid",
         syntax: "",
         forms: &[
@@ -8506,7 +9268,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %nwarpid",
         category: "Special Registers",
-        names: &S330,
+        names: &S547,
         anchor: "special-registers-nwarpid",
         syntax: "",
         forms: &[
@@ -8528,7 +9290,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Logic and Shift Instructions: or",
         category: "Logic and Shift Instructions",
-        names: &S331,
+        names: &S548,
         anchor: "logic-and-shift-instructions-or",
         syntax: "or.type d, a, b;\n\n.type = { .pred, .b16, .b32, .b64 };",
         forms: &[
@@ -8538,7 +9300,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S35 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S44 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -8548,7 +9310,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S35 },
+            Definition { name: ".type", values: &S44 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
@@ -8565,7 +9327,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %pm0..%pm7",
         category: "Special Registers",
-        names: &S332,
+        names: &S549,
         anchor: "special-registers-pm0-pm7",
         syntax: "",
         forms: &[
@@ -8576,12 +9338,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
-            FeatureGate { feature: "%pm0..%pm3", modifiers: &S27, ptx: Some(PtxVersion::new(1, 3)), sm: None },
-            FeatureGate { feature: "%pm4..%pm7", modifiers: &S27, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "%pm0..%pm3", modifiers: &S36, ptx: Some(PtxVersion::new(1, 3)), sm: None },
+            FeatureGate { feature: "%pm4..%pm7", modifiers: &S36, ptx: Some(PtxVersion::new(3, 0)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "%pm0..%pm3", modifiers: &S27, ptx: None, sm: None },
-            FeatureGate { feature: "%pm4..%pm7", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "%pm0..%pm3", modifiers: &S36, ptx: None, sm: None },
+            FeatureGate { feature: "%pm4..%pm7", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Read-only: 32-bit performance monitor counters %pm0..%pm7.",
         coverage: Coverage { parses: true },
@@ -8591,7 +9353,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %pm0_64..%pm7_64",
         category: "Special Registers",
-        names: &S333,
+        names: &S550,
         anchor: "special-registers-pm0-64-pm7-64",
         syntax: "",
         forms: &[
@@ -8613,7 +9375,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Miscellaneous Instructions: pmevent",
         category: "Miscellaneous Instructions",
-        names: &S334,
+        names: &S551,
         anchor: "miscellaneous-instructions-pmevent",
         syntax: "pmevent       a;    // trigger a single performance monitor event\npmevent.mask  a;    // trigger one or more performance monitor events",
         forms: &[
@@ -8634,7 +9396,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".mask", optional: false, placeholder: false, values: &S335 },
+                    Slot { name: ".mask", optional: false, placeholder: false, values: &S552 },
                 ],
                 operands: &[
                     OperandSpec { text: "a", name: "a", optional: false, negatable: false, address: false },
@@ -8647,10 +9409,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
         preview: false,
         target: TargetReq::All,
         ptx_gates: &[
-            FeatureGate { feature: "pmevent.mask", modifiers: &S335, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "pmevent.mask", modifiers: &S552, ptx: Some(PtxVersion::new(3, 0)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "pmevent.mask", modifiers: &S335, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "pmevent.mask", modifiers: &S552, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Raises one or more performance monitor events.",
         coverage: Coverage { parses: true },
@@ -8660,7 +9422,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Integer Arithmetic Instructions: popc",
         category: "Integer Arithmetic Instructions",
-        names: &S336,
+        names: &S553,
         anchor: "integer-arithmetic-instructions-popc",
         syntax: "popc.type  d, a;\n\n.type = { .b32, .b64 };",
         forms: &[
@@ -8670,7 +9432,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S92 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S159 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -8679,7 +9441,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S92 },
+            Definition { name: ".type", values: &S159 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
         preview: false,
@@ -8696,7 +9458,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Directive,
         title: "Performance-Tuning Directives: .pragma",
         category: "Performance-Tuning Directives",
-        names: &S337,
+        names: &S554,
         anchor: "performance-tuning-directives-pragma",
         syntax: ".pragma list-of-strings ;",
         forms: &[
@@ -8729,7 +9491,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: prefetch, prefetchu",
         category: "Data Movement and Conversion Instructions",
-        names: &S338,
+        names: &S555,
         anchor: "data-movement-and-conversion-instructions-prefetch-prefetchu",
         syntax: "prefetch{.space}.level                    [a];   // prefetch to data cache\nprefetch.global.level::eviction_priority  [a];   // prefetch to data cache\n\nprefetchu.L1  [a];             // prefetch to uniform cache\n\nprefetch{.tensormap_space}.tensormap [a];  // prefetch the tensormap\n\n.space =                    { .global, .local };\n.level =                    { .L1, .L2 };\n.level::eviction_priority = { .L2::evict_last, .L2::evict_normal };\n.tensormap_space =          { .const, .param };",
         forms: &[
@@ -8739,8 +9501,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".space", optional: true, placeholder: true, values: &S339 },
-                    Slot { name: ".level", optional: false, placeholder: true, values: &S340 },
+                    Slot { name: ".space", optional: true, placeholder: true, values: &S556 },
+                    Slot { name: ".level", optional: false, placeholder: true, values: &S557 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -8752,8 +9514,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".global", optional: false, placeholder: false, values: &S37 },
-                    Slot { name: ".level::eviction_priority", optional: false, placeholder: true, values: &S341 },
+                    Slot { name: ".global", optional: false, placeholder: false, values: &S46 },
+                    Slot { name: ".level::eviction_priority", optional: false, placeholder: true, values: &S558 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -8765,7 +9527,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".L1", optional: false, placeholder: false, values: &S342 },
+                    Slot { name: ".L1", optional: false, placeholder: false, values: &S559 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -8777,8 +9539,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".tensormap_space", optional: true, placeholder: true, values: &S343 },
-                    Slot { name: ".tensormap", optional: false, placeholder: false, values: &S344 },
+                    Slot { name: ".tensormap_space", optional: true, placeholder: true, values: &S560 },
+                    Slot { name: ".tensormap", optional: false, placeholder: false, values: &S561 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -8786,21 +9548,25 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".space", values: &S339 },
-            Definition { name: ".level", values: &S340 },
-            Definition { name: ".level::eviction_priority", values: &S341 },
-            Definition { name: ".tensormap_space", values: &S343 },
+            Definition { name: ".space", values: &S556 },
+            Definition { name: ".level", values: &S557 },
+            Definition { name: ".level::eviction_priority", values: &S558 },
+            Definition { name: ".tensormap_space", values: &S560 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(20, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "Support for .level::eviction_priority qualifier", modifiers: &S244, ptx: Some(PtxVersion::new(7, 4)), sm: None },
-            FeatureGate { feature: "Support for the .tensormap qualifier", modifiers: &S344, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "Support for .level::eviction_priority qualifier", modifiers: &S383, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "Support for the .tensormap qualifier", modifiers: &S561, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "prefetch.global.L2::evict_last", modifiers: &S562, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "prefetch.global.L2::evict_normal", modifiers: &S563, ptx: Some(PtxVersion::new(7, 4)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "Support for .level::eviction_priority qualifier", modifiers: &S244, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
-            FeatureGate { feature: "Support for the .tensormap qualifier", modifiers: &S344, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "Support for .level::eviction_priority qualifier", modifiers: &S383, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "Support for the .tensormap qualifier", modifiers: &S561, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "prefetch.global.L2::evict_last", modifiers: &S562, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "prefetch.global.L2::evict_normal", modifiers: &S563, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
         ],
         summary: "Hints that a memory line should be brought into a cache level.",
         coverage: Coverage { parses: true },
@@ -8810,7 +9576,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: prefetch, prefetchu",
         category: "Data Movement and Conversion Instructions",
-        names: &S338,
+        names: &S555,
         anchor: "data-movement-and-conversion-instructions-prefetch-prefetchu",
         syntax: "prefetch{.space}.level                    [a];   // prefetch to data cache\nprefetch.global.level::eviction_priority  [a];   // prefetch to data cache\n\nprefetchu.L1  [a];             // prefetch to uniform cache\n\nprefetch{.tensormap_space}.tensormap [a];  // prefetch the tensormap\n\n.space =                    { .global, .local };\n.level =                    { .L1, .L2 };\n.level::eviction_priority = { .L2::evict_last, .L2::evict_normal };\n.tensormap_space =          { .const, .param };",
         forms: &[
@@ -8820,8 +9586,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".space", optional: true, placeholder: true, values: &S339 },
-                    Slot { name: ".level", optional: false, placeholder: true, values: &S340 },
+                    Slot { name: ".space", optional: true, placeholder: true, values: &S556 },
+                    Slot { name: ".level", optional: false, placeholder: true, values: &S557 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -8833,8 +9599,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".global", optional: false, placeholder: false, values: &S37 },
-                    Slot { name: ".level::eviction_priority", optional: false, placeholder: true, values: &S341 },
+                    Slot { name: ".global", optional: false, placeholder: false, values: &S46 },
+                    Slot { name: ".level::eviction_priority", optional: false, placeholder: true, values: &S558 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -8846,7 +9612,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".L1", optional: false, placeholder: false, values: &S342 },
+                    Slot { name: ".L1", optional: false, placeholder: false, values: &S559 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -8858,8 +9624,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".tensormap_space", optional: true, placeholder: true, values: &S343 },
-                    Slot { name: ".tensormap", optional: false, placeholder: false, values: &S344 },
+                    Slot { name: ".tensormap_space", optional: true, placeholder: true, values: &S560 },
+                    Slot { name: ".tensormap", optional: false, placeholder: false, values: &S561 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -8867,21 +9633,21 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".space", values: &S339 },
-            Definition { name: ".level", values: &S340 },
-            Definition { name: ".level::eviction_priority", values: &S341 },
-            Definition { name: ".tensormap_space", values: &S343 },
+            Definition { name: ".space", values: &S556 },
+            Definition { name: ".level", values: &S557 },
+            Definition { name: ".level::eviction_priority", values: &S558 },
+            Definition { name: ".tensormap_space", values: &S560 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(20, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "Support for .level::eviction_priority qualifier", modifiers: &S244, ptx: Some(PtxVersion::new(7, 4)), sm: None },
-            FeatureGate { feature: "Support for the .tensormap qualifier", modifiers: &S344, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "Support for .level::eviction_priority qualifier", modifiers: &S383, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "Support for the .tensormap qualifier", modifiers: &S561, ptx: Some(PtxVersion::new(8, 0)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "Support for .level::eviction_priority qualifier", modifiers: &S244, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
-            FeatureGate { feature: "Support for the .tensormap qualifier", modifiers: &S344, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "Support for .level::eviction_priority qualifier", modifiers: &S383, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "Support for the .tensormap qualifier", modifiers: &S561, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Hints that a line should be brought into the uniform cache.",
         coverage: Coverage { parses: true },
@@ -8891,7 +9657,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: prmt",
         category: "Data Movement and Conversion Instructions",
-        names: &S345,
+        names: &S564,
         anchor: "data-movement-and-conversion-instructions-prmt",
         syntax: "prmt.b32{.mode}  d, a, b, c;\n\n.mode = { .f4e, .b4e, .rc8, .ecl, .ecr, .rc16 };",
         forms: &[
@@ -8901,8 +9667,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".b32", optional: false, placeholder: false, values: &S11 },
-                    Slot { name: ".mode", optional: true, placeholder: true, values: &S346 },
+                    Slot { name: ".b32", optional: false, placeholder: false, values: &S12 },
+                    Slot { name: ".mode", optional: true, placeholder: true, values: &S565 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -8913,7 +9679,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".mode", values: &S346 },
+            Definition { name: ".mode", values: &S565 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
         preview: false,
@@ -8930,7 +9696,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: rcp",
         category: "Floating Point Instructions",
-        names: &S347,
+        names: &S566,
         anchor: "floating-point-instructions-rcp",
         syntax: "rcp.approx{.ftz}.f32  d, a;  // fast, approximate reciprocal\nrcp.rnd{.ftz}.f32     d, a;  // IEEE 754 compliant rounding\nrcp.rnd.f64           d, a;  // IEEE 754 compliant rounding\n\n.rnd = { .rn, .rz, .rm, .rp };",
         forms: &[
@@ -8940,7 +9706,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".approx", optional: false, placeholder: false, values: &S113 },
+                    Slot { name: ".approx", optional: false, placeholder: false, values: &S180 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
@@ -8955,7 +9721,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S13 },
+                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S14 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
@@ -8970,7 +9736,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S13 },
+                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S14 },
                     Slot { name: ".f64", optional: false, placeholder: false, values: &S3 },
                 ],
                 operands: &[
@@ -8980,21 +9746,28 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".rnd", values: &S13 },
+            Definition { name: ".rnd", values: &S14 },
         ],
-        ptx: Some(PtxVersion::new(1, 0)),
+        ptx: Some(PtxVersion::new(1, 4)),
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
-            FeatureGate { feature: "rcp.f32 and rcp.f64", modifiers: &S111, ptx: Some(PtxVersion::new(1, 0)), sm: None },
-            FeatureGate { feature: "rcp.rn.f64 and explicit modifiers .approx and .ftz", modifiers: &S348, ptx: Some(PtxVersion::new(1, 4)), sm: None },
-            FeatureGate { feature: "General rounding modifiers", modifiers: &S27, ptx: Some(PtxVersion::new(2, 0)), sm: None },
+            FeatureGate { feature: "rcp.f32 and rcp.f64", modifiers: &S178, ptx: Some(PtxVersion::new(1, 0)), sm: None },
+            FeatureGate { feature: "rcp.rn.f64 and explicit modifiers .approx and .ftz", modifiers: &S567, ptx: Some(PtxVersion::new(1, 4)), sm: None },
+            FeatureGate { feature: "General rounding modifiers", modifiers: &S36, ptx: Some(PtxVersion::new(2, 0)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "rcp.approx.f32", modifiers: &S349, ptx: None, sm: None },
-            FeatureGate { feature: "rcp.rnd.f32", modifiers: &S188, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "rcp.rn.f64", modifiers: &S189, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
-            FeatureGate { feature: "rcp.{rz,rm,rp}.f64", modifiers: &S190, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "rcp.approx.f32", modifiers: &S295, ptx: None, sm: None },
+            FeatureGate { feature: "rcp.rnd.f32", modifiers: &S298, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "rcp.rn.f64", modifiers: &S299, ptx: None, sm: None },
+            FeatureGate { feature: "rcp.{rz,rm,rp}.f64", modifiers: &S300, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "rcp.rn.f32", modifiers: &S301, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "rcp.rm.f32", modifiers: &S19, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "rcp.rp.f32", modifiers: &S20, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "rcp.rz.f32", modifiers: &S302, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "rcp.rm.f64", modifiers: &S21, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "rcp.rp.f64", modifiers: &S22, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "rcp.rz.f64", modifiers: &S303, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Reciprocal of an f32/f64 value, approximate or correctly rounded.",
         coverage: Coverage { parses: true },
@@ -9004,7 +9777,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: rcp.approx.ftz.f64",
         category: "Floating Point Instructions",
-        names: &S350,
+        names: &S568,
         anchor: "floating-point-instructions-rcp-approx-ftz-f64",
         syntax: "rcp.approx.ftz.f64  d, a;",
         forms: &[
@@ -9038,7 +9811,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Parallel Synchronization and Communication Instructions: red",
         category: "Parallel Synchronization and Communication Instructions",
-        names: &S351,
+        names: &S569,
         anchor: "parallel-synchronization-and-communication-instructions-red",
         syntax: "Reduction operation with scalar type:\nred{.sem}{.scope}{.space}.op{.level::cache_hint}.type          [a], b{, cache-policy};\n\nred{.sem}{.scope}{.space}.add.noftz{.level::cache_hint}.f16    [a], b{, cache-policy};\n\nred{.sem}{.scope}{.space}.add.noftz{.level::cache_hint}.f16x2  [a], b{, cache-policy};\n\nred{.sem}{.scope}{.space}.add.noftz{.level::cache_hint}.bf16\n                                                      [a], b {, cache-policy};\n\nred{.sem}{.scope}{.space}.add.noftz{.level::cache_hint}.bf16x2\n                                                      [a], b {, cache-policy};\n\n.space =              { .global, .shared{::cta, ::cluster} };\n.sem =                {.relaxed, .release};\n.scope =              {.cta, .cluster, .gpu, .sys};\n\n.op =                 { .and, .or, .xor,\n                        .add, .inc, .dec,\n                        .min, .max };\n.level::cache_hint =  { .L2::cache_hint };\n.type =               { .b32, .b64, .u32, .u64, .s32, .s64, .f32, .f64 };\n\nReduction operation with vector type:\nred{.sem}{.scope}{.global}.add{.level::cache_hint}.vec_32_bit.f32 [a], b{, cache-policy};\nred{.sem}{.scope}{.global}.op.noftz{.level::cache_hint}. vec_16_bit.half_word_type [a], b{, cache-policy};\nred{.sem}{.scope}{.global}.op.noftz{.level::cache_hint}.vec_32_bit.packed_type [a], b {, cache-policy};\n\n.sem =                { .relaxed, .release };\n.scope =              { .cta, .gpu, .sys };\n.op =                 { .add, .min, .max };\n.half_word_type =     { .f16, .bf16 };\n.packed_type =        { .f16x2,.bf16x2 };\n.vec_16_bit =         { .v2, .v4, .v8 }\n.vec_32_bit =         { .v2, .v4 };\n.level::cache_hint =  { .L2::cache_hint }",
         forms: &[
@@ -9048,12 +9821,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S320 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S41 },
-                    Slot { name: ".space", optional: true, placeholder: true, values: &S42 },
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S146 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S45 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S537 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
+                    Slot { name: ".space", optional: true, placeholder: true, values: &S51 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S221 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S54 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -9067,13 +9840,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S320 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S41 },
-                    Slot { name: ".space", optional: true, placeholder: true, values: &S42 },
-                    Slot { name: ".add", optional: false, placeholder: false, values: &S48 },
-                    Slot { name: ".noftz", optional: false, placeholder: false, values: &S49 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".f16", optional: false, placeholder: false, values: &S4 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S537 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
+                    Slot { name: ".space", optional: true, placeholder: true, values: &S51 },
+                    Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
+                    Slot { name: ".noftz", optional: false, placeholder: false, values: &S58 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".f16", optional: false, placeholder: false, values: &S5 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -9087,13 +9860,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S320 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S41 },
-                    Slot { name: ".space", optional: true, placeholder: true, values: &S42 },
-                    Slot { name: ".add", optional: false, placeholder: false, values: &S48 },
-                    Slot { name: ".noftz", optional: false, placeholder: false, values: &S49 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S5 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S537 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
+                    Slot { name: ".space", optional: true, placeholder: true, values: &S51 },
+                    Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
+                    Slot { name: ".noftz", optional: false, placeholder: false, values: &S58 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -9107,13 +9880,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S320 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S41 },
-                    Slot { name: ".space", optional: true, placeholder: true, values: &S42 },
-                    Slot { name: ".add", optional: false, placeholder: false, values: &S48 },
-                    Slot { name: ".noftz", optional: false, placeholder: false, values: &S49 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S6 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S537 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
+                    Slot { name: ".space", optional: true, placeholder: true, values: &S51 },
+                    Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
+                    Slot { name: ".noftz", optional: false, placeholder: false, values: &S58 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S7 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -9127,13 +9900,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S320 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S41 },
-                    Slot { name: ".space", optional: true, placeholder: true, values: &S42 },
-                    Slot { name: ".add", optional: false, placeholder: false, values: &S48 },
-                    Slot { name: ".noftz", optional: false, placeholder: false, values: &S49 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S7 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S537 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
+                    Slot { name: ".space", optional: true, placeholder: true, values: &S51 },
+                    Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
+                    Slot { name: ".noftz", optional: false, placeholder: false, values: &S58 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S8 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -9147,12 +9920,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S320 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
-                    Slot { name: ".global", optional: true, placeholder: false, values: &S37 },
-                    Slot { name: ".add", optional: false, placeholder: false, values: &S48 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".vec_32_bit", optional: false, placeholder: true, values: &S51 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S537 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S59 },
+                    Slot { name: ".global", optional: true, placeholder: false, values: &S46 },
+                    Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".vec_32_bit", optional: false, placeholder: true, values: &S60 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
                 operands: &[
@@ -9167,14 +9940,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S320 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
-                    Slot { name: ".global", optional: true, placeholder: false, values: &S37 },
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S52 },
-                    Slot { name: ".noftz", optional: false, placeholder: false, values: &S49 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".vec_16_bit", optional: false, placeholder: true, values: &S53 },
-                    Slot { name: ".half_word_type", optional: false, placeholder: true, values: &S54 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S537 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S59 },
+                    Slot { name: ".global", optional: true, placeholder: false, values: &S46 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S61 },
+                    Slot { name: ".noftz", optional: false, placeholder: false, values: &S58 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".vec_16_bit", optional: false, placeholder: true, values: &S62 },
+                    Slot { name: ".half_word_type", optional: false, placeholder: true, values: &S63 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -9188,14 +9961,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sem", optional: true, placeholder: true, values: &S320 },
-                    Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
-                    Slot { name: ".global", optional: true, placeholder: false, values: &S37 },
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S52 },
-                    Slot { name: ".noftz", optional: false, placeholder: false, values: &S49 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".vec_32_bit", optional: false, placeholder: true, values: &S51 },
-                    Slot { name: ".packed_type", optional: false, placeholder: true, values: &S55 },
+                    Slot { name: ".sem", optional: true, placeholder: true, values: &S537 },
+                    Slot { name: ".scope", optional: true, placeholder: true, values: &S59 },
+                    Slot { name: ".global", optional: true, placeholder: false, values: &S46 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S61 },
+                    Slot { name: ".noftz", optional: false, placeholder: false, values: &S58 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".vec_32_bit", optional: false, placeholder: true, values: &S60 },
+                    Slot { name: ".packed_type", optional: false, placeholder: true, values: &S64 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -9205,40 +9978,106 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".space", values: &S42 },
-            Definition { name: ".sem", values: &S320 },
-            Definition { name: ".scope", values: &S41 },
-            Definition { name: ".op", values: &S146 },
-            Definition { name: ".level::cache_hint", values: &S44 },
-            Definition { name: ".type", values: &S45 },
+            Definition { name: ".space", values: &S51 },
+            Definition { name: ".sem", values: &S537 },
             Definition { name: ".scope", values: &S50 },
-            Definition { name: ".op", values: &S52 },
-            Definition { name: ".half_word_type", values: &S54 },
-            Definition { name: ".packed_type", values: &S55 },
-            Definition { name: ".vec_16_bit", values: &S53 },
-            Definition { name: ".vec_32_bit", values: &S51 },
+            Definition { name: ".op", values: &S221 },
+            Definition { name: ".level::cache_hint", values: &S53 },
+            Definition { name: ".type", values: &S54 },
+            Definition { name: ".scope", values: &S59 },
+            Definition { name: ".op", values: &S61 },
+            Definition { name: ".half_word_type", values: &S63 },
+            Definition { name: ".packed_type", values: &S64 },
+            Definition { name: ".vec_16_bit", values: &S62 },
+            Definition { name: ".vec_32_bit", values: &S60 },
         ],
         ptx: Some(PtxVersion::new(1, 2)),
         preview: false,
-        target: TargetReq::Unstated,
+        target: TargetReq::Min(SmTarget::sm(11, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "red.add.f32 and red.shared.add.u64", modifiers: &S352, ptx: Some(PtxVersion::new(2, 0)), sm: None },
-            FeatureGate { feature: "64-bit red.{and,or,xor,min,max}", modifiers: &S58, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "red.add.f64", modifiers: &S59, ptx: Some(PtxVersion::new(5, 0)), sm: None },
-            FeatureGate { feature: ".scope qualifier", modifiers: &S60, ptx: Some(PtxVersion::new(5, 0)), sm: None },
-            FeatureGate { feature: ".sem qualifier", modifiers: &S61, ptx: Some(PtxVersion::new(6, 0)), sm: None },
-            FeatureGate { feature: "red.add.noftz.f16x2", modifiers: &S62, ptx: Some(PtxVersion::new(6, 2)), sm: None },
-            FeatureGate { feature: "red.add.noftz.f16", modifiers: &S353, ptx: Some(PtxVersion::new(6, 3)), sm: None },
+            FeatureGate { feature: "red.add.f32 and red.shared.add.u64", modifiers: &S570, ptx: Some(PtxVersion::new(2, 0)), sm: None },
+            FeatureGate { feature: "64-bit red.{and,or,xor,min,max}", modifiers: &S67, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "red.add.f64", modifiers: &S68, ptx: Some(PtxVersion::new(5, 0)), sm: None },
+            FeatureGate { feature: ".scope qualifier", modifiers: &S69, ptx: Some(PtxVersion::new(5, 0)), sm: None },
+            FeatureGate { feature: ".sem qualifier", modifiers: &S70, ptx: Some(PtxVersion::new(6, 0)), sm: None },
+            FeatureGate { feature: "red.add.noftz.f16x2", modifiers: &S71, ptx: Some(PtxVersion::new(6, 2)), sm: None },
+            FeatureGate { feature: "red.add.noftz.f16", modifiers: &S76, ptx: Some(PtxVersion::new(6, 3)), sm: None },
+            FeatureGate { feature: "red.shared::cta.and.b32", modifiers: &S73, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "red.shared::cta.add.noftz.f16", modifiers: &S77, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "red.shared::cta.add.noftz.f16x2", modifiers: &S78, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "red.add.v2.f32", modifiers: &S79, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "red.add.v4.f32", modifiers: &S80, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "red.add.noftz.v2.f16", modifiers: &S81, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "red.add.noftz.v2.bf16", modifiers: &S82, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "red.add.noftz.v4.f16", modifiers: &S83, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "red.add.noftz.v8.f16", modifiers: &S84, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "red.global.max.noftz.v2.f16", modifiers: &S85, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "red.global.min.noftz.v2.f16", modifiers: &S86, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "red.max.noftz.v2.f16", modifiers: &S87, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "red.min.noftz.v2.f16", modifiers: &S88, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "red.add.noftz.v2.f16x2", modifiers: &S89, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "red.add.noftz.v2.bf16x2", modifiers: &S90, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "red.add.noftz.v4.f16x2", modifiers: &S91, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "red.global.max.noftz.v2.f16x2", modifiers: &S92, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "red.global.min.noftz.v2.f16x2", modifiers: &S93, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "red.max.noftz.v2.f16x2", modifiers: &S94, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "red.min.noftz.v2.f16x2", modifiers: &S95, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "red.global.and.L2::cache_hint.b32", modifiers: &S571, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "red.global.v4.f16x2.max.noftz", modifiers: &S572, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "red.global.v8.bf16.min.noftz", modifiers: &S573, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "red.shared::cta.min.u32", modifiers: &S574, ptx: Some(PtxVersion::new(7, 8)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "red.global", modifiers: &S37, ptx: None, sm: Some(SmTarget::sm(11, ArchVariant::Base)) },
-            FeatureGate { feature: "red.global.add.u64", modifiers: &S354, ptx: None, sm: Some(SmTarget::sm(12, ArchVariant::Base)) },
-            FeatureGate { feature: "red.shared.add.u64", modifiers: &S355, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "64-bit red.{and,or,xor,min,max}", modifiers: &S58, ptx: None, sm: Some(SmTarget::sm(32, ArchVariant::Base)) },
-            FeatureGate { feature: "red.add.f32", modifiers: &S67, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "red.add.f64", modifiers: &S59, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: ".scope qualifier", modifiers: &S60, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: ".sem qualifier", modifiers: &S61, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "red.global", modifiers: &S46, ptx: None, sm: Some(SmTarget::sm(11, ArchVariant::Base)) },
+            FeatureGate { feature: "red.global.add.u64", modifiers: &S575, ptx: None, sm: Some(SmTarget::sm(12, ArchVariant::Base)) },
+            FeatureGate { feature: "red.shared.add.u64", modifiers: &S576, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "64-bit red.{and,or,xor,min,max}", modifiers: &S67, ptx: None, sm: Some(SmTarget::sm(32, ArchVariant::Base)) },
+            FeatureGate { feature: "red.add.f32", modifiers: &S103, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "red.add.f64", modifiers: &S68, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: ".scope qualifier", modifiers: &S69, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: ".sem qualifier", modifiers: &S70, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "red.and.b64", modifiers: &S106, ptx: None, sm: Some(SmTarget::sm(32, ArchVariant::Base)) },
+            FeatureGate { feature: "red.cluster.and.b32", modifiers: &S107, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "red.cta.and.b32", modifiers: &S108, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "red.gpu.and.b32", modifiers: &S109, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "red.relaxed.and.b32", modifiers: &S110, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "red.release.and.b32", modifiers: &S111, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "red.shared.and.b32", modifiers: &S577, ptx: None, sm: Some(SmTarget::sm(12, ArchVariant::Base)) },
+            FeatureGate { feature: "red.shared::cluster.and.b32", modifiers: &S112, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "red.shared::cta.and.b32", modifiers: &S73, ptx: None, sm: Some(SmTarget::sm(12, ArchVariant::Base)) },
+            FeatureGate { feature: "red.sys.and.b32", modifiers: &S113, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "red.add.noftz.f16", modifiers: &S76, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "red.cluster.add.noftz.f16", modifiers: &S116, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "red.shared::cluster.add.noftz.f16", modifiers: &S117, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "red.add.noftz.f16x2", modifiers: &S71, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "red.cluster.add.noftz.f16x2", modifiers: &S120, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "red.relaxed.add.noftz.f16x2", modifiers: &S121, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "red.release.add.noftz.f16x2", modifiers: &S122, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "red.shared::cluster.add.noftz.f16x2", modifiers: &S123, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "red.add.noftz.bf16", modifiers: &S124, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "red.add.noftz.bf16x2", modifiers: &S125, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "red.add.v2.f32", modifiers: &S79, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "red.add.v4.f32", modifiers: &S80, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "red.add.noftz.v2.f16", modifiers: &S81, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "red.add.noftz.v4.f16", modifiers: &S83, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "red.add.noftz.v8.f16", modifiers: &S84, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "red.global.max.noftz.v2.f16", modifiers: &S85, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "red.global.min.noftz.v2.f16", modifiers: &S86, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "red.max.noftz.v2.f16", modifiers: &S87, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "red.min.noftz.v2.f16", modifiers: &S88, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "red.add.noftz.v2.f16x2", modifiers: &S89, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "red.add.noftz.v4.f16x2", modifiers: &S91, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "red.global.max.noftz.v2.f16x2", modifiers: &S92, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "red.global.min.noftz.v2.f16x2", modifiers: &S93, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "red.max.noftz.v2.f16x2", modifiers: &S94, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "red.min.noftz.v2.f16x2", modifiers: &S95, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "red.global.and.L2::cache_hint.b32", modifiers: &S571, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "red.global.cluster.relaxed.add.u32", modifiers: &S127, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "red.global.sys.add.u32", modifiers: &S128, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "red.global.v4.f16x2.max.noftz", modifiers: &S572, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "red.global.v8.bf16.min.noftz", modifiers: &S573, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "red.shared::cluster.max.u32", modifiers: &S578, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "red.shared::cta.min.u32", modifiers: &S574, ptx: None, sm: Some(SmTarget::sm(12, ArchVariant::Base)) },
         ],
         summary: "Atomic reduction on global or shared memory that returns nothing.",
         coverage: Coverage { parses: true },
@@ -9248,7 +10087,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Parallel Synchronization and Communication Instructions: red.async",
         category: "Parallel Synchronization and Communication Instructions",
-        names: &S356,
+        names: &S579,
         anchor: "parallel-synchronization-and-communication-instructions-red-async",
         syntax: "// Increment and Decrement reductions\nred.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];\n\n.ss   =                 { .shared::cluster };\n.op   =                 { .inc, .dec };\n.type =                 { .u32 };\n.completion_mechanism = { .mbarrier::complete_tx::bytes };\n\n\n// MIN and MAX reductions\nred.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];\n\n.ss   = { .shared::cluster };\n.op   = { .min, .max };\n.type = { .u32, .s32 };\n.completion_mechanism = { .mbarrier::complete_tx::bytes };\n\n// Bitwise AND, OR and XOR reductions\nred.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];\n\n.ss   = { .shared::cluster };\n.op   = { .and, .or, .xor };\n.type = { .b32 };\n.completion_mechanism = { .mbarrier::complete_tx::bytes };\n\n// ADD reductions\nred.async.relaxed.cluster{.ss}.completion_mechanism.add.type [a], b, [mbar];\n\n.ss   = { .shared::cluster };\n.type = { .u32, .s32, .u64 };\n.completion_mechanism = { .mbarrier::complete_tx::bytes };",
         forms: &[
@@ -9258,12 +10097,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".relaxed", optional: false, placeholder: false, values: &S239 },
-                    Slot { name: ".cluster", optional: false, placeholder: false, values: &S242 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S124 },
-                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S125 },
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S357 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S75 },
+                    Slot { name: ".relaxed", optional: false, placeholder: false, values: &S362 },
+                    Slot { name: ".cluster", optional: false, placeholder: false, values: &S365 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S198 },
+                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S199 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S580 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S136 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -9277,12 +10116,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".relaxed", optional: false, placeholder: false, values: &S239 },
-                    Slot { name: ".cluster", optional: false, placeholder: false, values: &S242 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S124 },
-                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S125 },
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S358 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S194 },
+                    Slot { name: ".relaxed", optional: false, placeholder: false, values: &S362 },
+                    Slot { name: ".cluster", optional: false, placeholder: false, values: &S365 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S198 },
+                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S199 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S581 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S307 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -9296,12 +10135,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".relaxed", optional: false, placeholder: false, values: &S239 },
-                    Slot { name: ".cluster", optional: false, placeholder: false, values: &S242 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S124 },
-                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S125 },
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S359 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S11 },
+                    Slot { name: ".relaxed", optional: false, placeholder: false, values: &S362 },
+                    Slot { name: ".cluster", optional: false, placeholder: false, values: &S365 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S198 },
+                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S199 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S582 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S12 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -9315,12 +10154,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".relaxed", optional: false, placeholder: false, values: &S239 },
-                    Slot { name: ".cluster", optional: false, placeholder: false, values: &S242 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S124 },
-                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S125 },
-                    Slot { name: ".add", optional: false, placeholder: false, values: &S48 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S360 },
+                    Slot { name: ".relaxed", optional: false, placeholder: false, values: &S362 },
+                    Slot { name: ".cluster", optional: false, placeholder: false, values: &S365 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S198 },
+                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S199 },
+                    Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S583 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -9330,15 +10169,15 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".ss", values: &S124 },
-            Definition { name: ".op", values: &S357 },
-            Definition { name: ".type", values: &S75 },
-            Definition { name: ".completion_mechanism", values: &S125 },
-            Definition { name: ".op", values: &S358 },
-            Definition { name: ".type", values: &S194 },
-            Definition { name: ".op", values: &S359 },
-            Definition { name: ".type", values: &S11 },
-            Definition { name: ".type", values: &S360 },
+            Definition { name: ".ss", values: &S198 },
+            Definition { name: ".op", values: &S580 },
+            Definition { name: ".type", values: &S136 },
+            Definition { name: ".completion_mechanism", values: &S199 },
+            Definition { name: ".op", values: &S581 },
+            Definition { name: ".type", values: &S307 },
+            Definition { name: ".op", values: &S582 },
+            Definition { name: ".type", values: &S12 },
+            Definition { name: ".type", values: &S583 },
         ],
         ptx: Some(PtxVersion::new(8, 1)),
         preview: false,
@@ -9355,7 +10194,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Parallel Synchronization and Communication Instructions: redux.sync",
         category: "Parallel Synchronization and Communication Instructions",
-        names: &S361,
+        names: &S584,
         anchor: "parallel-synchronization-and-communication-instructions-redux-sync",
         syntax: "redux.sync.op.type dst, src, membermask;\n.op   = {.add, .min, .max}\n.type = {.u32, .s32}\n\nredux.sync.op.b32 dst, src, membermask;\n.op   = {.and, .or, .xor}",
         forms: &[
@@ -9365,8 +10204,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S52 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S194 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S61 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S307 },
                 ],
                 operands: &[
                     OperandSpec { text: "dst", name: "dst", optional: false, negatable: false, address: false },
@@ -9380,8 +10219,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S359 },
-                    Slot { name: ".b32", optional: false, placeholder: false, values: &S11 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S582 },
+                    Slot { name: ".b32", optional: false, placeholder: false, values: &S12 },
                 ],
                 operands: &[
                     OperandSpec { text: "dst", name: "dst", optional: false, negatable: false, address: false },
@@ -9391,9 +10230,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".op", values: &S52 },
-            Definition { name: ".type", values: &S194 },
-            Definition { name: ".op", values: &S359 },
+            Definition { name: ".op", values: &S61 },
+            Definition { name: ".type", values: &S307 },
+            Definition { name: ".op", values: &S582 },
         ],
         ptx: Some(PtxVersion::new(7, 0)),
         preview: false,
@@ -9410,7 +10249,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Integer Arithmetic Instructions: rem",
         category: "Integer Arithmetic Instructions",
-        names: &S362,
+        names: &S585,
         anchor: "integer-arithmetic-instructions-rem",
         syntax: "rem.type  d, a, b;\n\n.type = { .u16, .u32, .u64,\n          .s16, .s32, .s64 };",
         forms: &[
@@ -9420,7 +10259,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S191 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S304 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -9430,7 +10269,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S191 },
+            Definition { name: ".type", values: &S304 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
@@ -9447,7 +10286,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Directive,
         title: "Cluster Dimension Directives: .reqnctapercluster",
         category: "Cluster Dimension Directives",
-        names: &S363,
+        names: &S586,
         anchor: "cluster-dimension-directives-reqnctapercluster",
         syntax: ".reqnctapercluster nx\n.reqnctapercluster nx, ny\n.reqnctapercluster nx, ny, nz",
         forms: &[
@@ -9505,7 +10344,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Directive,
         title: "Performance-Tuning Directives: .reqntid",
         category: "Performance-Tuning Directives",
-        names: &S364,
+        names: &S587,
         anchor: "performance-tuning-directives-reqntid",
         syntax: ".reqntid nx\n.reqntid nx, ny\n.reqntid nx, ny, nz",
         forms: &[
@@ -9563,7 +10402,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %reserved_smem_offset_begin, %reserved_smem_offset_end, %reserved_smem_offset_cap, %reserved_smem_offset_<2>",
         category: "Special Registers",
-        names: &S365,
+        names: &S588,
         anchor: "special-registers-reserved-smem-offset-begin-reserved-smem-offset-end-reserved-smem-offset-cap-reserved-smem-offset-2",
         syntax: "",
         forms: &[
@@ -9585,7 +10424,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %reserved_smem_offset_begin, %reserved_smem_offset_end, %reserved_smem_offset_cap, %reserved_smem_offset_<2>",
         category: "Special Registers",
-        names: &S365,
+        names: &S588,
         anchor: "special-registers-reserved-smem-offset-begin-reserved-smem-offset-end-reserved-smem-offset-cap-reserved-smem-offset-2",
         syntax: "",
         forms: &[
@@ -9607,7 +10446,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %reserved_smem_offset_begin, %reserved_smem_offset_end, %reserved_smem_offset_cap, %reserved_smem_offset_<2>",
         category: "Special Registers",
-        names: &S365,
+        names: &S588,
         anchor: "special-registers-reserved-smem-offset-begin-reserved-smem-offset-end-reserved-smem-offset-cap-reserved-smem-offset-2",
         syntax: "",
         forms: &[
@@ -9629,7 +10468,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %reserved_smem_offset_begin, %reserved_smem_offset_end, %reserved_smem_offset_cap, %reserved_smem_offset_<2>",
         category: "Special Registers",
-        names: &S365,
+        names: &S588,
         anchor: "special-registers-reserved-smem-offset-begin-reserved-smem-offset-end-reserved-smem-offset-cap-reserved-smem-offset-2",
         syntax: "",
         forms: &[
@@ -9651,7 +10490,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Control Flow Instructions: ret",
         category: "Control Flow Instructions",
-        names: &S366,
+        names: &S589,
         anchor: "control-flow-instructions-ret",
         syntax: "ret{.uni};",
         forms: &[
@@ -9661,7 +10500,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".uni", optional: true, placeholder: false, values: &S89 },
+                    Slot { name: ".uni", optional: true, placeholder: false, values: &S156 },
                 ],
                 operands: &[
                 ],
@@ -9684,7 +10523,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: rsqrt",
         category: "Floating Point Instructions",
-        names: &S367,
+        names: &S590,
         anchor: "floating-point-instructions-rsqrt",
         syntax: "rsqrt.approx{.ftz}.f32  d, a;\nrsqrt.approx.f64        d, a;",
         forms: &[
@@ -9694,7 +10533,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".approx", optional: false, placeholder: false, values: &S113 },
+                    Slot { name: ".approx", optional: false, placeholder: false, values: &S180 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
@@ -9709,7 +10548,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".approx", optional: false, placeholder: false, values: &S113 },
+                    Slot { name: ".approx", optional: false, placeholder: false, values: &S180 },
                     Slot { name: ".f64", optional: false, placeholder: false, values: &S3 },
                 ],
                 operands: &[
@@ -9720,16 +10559,16 @@ pub(crate) static ENTRIES: &[Entry] = &[
         ],
         definitions: &[
         ],
-        ptx: Some(PtxVersion::new(1, 0)),
+        ptx: Some(PtxVersion::new(1, 4)),
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
-            FeatureGate { feature: "rsqrt.f32 and rsqrt.f64", modifiers: &S111, ptx: Some(PtxVersion::new(1, 0)), sm: None },
-            FeatureGate { feature: "Explicit modifiers .approx and .ftz", modifiers: &S114, ptx: Some(PtxVersion::new(1, 4)), sm: None },
+            FeatureGate { feature: "rsqrt.f32 and rsqrt.f64", modifiers: &S178, ptx: Some(PtxVersion::new(1, 0)), sm: None },
+            FeatureGate { feature: "Explicit modifiers .approx and .ftz", modifiers: &S181, ptx: Some(PtxVersion::new(1, 4)), sm: None },
         ],
         target_gates: &[
             FeatureGate { feature: "rsqrt.f32", modifiers: &S2, ptx: None, sm: None },
-            FeatureGate { feature: "rsqrt.f64", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
+            FeatureGate { feature: "rsqrt.f64", modifiers: &S3, ptx: None, sm: None },
         ],
         summary: "Approximate reciprocal square root.",
         coverage: Coverage { parses: true },
@@ -9739,7 +10578,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: rsqrt.approx.ftz.f64",
         category: "Floating Point Instructions",
-        names: &S368,
+        names: &S591,
         anchor: "floating-point-instructions-rsqrt-approx-ftz-f64",
         syntax: "rsqrt.approx.ftz.f64 d, a;",
         forms: &[
@@ -9773,7 +10612,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Integer Arithmetic Instructions: sad",
         category: "Integer Arithmetic Instructions",
-        names: &S369,
+        names: &S592,
         anchor: "integer-arithmetic-instructions-sad",
         syntax: "sad.type  d, a, b, c;\n\n.type = { .u16, .u32, .u64,\n          .s16, .s32, .s64 };",
         forms: &[
@@ -9783,7 +10622,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S191 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S304 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -9794,7 +10633,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S191 },
+            Definition { name: ".type", values: &S304 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
@@ -9811,7 +10650,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Comparison and Selection Instructions: selp",
         category: "Comparison and Selection Instructions",
-        names: &S370,
+        names: &S593,
         anchor: "comparison-and-selection-instructions-selp",
         syntax: "selp.type d, a, b, c;\n\n.type = { .b16, .b32, .b64,\n          .u16, .u32, .u64,\n          .s16, .s32, .s64,\n                .f32, .f64 };",
         forms: &[
@@ -9821,7 +10660,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S371 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S594 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -9832,7 +10671,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S371 },
+            Definition { name: ".type", values: &S594 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
@@ -9840,7 +10679,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         ptx_gates: &[
         ],
         target_gates: &[
-            FeatureGate { feature: "selp.f64", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
+            FeatureGate { feature: "selp.f64", modifiers: &S3, ptx: None, sm: None },
         ],
         summary: "Chooses one of two values by a predicate.",
         coverage: Coverage { parses: true },
@@ -9850,7 +10689,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Comparison and Selection Instructions: set",
         category: "Comparison and Selection Instructions",
-        names: &S372,
+        names: &S595,
         anchor: "comparison-and-selection-instructions-set",
         syntax: "set.CmpOp{.ftz}.dtype.stype         d, a, b;\nset.CmpOp.BoolOp{.ftz}.dtype.stype  d, a, b, {!}c;\n\n.CmpOp  = { eq, ne, lt, le, gt, ge, lo, ls, hi, hs,\n            equ, neu, ltu, leu, gtu, geu, num, nan };\n.BoolOp = { and, or, xor };\n.dtype  = { .u32, .s32, .f32 };\n.stype  = { .b16, .b32, .b64,\n            .u16, .u32, .u64,\n            .s16, .s32, .s64,\n                  .f32, .f64 };",
         forms: &[
@@ -9860,10 +10699,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S373 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S596 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S374 },
-                    Slot { name: ".stype", optional: false, placeholder: true, values: &S371 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S597 },
+                    Slot { name: ".stype", optional: false, placeholder: true, values: &S594 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -9877,11 +10716,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S373 },
-                    Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S359 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S596 },
+                    Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S582 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S374 },
-                    Slot { name: ".stype", optional: false, placeholder: true, values: &S371 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S597 },
+                    Slot { name: ".stype", optional: false, placeholder: true, values: &S594 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -9892,10 +10731,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".CmpOp", values: &S373 },
-            Definition { name: ".BoolOp", values: &S359 },
-            Definition { name: ".dtype", values: &S374 },
-            Definition { name: ".stype", values: &S371 },
+            Definition { name: ".CmpOp", values: &S596 },
+            Definition { name: ".BoolOp", values: &S582 },
+            Definition { name: ".dtype", values: &S597 },
+            Definition { name: ".stype", values: &S594 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
@@ -9903,7 +10742,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         ptx_gates: &[
         ],
         target_gates: &[
-            FeatureGate { feature: "set with .f64 source type", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
+            FeatureGate { feature: "set with .f64 source type", modifiers: &S3, ptx: None, sm: None },
         ],
         summary: "Compares two values and writes an all-ones/1.0 or zero result.",
         coverage: Coverage { parses: true },
@@ -9913,7 +10752,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Half Precision Comparison Instructions: set",
         category: "Half Precision Comparison Instructions",
-        names: &S372,
+        names: &S595,
         anchor: "half-precision-comparison-instructions-set",
         syntax: "set.CmpOp{.ftz}.f16.stype            d, a, b;\nset.CmpOp.BoolOp{.ftz}.f16.stype     d, a, b, {!}c;\n\nset.CmpOp.bf16.stype                 d, a, b;\nset.CmpOp.BoolOp.bf16.stype          d, a, b, {!}c;\n\nset.CmpOp{.ftz}.dtype.f16            d, a, b;\nset.CmpOp.BoolOp{.ftz}.dtype.f16     d, a, b, {!}c;\n.dtype  = { .u16, .s16, .u32, .s32}\n\nset.CmpOp.dtype.bf16                 d, a, b;\nset.CmpOp.BoolOp.dtype.bf16          d, a, b, {!}c;\n.dtype  = { .u16, .s16, .u32, .s32}\n\nset.CmpOp{.ftz}.dtype.f16x2          d, a, b;\nset.CmpOp.BoolOp{.ftz}.dtype.f16x2   d, a, b, {!}c;\n.dtype  = { .f16x2, .u32, .s32}\n\nset.CmpOp.dtype.bf16x2               d, a, b;\nset.CmpOp.BoolOp.dtype.bf16x2        d, a, b, {!}c;\n.dtype  = { .bf16x2, .u32, .s32}\n\n.CmpOp  = { eq, ne, lt, le, gt, ge,\n            equ, neu, ltu, leu, gtu, geu, num, nan };\n.BoolOp = { and, or, xor };\n.stype  = { .b16, .b32, .b64,\n            .u16, .u32, .u64,\n            .s16, .s32, .s64,\n            .f16, .f32, .f64};",
         forms: &[
@@ -9923,10 +10762,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S375 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".f16", optional: false, placeholder: false, values: &S4 },
-                    Slot { name: ".stype", optional: false, placeholder: true, values: &S376 },
+                    Slot { name: ".f16", optional: false, placeholder: false, values: &S5 },
+                    Slot { name: ".stype", optional: false, placeholder: true, values: &S599 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -9940,11 +10779,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S375 },
-                    Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S359 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S582 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".f16", optional: false, placeholder: false, values: &S4 },
-                    Slot { name: ".stype", optional: false, placeholder: true, values: &S376 },
+                    Slot { name: ".f16", optional: false, placeholder: false, values: &S5 },
+                    Slot { name: ".stype", optional: false, placeholder: true, values: &S599 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -9959,9 +10798,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S375 },
-                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S6 },
-                    Slot { name: ".stype", optional: false, placeholder: true, values: &S376 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S7 },
+                    Slot { name: ".stype", optional: false, placeholder: true, values: &S599 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -9975,10 +10814,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S375 },
-                    Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S359 },
-                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S6 },
-                    Slot { name: ".stype", optional: false, placeholder: true, values: &S376 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S582 },
+                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S7 },
+                    Slot { name: ".stype", optional: false, placeholder: true, values: &S599 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -9993,10 +10832,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S375 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S377 },
-                    Slot { name: ".f16", optional: false, placeholder: false, values: &S4 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S600 },
+                    Slot { name: ".f16", optional: false, placeholder: false, values: &S5 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -10010,11 +10849,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S375 },
-                    Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S359 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S582 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S377 },
-                    Slot { name: ".f16", optional: false, placeholder: false, values: &S4 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S600 },
+                    Slot { name: ".f16", optional: false, placeholder: false, values: &S5 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -10029,9 +10868,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S375 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S377 },
-                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S6 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S600 },
+                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S7 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -10045,10 +10884,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S375 },
-                    Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S359 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S377 },
-                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S6 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S582 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S600 },
+                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S7 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -10063,10 +10902,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S375 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S378 },
-                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S5 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S601 },
+                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -10080,11 +10919,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S375 },
-                    Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S359 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S582 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S378 },
-                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S5 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S601 },
+                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -10099,9 +10938,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S375 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S379 },
-                    Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S7 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S602 },
+                    Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S8 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -10115,10 +10954,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S375 },
-                    Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S359 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S379 },
-                    Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S7 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S582 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S602 },
+                    Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S8 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -10129,22 +10968,82 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".dtype", values: &S377 },
-            Definition { name: ".dtype", values: &S378 },
-            Definition { name: ".dtype", values: &S379 },
-            Definition { name: ".CmpOp", values: &S375 },
-            Definition { name: ".BoolOp", values: &S359 },
-            Definition { name: ".stype", values: &S376 },
+            Definition { name: ".dtype", values: &S600 },
+            Definition { name: ".dtype", values: &S601 },
+            Definition { name: ".dtype", values: &S602 },
+            Definition { name: ".CmpOp", values: &S598 },
+            Definition { name: ".BoolOp", values: &S582 },
+            Definition { name: ".stype", values: &S599 },
         ],
         ptx: Some(PtxVersion::new(4, 2)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(53, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "set.{u16, u32, s16, s32}.f16 and set.{u32, s32}.f16x2", modifiers: &S380, ptx: Some(PtxVersion::new(6, 5)), sm: None },
-            FeatureGate { feature: "set.{u16, u32, s16, s32}.bf16, set.{u32, s32, bf16x2}.bf16x2, set.bf16.{s16,u16,f16,b16,s32,u32,f32,b32,s64,u64,f64,b64}", modifiers: &S381, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "set.{u16, u32, s16, s32}.f16 and set.{u32, s32}.f16x2", modifiers: &S603, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.{u16, u32, s16, s32}.bf16, set.{u32, s32, bf16x2}.bf16x2, set.bf16.{s16,u16,f16,b16,s32,u32,f32,b32,s64,u64,f64,b64}", modifiers: &S604, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "set.eq.ftz.u16.f16", modifiers: &S605, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.equ.u16.f16", modifiers: &S606, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.ge.u16.f16", modifiers: &S607, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.geu.u16.f16", modifiers: &S608, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.gt.u16.f16", modifiers: &S609, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.gtu.u16.f16", modifiers: &S610, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.le.u16.f16", modifiers: &S611, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.leu.u16.f16", modifiers: &S612, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.lt.u16.f16", modifiers: &S613, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.ltu.u16.f16", modifiers: &S614, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.nan.u16.f16", modifiers: &S615, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.ne.u16.f16", modifiers: &S616, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.neu.u16.f16", modifiers: &S617, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.num.u16.f16", modifiers: &S618, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.eq.or.u16.f16", modifiers: &S619, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.eq.xor.u16.f16", modifiers: &S620, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.eq.s32.f16x2", modifiers: &S621, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.eq.u32.f16x2", modifiers: &S622, ptx: Some(PtxVersion::new(6, 5)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "set.{u16, u32, s16, s32}.bf16, set.{u32, s32, bf16x2}.bf16x2, set.bf16.{s16,u16,f16,b16,s32,u32,f32,b32,s64,u64,f64,b64}", modifiers: &S381, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.{u16, u32, s16, s32}.bf16, set.{u32, s32, bf16x2}.bf16x2, set.bf16.{s16,u16,f16,b16,s32,u32,f32,b32,s64,u64,f64,b64}", modifiers: &S604, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.eq.bf16.b16", modifiers: &S623, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.eq.bf16.b32", modifiers: &S624, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.eq.bf16.b64", modifiers: &S625, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.eq.bf16.f16", modifiers: &S626, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.eq.bf16.f32", modifiers: &S627, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.eq.bf16.f64", modifiers: &S628, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.eq.bf16.s16", modifiers: &S629, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.eq.bf16.s32", modifiers: &S630, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.eq.bf16.s64", modifiers: &S631, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.eq.bf16.u16", modifiers: &S632, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.eq.bf16.u32", modifiers: &S633, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.eq.bf16.u64", modifiers: &S634, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.ne.bf16.b16", modifiers: &S635, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.equ.u16.bf16", modifiers: &S636, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.ge.u16.bf16", modifiers: &S637, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.geu.u16.bf16", modifiers: &S638, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.gt.u16.bf16", modifiers: &S639, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.gtu.u16.bf16", modifiers: &S640, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.le.u16.bf16", modifiers: &S641, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.leu.u16.bf16", modifiers: &S642, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.lt.u16.bf16", modifiers: &S643, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.ltu.u16.bf16", modifiers: &S644, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.nan.u16.bf16", modifiers: &S645, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.ne.u16.bf16", modifiers: &S646, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.neu.u16.bf16", modifiers: &S647, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.num.u16.bf16", modifiers: &S648, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.eq.bf16x2.bf16x2", modifiers: &S649, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.equ.bf16x2.bf16x2", modifiers: &S650, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.ge.bf16x2.bf16x2", modifiers: &S651, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.geu.bf16x2.bf16x2", modifiers: &S652, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.gt.bf16x2.bf16x2", modifiers: &S653, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.gtu.bf16x2.bf16x2", modifiers: &S654, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.le.bf16x2.bf16x2", modifiers: &S655, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.leu.bf16x2.bf16x2", modifiers: &S656, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.lt.bf16x2.bf16x2", modifiers: &S657, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.ltu.bf16x2.bf16x2", modifiers: &S658, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.nan.bf16x2.bf16x2", modifiers: &S659, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.ne.bf16x2.bf16x2", modifiers: &S660, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.neu.bf16x2.bf16x2", modifiers: &S661, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.num.bf16x2.bf16x2", modifiers: &S662, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.ltu.or.bf16.f16", modifiers: &S663, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.num.xor.s32.bf16", modifiers: &S664, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Compares f16/bf16 values and writes a mask or 1.0/0.0 result.",
         coverage: Coverage { parses: true },
@@ -10154,7 +11053,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Miscellaneous Instructions: setmaxnreg",
         category: "Miscellaneous Instructions",
-        names: &S382,
+        names: &S665,
         anchor: "miscellaneous-instructions-setmaxnreg",
         syntax: "setmaxnreg.action.sync.aligned.u32 imm-reg-count;\n\n.action = { .inc, .dec };",
         forms: &[
@@ -10164,10 +11063,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".action", optional: false, placeholder: true, values: &S357 },
-                    Slot { name: ".sync", optional: false, placeholder: false, values: &S70 },
-                    Slot { name: ".aligned", optional: false, placeholder: false, values: &S71 },
-                    Slot { name: ".u32", optional: false, placeholder: false, values: &S75 },
+                    Slot { name: ".action", optional: false, placeholder: true, values: &S580 },
+                    Slot { name: ".sync", optional: false, placeholder: false, values: &S131 },
+                    Slot { name: ".aligned", optional: false, placeholder: false, values: &S132 },
+                    Slot { name: ".u32", optional: false, placeholder: false, values: &S136 },
                 ],
                 operands: &[
                     OperandSpec { text: "imm-reg-count", name: "imm-reg-count", optional: false, negatable: false, address: false },
@@ -10175,7 +11074,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".action", values: &S357 },
+            Definition { name: ".action", values: &S580 },
         ],
         ptx: Some(PtxVersion::new(8, 0)),
         preview: false,
@@ -10192,7 +11091,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Comparison and Selection Instructions: setp",
         category: "Comparison and Selection Instructions",
-        names: &S383,
+        names: &S666,
         anchor: "comparison-and-selection-instructions-setp",
         syntax: "setp.CmpOp{.ftz}.type         p[|q], a, b;\nsetp.CmpOp.BoolOp{.ftz}.type  p[|q], a, b, {!}c;\n\n.CmpOp  = { eq, ne, lt, le, gt, ge, lo, ls, hi, hs,\n            equ, neu, ltu, leu, gtu, geu, num, nan };\n.BoolOp = { and, or, xor };\n.type   = { .b16, .b32, .b64,\n            .u16, .u32, .u64,\n            .s16, .s32, .s64,\n                  .f32, .f64 };",
         forms: &[
@@ -10202,9 +11101,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S373 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S596 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S371 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S594 },
                 ],
                 operands: &[
                     OperandSpec { text: "p[|q]", name: "p", optional: false, negatable: false, address: false },
@@ -10218,10 +11117,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S373 },
-                    Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S359 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S596 },
+                    Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S582 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S371 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S594 },
                 ],
                 operands: &[
                     OperandSpec { text: "p[|q]", name: "p", optional: false, negatable: false, address: false },
@@ -10232,9 +11131,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".CmpOp", values: &S373 },
-            Definition { name: ".BoolOp", values: &S359 },
-            Definition { name: ".type", values: &S371 },
+            Definition { name: ".CmpOp", values: &S596 },
+            Definition { name: ".BoolOp", values: &S582 },
+            Definition { name: ".type", values: &S594 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
@@ -10242,7 +11141,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         ptx_gates: &[
         ],
         target_gates: &[
-            FeatureGate { feature: "setp with .f64 source type", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
+            FeatureGate { feature: "setp with .f64 source type", modifiers: &S3, ptx: None, sm: None },
         ],
         summary: "Compares two values and writes predicates, optionally combined with another.",
         coverage: Coverage { parses: true },
@@ -10252,7 +11151,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Half Precision Comparison Instructions: setp",
         category: "Half Precision Comparison Instructions",
-        names: &S383,
+        names: &S666,
         anchor: "half-precision-comparison-instructions-setp",
         syntax: "setp.CmpOp{.ftz}.f16           p, a, b;\nsetp.CmpOp.BoolOp{.ftz}.f16    p, a, b, {!}c;\n\nsetp.CmpOp{.ftz}.f16x2         p|q, a, b;\nsetp.CmpOp.BoolOp{.ftz}.f16x2  p|q, a, b, {!}c;\n\nsetp.CmpOp.bf16                p, a, b;\nsetp.CmpOp.BoolOp.bf16         p, a, b, {!}c;\n\nsetp.CmpOp.bf16x2              p|q, a, b;\nsetp.CmpOp.BoolOp.bf16x2       p|q, a, b, {!}c;\n\n.CmpOp  = { eq, ne, lt, le, gt, ge,\n            equ, neu, ltu, leu, gtu, geu, num, nan };\n.BoolOp = { and, or, xor };",
         forms: &[
@@ -10262,9 +11161,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S375 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".f16", optional: false, placeholder: false, values: &S4 },
+                    Slot { name: ".f16", optional: false, placeholder: false, values: &S5 },
                 ],
                 operands: &[
                     OperandSpec { text: "p", name: "p", optional: false, negatable: false, address: false },
@@ -10278,10 +11177,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S375 },
-                    Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S359 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S582 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".f16", optional: false, placeholder: false, values: &S4 },
+                    Slot { name: ".f16", optional: false, placeholder: false, values: &S5 },
                 ],
                 operands: &[
                     OperandSpec { text: "p", name: "p", optional: false, negatable: false, address: false },
@@ -10296,9 +11195,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S375 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S5 },
+                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
                 ],
                 operands: &[
                     OperandSpec { text: "p|q", name: "p", optional: false, negatable: false, address: false },
@@ -10312,10 +11211,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S375 },
-                    Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S359 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S582 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S5 },
+                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
                 ],
                 operands: &[
                     OperandSpec { text: "p|q", name: "p", optional: false, negatable: false, address: false },
@@ -10330,8 +11229,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S375 },
-                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S6 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S7 },
                 ],
                 operands: &[
                     OperandSpec { text: "p", name: "p", optional: false, negatable: false, address: false },
@@ -10345,9 +11244,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S375 },
-                    Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S359 },
-                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S6 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S582 },
+                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S7 },
                 ],
                 operands: &[
                     OperandSpec { text: "p", name: "p", optional: false, negatable: false, address: false },
@@ -10362,8 +11261,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S375 },
-                    Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S7 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S8 },
                 ],
                 operands: &[
                     OperandSpec { text: "p|q", name: "p", optional: false, negatable: false, address: false },
@@ -10377,9 +11276,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S375 },
-                    Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S359 },
-                    Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S7 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S582 },
+                    Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S8 },
                 ],
                 operands: &[
                     OperandSpec { text: "p|q", name: "p", optional: false, negatable: false, address: false },
@@ -10390,17 +11289,45 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".CmpOp", values: &S375 },
-            Definition { name: ".BoolOp", values: &S359 },
+            Definition { name: ".CmpOp", values: &S598 },
+            Definition { name: ".BoolOp", values: &S582 },
         ],
         ptx: Some(PtxVersion::new(4, 2)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(53, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "setp.{bf16/bf16x2}", modifiers: &S8, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "setp.{bf16/bf16x2}", modifiers: &S9, ptx: Some(PtxVersion::new(7, 8)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "setp.{bf16/bf16x2}", modifiers: &S8, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.{bf16/bf16x2}", modifiers: &S9, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.eq.bf16", modifiers: &S667, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.equ.bf16", modifiers: &S668, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.ge.bf16", modifiers: &S669, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.geu.bf16", modifiers: &S670, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.gt.bf16", modifiers: &S671, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.gtu.bf16", modifiers: &S672, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.le.bf16", modifiers: &S673, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.leu.bf16", modifiers: &S674, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.lt.bf16", modifiers: &S675, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.ltu.bf16", modifiers: &S676, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.nan.bf16", modifiers: &S677, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.ne.bf16", modifiers: &S678, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.neu.bf16", modifiers: &S679, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.num.bf16", modifiers: &S680, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.eq.bf16x2", modifiers: &S681, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.equ.bf16x2", modifiers: &S682, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.ge.bf16x2", modifiers: &S683, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.geu.bf16x2", modifiers: &S684, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.gt.bf16x2", modifiers: &S685, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.gtu.bf16x2", modifiers: &S686, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.le.bf16x2", modifiers: &S687, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.leu.bf16x2", modifiers: &S688, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.lt.bf16x2", modifiers: &S689, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.ltu.bf16x2", modifiers: &S690, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.nan.bf16x2", modifiers: &S691, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.ne.bf16x2", modifiers: &S692, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.neu.bf16x2", modifiers: &S693, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.num.bf16x2", modifiers: &S694, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Compares f16/bf16 values and writes predicates.",
         coverage: Coverage { parses: true },
@@ -10410,7 +11337,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Logic and Shift Instructions: shf",
         category: "Logic and Shift Instructions",
-        names: &S384,
+        names: &S695,
         anchor: "logic-and-shift-instructions-shf",
         syntax: "shf.l.mode.b32  d, a, b, c;  // left shift\nshf.r.mode.b32  d, a, b, c;  // right shift\n\n.mode = { .clamp, .wrap };",
         forms: &[
@@ -10420,9 +11347,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".l", optional: false, placeholder: false, values: &S385 },
-                    Slot { name: ".mode", optional: false, placeholder: true, values: &S386 },
-                    Slot { name: ".b32", optional: false, placeholder: false, values: &S11 },
+                    Slot { name: ".l", optional: false, placeholder: false, values: &S696 },
+                    Slot { name: ".mode", optional: false, placeholder: true, values: &S697 },
+                    Slot { name: ".b32", optional: false, placeholder: false, values: &S12 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -10437,9 +11364,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".r", optional: false, placeholder: false, values: &S387 },
-                    Slot { name: ".mode", optional: false, placeholder: true, values: &S386 },
-                    Slot { name: ".b32", optional: false, placeholder: false, values: &S11 },
+                    Slot { name: ".r", optional: false, placeholder: false, values: &S698 },
+                    Slot { name: ".mode", optional: false, placeholder: true, values: &S697 },
+                    Slot { name: ".b32", optional: false, placeholder: false, values: &S12 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -10450,7 +11377,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".mode", values: &S386 },
+            Definition { name: ".mode", values: &S697 },
         ],
         ptx: Some(PtxVersion::new(3, 1)),
         preview: false,
@@ -10467,7 +11394,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: shfl.sync",
         category: "Data Movement and Conversion Instructions",
-        names: &S388,
+        names: &S699,
         anchor: "data-movement-and-conversion-instructions-shfl-sync",
         syntax: "shfl.sync.mode.b32  d[|p], a, b, c, membermask;\n\n.mode = { .up, .down, .bfly, .idx };",
         forms: &[
@@ -10477,8 +11404,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".mode", optional: false, placeholder: true, values: &S389 },
-                    Slot { name: ".b32", optional: false, placeholder: false, values: &S11 },
+                    Slot { name: ".mode", optional: false, placeholder: true, values: &S700 },
+                    Slot { name: ".b32", optional: false, placeholder: false, values: &S12 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -10490,9 +11417,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".mode", values: &S389 },
+            Definition { name: ".mode", values: &S700 },
         ],
-        ptx: Some(PtxVersion::new(6, 0)),
+        ptx: Some(PtxVersion::new(5, 1)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(30, ArchVariant::Base)),
         ptx_gates: &[
@@ -10507,7 +11434,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Logic and Shift Instructions: shl",
         category: "Logic and Shift Instructions",
-        names: &S390,
+        names: &S701,
         anchor: "logic-and-shift-instructions-shl",
         syntax: "shl.type d, a, b;\n\n.type = { .b16, .b32, .b64 };",
         forms: &[
@@ -10517,7 +11444,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S108 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S175 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -10527,7 +11454,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S108 },
+            Definition { name: ".type", values: &S175 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
@@ -10544,7 +11471,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Logic and Shift Instructions: shr",
         category: "Logic and Shift Instructions",
-        names: &S391,
+        names: &S702,
         anchor: "logic-and-shift-instructions-shr",
         syntax: "shr.type d, a, b;\n\n.type = { .b16, .b32, .b64,\n          .u16, .u32, .u64,\n          .s16, .s32, .s64 };",
         forms: &[
@@ -10554,7 +11481,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S392 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S703 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -10564,7 +11491,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S392 },
+            Definition { name: ".type", values: &S703 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
@@ -10581,7 +11508,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: sin",
         category: "Floating Point Instructions",
-        names: &S393,
+        names: &S704,
         anchor: "floating-point-instructions-sin",
         syntax: "sin.approx{.ftz}.f32  d, a;",
         forms: &[
@@ -10591,7 +11518,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".approx", optional: false, placeholder: false, values: &S113 },
+                    Slot { name: ".approx", optional: false, placeholder: false, values: &S180 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
@@ -10603,12 +11530,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
         ],
         definitions: &[
         ],
-        ptx: Some(PtxVersion::new(1, 0)),
+        ptx: Some(PtxVersion::new(1, 4)),
         preview: false,
         target: TargetReq::All,
         ptx_gates: &[
             FeatureGate { feature: "sin.f32", modifiers: &S2, ptx: Some(PtxVersion::new(1, 0)), sm: None },
-            FeatureGate { feature: "Explicit modifiers .approx and .ftz", modifiers: &S114, ptx: Some(PtxVersion::new(1, 4)), sm: None },
+            FeatureGate { feature: "Explicit modifiers .approx and .ftz", modifiers: &S181, ptx: Some(PtxVersion::new(1, 4)), sm: None },
         ],
         target_gates: &[
         ],
@@ -10620,7 +11547,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Comparison and Selection Instructions: slct",
         category: "Comparison and Selection Instructions",
-        names: &S394,
+        names: &S705,
         anchor: "comparison-and-selection-instructions-slct",
         syntax: "slct.dtype.s32        d, a, b, c;\nslct{.ftz}.dtype.f32  d, a, b, c;\n\n.dtype = { .b16, .b32, .b64,\n           .u16, .u32, .u64,\n           .s16, .s32, .s64,\n                 .f32, .f64 };",
         forms: &[
@@ -10630,8 +11557,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S371 },
-                    Slot { name: ".s32", optional: false, placeholder: false, values: &S21 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S594 },
+                    Slot { name: ".s32", optional: false, placeholder: false, values: &S26 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -10647,7 +11574,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S371 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S594 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
                 operands: &[
@@ -10659,15 +11586,17 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".dtype", values: &S371 },
+            Definition { name: ".dtype", values: &S594 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
+            FeatureGate { feature: "slct.ftz.b16.f32", modifiers: &S706, ptx: Some(PtxVersion::new(1, 4)), sm: None },
+            FeatureGate { feature: "slct.ftz.u64.f32", modifiers: &S707, ptx: Some(PtxVersion::new(1, 4)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "slct.f64", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
+            FeatureGate { feature: "slct.f64", modifiers: &S3, ptx: None, sm: None },
         ],
         summary: "Chooses one of two values by the sign of a third operand.",
         coverage: Coverage { parses: true },
@@ -10677,7 +11606,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %smid",
         category: "Special Registers",
-        names: &S395,
+        names: &S708,
         anchor: "special-registers-smid",
         syntax: "",
         forms: &[
@@ -10699,7 +11628,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: sqrt",
         category: "Floating Point Instructions",
-        names: &S396,
+        names: &S709,
         anchor: "floating-point-instructions-sqrt",
         syntax: "sqrt.approx{.ftz}.f32  d, a; // fast, approximate square root\nsqrt.rnd{.ftz}.f32     d, a; // IEEE 754 compliant rounding\nsqrt.rnd.f64           d, a; // IEEE 754 compliant rounding\n\n.rnd = { .rn, .rz, .rm, .rp };",
         forms: &[
@@ -10709,7 +11638,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".approx", optional: false, placeholder: false, values: &S113 },
+                    Slot { name: ".approx", optional: false, placeholder: false, values: &S180 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
@@ -10724,7 +11653,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S13 },
+                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S14 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
@@ -10739,7 +11668,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S13 },
+                    Slot { name: ".rnd", optional: false, placeholder: true, values: &S14 },
                     Slot { name: ".f64", optional: false, placeholder: false, values: &S3 },
                 ],
                 operands: &[
@@ -10749,21 +11678,29 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".rnd", values: &S13 },
+            Definition { name: ".rnd", values: &S14 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
-            FeatureGate { feature: "sqrt.f32 and sqrt.f64", modifiers: &S111, ptx: Some(PtxVersion::new(1, 0)), sm: None },
-            FeatureGate { feature: "sqrt.rn.f64 and explicit modifiers .approx and .ftz", modifiers: &S348, ptx: Some(PtxVersion::new(1, 4)), sm: None },
-            FeatureGate { feature: "General rounding modifiers", modifiers: &S27, ptx: Some(PtxVersion::new(2, 0)), sm: None },
+            FeatureGate { feature: "sqrt.f32 and sqrt.f64", modifiers: &S178, ptx: Some(PtxVersion::new(1, 0)), sm: None },
+            FeatureGate { feature: "sqrt.rn.f64 and explicit modifiers .approx and .ftz", modifiers: &S567, ptx: Some(PtxVersion::new(1, 4)), sm: None },
+            FeatureGate { feature: "General rounding modifiers", modifiers: &S36, ptx: Some(PtxVersion::new(2, 0)), sm: None },
+            FeatureGate { feature: "sqrt.approx.f32", modifiers: &S295, ptx: Some(PtxVersion::new(1, 4)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "sqrt.approx.f32", modifiers: &S349, ptx: None, sm: None },
-            FeatureGate { feature: "sqrt.rnd.f32", modifiers: &S188, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "sqrt.rn.f64", modifiers: &S189, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
-            FeatureGate { feature: "sqrt.{rz,rm,rp}.f64", modifiers: &S190, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sqrt.approx.f32", modifiers: &S295, ptx: None, sm: None },
+            FeatureGate { feature: "sqrt.rnd.f32", modifiers: &S298, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sqrt.rn.f64", modifiers: &S299, ptx: None, sm: None },
+            FeatureGate { feature: "sqrt.{rz,rm,rp}.f64", modifiers: &S300, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sqrt.rn.f32", modifiers: &S301, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sqrt.rm.f32", modifiers: &S19, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sqrt.rp.f32", modifiers: &S20, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sqrt.rz.f32", modifiers: &S302, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sqrt.rm.f64", modifiers: &S21, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sqrt.rp.f64", modifiers: &S22, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sqrt.rz.f64", modifiers: &S303, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Square root, approximate or correctly rounded.",
         coverage: Coverage { parses: true },
@@ -10773,7 +11710,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: st",
         category: "Data Movement and Conversion Instructions",
-        names: &S397,
+        names: &S710,
         anchor: "data-movement-and-conversion-instructions-st",
         syntax: "st{.weak}{.ss}{.cop}{.level::cache_hint}{.vec}.type   [a], b{, cache-policy};\nst{.weak}{.ss}{.level::eviction_priority}{.level::cache_hint}{.vec}.type\n                                                      [a], b{, cache-policy};\nst.volatile{.ss}{.vec}.type                           [a], b;\nst.relaxed.scope{.ss}{.level::eviction_priority}{.level::cache_hint}{.vec}.type\n                                                      [a], b{, cache-policy};\nst.release.scope{.ss}{.level::eviction_priority}{.level::cache_hint}{.vec}.type\n                                                      [a], b{, cache-policy};\n\n.ss =                       { .global, .local, .param, .shared{::cta, ::cluster} };\n.level::eviction_priority = { .L1::evict_normal, .L1::evict_unchanged,\n                              .L1::evict_first, .L1::evict_last, .L1::no_allocate };\n.level::cache_hint =        { .L2::cache_hint };\n.cop =                      { .wb, .cg, .cs, .wt };\n.sem =                      { .relaxed, .release };\n.scope =                    { .cta, .cluster, .gpu, .sys };\n.vec =                      { .v2, .v4 };\n.type =                     { .b8, .b16, .b32, .b64,\n                              .u8, .u16, .u32, .u64,\n                              .s8, .s16, .s32, .s64,\n                              .f32, .f64 };",
         forms: &[
@@ -10783,12 +11720,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".weak", optional: true, placeholder: false, values: &S233 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S398 },
-                    Slot { name: ".cop", optional: true, placeholder: true, values: &S399 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".vec", optional: true, placeholder: true, values: &S51 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S236 },
+                    Slot { name: ".weak", optional: true, placeholder: false, values: &S356 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S711 },
+                    Slot { name: ".cop", optional: true, placeholder: true, values: &S712 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S359 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -10802,12 +11739,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".weak", optional: true, placeholder: false, values: &S233 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S398 },
-                    Slot { name: ".level::eviction_priority", optional: true, placeholder: true, values: &S237 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".vec", optional: true, placeholder: true, values: &S51 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S236 },
+                    Slot { name: ".weak", optional: true, placeholder: false, values: &S356 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S711 },
+                    Slot { name: ".level::eviction_priority", optional: true, placeholder: true, values: &S360 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S359 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -10821,10 +11758,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".volatile", optional: false, placeholder: false, values: &S238 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S398 },
-                    Slot { name: ".vec", optional: true, placeholder: true, values: &S51 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S236 },
+                    Slot { name: ".volatile", optional: false, placeholder: false, values: &S361 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S711 },
+                    Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S359 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -10837,13 +11774,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".relaxed", optional: false, placeholder: false, values: &S239 },
-                    Slot { name: ".scope", optional: false, placeholder: true, values: &S41 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S398 },
-                    Slot { name: ".level::eviction_priority", optional: true, placeholder: true, values: &S237 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".vec", optional: true, placeholder: true, values: &S51 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S236 },
+                    Slot { name: ".relaxed", optional: false, placeholder: false, values: &S362 },
+                    Slot { name: ".scope", optional: false, placeholder: true, values: &S50 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S711 },
+                    Slot { name: ".level::eviction_priority", optional: true, placeholder: true, values: &S360 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S359 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -10857,13 +11794,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".release", optional: false, placeholder: false, values: &S281 },
-                    Slot { name: ".scope", optional: false, placeholder: true, values: &S41 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S398 },
-                    Slot { name: ".level::eviction_priority", optional: true, placeholder: true, values: &S237 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S44 },
-                    Slot { name: ".vec", optional: true, placeholder: true, values: &S51 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S236 },
+                    Slot { name: ".release", optional: false, placeholder: false, values: &S486 },
+                    Slot { name: ".scope", optional: false, placeholder: true, values: &S50 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S711 },
+                    Slot { name: ".level::eviction_priority", optional: true, placeholder: true, values: &S360 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
+                    Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S359 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -10873,36 +11810,112 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".ss", values: &S398 },
-            Definition { name: ".level::eviction_priority", values: &S237 },
-            Definition { name: ".level::cache_hint", values: &S44 },
-            Definition { name: ".cop", values: &S399 },
-            Definition { name: ".sem", values: &S320 },
-            Definition { name: ".scope", values: &S41 },
-            Definition { name: ".vec", values: &S51 },
-            Definition { name: ".type", values: &S236 },
+            Definition { name: ".ss", values: &S711 },
+            Definition { name: ".level::eviction_priority", values: &S360 },
+            Definition { name: ".level::cache_hint", values: &S53 },
+            Definition { name: ".cop", values: &S712 },
+            Definition { name: ".sem", values: &S537 },
+            Definition { name: ".scope", values: &S50 },
+            Definition { name: ".vec", values: &S60 },
+            Definition { name: ".type", values: &S359 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
-            FeatureGate { feature: "st.volatile", modifiers: &S238, ptx: Some(PtxVersion::new(1, 1)), sm: None },
-            FeatureGate { feature: "Generic addressing and cache operations", modifiers: &S27, ptx: Some(PtxVersion::new(2, 0)), sm: None },
-            FeatureGate { feature: "Support for scope qualifier, .relaxed, .release, .weak qualifiers", modifiers: &S400, ptx: Some(PtxVersion::new(6, 0)), sm: None },
-            FeatureGate { feature: "Support for .level::eviction_priority and .level::cache_hint qualifiers", modifiers: &S250, ptx: Some(PtxVersion::new(7, 4)), sm: None },
-            FeatureGate { feature: "Support for .cluster scope qualifier", modifiers: &S242, ptx: Some(PtxVersion::new(7, 8)), sm: None },
-            FeatureGate { feature: "Support for ::cta and ::cluster sub-qualifiers", modifiers: &S181, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "st.volatile", modifiers: &S361, ptx: Some(PtxVersion::new(1, 1)), sm: None },
+            FeatureGate { feature: "Generic addressing and cache operations", modifiers: &S36, ptx: Some(PtxVersion::new(2, 0)), sm: None },
+            FeatureGate { feature: "Support for scope qualifier, .relaxed, .release, .weak qualifiers", modifiers: &S713, ptx: Some(PtxVersion::new(6, 0)), sm: None },
+            FeatureGate { feature: "Support for .level::eviction_priority and .level::cache_hint qualifiers", modifiers: &S447, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "Support for .cluster scope qualifier", modifiers: &S365, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "Support for ::cta and ::cluster sub-qualifiers", modifiers: &S283, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "st.shared::cta.b8", modifiers: &S370, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "st.L1::evict_first.b8", modifiers: &S371, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "st.L1::evict_last.b8", modifiers: &S372, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "st.L1::evict_normal.b8", modifiers: &S373, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "st.L1::evict_unchanged.b8", modifiers: &S374, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "st.L1::no_allocate.b8", modifiers: &S375, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "st.volatile.local.b8", modifiers: &S376, ptx: Some(PtxVersion::new(9, 1)), sm: None },
+            FeatureGate { feature: "st.global.L1::no_allocate.f32", modifiers: &S714, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "st.global.L2::cache_hint.b32", modifiers: &S715, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "st.shared::cta.release.cta.u32", modifiers: &S716, ptx: Some(PtxVersion::new(7, 8)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "st.f64", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
-            FeatureGate { feature: "Support for scope qualifier, .relaxed, .release, .weak qualifiers", modifiers: &S400, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "Generic addressing", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "Cache operations", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "Support for .level::eviction_priority qualifier", modifiers: &S244, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "Support for .level::cache_hint qualifier", modifiers: &S151, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
-            FeatureGate { feature: "Support for .cluster scope qualifier", modifiers: &S242, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "Sub-qualifier ::cta", modifiers: &S122, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
-            FeatureGate { feature: "Sub-qualifier ::cluster", modifiers: &S182, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "st.f64", modifiers: &S3, ptx: None, sm: None },
+            FeatureGate { feature: "Support for scope qualifier, .relaxed, .release, .weak qualifiers", modifiers: &S713, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "Generic addressing", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "Cache operations", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "Support for .level::eviction_priority qualifier", modifiers: &S383, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "Support for .level::cache_hint qualifier", modifiers: &S226, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "Support for .cluster scope qualifier", modifiers: &S365, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "Sub-qualifier ::cta", modifiers: &S189, ptx: None, sm: None },
+            FeatureGate { feature: "Sub-qualifier ::cluster", modifiers: &S289, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "st.cg.b8", modifiers: &S387, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "st.cs.b8", modifiers: &S388, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "st.global.wb.b8", modifiers: &S717, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "st.global.wt.b8", modifiers: &S718, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "st.param.b8", modifiers: &S719, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "st.shared::cluster.b8", modifiers: &S392, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "st.wb.b8", modifiers: &S720, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "st.weak.b8", modifiers: &S393, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.wt.b8", modifiers: &S721, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "st.L1::evict_first.b8", modifiers: &S371, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.L1::evict_last.b8", modifiers: &S372, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.L1::evict_normal.b8", modifiers: &S373, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.L1::evict_unchanged.b8", modifiers: &S374, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.L1::no_allocate.b8", modifiers: &S375, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.relaxed.cta.b8", modifiers: &S394, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.relaxed.cta.b16", modifiers: &S395, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.relaxed.cta.b32", modifiers: &S396, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.relaxed.cta.b64", modifiers: &S397, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.relaxed.cta.f32", modifiers: &S398, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.relaxed.cta.f64", modifiers: &S399, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.relaxed.cta.global.s16", modifiers: &S400, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.relaxed.cta.global.s32", modifiers: &S401, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.relaxed.cta.global.s64", modifiers: &S402, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.relaxed.cta.global.s8", modifiers: &S403, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.relaxed.cta.global.u16", modifiers: &S404, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.relaxed.cta.global.u32", modifiers: &S405, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.relaxed.cta.global.u64", modifiers: &S406, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.relaxed.cta.global.u8", modifiers: &S407, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.relaxed.cta.s16", modifiers: &S408, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.relaxed.cta.s32", modifiers: &S409, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.relaxed.cta.s64", modifiers: &S410, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.relaxed.cta.s8", modifiers: &S411, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.relaxed.cta.u16", modifiers: &S412, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.relaxed.cta.u32", modifiers: &S413, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.relaxed.cta.u64", modifiers: &S414, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.relaxed.cta.u8", modifiers: &S415, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.relaxed.gpu.b8", modifiers: &S416, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.relaxed.sys.b8", modifiers: &S417, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.b8", modifiers: &S722, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.b16", modifiers: &S723, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.b32", modifiers: &S724, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.b64", modifiers: &S725, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.f32", modifiers: &S726, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.f64", modifiers: &S727, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.global.s16", modifiers: &S728, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.global.s32", modifiers: &S729, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.global.s64", modifiers: &S730, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.global.s8", modifiers: &S731, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.global.u16", modifiers: &S732, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.global.u32", modifiers: &S733, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.global.u64", modifiers: &S734, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.global.u8", modifiers: &S735, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.s16", modifiers: &S736, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.s32", modifiers: &S737, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.s64", modifiers: &S738, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.s8", modifiers: &S739, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.u16", modifiers: &S740, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.u32", modifiers: &S741, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.u64", modifiers: &S742, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.u8", modifiers: &S743, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.gpu.b8", modifiers: &S744, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.sys.b8", modifiers: &S745, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.global.L1::no_allocate.f32", modifiers: &S714, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.global.L2::cache_hint.b32", modifiers: &S715, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "st.global.relaxed.sys.u32", modifiers: &S746, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.shared::cluster.u32", modifiers: &S290, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Writes a scalar or vector from registers to memory.",
         coverage: Coverage { parses: true },
@@ -10912,7 +11925,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: st.async",
         category: "Data Movement and Conversion Instructions",
-        names: &S401,
+        names: &S747,
         anchor: "data-movement-and-conversion-instructions-st-async",
         syntax: "st.async{.weak}{.ss}{.completion_mechanism}{.vec}.type [a], b, [mbar];\n\n.ss   =                 { .shared::cluster };\n.type =                 { .b32, .b64,\n                          .u32, .u64,\n                          .s32, .s64,\n                          .f32, .f64 };\n.vec  =                 { .v2, .v4 };\n.completion_mechanism = { .mbarrier::complete_tx::bytes };",
         forms: &[
@@ -10922,11 +11935,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".weak", optional: true, placeholder: false, values: &S233 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S124 },
-                    Slot { name: ".completion_mechanism", optional: true, placeholder: true, values: &S125 },
-                    Slot { name: ".vec", optional: true, placeholder: true, values: &S51 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S45 },
+                    Slot { name: ".weak", optional: true, placeholder: false, values: &S356 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S198 },
+                    Slot { name: ".completion_mechanism", optional: true, placeholder: true, values: &S199 },
+                    Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S54 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -10936,10 +11949,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".ss", values: &S124 },
-            Definition { name: ".type", values: &S45 },
-            Definition { name: ".vec", values: &S51 },
-            Definition { name: ".completion_mechanism", values: &S125 },
+            Definition { name: ".ss", values: &S198 },
+            Definition { name: ".type", values: &S54 },
+            Definition { name: ".vec", values: &S60 },
+            Definition { name: ".completion_mechanism", values: &S199 },
         ],
         ptx: Some(PtxVersion::new(8, 1)),
         preview: false,
@@ -10956,7 +11969,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Stack Manipulation Instructions: stackrestore",
         category: "Stack Manipulation Instructions",
-        names: &S402,
+        names: &S748,
         anchor: "stack-manipulation-instructions-stackrestore",
         syntax: "stackrestore.type  a;\n\n.type = { .u32, .u64 };",
         forms: &[
@@ -10966,7 +11979,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S33 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S42 },
                 ],
                 operands: &[
                     OperandSpec { text: "a", name: "a", optional: false, negatable: false, address: false },
@@ -10974,7 +11987,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S33 },
+            Definition { name: ".type", values: &S42 },
         ],
         ptx: Some(PtxVersion::new(7, 3)),
         preview: true,
@@ -10991,7 +12004,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Stack Manipulation Instructions: stacksave",
         category: "Stack Manipulation Instructions",
-        names: &S403,
+        names: &S749,
         anchor: "stack-manipulation-instructions-stacksave",
         syntax: "stacksave.type  d;\n\n.type = { .u32, .u64 };",
         forms: &[
@@ -11001,7 +12014,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S33 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S42 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -11009,7 +12022,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S33 },
+            Definition { name: ".type", values: &S42 },
         ],
         ptx: Some(PtxVersion::new(7, 3)),
         preview: true,
@@ -11026,7 +12039,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: sub",
         category: "Floating Point Instructions",
-        names: &S404,
+        names: &S750,
         anchor: "floating-point-instructions-sub",
         syntax: "sub{.rnd}{.ftz}{.sat}.f32  d, a, b;\nsub{.rnd}.f64              d, a, b;\n\n.rnd = { .rn, .rz, .rm, .rp };",
         forms: &[
@@ -11036,9 +12049,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S13 },
+                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S14 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
                 operands: &[
@@ -11053,7 +12066,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S13 },
+                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S14 },
                     Slot { name: ".f64", optional: false, placeholder: false, values: &S3 },
                 ],
                 operands: &[
@@ -11064,19 +12077,24 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".rnd", values: &S13 },
+            Definition { name: ".rnd", values: &S14 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
+            FeatureGate { feature: "sub.ftz.f32", modifiers: &S4, ptx: Some(PtxVersion::new(1, 4)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: ".rn, .rz", modifiers: &S15, ptx: None, sm: None },
-            FeatureGate { feature: ".rm, .rp for sub.f64", modifiers: &S16, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
-            FeatureGate { feature: ".rm, .rp for sub.f32", modifiers: &S17, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: ".rn, .rz", modifiers: &S16, ptx: None, sm: None },
+            FeatureGate { feature: ".rm, .rp for sub.f64", modifiers: &S17, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
+            FeatureGate { feature: ".rm, .rp for sub.f32", modifiers: &S18, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "sub.f32", modifiers: &S2, ptx: None, sm: None },
-            FeatureGate { feature: "sub.f64", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
+            FeatureGate { feature: "sub.f64", modifiers: &S3, ptx: None, sm: None },
+            FeatureGate { feature: "sub.rm.f32", modifiers: &S19, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sub.rp.f32", modifiers: &S20, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sub.rm.f64", modifiers: &S21, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
+            FeatureGate { feature: "sub.rp.f64", modifiers: &S22, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
         ],
         summary: "Difference of two f32/f64 values with an optional rounding mode.",
         coverage: Coverage { parses: true },
@@ -11086,7 +12104,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Half Precision Floating Point Instructions: sub",
         category: "Half Precision Floating Point Instructions",
-        names: &S404,
+        names: &S750,
         anchor: "half-precision-floating-point-instructions-sub",
         syntax: "sub{.rnd}{.ftz}{.sat}.f16   d, a, b;\nsub{.rnd}{.ftz}{.sat}.f16x2 d, a, b;\n\nsub{.rnd}.bf16   d, a, b;\nsub{.rnd}.bf16x2 d, a, b;\n\n.rnd = { .rn };",
         forms: &[
@@ -11096,10 +12114,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S18 },
+                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S23 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
-                    Slot { name: ".f16", optional: false, placeholder: false, values: &S4 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
+                    Slot { name: ".f16", optional: false, placeholder: false, values: &S5 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -11113,10 +12131,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S18 },
+                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S23 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
-                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S5 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
+                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -11130,8 +12148,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S18 },
-                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S6 },
+                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S23 },
+                    Slot { name: ".bf16", optional: false, placeholder: false, values: &S7 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -11145,8 +12163,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S18 },
-                    Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S7 },
+                    Slot { name: ".rnd", optional: true, placeholder: true, values: &S23 },
+                    Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S8 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -11156,16 +12174,18 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".rnd", values: &S18 },
+            Definition { name: ".rnd", values: &S23 },
         ],
         ptx: Some(PtxVersion::new(4, 2)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(53, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "sub{.rnd}.bf16 and sub{.rnd}.bf16x2", modifiers: &S19, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "sub{.rnd}.bf16 and sub{.rnd}.bf16x2", modifiers: &S24, ptx: Some(PtxVersion::new(7, 8)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "sub{.rnd}.bf16 and sub{.rnd}.bf16x2", modifiers: &S19, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "sub{.rnd}.bf16 and sub{.rnd}.bf16x2", modifiers: &S24, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "sub.bf16", modifiers: &S7, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "sub.bf16x2", modifiers: &S8, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Difference of f16/bf16 values, scalar or packed.",
         coverage: Coverage { parses: true },
@@ -11175,7 +12195,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Integer Arithmetic Instructions: sub",
         category: "Integer Arithmetic Instructions",
-        names: &S404,
+        names: &S750,
         anchor: "integer-arithmetic-instructions-sub",
         syntax: "sub.type       d, a, b;\nsub{.sat}.s32  d, a, b;     // .sat applies only to .s32\n\n.type = { .u16, .u32, .u64,\n          .s16, .s32, .s64 };",
         forms: &[
@@ -11185,7 +12205,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S191 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S304 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -11199,8 +12219,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
-                    Slot { name: ".s32", optional: false, placeholder: false, values: &S21 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
+                    Slot { name: ".s32", optional: false, placeholder: false, values: &S26 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -11210,7 +12230,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S191 },
+            Definition { name: ".type", values: &S304 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
@@ -11227,7 +12247,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Extended-Precision Arithmetic Instructions: sub.cc",
         category: "Extended-Precision Arithmetic Instructions",
-        names: &S405,
+        names: &S751,
         anchor: "extended-precision-arithmetic-instructions-sub-cc",
         syntax: "sub.cc.type  d, a, b;\n\n.type = { .u32, .s32, .u64, .s64 };",
         forms: &[
@@ -11237,7 +12257,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S24 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S31 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -11247,18 +12267,22 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S24 },
+            Definition { name: ".type", values: &S31 },
         ],
-        ptx: Some(PtxVersion::new(1, 2)),
+        ptx: Some(PtxVersion::new(1, 3)),
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
-            FeatureGate { feature: "32-bit sub.cc", modifiers: &S25, ptx: Some(PtxVersion::new(1, 2)), sm: None },
-            FeatureGate { feature: "64-bit sub.cc", modifiers: &S25, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "32-bit sub.cc", modifiers: &S32, ptx: Some(PtxVersion::new(1, 2)), sm: None },
+            FeatureGate { feature: "64-bit sub.cc", modifiers: &S32, ptx: Some(PtxVersion::new(1, 3)), sm: None },
+            FeatureGate { feature: "sub.cc.s64", modifiers: &S33, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "sub.cc.u64", modifiers: &S34, ptx: Some(PtxVersion::new(4, 3)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "32-bit sub.cc", modifiers: &S25, ptx: None, sm: None },
-            FeatureGate { feature: "64-bit sub.cc", modifiers: &S25, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "32-bit sub.cc", modifiers: &S32, ptx: None, sm: None },
+            FeatureGate { feature: "64-bit sub.cc", modifiers: &S32, ptx: None, sm: None },
+            FeatureGate { feature: "sub.cc.s64", modifiers: &S33, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sub.cc.u64", modifiers: &S34, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Integer subtract that writes the borrow flag.",
         coverage: Coverage { parses: true },
@@ -11268,7 +12292,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Extended-Precision Arithmetic Instructions: subc",
         category: "Extended-Precision Arithmetic Instructions",
-        names: &S406,
+        names: &S752,
         anchor: "extended-precision-arithmetic-instructions-subc",
         syntax: "subc{.cc}.type  d, a, b;\n\n.type = { .u32, .s32, .u64, .s64 };",
         forms: &[
@@ -11278,8 +12302,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".cc", optional: true, placeholder: false, values: &S25 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S24 },
+                    Slot { name: ".cc", optional: true, placeholder: false, values: &S32 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S31 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -11289,18 +12313,18 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S24 },
+            Definition { name: ".type", values: &S31 },
         ],
-        ptx: Some(PtxVersion::new(1, 2)),
+        ptx: Some(PtxVersion::new(1, 3)),
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
-            FeatureGate { feature: "32-bit subc", modifiers: &S27, ptx: Some(PtxVersion::new(1, 2)), sm: None },
-            FeatureGate { feature: "64-bit subc", modifiers: &S27, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "32-bit subc", modifiers: &S36, ptx: Some(PtxVersion::new(1, 2)), sm: None },
+            FeatureGate { feature: "64-bit subc", modifiers: &S36, ptx: Some(PtxVersion::new(4, 3)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "32-bit subc", modifiers: &S27, ptx: None, sm: None },
-            FeatureGate { feature: "64-bit subc", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "32-bit subc", modifiers: &S36, ptx: None, sm: None },
+            FeatureGate { feature: "64-bit subc", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Integer subtract that consumes the borrow flag.",
         coverage: Coverage { parses: true },
@@ -11310,7 +12334,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Surface Instructions: suld",
         category: "Surface Instructions",
-        names: &S407,
+        names: &S753,
         anchor: "surface-instructions-suld",
         syntax: "suld.b.geom{.cop}.vec.dtype.clamp  d, [a, b];  // unformatted\n\n.geom  = { .1d, .2d, .3d, .a1d, .a2d };\n.cop   = { .ca, .cg, .cs, .cv };               // cache operation\n.vec   = { none, .v2, .v4 };\n.dtype = { .b8 , .b16, .b32, .b64 };\n.clamp = { .trap, .clamp, .zero };",
         forms: &[
@@ -11320,12 +12344,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".b", optional: false, placeholder: false, values: &S408 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S409 },
-                    Slot { name: ".cop", optional: true, placeholder: true, values: &S410 },
-                    Slot { name: ".vec", optional: true, placeholder: true, values: &S51 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S411 },
-                    Slot { name: ".clamp", optional: false, placeholder: true, values: &S412 },
+                    Slot { name: ".b", optional: false, placeholder: false, values: &S754 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S755 },
+                    Slot { name: ".cop", optional: true, placeholder: true, values: &S756 },
+                    Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S757 },
+                    Slot { name: ".clamp", optional: false, placeholder: true, values: &S758 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -11334,26 +12358,42 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".geom", values: &S409 },
-            Definition { name: ".cop", values: &S410 },
-            Definition { name: ".vec", values: &S413 },
-            Definition { name: ".dtype", values: &S411 },
-            Definition { name: ".clamp", values: &S412 },
+            Definition { name: ".geom", values: &S755 },
+            Definition { name: ".cop", values: &S756 },
+            Definition { name: ".vec", values: &S759 },
+            Definition { name: ".dtype", values: &S757 },
+            Definition { name: ".clamp", values: &S758 },
         ],
         ptx: Some(PtxVersion::new(1, 5)),
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
-            FeatureGate { feature: "suld.b.trap", modifiers: &S414, ptx: Some(PtxVersion::new(1, 5)), sm: None },
-            FeatureGate { feature: "Additional clamp modifiers and cache operations", modifiers: &S27, ptx: Some(PtxVersion::new(2, 0)), sm: None },
-            FeatureGate { feature: "suld.b.3d andsuld.b.{a1d,a2d}", modifiers: &S415, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "Indirect surface access", modifiers: &S27, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "suld.b.trap", modifiers: &S760, ptx: Some(PtxVersion::new(1, 5)), sm: None },
+            FeatureGate { feature: "Additional clamp modifiers and cache operations", modifiers: &S36, ptx: Some(PtxVersion::new(2, 0)), sm: None },
+            FeatureGate { feature: "suld.b.3d andsuld.b.{a1d,a2d}", modifiers: &S761, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "Indirect surface access", modifiers: &S36, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "suld.b.1d.b8.clamp", modifiers: &S762, ptx: Some(PtxVersion::new(2, 0)), sm: None },
+            FeatureGate { feature: "suld.b.1d.b8.zero", modifiers: &S763, ptx: Some(PtxVersion::new(2, 0)), sm: None },
+            FeatureGate { feature: "suld.b.3d.b8.trap", modifiers: &S764, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "suld.b.a1d.b8.trap", modifiers: &S765, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "suld.b.a2d.b8.trap", modifiers: &S766, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "suld.b.1d.v4.b32.trap", modifiers: &S767, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "suld.b.3d.v2.b64.trap", modifiers: &S768, ptx: Some(PtxVersion::new(3, 1)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "suld.b", modifiers: &S408, ptx: None, sm: None },
-            FeatureGate { feature: "suld.3d andsuld.{a1d,a2d}", modifiers: &S416, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "Indirect surface access", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "Cache operations", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "suld.b", modifiers: &S754, ptx: None, sm: None },
+            FeatureGate { feature: "suld.3d andsuld.{a1d,a2d}", modifiers: &S769, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "Indirect surface access", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "Cache operations", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "suld.b.1d.ca.b8.trap", modifiers: &S770, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "suld.b.1d.cg.b8.trap", modifiers: &S771, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "suld.b.1d.cs.b8.trap", modifiers: &S772, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "suld.b.1d.cv.b8.trap", modifiers: &S773, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "suld.b.3d.b8.trap", modifiers: &S764, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "suld.b.a1d.b8.trap", modifiers: &S765, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "suld.b.a2d.b8.trap", modifiers: &S766, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "suld.b.1d.v4.b32.trap", modifiers: &S767, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "suld.b.3d.v2.b64.trap", modifiers: &S768, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Reads from a surface at integer coordinates.",
         coverage: Coverage { parses: true },
@@ -11363,7 +12403,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Surface Instructions: suq",
         category: "Surface Instructions",
-        names: &S417,
+        names: &S774,
         anchor: "surface-instructions-suq",
         syntax: "suq.query.b32   d, [a];\n\n.query = { .width, .height, .depth,\n           .channel_data_type, .channel_order,\n           .array_size, .memory_layout };",
         forms: &[
@@ -11373,8 +12413,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".query", optional: false, placeholder: true, values: &S418 },
-                    Slot { name: ".b32", optional: false, placeholder: false, values: &S11 },
+                    Slot { name: ".query", optional: false, placeholder: true, values: &S775 },
+                    Slot { name: ".b32", optional: false, placeholder: false, values: &S12 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -11383,19 +12423,21 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".query", values: &S418 },
+            Definition { name: ".query", values: &S775 },
         ],
         ptx: Some(PtxVersion::new(1, 5)),
         preview: false,
         target: TargetReq::All,
         ptx_gates: &[
-            FeatureGate { feature: "Channel data type and channel order queries", modifiers: &S27, ptx: Some(PtxVersion::new(2, 1)), sm: None },
-            FeatureGate { feature: "Indirect surface access", modifiers: &S27, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "The .array_size query", modifiers: &S419, ptx: Some(PtxVersion::new(4, 1)), sm: None },
-            FeatureGate { feature: "The .memory_layout query", modifiers: &S420, ptx: Some(PtxVersion::new(4, 2)), sm: None },
+            FeatureGate { feature: "Channel data type and channel order queries", modifiers: &S36, ptx: Some(PtxVersion::new(2, 1)), sm: None },
+            FeatureGate { feature: "Indirect surface access", modifiers: &S36, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "The .array_size query", modifiers: &S776, ptx: Some(PtxVersion::new(4, 1)), sm: None },
+            FeatureGate { feature: "The .memory_layout query", modifiers: &S777, ptx: Some(PtxVersion::new(4, 2)), sm: None },
+            FeatureGate { feature: "suq.channel_data_type.b32", modifiers: &S778, ptx: Some(PtxVersion::new(2, 1)), sm: None },
+            FeatureGate { feature: "suq.channel_order.b32", modifiers: &S779, ptx: Some(PtxVersion::new(2, 1)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "Indirect surface access", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "Indirect surface access", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Reads an attribute (size, format, ...) of a surface.",
         coverage: Coverage { parses: true },
@@ -11405,7 +12447,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Surface Instructions: sured",
         category: "Surface Instructions",
-        names: &S421,
+        names: &S780,
         anchor: "surface-instructions-sured",
         syntax: "sured.b.op.geom.ctype.clamp  [a,b],c; // byte addressing\nsured.p.op.geom.ctype.clamp  [a,b],c; // sample addressing\n\n.op    = { .add, .min, .max, .and, .or };\n.geom  = { .1d, .2d, .3d };\n.ctype = { .u32, .u64, .s32, .b32, .s64 };  // for sured.b\n.ctype = { .b32, .b64 };                    // for sured.p\n.clamp = { .trap, .clamp, .zero };",
         forms: &[
@@ -11415,11 +12457,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".b", optional: false, placeholder: false, values: &S408 },
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S422 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S423 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S92 },
-                    Slot { name: ".clamp", optional: false, placeholder: true, values: &S412 },
+                    Slot { name: ".b", optional: false, placeholder: false, values: &S754 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S781 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S782 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S159 },
+                    Slot { name: ".clamp", optional: false, placeholder: true, values: &S758 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a,b]", name: "a", optional: false, negatable: false, address: true },
@@ -11432,11 +12474,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".p", optional: false, placeholder: false, values: &S424 },
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S422 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S423 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S92 },
-                    Slot { name: ".clamp", optional: false, placeholder: true, values: &S412 },
+                    Slot { name: ".p", optional: false, placeholder: false, values: &S783 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S781 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S782 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S159 },
+                    Slot { name: ".clamp", optional: false, placeholder: true, values: &S758 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a,b]", name: "a", optional: false, negatable: false, address: true },
@@ -11445,22 +12487,38 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".op", values: &S422 },
-            Definition { name: ".geom", values: &S423 },
-            Definition { name: ".ctype", values: &S425 },
-            Definition { name: ".ctype", values: &S92 },
-            Definition { name: ".clamp", values: &S412 },
+            Definition { name: ".op", values: &S781 },
+            Definition { name: ".geom", values: &S782 },
+            Definition { name: ".ctype", values: &S784 },
+            Definition { name: ".ctype", values: &S159 },
+            Definition { name: ".clamp", values: &S758 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(20, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "Indirect surface access", modifiers: &S27, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: ".u64/.s64/.b64 types with .min/.max operations", modifiers: &S426, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "Indirect surface access", modifiers: &S36, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: ".u64/.s64/.b64 types with .min/.max operations", modifiers: &S785, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "sured.b.and.1d.b32.trap", modifiers: &S786, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.b.or.1d.b32.trap", modifiers: &S787, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.p.add.1d.b32.trap", modifiers: &S788, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.p.add.1d.b32.clamp", modifiers: &S789, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.p.add.1d.b32.zero", modifiers: &S790, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.p.add.2d.b32.trap", modifiers: &S791, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.p.add.3d.b32.trap", modifiers: &S792, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.p.and.1d.b32.trap", modifiers: &S793, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.p.max.1d.b32.trap", modifiers: &S794, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.p.min.1d.b32.trap", modifiers: &S795, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.p.or.1d.b32.trap", modifiers: &S796, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.b.add.2d.u32.trap", modifiers: &S797, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.b.max.1d.u64.trap", modifiers: &S798, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "sured.p.min.1d.b64.trap", modifiers: &S799, ptx: Some(PtxVersion::new(8, 1)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "Indirect surface access", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: ".u64/.s64/.b64 types with .min/.max operations", modifiers: &S426, ptx: None, sm: Some(SmTarget::sm(50, ArchVariant::Base)) },
+            FeatureGate { feature: "Indirect surface access", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: ".u64/.s64/.b64 types with .min/.max operations", modifiers: &S785, ptx: None, sm: Some(SmTarget::sm(50, ArchVariant::Base)) },
+            FeatureGate { feature: "sured.b.max.1d.u64.trap", modifiers: &S798, ptx: None, sm: Some(SmTarget::sm(50, ArchVariant::Base)) },
+            FeatureGate { feature: "sured.p.min.1d.b64.trap", modifiers: &S799, ptx: None, sm: Some(SmTarget::sm(50, ArchVariant::Base)) },
         ],
         summary: "Atomically reduces a value into a surface element.",
         coverage: Coverage { parses: true },
@@ -11470,7 +12528,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Surface Instructions: sust",
         category: "Surface Instructions",
-        names: &S427,
+        names: &S800,
         anchor: "surface-instructions-sust",
         syntax: "sust.b.{1d,2d,3d}{.cop}.vec.ctype.clamp  [a, b], c;  // unformatted\nsust.p.{1d,2d,3d}.vec.b32.clamp          [a, b], c;  // formatted\n\nsust.b.{a1d,a2d}{.cop}.vec.ctype.clamp   [a, b], c;  // unformatted\n\n.cop   = { .wb, .cg, .cs, .wt };                     // cache operation\n.vec   = { none, .v2, .v4 };\n.ctype = { .b8 , .b16, .b32, .b64 };\n.clamp = { .trap, .clamp, .zero };",
         forms: &[
@@ -11480,12 +12538,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".b", optional: false, placeholder: false, values: &S408 },
-                    Slot { name: ".{1d,2d,3d}", optional: false, placeholder: false, values: &S423 },
-                    Slot { name: ".cop", optional: true, placeholder: true, values: &S399 },
-                    Slot { name: ".vec", optional: true, placeholder: true, values: &S51 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S411 },
-                    Slot { name: ".clamp", optional: false, placeholder: true, values: &S412 },
+                    Slot { name: ".b", optional: false, placeholder: false, values: &S754 },
+                    Slot { name: ".{1d,2d,3d}", optional: false, placeholder: false, values: &S782 },
+                    Slot { name: ".cop", optional: true, placeholder: true, values: &S712 },
+                    Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S757 },
+                    Slot { name: ".clamp", optional: false, placeholder: true, values: &S758 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a, b]", name: "a", optional: false, negatable: false, address: true },
@@ -11498,11 +12556,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".p", optional: false, placeholder: false, values: &S424 },
-                    Slot { name: ".{1d,2d,3d}", optional: false, placeholder: false, values: &S423 },
-                    Slot { name: ".vec", optional: true, placeholder: true, values: &S51 },
-                    Slot { name: ".b32", optional: false, placeholder: false, values: &S11 },
-                    Slot { name: ".clamp", optional: false, placeholder: true, values: &S412 },
+                    Slot { name: ".p", optional: false, placeholder: false, values: &S783 },
+                    Slot { name: ".{1d,2d,3d}", optional: false, placeholder: false, values: &S782 },
+                    Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
+                    Slot { name: ".b32", optional: false, placeholder: false, values: &S12 },
+                    Slot { name: ".clamp", optional: false, placeholder: true, values: &S758 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a, b]", name: "a", optional: false, negatable: false, address: true },
@@ -11515,12 +12573,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".b", optional: false, placeholder: false, values: &S408 },
-                    Slot { name: ".{a1d,a2d}", optional: false, placeholder: false, values: &S416 },
-                    Slot { name: ".cop", optional: true, placeholder: true, values: &S399 },
-                    Slot { name: ".vec", optional: true, placeholder: true, values: &S51 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S411 },
-                    Slot { name: ".clamp", optional: false, placeholder: true, values: &S412 },
+                    Slot { name: ".b", optional: false, placeholder: false, values: &S754 },
+                    Slot { name: ".{a1d,a2d}", optional: false, placeholder: false, values: &S769 },
+                    Slot { name: ".cop", optional: true, placeholder: true, values: &S712 },
+                    Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S757 },
+                    Slot { name: ".clamp", optional: false, placeholder: true, values: &S758 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a, b]", name: "a", optional: false, negatable: false, address: true },
@@ -11529,25 +12587,50 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".cop", values: &S399 },
-            Definition { name: ".vec", values: &S413 },
-            Definition { name: ".ctype", values: &S411 },
-            Definition { name: ".clamp", values: &S412 },
+            Definition { name: ".cop", values: &S712 },
+            Definition { name: ".vec", values: &S759 },
+            Definition { name: ".ctype", values: &S757 },
+            Definition { name: ".clamp", values: &S758 },
         ],
         ptx: Some(PtxVersion::new(1, 5)),
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
-            FeatureGate { feature: "sust.b.trap", modifiers: &S414, ptx: Some(PtxVersion::new(1, 5)), sm: None },
-            FeatureGate { feature: "sust.b.3d and sust.b.{a1d,a2d}", modifiers: &S415, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "Indirect surface access", modifiers: &S27, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sust.b.trap", modifiers: &S760, ptx: Some(PtxVersion::new(1, 5)), sm: None },
+            FeatureGate { feature: "sust.b.3d and sust.b.{a1d,a2d}", modifiers: &S761, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "Indirect surface access", modifiers: &S36, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sust.b.1d.b8.clamp", modifiers: &S762, ptx: Some(PtxVersion::new(2, 0)), sm: None },
+            FeatureGate { feature: "sust.b.1d.b8.zero", modifiers: &S763, ptx: Some(PtxVersion::new(2, 0)), sm: None },
+            FeatureGate { feature: "sust.b.3d.b8.trap", modifiers: &S764, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "sust.p.3d.b32.trap", modifiers: &S801, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "sust.b.a1d.b8.trap", modifiers: &S765, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "sust.b.a1d.b16.trap", modifiers: &S802, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "sust.b.a1d.b32.trap", modifiers: &S803, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "sust.b.a1d.b64.trap", modifiers: &S804, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "sust.b.a1d.b8.clamp", modifiers: &S805, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "sust.b.a1d.b8.zero", modifiers: &S806, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "sust.b.a2d.b8.trap", modifiers: &S766, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "sust.b.3d.v2.b64.trap", modifiers: &S768, ptx: Some(PtxVersion::new(3, 1)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "sust.b", modifiers: &S408, ptx: None, sm: None },
-            FeatureGate { feature: "sust.3d and sust.{a1d,a2d}", modifiers: &S416, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "sust.p", modifiers: &S424, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "Indirect surface access", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "Cache operations", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b", modifiers: &S754, ptx: None, sm: None },
+            FeatureGate { feature: "sust.3d and sust.{a1d,a2d}", modifiers: &S769, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.p", modifiers: &S783, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "Indirect surface access", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "Cache operations", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.1d.cg.b8.trap", modifiers: &S771, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.1d.cs.b8.trap", modifiers: &S772, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.1d.wb.b8.trap", modifiers: &S807, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.1d.wt.b8.trap", modifiers: &S808, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.3d.b8.trap", modifiers: &S764, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.a1d.b8.trap", modifiers: &S765, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.a1d.b16.trap", modifiers: &S802, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.a1d.b32.trap", modifiers: &S803, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.a1d.b64.trap", modifiers: &S804, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.a1d.b8.clamp", modifiers: &S805, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.a1d.b8.zero", modifiers: &S806, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.a2d.b8.trap", modifiers: &S766, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.3d.v2.b64.trap", modifiers: &S768, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Writes to a surface at integer coordinates.",
         coverage: Coverage { parses: true },
@@ -11557,7 +12640,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Integer Arithmetic Instructions: szext",
         category: "Integer Arithmetic Instructions",
-        names: &S428,
+        names: &S809,
         anchor: "integer-arithmetic-instructions-szext",
         syntax: "szext.mode.type  d, a, b;\n\n.mode = { .clamp, .wrap };\n.type = { .u32, .s32 };",
         forms: &[
@@ -11567,8 +12650,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".mode", optional: false, placeholder: true, values: &S386 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S194 },
+                    Slot { name: ".mode", optional: false, placeholder: true, values: &S697 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S307 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -11578,8 +12661,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".mode", values: &S386 },
-            Definition { name: ".type", values: &S194 },
+            Definition { name: ".mode", values: &S697 },
+            Definition { name: ".type", values: &S307 },
         ],
         ptx: Some(PtxVersion::new(7, 6)),
         preview: false,
@@ -11596,7 +12679,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: tanh",
         category: "Floating Point Instructions",
-        names: &S429,
+        names: &S810,
         anchor: "floating-point-instructions-tanh",
         syntax: "tanh.approx.f32 d, a;",
         forms: &[
@@ -11606,7 +12689,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".approx", optional: false, placeholder: false, values: &S113 },
+                    Slot { name: ".approx", optional: false, placeholder: false, values: &S180 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
                 operands: &[
@@ -11632,7 +12715,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Half Precision Floating Point Instructions: tanh",
         category: "Half Precision Floating Point Instructions",
-        names: &S429,
+        names: &S810,
         anchor: "half-precision-floating-point-instructions-tanh",
         syntax: "tanh.approx.type d, a;\n\n.type = {.f16, .f16x2, .bf16, .bf16x2}",
         forms: &[
@@ -11642,8 +12725,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".approx", optional: false, placeholder: false, values: &S113 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S209 },
+                    Slot { name: ".approx", optional: false, placeholder: false, values: &S180 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S324 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -11652,16 +12735,18 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S209 },
+            Definition { name: ".type", values: &S324 },
         ],
         ptx: Some(PtxVersion::new(7, 0)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(75, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "tanh.approx.{bf16/bf16x2}", modifiers: &S430, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "tanh.approx.{bf16/bf16x2}", modifiers: &S811, ptx: Some(PtxVersion::new(7, 8)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "tanh.approx.{bf16/bf16x2}", modifiers: &S430, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "tanh.approx.{bf16/bf16x2}", modifiers: &S811, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "tanh.approx.bf16", modifiers: &S812, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "tanh.approx.bf16x2", modifiers: &S813, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Approximate hyperbolic tangent of f16/bf16 values.",
         coverage: Coverage { parses: true },
@@ -11671,7 +12756,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Directive,
         title: "PTX Module Directives: .target",
         category: "PTX Module Directives",
-        names: &S431,
+        names: &S814,
         anchor: "ptx-module-directives-target",
         syntax: ".target stringlist         // comma separated list of target specifiers\nstring = { sm_90a, sm_90,               // sm_9x target architectures\n           sm_80, sm_86, sm_87, sm_89,  // sm_8x target architectures\n           sm_70, sm_72, sm_75,         // sm_7x target architectures\n           sm_60, sm_61, sm_62,         // sm_6x target architectures\n           sm_50, sm_52, sm_53,         // sm_5x target architectures\n           sm_30, sm_32, sm_35, sm_37,  // sm_3x target architectures\n           sm_20,                       // sm_2x target architectures\n           sm_10, sm_11, sm_12, sm_13,  // sm_1x target architectures\n           texmode_unified, texmode_independent,   // texturing mode\n           debug,                                  // platform option\n           map_f64_to_f32 };                       // platform option",
         forms: &[
@@ -11688,20 +12773,20 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "string", values: &S432 },
+            Definition { name: "string", values: &S815 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
         target: TargetReq::All,
         ptx_gates: &[
-            FeatureGate { feature: "Target strings sm_10 and sm_11", modifiers: &S27, ptx: Some(PtxVersion::new(1, 0)), sm: None },
-            FeatureGate { feature: "Target strings sm_12 and sm_13", modifiers: &S27, ptx: Some(PtxVersion::new(1, 2)), sm: None },
-            FeatureGate { feature: "Texturing mode", modifiers: &S27, ptx: Some(PtxVersion::new(1, 5)), sm: None },
-            FeatureGate { feature: "Target string sm_20", modifiers: &S27, ptx: Some(PtxVersion::new(2, 0)), sm: None },
-            FeatureGate { feature: "Target string sm_30", modifiers: &S27, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "Platform option debug", modifiers: &S27, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "Target string sm_35", modifiers: &S27, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "Target strings sm_32 and sm_50", modifiers: &S27, ptx: Some(PtxVersion::new(4, 0)), sm: None },
+            FeatureGate { feature: "Target strings sm_10 and sm_11", modifiers: &S36, ptx: Some(PtxVersion::new(1, 0)), sm: None },
+            FeatureGate { feature: "Target strings sm_12 and sm_13", modifiers: &S36, ptx: Some(PtxVersion::new(1, 2)), sm: None },
+            FeatureGate { feature: "Texturing mode", modifiers: &S36, ptx: Some(PtxVersion::new(1, 5)), sm: None },
+            FeatureGate { feature: "Target string sm_20", modifiers: &S36, ptx: Some(PtxVersion::new(2, 0)), sm: None },
+            FeatureGate { feature: "Target string sm_30", modifiers: &S36, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "Platform option debug", modifiers: &S36, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "Target string sm_35", modifiers: &S36, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "Target strings sm_32 and sm_50", modifiers: &S36, ptx: Some(PtxVersion::new(4, 0)), sm: None },
         ],
         target_gates: &[
         ],
@@ -11713,7 +12798,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: testp",
         category: "Floating Point Instructions",
-        names: &S433,
+        names: &S816,
         anchor: "floating-point-instructions-testp",
         syntax: "testp.op.type  p, a;  // result is .pred\n\n.op   = { .finite, .infinite,\n          .number, .notanumber,\n          .normal, .subnormal };\n.type = { .f32, .f64 };",
         forms: &[
@@ -11723,8 +12808,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S434 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S111 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S817 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S178 },
                 ],
                 operands: &[
                     OperandSpec { text: "p", name: "p", optional: false, negatable: false, address: false },
@@ -11733,8 +12818,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".op", values: &S434 },
-            Definition { name: ".type", values: &S111 },
+            Definition { name: ".op", values: &S817 },
+            Definition { name: ".type", values: &S178 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
         preview: false,
@@ -11751,7 +12836,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Texture Instructions: tex",
         category: "Texture Instructions",
-        names: &S435,
+        names: &S818,
         anchor: "texture-instructions-tex",
         syntax: "tex.geom.v4.dtype.ctype  d, [a, c] {, e} {, f};\ntex.geom.v4.dtype.ctype  d[|p], [a, b, c] {, e} {, f};  // explicit sampler\n\ntex.geom.v2.f16x2.ctype  d[|p], [a, c] {, e} {, f};\ntex.geom.v2.f16x2.ctype  d[|p], [a, b, c] {, e} {, f};  // explicit sampler\n\n// mipmaps\ntex.base.geom.v4.dtype.ctype   d[|p], [a, {b,} c] {, e} {, f};\ntex.level.geom.v4.dtype.ctype  d[|p], [a, {b,} c], lod {, e} {, f};\ntex.grad.geom.v4.dtype.ctype   d[|p], [a, {b,} c], dPdx, dPdy {, e} {, f};\n\ntex.base.geom.v2.f16x2.ctype   d[|p], [a, {b,} c] {, e} {, f};\ntex.level.geom.v2.f16x2.ctype  d[|p], [a, {b,} c], lod {, e} {, f};\ntex.grad.geom.v2.f16x2.ctype   d[|p], [a, {b,} c], dPdx, dPdy {, e} {, f};\n\n.geom  = { .1d, .2d, .3d, .a1d, .a2d, .cube, .acube, .2dms, .a2dms };\n.dtype = { .u32, .s32, .f16,  .f32 };\n.ctype = {       .s32, .f32 };          // .cube, .acube require .f32\n                                        // .2dms, .a2dms require .s32",
         forms: &[
@@ -11761,10 +12846,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S436 },
-                    Slot { name: ".v4", optional: false, placeholder: false, values: &S437 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S438 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S439 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S819 },
+                    Slot { name: ".v4", optional: false, placeholder: false, values: &S820 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S821 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S822 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -11779,10 +12864,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S436 },
-                    Slot { name: ".v4", optional: false, placeholder: false, values: &S437 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S438 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S439 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S819 },
+                    Slot { name: ".v4", optional: false, placeholder: false, values: &S820 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S821 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S822 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -11797,10 +12882,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S436 },
-                    Slot { name: ".v2", optional: false, placeholder: false, values: &S440 },
-                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S5 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S439 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S819 },
+                    Slot { name: ".v2", optional: false, placeholder: false, values: &S823 },
+                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S822 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -11815,10 +12900,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S436 },
-                    Slot { name: ".v2", optional: false, placeholder: false, values: &S440 },
-                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S5 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S439 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S819 },
+                    Slot { name: ".v2", optional: false, placeholder: false, values: &S823 },
+                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S822 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -11833,11 +12918,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".base", optional: false, placeholder: false, values: &S441 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S436 },
-                    Slot { name: ".v4", optional: false, placeholder: false, values: &S437 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S438 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S439 },
+                    Slot { name: ".base", optional: false, placeholder: false, values: &S824 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S819 },
+                    Slot { name: ".v4", optional: false, placeholder: false, values: &S820 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S821 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S822 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -11852,11 +12937,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".level", optional: false, placeholder: false, values: &S442 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S436 },
-                    Slot { name: ".v4", optional: false, placeholder: false, values: &S437 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S438 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S439 },
+                    Slot { name: ".level", optional: false, placeholder: false, values: &S825 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S819 },
+                    Slot { name: ".v4", optional: false, placeholder: false, values: &S820 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S821 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S822 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -11872,11 +12957,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".grad", optional: false, placeholder: false, values: &S443 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S436 },
-                    Slot { name: ".v4", optional: false, placeholder: false, values: &S437 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S438 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S439 },
+                    Slot { name: ".grad", optional: false, placeholder: false, values: &S826 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S819 },
+                    Slot { name: ".v4", optional: false, placeholder: false, values: &S820 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S821 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S822 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -11893,11 +12978,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".base", optional: false, placeholder: false, values: &S441 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S436 },
-                    Slot { name: ".v2", optional: false, placeholder: false, values: &S440 },
-                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S5 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S439 },
+                    Slot { name: ".base", optional: false, placeholder: false, values: &S824 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S819 },
+                    Slot { name: ".v2", optional: false, placeholder: false, values: &S823 },
+                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S822 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -11912,11 +12997,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".level", optional: false, placeholder: false, values: &S442 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S436 },
-                    Slot { name: ".v2", optional: false, placeholder: false, values: &S440 },
-                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S5 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S439 },
+                    Slot { name: ".level", optional: false, placeholder: false, values: &S825 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S819 },
+                    Slot { name: ".v2", optional: false, placeholder: false, values: &S823 },
+                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S822 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -11932,11 +13017,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".grad", optional: false, placeholder: false, values: &S443 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S436 },
-                    Slot { name: ".v2", optional: false, placeholder: false, values: &S440 },
-                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S5 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S439 },
+                    Slot { name: ".grad", optional: false, placeholder: false, values: &S826 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S819 },
+                    Slot { name: ".v2", optional: false, placeholder: false, values: &S823 },
+                    Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S822 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -11949,34 +13034,116 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".geom", values: &S436 },
-            Definition { name: ".dtype", values: &S438 },
-            Definition { name: ".ctype", values: &S439 },
+            Definition { name: ".geom", values: &S819 },
+            Definition { name: ".dtype", values: &S821 },
+            Definition { name: ".ctype", values: &S822 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
         target: TargetReq::All,
         ptx_gates: &[
-            FeatureGate { feature: "Unified mode texturing", modifiers: &S27, ptx: Some(PtxVersion::new(1, 0)), sm: None },
-            FeatureGate { feature: "Extension using opaque .texref and .samplerref types and independent mode texturing", modifiers: &S444, ptx: Some(PtxVersion::new(1, 5)), sm: None },
-            FeatureGate { feature: "Texture arrays tex.{a1d,a2d}", modifiers: &S416, ptx: Some(PtxVersion::new(2, 3)), sm: None },
-            FeatureGate { feature: "Cubemaps and cubemap arrays", modifiers: &S27, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "Support for mipmaps", modifiers: &S27, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "Indirect texture access", modifiers: &S27, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "Multi-sample textures and multi-sample texture arrays", modifiers: &S27, ptx: Some(PtxVersion::new(3, 2)), sm: None },
-            FeatureGate { feature: "Support for textures returning .f16 and .f16x2 data", modifiers: &S201, ptx: Some(PtxVersion::new(4, 2)), sm: None },
-            FeatureGate { feature: "Support for tex.grad.{cube, acube}", modifiers: &S445, ptx: Some(PtxVersion::new(4, 3)), sm: None },
-            FeatureGate { feature: "Offset vector operand", modifiers: &S27, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "Unified mode texturing", modifiers: &S36, ptx: Some(PtxVersion::new(1, 0)), sm: None },
+            FeatureGate { feature: "Extension using opaque .texref and .samplerref types and independent mode texturing", modifiers: &S827, ptx: Some(PtxVersion::new(1, 5)), sm: None },
+            FeatureGate { feature: "Texture arrays tex.{a1d,a2d}", modifiers: &S769, ptx: Some(PtxVersion::new(2, 3)), sm: None },
+            FeatureGate { feature: "Cubemaps and cubemap arrays", modifiers: &S36, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "Support for mipmaps", modifiers: &S36, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "Indirect texture access", modifiers: &S36, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "Multi-sample textures and multi-sample texture arrays", modifiers: &S36, ptx: Some(PtxVersion::new(3, 2)), sm: None },
+            FeatureGate { feature: "Support for textures returning .f16 and .f16x2 data", modifiers: &S314, ptx: Some(PtxVersion::new(4, 2)), sm: None },
+            FeatureGate { feature: "Support for tex.grad.{cube, acube}", modifiers: &S828, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "Offset vector operand", modifiers: &S36, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "tex.1d.v4.u32.s32", modifiers: &S829, ptx: Some(PtxVersion::new(1, 5)), sm: None },
+            FeatureGate { feature: "tex.1d.v4.f32.s32", modifiers: &S830, ptx: Some(PtxVersion::new(1, 5)), sm: None },
+            FeatureGate { feature: "tex.1d.v4.s32.s32", modifiers: &S831, ptx: Some(PtxVersion::new(1, 5)), sm: None },
+            FeatureGate { feature: "tex.1d.v4.u32.f32", modifiers: &S832, ptx: Some(PtxVersion::new(1, 5)), sm: None },
+            FeatureGate { feature: "tex.2d.v4.u32.s32", modifiers: &S833, ptx: Some(PtxVersion::new(1, 5)), sm: None },
+            FeatureGate { feature: "tex.2dms.v4.u32.s32", modifiers: &S834, ptx: Some(PtxVersion::new(3, 2)), sm: None },
+            FeatureGate { feature: "tex.3d.v4.u32.s32", modifiers: &S835, ptx: Some(PtxVersion::new(1, 5)), sm: None },
+            FeatureGate { feature: "tex.a1d.v4.u32.s32", modifiers: &S836, ptx: Some(PtxVersion::new(2, 3)), sm: None },
+            FeatureGate { feature: "tex.a2d.v4.u32.s32", modifiers: &S837, ptx: Some(PtxVersion::new(2, 3)), sm: None },
+            FeatureGate { feature: "tex.a2dms.v4.u32.s32", modifiers: &S838, ptx: Some(PtxVersion::new(3, 2)), sm: None },
+            FeatureGate { feature: "tex.1d.v2.f16x2.s32", modifiers: &S839, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.2d.v2.f16x2.s32", modifiers: &S840, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.2dms.v2.f16x2.s32", modifiers: &S841, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.3d.v2.f16x2.s32", modifiers: &S842, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.a1d.v2.f16x2.s32", modifiers: &S843, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.a2d.v2.f16x2.s32", modifiers: &S844, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.a2dms.v2.f16x2.s32", modifiers: &S845, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.1d.v4.u32.s32", modifiers: &S846, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.1d.v4.f16.s32", modifiers: &S847, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.1d.v4.f32.s32", modifiers: &S848, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.1d.v4.s32.s32", modifiers: &S849, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.1d.v4.u32.f32", modifiers: &S850, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.2d.v4.u32.s32", modifiers: &S851, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.2dms.v4.u32.s32", modifiers: &S852, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.a1d.v4.u32.s32", modifiers: &S853, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.a2d.v4.u32.s32", modifiers: &S854, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.a2dms.v4.u32.s32", modifiers: &S855, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.level.1d.v4.u32.s32", modifiers: &S856, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.level.1d.v4.f16.s32", modifiers: &S857, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.level.1d.v4.f32.s32", modifiers: &S858, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.level.1d.v4.s32.s32", modifiers: &S859, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.level.1d.v4.u32.f32", modifiers: &S860, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.level.2d.v4.u32.s32", modifiers: &S861, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.level.a1d.v4.u32.s32", modifiers: &S862, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.level.a2d.v4.u32.s32", modifiers: &S863, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.1d.v2.f16x2.f32", modifiers: &S864, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.level.1d.v2.f16x2.f32", modifiers: &S865, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.1d.v2.f16x2.f32", modifiers: &S866, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "tex.1d.v4.f16.f32", modifiers: &S867, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "tex.2dms.v4.s32.s32", modifiers: &S868, ptx: Some(PtxVersion::new(3, 2)), sm: None },
+            FeatureGate { feature: "tex.a2d.v4.s32.f32", modifiers: &S869, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "tex.a2dms.v4.s32.s32", modifiers: &S870, ptx: Some(PtxVersion::new(3, 2)), sm: None },
+            FeatureGate { feature: "tex.acube.v4.f32.f32", modifiers: &S871, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "tex.grad.3d.v4.f32.f32", modifiers: &S872, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "tex.level.2d.v4.s32.f32", modifiers: &S873, ptx: Some(PtxVersion::new(4, 3)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "The cubemap array geometry (.acube)", modifiers: &S446, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "Mipmaps", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "Indirect texture access", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "Multi-sample textures and multi-sample texture arrays", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
-            FeatureGate { feature: "Texture fetch returning .f16 and .f16x2 data", modifiers: &S201, ptx: None, sm: Some(SmTarget::sm(53, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.grad.{cube, acube}", modifiers: &S445, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "Offset vector operand", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
-            FeatureGate { feature: "Depth compare operand", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "The cubemap array geometry (.acube)", modifiers: &S874, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "Mipmaps", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "Indirect texture access", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "Multi-sample textures and multi-sample texture arrays", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "Texture fetch returning .f16 and .f16x2 data", modifiers: &S314, ptx: None, sm: Some(SmTarget::sm(53, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.grad.{cube, acube}", modifiers: &S828, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "Offset vector operand", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "Depth compare operand", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.1d.v4.f16.s32", modifiers: &S875, ptx: None, sm: Some(SmTarget::sm(53, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.2dms.v4.u32.s32", modifiers: &S834, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.a2dms.v4.u32.s32", modifiers: &S838, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.1d.v2.f16x2.s32", modifiers: &S839, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.2d.v2.f16x2.s32", modifiers: &S840, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.2dms.v2.f16x2.s32", modifiers: &S841, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.3d.v2.f16x2.s32", modifiers: &S842, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.a1d.v2.f16x2.s32", modifiers: &S843, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.a2d.v2.f16x2.s32", modifiers: &S844, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.a2dms.v2.f16x2.s32", modifiers: &S845, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.1d.v4.u32.s32", modifiers: &S846, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.1d.v4.f16.s32", modifiers: &S847, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.1d.v4.f32.s32", modifiers: &S848, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.1d.v4.s32.s32", modifiers: &S849, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.1d.v4.u32.f32", modifiers: &S850, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.2d.v4.u32.s32", modifiers: &S851, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.2dms.v4.u32.s32", modifiers: &S852, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.a1d.v4.u32.s32", modifiers: &S853, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.a2d.v4.u32.s32", modifiers: &S854, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.a2dms.v4.u32.s32", modifiers: &S855, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.level.1d.v4.u32.s32", modifiers: &S856, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.level.1d.v4.f16.s32", modifiers: &S857, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.level.1d.v4.f32.s32", modifiers: &S858, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.level.1d.v4.s32.s32", modifiers: &S859, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.level.1d.v4.u32.f32", modifiers: &S860, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.level.2d.v4.u32.s32", modifiers: &S861, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.level.a1d.v4.u32.s32", modifiers: &S862, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.level.a2d.v4.u32.s32", modifiers: &S863, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.1d.v2.f16x2.f32", modifiers: &S864, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.level.1d.v2.f16x2.f32", modifiers: &S865, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.1d.v2.f16x2.f32", modifiers: &S866, ptx: None, sm: Some(SmTarget::sm(53, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.1d.v4.f16.f32", modifiers: &S867, ptx: None, sm: Some(SmTarget::sm(53, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.2dms.v4.s32.s32", modifiers: &S868, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.a2d.v4.s32.f32", modifiers: &S869, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.a2dms.v4.s32.s32", modifiers: &S870, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.grad.3d.v4.f32.f32", modifiers: &S872, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.level.2d.v4.s32.f32", modifiers: &S873, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
         ],
         summary: "Samples a texture at given coordinates.",
         coverage: Coverage { parses: true },
@@ -11986,7 +13153,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %tid",
         category: "Special Registers",
-        names: &S447,
+        names: &S876,
         anchor: "special-registers-tid",
         syntax: "",
         forms: &[
@@ -12008,7 +13175,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Texture Instructions: tld4",
         category: "Texture Instructions",
-        names: &S448,
+        names: &S877,
         anchor: "texture-instructions-tld4",
         syntax: "tld4.comp.2d.v4.dtype.f32    d[|p], [a, c] {, e} {, f};\ntld4.comp.geom.v4.dtype.f32  d[|p], [a, b, c] {, e} {, f};  // explicit sampler\n\n.comp  = { .r, .g, .b, .a };\n.geom  = { .2d, .a2d, .cube, .acube };\n.dtype = { .u32, .s32, .f32 };",
         forms: &[
@@ -12018,10 +13185,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".comp", optional: false, placeholder: true, values: &S449 },
-                    Slot { name: ".2d", optional: false, placeholder: false, values: &S450 },
-                    Slot { name: ".v4", optional: false, placeholder: false, values: &S437 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S374 },
+                    Slot { name: ".comp", optional: false, placeholder: true, values: &S878 },
+                    Slot { name: ".2d", optional: false, placeholder: false, values: &S879 },
+                    Slot { name: ".v4", optional: false, placeholder: false, values: &S820 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S597 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
                 operands: &[
@@ -12037,10 +13204,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".comp", optional: false, placeholder: true, values: &S449 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S451 },
-                    Slot { name: ".v4", optional: false, placeholder: false, values: &S437 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S374 },
+                    Slot { name: ".comp", optional: false, placeholder: true, values: &S878 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S880 },
+                    Slot { name: ".v4", optional: false, placeholder: false, values: &S820 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S597 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
                 operands: &[
@@ -12052,26 +13219,40 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".comp", values: &S449 },
-            Definition { name: ".geom", values: &S451 },
-            Definition { name: ".dtype", values: &S374 },
+            Definition { name: ".comp", values: &S878 },
+            Definition { name: ".geom", values: &S880 },
+            Definition { name: ".dtype", values: &S597 },
         ],
-        ptx: Some(PtxVersion::new(2, 2)),
+        ptx: Some(PtxVersion::new(3, 1)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(20, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "Indirect texture access", modifiers: &S27, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "tld4.{a2d,cube,acube}", modifiers: &S452, ptx: Some(PtxVersion::new(4, 3)), sm: None },
-            FeatureGate { feature: "Offset vector operand", modifiers: &S27, ptx: Some(PtxVersion::new(4, 3)), sm: None },
-            FeatureGate { feature: "Depth compare operand", modifiers: &S27, ptx: Some(PtxVersion::new(4, 3)), sm: None },
-            FeatureGate { feature: "Support for optional destination predicate", modifiers: &S27, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "Indirect texture access", modifiers: &S36, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "tld4.{a2d,cube,acube}", modifiers: &S881, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "Offset vector operand", modifiers: &S36, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "Depth compare operand", modifiers: &S36, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "Support for optional destination predicate", modifiers: &S36, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tld4.a.2d.v4.u32.f32", modifiers: &S882, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tld4.b.2d.v4.u32.f32", modifiers: &S883, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tld4.g.2d.v4.u32.f32", modifiers: &S884, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tld4.r.a2d.v4.u32.f32", modifiers: &S885, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tld4.r.acube.v4.u32.f32", modifiers: &S886, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tld4.r.cube.v4.u32.f32", modifiers: &S887, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tld4.r.2d.v4.u32.f32", modifiers: &S888, ptx: Some(PtxVersion::new(4, 3)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "Indirect texture access", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "tld4.{a2d,cube,acube}", modifiers: &S452, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
-            FeatureGate { feature: "Offset vector operand", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
-            FeatureGate { feature: "Depth compare operand", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
-            FeatureGate { feature: "Support for optional destination predicate", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "Indirect texture access", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "tld4.{a2d,cube,acube}", modifiers: &S881, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "Offset vector operand", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "Depth compare operand", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "Support for optional destination predicate", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tld4.a.2d.v4.u32.f32", modifiers: &S882, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tld4.b.2d.v4.u32.f32", modifiers: &S883, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tld4.g.2d.v4.u32.f32", modifiers: &S884, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tld4.r.a2d.v4.u32.f32", modifiers: &S885, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tld4.r.acube.v4.u32.f32", modifiers: &S886, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tld4.r.cube.v4.u32.f32", modifiers: &S887, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tld4.r.2d.v4.u32.f32", modifiers: &S888, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
         ],
         summary: "Gathers one colour channel of the four texels around a point.",
         coverage: Coverage { parses: true },
@@ -12081,7 +13262,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %total_smem_size",
         category: "Special Registers",
-        names: &S453,
+        names: &S889,
         anchor: "special-registers-total-smem-size",
         syntax: "",
         forms: &[
@@ -12103,7 +13284,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Miscellaneous Instructions: trap",
         category: "Miscellaneous Instructions",
-        names: &S454,
+        names: &S890,
         anchor: "miscellaneous-instructions-trap",
         syntax: "trap;",
         forms: &[
@@ -12135,7 +13316,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Texture Instructions: txq",
         category: "Texture Instructions",
-        names: &S455,
+        names: &S891,
         anchor: "texture-instructions-txq",
         syntax: "txq.tquery.b32         d, [a];       // texture attributes\ntxq.level.tlquery.b32  d, [a], lod;  // texture attributes\ntxq.squery.b32         d, [a];       // sampler attributes\n\n.tquery  = { .width, .height, .depth,\n             .channel_data_type, .channel_order,\n             .normalized_coords, .array_size,\n             .num_mipmap_levels, .num_samples};\n\n.tlquery = { .width, .height, .depth };\n\n.squery  = { .force_unnormalized_coords, .filter_mode,\n             .addr_mode_0, addr_mode_1, addr_mode_2 };",
         forms: &[
@@ -12145,8 +13326,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".tquery", optional: false, placeholder: true, values: &S456 },
-                    Slot { name: ".b32", optional: false, placeholder: false, values: &S11 },
+                    Slot { name: ".tquery", optional: false, placeholder: true, values: &S892 },
+                    Slot { name: ".b32", optional: false, placeholder: false, values: &S12 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -12159,9 +13340,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".level", optional: false, placeholder: false, values: &S442 },
-                    Slot { name: ".tlquery", optional: false, placeholder: true, values: &S457 },
-                    Slot { name: ".b32", optional: false, placeholder: false, values: &S11 },
+                    Slot { name: ".level", optional: false, placeholder: false, values: &S825 },
+                    Slot { name: ".tlquery", optional: false, placeholder: true, values: &S893 },
+                    Slot { name: ".b32", optional: false, placeholder: false, values: &S12 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -12175,8 +13356,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".squery", optional: false, placeholder: true, values: &S458 },
-                    Slot { name: ".b32", optional: false, placeholder: false, values: &S11 },
+                    Slot { name: ".squery", optional: false, placeholder: true, values: &S894 },
+                    Slot { name: ".b32", optional: false, placeholder: false, values: &S12 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -12185,25 +13366,32 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".tquery", values: &S456 },
-            Definition { name: ".tlquery", values: &S457 },
-            Definition { name: ".squery", values: &S458 },
+            Definition { name: ".tquery", values: &S892 },
+            Definition { name: ".tlquery", values: &S893 },
+            Definition { name: ".squery", values: &S894 },
         ],
         ptx: Some(PtxVersion::new(1, 5)),
         preview: false,
         target: TargetReq::All,
         ptx_gates: &[
-            FeatureGate { feature: "Channel data type and channel order queries", modifiers: &S27, ptx: Some(PtxVersion::new(2, 1)), sm: None },
-            FeatureGate { feature: "The .force_unnormalized_coords query", modifiers: &S459, ptx: Some(PtxVersion::new(2, 2)), sm: None },
-            FeatureGate { feature: "Indirect texture access", modifiers: &S27, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: ".array_size, .num_mipmap_levels, .num_samples samples queries", modifiers: &S460, ptx: Some(PtxVersion::new(4, 1)), sm: None },
-            FeatureGate { feature: "txq.level", modifiers: &S442, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "Channel data type and channel order queries", modifiers: &S36, ptx: Some(PtxVersion::new(2, 1)), sm: None },
+            FeatureGate { feature: "The .force_unnormalized_coords query", modifiers: &S895, ptx: Some(PtxVersion::new(2, 2)), sm: None },
+            FeatureGate { feature: "Indirect texture access", modifiers: &S36, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: ".array_size, .num_mipmap_levels, .num_samples samples queries", modifiers: &S896, ptx: Some(PtxVersion::new(4, 1)), sm: None },
+            FeatureGate { feature: "txq.level", modifiers: &S825, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "txq.array_size.b32", modifiers: &S897, ptx: Some(PtxVersion::new(4, 1)), sm: None },
+            FeatureGate { feature: "txq.channel_data_type.b32", modifiers: &S778, ptx: Some(PtxVersion::new(2, 1)), sm: None },
+            FeatureGate { feature: "txq.channel_order.b32", modifiers: &S779, ptx: Some(PtxVersion::new(2, 1)), sm: None },
+            FeatureGate { feature: "txq.num_mipmap_levels.b32", modifiers: &S898, ptx: Some(PtxVersion::new(4, 1)), sm: None },
+            FeatureGate { feature: "txq.num_samples.b32", modifiers: &S899, ptx: Some(PtxVersion::new(4, 1)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "Indirect texture access", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "Querying the number of mipmap levels", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "Querying the number of samples", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
-            FeatureGate { feature: "txq.level", modifiers: &S442, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "Indirect texture access", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "Querying the number of mipmap levels", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "Querying the number of samples", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "txq.level", modifiers: &S825, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "txq.num_mipmap_levels.b32", modifiers: &S898, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "txq.num_samples.b32", modifiers: &S899, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
         ],
         summary: "Reads an attribute of a texture or sampler.",
         coverage: Coverage { parses: true },
@@ -12213,7 +13401,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vadd, vsub, vabsdiff, vmin, vmax",
         category: "Scalar Video Instructions",
-        names: &S461,
+        names: &S900,
         anchor: "scalar-video-instructions-vadd-vsub-vabsdiff-vmin-vmax",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvop.dtype.atype.btype{.sat}       d, a{.asel}, b{.bsel};\nvop.dtype.atype.btype{.sat}.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvop.dtype.atype.btype{.sat}  d.dsel, a{.asel}, b{.bsel}, c;\n\n vop   = { vadd, vsub, vabsdiff, vmin, vmax };\n.dtype = .atype = .btype = { .u32, .s32 };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -12223,10 +13411,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -12240,11 +13428,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
-                    Slot { name: ".op2", optional: false, placeholder: true, values: &S52 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
+                    Slot { name: ".op2", optional: false, placeholder: true, values: &S61 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -12259,10 +13447,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
                 ],
                 operands: &[
                     OperandSpec { text: "d.dsel", name: "d", optional: false, negatable: false, address: false },
@@ -12273,14 +13461,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop", values: &S462 },
-            Definition { name: ".dtype", values: &S194 },
-            Definition { name: ".atype", values: &S194 },
-            Definition { name: ".btype", values: &S194 },
-            Definition { name: ".dsel", values: &S463 },
-            Definition { name: ".asel", values: &S463 },
-            Definition { name: ".bsel", values: &S463 },
-            Definition { name: ".op2", values: &S52 },
+            Definition { name: "vop", values: &S901 },
+            Definition { name: ".dtype", values: &S307 },
+            Definition { name: ".atype", values: &S307 },
+            Definition { name: ".btype", values: &S307 },
+            Definition { name: ".dsel", values: &S902 },
+            Definition { name: ".asel", values: &S902 },
+            Definition { name: ".bsel", values: &S902 },
+            Definition { name: ".op2", values: &S61 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
         preview: false,
@@ -12297,7 +13485,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2",
         category: "SIMD Video Instructions",
-        names: &S464,
+        names: &S903,
         anchor: "simd-video-instructions-vadd2-vsub2-vavrg2-vabsdiff2-vmin2-vmax2",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop2.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop2.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n vop2  = { vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2 };\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .h0, .h1, .h10 };  // defaults to .h10\n.asel  = .bsel  = { .hxy, where x,y are from { 0, 1, 2, 3 } };\n   .asel defaults to .h10\n   .bsel defaults to .h32",
         forms: &[
@@ -12307,10 +13495,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -12325,10 +13513,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".add", optional: false, placeholder: false, values: &S48 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -12339,13 +13527,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop2", values: &S465 },
-            Definition { name: ".dtype", values: &S194 },
-            Definition { name: ".atype", values: &S194 },
-            Definition { name: ".btype", values: &S194 },
-            Definition { name: ".mask", values: &S466 },
-            Definition { name: ".asel", values: &S467 },
-            Definition { name: ".bsel", values: &S467 },
+            Definition { name: "vop2", values: &S904 },
+            Definition { name: ".dtype", values: &S307 },
+            Definition { name: ".atype", values: &S307 },
+            Definition { name: ".btype", values: &S307 },
+            Definition { name: ".mask", values: &S905 },
+            Definition { name: ".asel", values: &S906 },
+            Definition { name: ".bsel", values: &S906 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -12362,7 +13550,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4",
         category: "SIMD Video Instructions",
-        names: &S468,
+        names: &S907,
         anchor: "simd-video-instructions-vadd4-vsub4-vavrg4-vabsdiff4-vmin4-vmax4",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop4.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop4.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\nvop4  = { vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4 };\n\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .b0,\n           .b1, .b10\n           .b2, .b20, .b21, .b210,\n           .b3, .b30, .b31, .b310, .b32, .b320, .b321, .b3210 };\n    defaults to .b3210\n.asel = .bsel = .bxyzw, where x,y,z,w are from { 0, ..., 7 };\n   .asel defaults to .b3210\n   .bsel defaults to .b7654",
         forms: &[
@@ -12372,10 +13560,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -12390,10 +13578,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".add", optional: false, placeholder: false, values: &S48 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -12404,13 +13592,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop4", values: &S469 },
-            Definition { name: ".dtype", values: &S194 },
-            Definition { name: ".atype", values: &S194 },
-            Definition { name: ".btype", values: &S194 },
-            Definition { name: ".mask", values: &S470 },
-            Definition { name: ".asel", values: &S471 },
-            Definition { name: ".bsel", values: &S471 },
+            Definition { name: "vop4", values: &S908 },
+            Definition { name: ".dtype", values: &S307 },
+            Definition { name: ".atype", values: &S307 },
+            Definition { name: ".btype", values: &S307 },
+            Definition { name: ".mask", values: &S909 },
+            Definition { name: ".asel", values: &S910 },
+            Definition { name: ".bsel", values: &S910 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -12427,7 +13615,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vadd, vsub, vabsdiff, vmin, vmax",
         category: "Scalar Video Instructions",
-        names: &S461,
+        names: &S900,
         anchor: "scalar-video-instructions-vadd-vsub-vabsdiff-vmin-vmax",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvop.dtype.atype.btype{.sat}       d, a{.asel}, b{.bsel};\nvop.dtype.atype.btype{.sat}.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvop.dtype.atype.btype{.sat}  d.dsel, a{.asel}, b{.bsel}, c;\n\n vop   = { vadd, vsub, vabsdiff, vmin, vmax };\n.dtype = .atype = .btype = { .u32, .s32 };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -12437,10 +13625,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -12454,11 +13642,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
-                    Slot { name: ".op2", optional: false, placeholder: true, values: &S52 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
+                    Slot { name: ".op2", optional: false, placeholder: true, values: &S61 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -12473,10 +13661,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
                 ],
                 operands: &[
                     OperandSpec { text: "d.dsel", name: "d", optional: false, negatable: false, address: false },
@@ -12487,14 +13675,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop", values: &S462 },
-            Definition { name: ".dtype", values: &S194 },
-            Definition { name: ".atype", values: &S194 },
-            Definition { name: ".btype", values: &S194 },
-            Definition { name: ".dsel", values: &S463 },
-            Definition { name: ".asel", values: &S463 },
-            Definition { name: ".bsel", values: &S463 },
-            Definition { name: ".op2", values: &S52 },
+            Definition { name: "vop", values: &S901 },
+            Definition { name: ".dtype", values: &S307 },
+            Definition { name: ".atype", values: &S307 },
+            Definition { name: ".btype", values: &S307 },
+            Definition { name: ".dsel", values: &S902 },
+            Definition { name: ".asel", values: &S902 },
+            Definition { name: ".bsel", values: &S902 },
+            Definition { name: ".op2", values: &S61 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
         preview: false,
@@ -12511,7 +13699,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2",
         category: "SIMD Video Instructions",
-        names: &S464,
+        names: &S903,
         anchor: "simd-video-instructions-vadd2-vsub2-vavrg2-vabsdiff2-vmin2-vmax2",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop2.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop2.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n vop2  = { vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2 };\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .h0, .h1, .h10 };  // defaults to .h10\n.asel  = .bsel  = { .hxy, where x,y are from { 0, 1, 2, 3 } };\n   .asel defaults to .h10\n   .bsel defaults to .h32",
         forms: &[
@@ -12521,10 +13709,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -12539,10 +13727,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".add", optional: false, placeholder: false, values: &S48 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -12553,13 +13741,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop2", values: &S465 },
-            Definition { name: ".dtype", values: &S194 },
-            Definition { name: ".atype", values: &S194 },
-            Definition { name: ".btype", values: &S194 },
-            Definition { name: ".mask", values: &S466 },
-            Definition { name: ".asel", values: &S467 },
-            Definition { name: ".bsel", values: &S467 },
+            Definition { name: "vop2", values: &S904 },
+            Definition { name: ".dtype", values: &S307 },
+            Definition { name: ".atype", values: &S307 },
+            Definition { name: ".btype", values: &S307 },
+            Definition { name: ".mask", values: &S905 },
+            Definition { name: ".asel", values: &S906 },
+            Definition { name: ".bsel", values: &S906 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -12576,7 +13764,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4",
         category: "SIMD Video Instructions",
-        names: &S468,
+        names: &S907,
         anchor: "simd-video-instructions-vadd4-vsub4-vavrg4-vabsdiff4-vmin4-vmax4",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop4.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop4.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\nvop4  = { vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4 };\n\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .b0,\n           .b1, .b10\n           .b2, .b20, .b21, .b210,\n           .b3, .b30, .b31, .b310, .b32, .b320, .b321, .b3210 };\n    defaults to .b3210\n.asel = .bsel = .bxyzw, where x,y,z,w are from { 0, ..., 7 };\n   .asel defaults to .b3210\n   .bsel defaults to .b7654",
         forms: &[
@@ -12586,10 +13774,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -12604,10 +13792,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".add", optional: false, placeholder: false, values: &S48 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -12618,13 +13806,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop4", values: &S469 },
-            Definition { name: ".dtype", values: &S194 },
-            Definition { name: ".atype", values: &S194 },
-            Definition { name: ".btype", values: &S194 },
-            Definition { name: ".mask", values: &S470 },
-            Definition { name: ".asel", values: &S471 },
-            Definition { name: ".bsel", values: &S471 },
+            Definition { name: "vop4", values: &S908 },
+            Definition { name: ".dtype", values: &S307 },
+            Definition { name: ".atype", values: &S307 },
+            Definition { name: ".btype", values: &S307 },
+            Definition { name: ".mask", values: &S909 },
+            Definition { name: ".asel", values: &S910 },
+            Definition { name: ".bsel", values: &S910 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -12641,7 +13829,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2",
         category: "SIMD Video Instructions",
-        names: &S464,
+        names: &S903,
         anchor: "simd-video-instructions-vadd2-vsub2-vavrg2-vabsdiff2-vmin2-vmax2",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop2.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop2.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n vop2  = { vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2 };\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .h0, .h1, .h10 };  // defaults to .h10\n.asel  = .bsel  = { .hxy, where x,y are from { 0, 1, 2, 3 } };\n   .asel defaults to .h10\n   .bsel defaults to .h32",
         forms: &[
@@ -12651,10 +13839,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -12669,10 +13857,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".add", optional: false, placeholder: false, values: &S48 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -12683,21 +13871,21 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop2", values: &S465 },
-            Definition { name: ".dtype", values: &S194 },
-            Definition { name: ".atype", values: &S194 },
-            Definition { name: ".btype", values: &S194 },
-            Definition { name: ".mask", values: &S466 },
-            Definition { name: ".asel", values: &S467 },
-            Definition { name: ".bsel", values: &S467 },
+            Definition { name: "vop2", values: &S904 },
+            Definition { name: ".dtype", values: &S307 },
+            Definition { name: ".atype", values: &S307 },
+            Definition { name: ".btype", values: &S307 },
+            Definition { name: ".mask", values: &S905 },
+            Definition { name: ".asel", values: &S906 },
+            Definition { name: ".bsel", values: &S906 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
-        target: TargetReq::Unstated,
+        target: TargetReq::Min(SmTarget::sm(30, ArchVariant::Base)),
         ptx_gates: &[
         ],
         target_gates: &[
-            FeatureGate { feature: "vadd2, vsub2, varvg2, vabsdiff2, vmin2, vmax2", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "vadd2, vsub2, varvg2, vabsdiff2, vmin2, vmax2", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
         ],
         summary: "SIMD video op: per-half rounded average.",
         coverage: Coverage { parses: true },
@@ -12707,7 +13895,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4",
         category: "SIMD Video Instructions",
-        names: &S468,
+        names: &S907,
         anchor: "simd-video-instructions-vadd4-vsub4-vavrg4-vabsdiff4-vmin4-vmax4",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop4.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop4.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\nvop4  = { vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4 };\n\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .b0,\n           .b1, .b10\n           .b2, .b20, .b21, .b210,\n           .b3, .b30, .b31, .b310, .b32, .b320, .b321, .b3210 };\n    defaults to .b3210\n.asel = .bsel = .bxyzw, where x,y,z,w are from { 0, ..., 7 };\n   .asel defaults to .b3210\n   .bsel defaults to .b7654",
         forms: &[
@@ -12717,10 +13905,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -12735,10 +13923,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".add", optional: false, placeholder: false, values: &S48 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -12749,21 +13937,21 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop4", values: &S469 },
-            Definition { name: ".dtype", values: &S194 },
-            Definition { name: ".atype", values: &S194 },
-            Definition { name: ".btype", values: &S194 },
-            Definition { name: ".mask", values: &S470 },
-            Definition { name: ".asel", values: &S471 },
-            Definition { name: ".bsel", values: &S471 },
+            Definition { name: "vop4", values: &S908 },
+            Definition { name: ".dtype", values: &S307 },
+            Definition { name: ".atype", values: &S307 },
+            Definition { name: ".btype", values: &S307 },
+            Definition { name: ".mask", values: &S909 },
+            Definition { name: ".asel", values: &S910 },
+            Definition { name: ".bsel", values: &S910 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
-        target: TargetReq::Unstated,
+        target: TargetReq::Min(SmTarget::sm(30, ArchVariant::Base)),
         ptx_gates: &[
         ],
         target_gates: &[
-            FeatureGate { feature: "vadd4, vsub4, varvg4, vabsdiff4, vmin4, vmax4", modifiers: &S27, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "vadd4, vsub4, varvg4, vabsdiff4, vmin4, vmax4", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
         ],
         summary: "SIMD video op: per-byte rounded average.",
         coverage: Coverage { parses: true },
@@ -12773,7 +13961,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Directive,
         title: "PTX Module Directives: .version",
         category: "PTX Module Directives",
-        names: &S472,
+        names: &S911,
         anchor: "ptx-module-directives-version",
         syntax: ".version  major.minor    // major, minor are integers",
         forms: &[
@@ -12806,7 +13994,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Directive,
         title: "Linking Directives: .visible",
         category: "Linking Directives",
-        names: &S473,
+        names: &S912,
         anchor: "linking-directives-visible",
         syntax: ".visible identifier",
         forms: &[
@@ -12839,7 +14027,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vmad",
         category: "Scalar Video Instructions",
-        names: &S474,
+        names: &S913,
         anchor: "scalar-video-instructions-vmad",
         syntax: "// 32-bit scalar operation\nvmad.dtype.atype.btype{.sat}{.scale}     d, {-}a{.asel}, {-}b{.bsel},\n                                         {-}c;\nvmad.dtype.atype.btype.po{.sat}{.scale}  d, a{.asel}, b{.bsel}, c;\n\n.dtype = .atype = .btype = { .u32, .s32 };\n.asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.scale = { .shr7, .shr15 };",
         forms: &[
@@ -12849,11 +14037,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
-                    Slot { name: ".scale", optional: true, placeholder: true, values: &S475 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
+                    Slot { name: ".scale", optional: true, placeholder: true, values: &S914 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -12868,12 +14056,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".po", optional: false, placeholder: false, values: &S476 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
-                    Slot { name: ".scale", optional: true, placeholder: true, values: &S475 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".po", optional: false, placeholder: false, values: &S915 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
+                    Slot { name: ".scale", optional: true, placeholder: true, values: &S914 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -12884,12 +14072,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".dtype", values: &S194 },
-            Definition { name: ".atype", values: &S194 },
-            Definition { name: ".btype", values: &S194 },
-            Definition { name: ".asel", values: &S463 },
-            Definition { name: ".bsel", values: &S463 },
-            Definition { name: ".scale", values: &S475 },
+            Definition { name: ".dtype", values: &S307 },
+            Definition { name: ".atype", values: &S307 },
+            Definition { name: ".btype", values: &S307 },
+            Definition { name: ".asel", values: &S902 },
+            Definition { name: ".bsel", values: &S902 },
+            Definition { name: ".scale", values: &S914 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
         preview: false,
@@ -12906,7 +14094,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vadd, vsub, vabsdiff, vmin, vmax",
         category: "Scalar Video Instructions",
-        names: &S461,
+        names: &S900,
         anchor: "scalar-video-instructions-vadd-vsub-vabsdiff-vmin-vmax",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvop.dtype.atype.btype{.sat}       d, a{.asel}, b{.bsel};\nvop.dtype.atype.btype{.sat}.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvop.dtype.atype.btype{.sat}  d.dsel, a{.asel}, b{.bsel}, c;\n\n vop   = { vadd, vsub, vabsdiff, vmin, vmax };\n.dtype = .atype = .btype = { .u32, .s32 };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -12916,10 +14104,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -12933,11 +14121,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
-                    Slot { name: ".op2", optional: false, placeholder: true, values: &S52 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
+                    Slot { name: ".op2", optional: false, placeholder: true, values: &S61 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -12952,10 +14140,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
                 ],
                 operands: &[
                     OperandSpec { text: "d.dsel", name: "d", optional: false, negatable: false, address: false },
@@ -12966,14 +14154,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop", values: &S462 },
-            Definition { name: ".dtype", values: &S194 },
-            Definition { name: ".atype", values: &S194 },
-            Definition { name: ".btype", values: &S194 },
-            Definition { name: ".dsel", values: &S463 },
-            Definition { name: ".asel", values: &S463 },
-            Definition { name: ".bsel", values: &S463 },
-            Definition { name: ".op2", values: &S52 },
+            Definition { name: "vop", values: &S901 },
+            Definition { name: ".dtype", values: &S307 },
+            Definition { name: ".atype", values: &S307 },
+            Definition { name: ".btype", values: &S307 },
+            Definition { name: ".dsel", values: &S902 },
+            Definition { name: ".asel", values: &S902 },
+            Definition { name: ".bsel", values: &S902 },
+            Definition { name: ".op2", values: &S61 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
         preview: false,
@@ -12990,7 +14178,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2",
         category: "SIMD Video Instructions",
-        names: &S464,
+        names: &S903,
         anchor: "simd-video-instructions-vadd2-vsub2-vavrg2-vabsdiff2-vmin2-vmax2",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop2.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop2.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n vop2  = { vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2 };\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .h0, .h1, .h10 };  // defaults to .h10\n.asel  = .bsel  = { .hxy, where x,y are from { 0, 1, 2, 3 } };\n   .asel defaults to .h10\n   .bsel defaults to .h32",
         forms: &[
@@ -13000,10 +14188,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -13018,10 +14206,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".add", optional: false, placeholder: false, values: &S48 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -13032,13 +14220,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop2", values: &S465 },
-            Definition { name: ".dtype", values: &S194 },
-            Definition { name: ".atype", values: &S194 },
-            Definition { name: ".btype", values: &S194 },
-            Definition { name: ".mask", values: &S466 },
-            Definition { name: ".asel", values: &S467 },
-            Definition { name: ".bsel", values: &S467 },
+            Definition { name: "vop2", values: &S904 },
+            Definition { name: ".dtype", values: &S307 },
+            Definition { name: ".atype", values: &S307 },
+            Definition { name: ".btype", values: &S307 },
+            Definition { name: ".mask", values: &S905 },
+            Definition { name: ".asel", values: &S906 },
+            Definition { name: ".bsel", values: &S906 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -13055,7 +14243,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4",
         category: "SIMD Video Instructions",
-        names: &S468,
+        names: &S907,
         anchor: "simd-video-instructions-vadd4-vsub4-vavrg4-vabsdiff4-vmin4-vmax4",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop4.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop4.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\nvop4  = { vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4 };\n\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .b0,\n           .b1, .b10\n           .b2, .b20, .b21, .b210,\n           .b3, .b30, .b31, .b310, .b32, .b320, .b321, .b3210 };\n    defaults to .b3210\n.asel = .bsel = .bxyzw, where x,y,z,w are from { 0, ..., 7 };\n   .asel defaults to .b3210\n   .bsel defaults to .b7654",
         forms: &[
@@ -13065,10 +14253,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -13083,10 +14271,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".add", optional: false, placeholder: false, values: &S48 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -13097,13 +14285,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop4", values: &S469 },
-            Definition { name: ".dtype", values: &S194 },
-            Definition { name: ".atype", values: &S194 },
-            Definition { name: ".btype", values: &S194 },
-            Definition { name: ".mask", values: &S470 },
-            Definition { name: ".asel", values: &S471 },
-            Definition { name: ".bsel", values: &S471 },
+            Definition { name: "vop4", values: &S908 },
+            Definition { name: ".dtype", values: &S307 },
+            Definition { name: ".atype", values: &S307 },
+            Definition { name: ".btype", values: &S307 },
+            Definition { name: ".mask", values: &S909 },
+            Definition { name: ".asel", values: &S910 },
+            Definition { name: ".bsel", values: &S910 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -13120,7 +14308,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vadd, vsub, vabsdiff, vmin, vmax",
         category: "Scalar Video Instructions",
-        names: &S461,
+        names: &S900,
         anchor: "scalar-video-instructions-vadd-vsub-vabsdiff-vmin-vmax",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvop.dtype.atype.btype{.sat}       d, a{.asel}, b{.bsel};\nvop.dtype.atype.btype{.sat}.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvop.dtype.atype.btype{.sat}  d.dsel, a{.asel}, b{.bsel}, c;\n\n vop   = { vadd, vsub, vabsdiff, vmin, vmax };\n.dtype = .atype = .btype = { .u32, .s32 };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -13130,10 +14318,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -13147,11 +14335,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
-                    Slot { name: ".op2", optional: false, placeholder: true, values: &S52 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
+                    Slot { name: ".op2", optional: false, placeholder: true, values: &S61 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -13166,10 +14354,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
                 ],
                 operands: &[
                     OperandSpec { text: "d.dsel", name: "d", optional: false, negatable: false, address: false },
@@ -13180,14 +14368,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop", values: &S462 },
-            Definition { name: ".dtype", values: &S194 },
-            Definition { name: ".atype", values: &S194 },
-            Definition { name: ".btype", values: &S194 },
-            Definition { name: ".dsel", values: &S463 },
-            Definition { name: ".asel", values: &S463 },
-            Definition { name: ".bsel", values: &S463 },
-            Definition { name: ".op2", values: &S52 },
+            Definition { name: "vop", values: &S901 },
+            Definition { name: ".dtype", values: &S307 },
+            Definition { name: ".atype", values: &S307 },
+            Definition { name: ".btype", values: &S307 },
+            Definition { name: ".dsel", values: &S902 },
+            Definition { name: ".asel", values: &S902 },
+            Definition { name: ".bsel", values: &S902 },
+            Definition { name: ".op2", values: &S61 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
         preview: false,
@@ -13204,7 +14392,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2",
         category: "SIMD Video Instructions",
-        names: &S464,
+        names: &S903,
         anchor: "simd-video-instructions-vadd2-vsub2-vavrg2-vabsdiff2-vmin2-vmax2",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop2.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop2.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n vop2  = { vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2 };\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .h0, .h1, .h10 };  // defaults to .h10\n.asel  = .bsel  = { .hxy, where x,y are from { 0, 1, 2, 3 } };\n   .asel defaults to .h10\n   .bsel defaults to .h32",
         forms: &[
@@ -13214,10 +14402,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -13232,10 +14420,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".add", optional: false, placeholder: false, values: &S48 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -13246,13 +14434,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop2", values: &S465 },
-            Definition { name: ".dtype", values: &S194 },
-            Definition { name: ".atype", values: &S194 },
-            Definition { name: ".btype", values: &S194 },
-            Definition { name: ".mask", values: &S466 },
-            Definition { name: ".asel", values: &S467 },
-            Definition { name: ".bsel", values: &S467 },
+            Definition { name: "vop2", values: &S904 },
+            Definition { name: ".dtype", values: &S307 },
+            Definition { name: ".atype", values: &S307 },
+            Definition { name: ".btype", values: &S307 },
+            Definition { name: ".mask", values: &S905 },
+            Definition { name: ".asel", values: &S906 },
+            Definition { name: ".bsel", values: &S906 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -13269,7 +14457,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4",
         category: "SIMD Video Instructions",
-        names: &S468,
+        names: &S907,
         anchor: "simd-video-instructions-vadd4-vsub4-vavrg4-vabsdiff4-vmin4-vmax4",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop4.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop4.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\nvop4  = { vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4 };\n\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .b0,\n           .b1, .b10\n           .b2, .b20, .b21, .b210,\n           .b3, .b30, .b31, .b310, .b32, .b320, .b321, .b3210 };\n    defaults to .b3210\n.asel = .bsel = .bxyzw, where x,y,z,w are from { 0, ..., 7 };\n   .asel defaults to .b3210\n   .bsel defaults to .b7654",
         forms: &[
@@ -13279,10 +14467,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -13297,10 +14485,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".add", optional: false, placeholder: false, values: &S48 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -13311,13 +14499,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop4", values: &S469 },
-            Definition { name: ".dtype", values: &S194 },
-            Definition { name: ".atype", values: &S194 },
-            Definition { name: ".btype", values: &S194 },
-            Definition { name: ".mask", values: &S470 },
-            Definition { name: ".asel", values: &S471 },
-            Definition { name: ".bsel", values: &S471 },
+            Definition { name: "vop4", values: &S908 },
+            Definition { name: ".dtype", values: &S307 },
+            Definition { name: ".atype", values: &S307 },
+            Definition { name: ".btype", values: &S307 },
+            Definition { name: ".mask", values: &S909 },
+            Definition { name: ".asel", values: &S910 },
+            Definition { name: ".bsel", values: &S910 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -13334,7 +14522,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Parallel Synchronization and Communication Instructions: vote.sync",
         category: "Parallel Synchronization and Communication Instructions",
-        names: &S477,
+        names: &S916,
         anchor: "parallel-synchronization-and-communication-instructions-vote-sync",
         syntax: "vote.sync.mode.pred  d, {!}a, membermask;\nvote.sync.ballot.b32 d, {!}a, membermask;  // 'ballot' form, returns bitmask\n\n.mode = { .all, .any, .uni };",
         forms: &[
@@ -13344,8 +14532,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".mode", optional: false, placeholder: true, values: &S478 },
-                    Slot { name: ".pred", optional: false, placeholder: false, values: &S77 },
+                    Slot { name: ".mode", optional: false, placeholder: true, values: &S917 },
+                    Slot { name: ".pred", optional: false, placeholder: false, values: &S138 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -13359,8 +14547,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".ballot", optional: false, placeholder: false, values: &S479 },
-                    Slot { name: ".b32", optional: false, placeholder: false, values: &S11 },
+                    Slot { name: ".ballot", optional: false, placeholder: false, values: &S918 },
+                    Slot { name: ".b32", optional: false, placeholder: false, values: &S12 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -13370,9 +14558,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".mode", values: &S478 },
+            Definition { name: ".mode", values: &S917 },
         ],
-        ptx: Some(PtxVersion::new(6, 0)),
+        ptx: Some(PtxVersion::new(5, 1)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(30, ArchVariant::Base)),
         ptx_gates: &[
@@ -13387,7 +14575,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vset",
         category: "Scalar Video Instructions",
-        names: &S480,
+        names: &S919,
         anchor: "scalar-video-instructions-vset",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvset.atype.btype.cmp       d, a{.asel}, b{.bsel};\nvset.atype.btype.cmp.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvset.atype.btype.cmp  d.dsel, a{.asel}, b{.bsel}, c;\n\n.atype = .btype = { .u32, .s32 };\n.cmp   = { .eq, .ne, .lt, .le, .gt, .ge };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -13397,9 +14585,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S481 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S920 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -13413,10 +14601,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S481 },
-                    Slot { name: ".op2", optional: false, placeholder: true, values: &S52 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S920 },
+                    Slot { name: ".op2", optional: false, placeholder: true, values: &S61 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -13431,9 +14619,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S481 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S920 },
                 ],
                 operands: &[
                     OperandSpec { text: "d.dsel", name: "d", optional: false, negatable: false, address: false },
@@ -13444,13 +14632,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".atype", values: &S194 },
-            Definition { name: ".btype", values: &S194 },
-            Definition { name: ".cmp", values: &S481 },
-            Definition { name: ".dsel", values: &S463 },
-            Definition { name: ".asel", values: &S463 },
-            Definition { name: ".bsel", values: &S463 },
-            Definition { name: ".op2", values: &S52 },
+            Definition { name: ".atype", values: &S307 },
+            Definition { name: ".btype", values: &S307 },
+            Definition { name: ".cmp", values: &S920 },
+            Definition { name: ".dsel", values: &S902 },
+            Definition { name: ".asel", values: &S902 },
+            Definition { name: ".bsel", values: &S902 },
+            Definition { name: ".op2", values: &S61 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
         preview: false,
@@ -13467,7 +14655,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vset2",
         category: "SIMD Video Instructions",
-        names: &S482,
+        names: &S921,
         anchor: "simd-video-instructions-vset2",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvset2.atype.btype.cmp  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvset2.atype.btype.cmp.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n.atype = .btype = { .u32, .s32 };\n.cmp   = { .eq, .ne, .lt, .le, .gt, .ge };\n.mask  = { .h0, .h1, .h10 };  // defaults to .h10\n.asel  = .bsel  = { .hxy, where x,y are from { 0, 1, 2, 3 } };\n   .asel defaults to .h10\n   .bsel defaults to .h32",
         forms: &[
@@ -13477,9 +14665,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S481 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S920 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -13494,10 +14682,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S481 },
-                    Slot { name: ".add", optional: false, placeholder: false, values: &S48 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S920 },
+                    Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -13508,12 +14696,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".atype", values: &S194 },
-            Definition { name: ".btype", values: &S194 },
-            Definition { name: ".cmp", values: &S481 },
-            Definition { name: ".mask", values: &S466 },
-            Definition { name: ".asel", values: &S467 },
-            Definition { name: ".bsel", values: &S467 },
+            Definition { name: ".atype", values: &S307 },
+            Definition { name: ".btype", values: &S307 },
+            Definition { name: ".cmp", values: &S920 },
+            Definition { name: ".mask", values: &S905 },
+            Definition { name: ".asel", values: &S906 },
+            Definition { name: ".bsel", values: &S906 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -13530,7 +14718,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vset4",
         category: "SIMD Video Instructions",
-        names: &S483,
+        names: &S922,
         anchor: "simd-video-instructions-vset4",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvset4.atype.btype.cmp  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvset4.atype.btype.cmp.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n.atype = .btype = { .u32, .s32 };\n.cmp   = { .eq, .ne, .lt, .le, .gt, .ge };\n.mask  = { .b0,\n           .b1, .b10\n           .b2, .b20, .b21, .b210,\n           .b3, .b30, .b31, .b310, .b32, .b320, .b321, .b3210 };\n    defaults to .b3210\n.asel = .bsel = .bxyzw, where x,y,z,w are from { 0, ..., 7 };\n   .asel defaults to .b3210\n   .bsel defaults to .b7654",
         forms: &[
@@ -13540,9 +14728,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S481 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S920 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -13557,10 +14745,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S481 },
-                    Slot { name: ".add", optional: false, placeholder: false, values: &S48 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S920 },
+                    Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -13571,12 +14759,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".atype", values: &S194 },
-            Definition { name: ".btype", values: &S194 },
-            Definition { name: ".cmp", values: &S481 },
-            Definition { name: ".mask", values: &S470 },
-            Definition { name: ".asel", values: &S471 },
-            Definition { name: ".bsel", values: &S471 },
+            Definition { name: ".atype", values: &S307 },
+            Definition { name: ".btype", values: &S307 },
+            Definition { name: ".cmp", values: &S920 },
+            Definition { name: ".mask", values: &S909 },
+            Definition { name: ".asel", values: &S910 },
+            Definition { name: ".bsel", values: &S910 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -13593,7 +14781,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vshl, vshr",
         category: "Scalar Video Instructions",
-        names: &S484,
+        names: &S923,
         anchor: "scalar-video-instructions-vshl-vshr",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvop.dtype.atype.u32{.sat}.mode       d, a{.asel}, b{.bsel};\nvop.dtype.atype.u32{.sat}.mode.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvop.dtype.atype.u32{.sat}.mode  d.dsel, a{.asel}, b{.bsel}, c;\n\n vop   = { vshl, vshr };\n.dtype = .atype = { .u32, .s32 };\n.mode  = { .clamp, .wrap };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -13603,11 +14791,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".u32", optional: false, placeholder: false, values: &S75 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
-                    Slot { name: ".mode", optional: false, placeholder: true, values: &S386 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".u32", optional: false, placeholder: false, values: &S136 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
+                    Slot { name: ".mode", optional: false, placeholder: true, values: &S697 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -13621,12 +14809,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".u32", optional: false, placeholder: false, values: &S75 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
-                    Slot { name: ".mode", optional: false, placeholder: true, values: &S386 },
-                    Slot { name: ".op2", optional: false, placeholder: true, values: &S52 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".u32", optional: false, placeholder: false, values: &S136 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
+                    Slot { name: ".mode", optional: false, placeholder: true, values: &S697 },
+                    Slot { name: ".op2", optional: false, placeholder: true, values: &S61 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -13641,11 +14829,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".u32", optional: false, placeholder: false, values: &S75 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
-                    Slot { name: ".mode", optional: false, placeholder: true, values: &S386 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".u32", optional: false, placeholder: false, values: &S136 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
+                    Slot { name: ".mode", optional: false, placeholder: true, values: &S697 },
                 ],
                 operands: &[
                     OperandSpec { text: "d.dsel", name: "d", optional: false, negatable: false, address: false },
@@ -13656,14 +14844,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop", values: &S485 },
-            Definition { name: ".dtype", values: &S194 },
-            Definition { name: ".atype", values: &S194 },
-            Definition { name: ".mode", values: &S386 },
-            Definition { name: ".dsel", values: &S463 },
-            Definition { name: ".asel", values: &S463 },
-            Definition { name: ".bsel", values: &S463 },
-            Definition { name: ".op2", values: &S52 },
+            Definition { name: "vop", values: &S924 },
+            Definition { name: ".dtype", values: &S307 },
+            Definition { name: ".atype", values: &S307 },
+            Definition { name: ".mode", values: &S697 },
+            Definition { name: ".dsel", values: &S902 },
+            Definition { name: ".asel", values: &S902 },
+            Definition { name: ".bsel", values: &S902 },
+            Definition { name: ".op2", values: &S61 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
         preview: false,
@@ -13680,7 +14868,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vshl, vshr",
         category: "Scalar Video Instructions",
-        names: &S484,
+        names: &S923,
         anchor: "scalar-video-instructions-vshl-vshr",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvop.dtype.atype.u32{.sat}.mode       d, a{.asel}, b{.bsel};\nvop.dtype.atype.u32{.sat}.mode.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvop.dtype.atype.u32{.sat}.mode  d.dsel, a{.asel}, b{.bsel}, c;\n\n vop   = { vshl, vshr };\n.dtype = .atype = { .u32, .s32 };\n.mode  = { .clamp, .wrap };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -13690,11 +14878,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".u32", optional: false, placeholder: false, values: &S75 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
-                    Slot { name: ".mode", optional: false, placeholder: true, values: &S386 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".u32", optional: false, placeholder: false, values: &S136 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
+                    Slot { name: ".mode", optional: false, placeholder: true, values: &S697 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -13708,12 +14896,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".u32", optional: false, placeholder: false, values: &S75 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
-                    Slot { name: ".mode", optional: false, placeholder: true, values: &S386 },
-                    Slot { name: ".op2", optional: false, placeholder: true, values: &S52 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".u32", optional: false, placeholder: false, values: &S136 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
+                    Slot { name: ".mode", optional: false, placeholder: true, values: &S697 },
+                    Slot { name: ".op2", optional: false, placeholder: true, values: &S61 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -13728,11 +14916,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".u32", optional: false, placeholder: false, values: &S75 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
-                    Slot { name: ".mode", optional: false, placeholder: true, values: &S386 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".u32", optional: false, placeholder: false, values: &S136 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
+                    Slot { name: ".mode", optional: false, placeholder: true, values: &S697 },
                 ],
                 operands: &[
                     OperandSpec { text: "d.dsel", name: "d", optional: false, negatable: false, address: false },
@@ -13743,14 +14931,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop", values: &S485 },
-            Definition { name: ".dtype", values: &S194 },
-            Definition { name: ".atype", values: &S194 },
-            Definition { name: ".mode", values: &S386 },
-            Definition { name: ".dsel", values: &S463 },
-            Definition { name: ".asel", values: &S463 },
-            Definition { name: ".bsel", values: &S463 },
-            Definition { name: ".op2", values: &S52 },
+            Definition { name: "vop", values: &S924 },
+            Definition { name: ".dtype", values: &S307 },
+            Definition { name: ".atype", values: &S307 },
+            Definition { name: ".mode", values: &S697 },
+            Definition { name: ".dsel", values: &S902 },
+            Definition { name: ".asel", values: &S902 },
+            Definition { name: ".bsel", values: &S902 },
+            Definition { name: ".op2", values: &S61 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
         preview: false,
@@ -13767,7 +14955,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vadd, vsub, vabsdiff, vmin, vmax",
         category: "Scalar Video Instructions",
-        names: &S461,
+        names: &S900,
         anchor: "scalar-video-instructions-vadd-vsub-vabsdiff-vmin-vmax",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvop.dtype.atype.btype{.sat}       d, a{.asel}, b{.bsel};\nvop.dtype.atype.btype{.sat}.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvop.dtype.atype.btype{.sat}  d.dsel, a{.asel}, b{.bsel}, c;\n\n vop   = { vadd, vsub, vabsdiff, vmin, vmax };\n.dtype = .atype = .btype = { .u32, .s32 };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -13777,10 +14965,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -13794,11 +14982,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
-                    Slot { name: ".op2", optional: false, placeholder: true, values: &S52 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
+                    Slot { name: ".op2", optional: false, placeholder: true, values: &S61 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -13813,10 +15001,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
                 ],
                 operands: &[
                     OperandSpec { text: "d.dsel", name: "d", optional: false, negatable: false, address: false },
@@ -13827,14 +15015,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop", values: &S462 },
-            Definition { name: ".dtype", values: &S194 },
-            Definition { name: ".atype", values: &S194 },
-            Definition { name: ".btype", values: &S194 },
-            Definition { name: ".dsel", values: &S463 },
-            Definition { name: ".asel", values: &S463 },
-            Definition { name: ".bsel", values: &S463 },
-            Definition { name: ".op2", values: &S52 },
+            Definition { name: "vop", values: &S901 },
+            Definition { name: ".dtype", values: &S307 },
+            Definition { name: ".atype", values: &S307 },
+            Definition { name: ".btype", values: &S307 },
+            Definition { name: ".dsel", values: &S902 },
+            Definition { name: ".asel", values: &S902 },
+            Definition { name: ".bsel", values: &S902 },
+            Definition { name: ".op2", values: &S61 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
         preview: false,
@@ -13851,7 +15039,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2",
         category: "SIMD Video Instructions",
-        names: &S464,
+        names: &S903,
         anchor: "simd-video-instructions-vadd2-vsub2-vavrg2-vabsdiff2-vmin2-vmax2",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop2.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop2.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n vop2  = { vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2 };\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .h0, .h1, .h10 };  // defaults to .h10\n.asel  = .bsel  = { .hxy, where x,y are from { 0, 1, 2, 3 } };\n   .asel defaults to .h10\n   .bsel defaults to .h32",
         forms: &[
@@ -13861,10 +15049,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -13879,10 +15067,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".add", optional: false, placeholder: false, values: &S48 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -13893,13 +15081,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop2", values: &S465 },
-            Definition { name: ".dtype", values: &S194 },
-            Definition { name: ".atype", values: &S194 },
-            Definition { name: ".btype", values: &S194 },
-            Definition { name: ".mask", values: &S466 },
-            Definition { name: ".asel", values: &S467 },
-            Definition { name: ".bsel", values: &S467 },
+            Definition { name: "vop2", values: &S904 },
+            Definition { name: ".dtype", values: &S307 },
+            Definition { name: ".atype", values: &S307 },
+            Definition { name: ".btype", values: &S307 },
+            Definition { name: ".mask", values: &S905 },
+            Definition { name: ".asel", values: &S906 },
+            Definition { name: ".bsel", values: &S906 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -13916,7 +15104,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4",
         category: "SIMD Video Instructions",
-        names: &S468,
+        names: &S907,
         anchor: "simd-video-instructions-vadd4-vsub4-vavrg4-vabsdiff4-vmin4-vmax4",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop4.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop4.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\nvop4  = { vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4 };\n\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .b0,\n           .b1, .b10\n           .b2, .b20, .b21, .b210,\n           .b3, .b30, .b31, .b310, .b32, .b320, .b321, .b3210 };\n    defaults to .b3210\n.asel = .bsel = .bxyzw, where x,y,z,w are from { 0, ..., 7 };\n   .asel defaults to .b3210\n   .bsel defaults to .b7654",
         forms: &[
@@ -13926,10 +15114,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".sat", optional: true, placeholder: false, values: &S14 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -13944,10 +15132,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".btype", optional: false, placeholder: true, values: &S194 },
-                    Slot { name: ".add", optional: false, placeholder: false, values: &S48 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
+                    Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -13958,13 +15146,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop4", values: &S469 },
-            Definition { name: ".dtype", values: &S194 },
-            Definition { name: ".atype", values: &S194 },
-            Definition { name: ".btype", values: &S194 },
-            Definition { name: ".mask", values: &S470 },
-            Definition { name: ".asel", values: &S471 },
-            Definition { name: ".bsel", values: &S471 },
+            Definition { name: "vop4", values: &S908 },
+            Definition { name: ".dtype", values: &S307 },
+            Definition { name: ".atype", values: &S307 },
+            Definition { name: ".btype", values: &S307 },
+            Definition { name: ".mask", values: &S909 },
+            Definition { name: ".asel", values: &S910 },
+            Definition { name: ".bsel", values: &S910 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -13981,7 +15169,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %warpid",
         category: "Special Registers",
-        names: &S486,
+        names: &S925,
         anchor: "special-registers-warpid",
         syntax: "",
         forms: &[
@@ -14003,7 +15191,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Directive,
         title: "Linking Directives: .weak",
         category: "Linking Directives",
-        names: &S233,
+        names: &S356,
         anchor: "linking-directives-weak",
         syntax: ".weak identifier",
         forms: &[
@@ -14036,7 +15224,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Logic and Shift Instructions: xor",
         category: "Logic and Shift Instructions",
-        names: &S487,
+        names: &S926,
         anchor: "logic-and-shift-instructions-xor",
         syntax: "xor.type d, a, b;\n\n.type = { .pred, .b16, .b32, .b64 };",
         forms: &[
@@ -14046,7 +15234,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S35 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S44 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -14056,7 +15244,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S35 },
+            Definition { name: ".type", values: &S44 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
