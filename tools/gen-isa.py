@@ -738,7 +738,7 @@ def fmt_target_req(req):
     return "sm_%d%s" % req[1]
 
 
-def follow_ptxas(key, opcode, nforms, kind, ptx, tbase, pgates, tgates, path=PTXAS_GATES):
+def follow_ptxas(key, opcode, forms, kind, ptx, tbase, pgates, tgates, path=PTXAS_GATES):
     """The entry's gates made to agree with ptxas; returns (ptx, tbase, pgates, tgates, changes).
 
     Entry level, over all the entry's rows: a version or target ptxas accepts that the text
@@ -749,6 +749,7 @@ def follow_ptxas(key, opcode, nforms, kind, ptx, tbase, pgates, tgates, path=PTX
     for every probed instance that ptxas accepts later or on fewer targets than the entry, keyed
     on all of its modifiers (see ptxas_gate_mods).
     """
+    nforms = len(forms)
     rows_by_key, targets = ptxas_rows(path)
     rows = [r for r in rows_by_key.get(key, []) if r["min_target"] != "-"]
     if kind != "SpecialRegister":  # `bar` and `barrier` share sections but not their gates
@@ -785,7 +786,7 @@ def follow_ptxas(key, opcode, nforms, kind, ptx, tbase, pgates, tgates, path=PTX
     new_p, new_t = [], []
     for g in pgates:
         g = dict(g)
-        hits = [r for r in rows if g["mods"] and all(ptxas_has_mod(r, m) for m in g["mods"])]
+        hits = [r for r in rows if g["mods"] and all(ptxas_has_mod(r, m, forms) for m in g["mods"])]
         if hits and g["ptx"] is not None:
             v, exact = ptxas_least_version(hits)
             if v < g["ptx"]:
@@ -795,7 +796,7 @@ def follow_ptxas(key, opcode, nforms, kind, ptx, tbase, pgates, tgates, path=PTX
         new_p.append(g)
     for g in tgates:
         g = dict(g)
-        hits = [r for r in rows if g["mods"] and all(ptxas_has_mod(r, m) for m in g["mods"])]
+        hits = [r for r in rows if g["mods"] and all(ptxas_has_mod(r, m, forms) for m in g["mods"])]
         if hits and g["sm"] is not None:
             req = ptxas_target_req(hits, targets)
             if req is not None and target_set(req, targets) > target_set(("min", g["sm"]), targets):
@@ -808,7 +809,7 @@ def follow_ptxas(key, opcode, nforms, kind, ptx, tbase, pgates, tgates, path=PTX
     for r in rows:
         v, exact = ptxas_version(r)
         if exact and (ptx is None or v > ptx):
-            mods = ptxas_gate_mods(r, rows, lambda o: ptxas_version(o)[0] >= v)
+            mods = ptxas_gate_mods(r, rows, forms, lambda o: ptxas_version(o)[0] >= v)
             if mods is not None and not covered(new_p, mods, "ptx", v):
                 feat = ptxas_opcode(r) + "".join(mods)
                 new_p.append({"feature": feat, "mods": mods, "ptx": v, "ptxas": True})
@@ -817,7 +818,7 @@ def follow_ptxas(key, opcode, nforms, kind, ptx, tbase, pgates, tgates, path=PTX
         if req not in (None, "all") and not (target_set(req, targets) >= entry_set):
             mine = target_set(req, targets)
             mods = ptxas_gate_mods(
-                r, rows, lambda o: ptxas_target_req([o], targets) is not None
+                r, rows, forms, lambda o: ptxas_target_req([o], targets) is not None
                 and ptxas_accepting(o, targets) <= mine)
             if mods is not None and not covered(new_t, mods, "sm", req[1]):
                 feat = ptxas_opcode(r) + "".join(mods)
@@ -833,20 +834,27 @@ def ptxas_opcode(row):
     return t.split(None, 1)[0].split(".")[0]
 
 
-def ptxas_has_mod(row, m):
+def ptxas_has_mod(row, m, forms):
+    """Whether a row's instance carries the gate modifier `m`, as the checker matches it
+    (`gate_mod_present`): the modifier itself, a `::sub` ending, or a value of the placeholder
+    slot that `m` names (`.sem` for `.acquire`)."""
     if m.startswith("::"):
-        return any(m in x for x in row["mods"])
-    return m in row["mods"] or any(m == "." + p for x in row["mods"] for p in x[1:].split("::"))
+        return any(x.endswith(m) for x in row["mods"])
+    if m in row["mods"]:
+        return True
+    return any(s["placeholder"] and s["name"] == m and any(x in s["values"] for x in row["mods"])
+               for f in forms for s in f["slots"])
 
 
-def ptxas_gate_mods(row, rows, at_least):
+def ptxas_gate_mods(row, rows, forms, at_least):
     """The modifiers a derived gate keys on: all of the row's modifiers, if every probed row
-    carrying them all needs as much as the row (`at_least`); else None (the requirement comes
-    from an operand or from a modifier left out, as with generic addressing, and no gate on
-    modifiers can say it). No fewer modifiers: the probe varies one slot at a time, so a single
-    modifier's rows (`atom.min` only with `.f16` vectors) say little about its other uses."""
+    the checker would apply the gate to (ptxas_has_mod) needs as much as the row (`at_least`);
+    else None (the requirement comes from an operand or from a modifier left out, as with
+    generic addressing, and no gate on modifiers can say it). No fewer modifiers: the probe
+    varies one slot at a time, so a single modifier's rows (`atom.min` only with `.f16`
+    vectors) say little about its other uses."""
     full = list(row["mods"])
-    if all(at_least(o) for o in rows if all(m in o["mods"] for m in full)):
+    if all(at_least(o) for o in rows if all(ptxas_has_mod(o, m, forms) for m in full)):
         return full
     return None
 
@@ -952,7 +960,7 @@ def build(data):
         ptx, explicit, preview, pgates = parse_ptx_notes(e, kind)
         tbase, tgates = parse_target_notes(e, kind)
         ptx, tbase, pgates, tgates, _ = follow_ptxas(
-            keys[idx], e["opcode"], len(forms), kind, ptx, tbase, pgates, tgates)
+            keys[idx], e["opcode"], forms, kind, ptx, tbase, pgates, tgates)
         stats["ptx"] += ptx is not None
         stats["ptx_explicit"] += explicit
         stats["target"] += tbase is not None or bool(tgates)

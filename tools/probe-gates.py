@@ -784,7 +784,7 @@ def probe(ptxas, instances, versions, targets, floors, log):
 # ---------------------------------------------------------------------------------------------
 
 COLUMNS = ["key", "form", "source", "instance", "min_ptx", "min_target", "text_ptx", "text_target",
-           "targets", "message"]
+           "targets", "message", "kernel"]
 
 
 def fmt_ver(v):
@@ -828,7 +828,9 @@ def write_tsv(path, rows, versions, targets, floors):
         f.write("# least .version that allows the least target, so only an upper bound of the gate);\n")
         f.write("# text_ptx/text_target: the ISA text's gate for the entry; targets: empty where the\n")
         f.write("# accepting targets are exactly those that may use a feature needing min_target,\n")
-        f.write("# else the list of them; message: ptxas's first error just below the gate.\n")
+        f.write("# else the list of them; message: ptxas's first error just below the gate;\n")
+        f.write("# kernel: the body of the .entry probed (lines joined by ` ; `; a line that starts\n")
+        f.write("# with `%s` goes before the .entry, and `_K_` in names is the kernel's number).\n" % MODULE)
         f.write("# versions: %s\n" % " ".join(versions))
         f.write("# targets: %s\n" % " ".join(targets))
         f.write("# target introduced in: %s\n" % " ".join("%s=%s" % (t, floors[t]) for t in targets))
@@ -854,6 +856,10 @@ def read_tsv(path):
 PTXAS_ID = "ptxas"
 
 
+def kernel_col(inst):
+    return " ; ".join(l.rstrip(";") for l in inst.kernel) if inst.kernel else ""
+
+
 def result_rows(data, keys, live, instances, skipped, versions, targets):
     newest = versions[-1]
     tg = {}
@@ -874,7 +880,8 @@ def result_rows(data, keys, live, instances, skipped, versions, targets):
         form = "-" if i.form_idx is None else str(i.form_idx)
         if not i.min_target:
             tail.append([i.key, form, i.source + ":unaccepted", i.text, "-", "-"]
-                        + list(text_cols(i.key)) + ["", i.errors.get((newest, targets[-1]), "")])
+                        + list(text_cols(i.key)) + ["", i.errors.get((newest, targets[-1]), ""),
+                                                kernel_col(i)])
             continue
         need = parse_sm_str(i.min_target)
         fits = [t for t in targets if sm_supports(parse_sm_str(t), need)] == i.targets_ok
@@ -888,7 +895,8 @@ def result_rows(data, keys, live, instances, skipped, versions, targets):
             msg = i.errors.get((pv, i.min_target), msg) or msg
         rows.append([i.key, form, i.source, i.text,
                      ("<=" if i.bounded else "") + (i.min_version or "-"), i.min_target]
-                    + list(text_cols(i.key)) + ["" if fits else ",".join(i.targets_ok), msg])
+                    + list(text_cols(i.key)) + ["" if fits else ",".join(i.targets_ok), msg,
+                                                kernel_col(i)])
     typed_sregs = set(i.key for i in instances if i.sreg and i.hyp)
     for i in instances:
         if i.sreg and i.key in typed_sregs:
@@ -896,10 +904,10 @@ def result_rows(data, keys, live, instances, skipped, versions, targets):
         if i.hyp is None and (i.source != "variant" or i.base.hyp is None):
             form = "-" if i.form_idx is None else str(i.form_idx)
             tail.append([i.key, form, i.source + ":untyped", i.text, "-", "-"]
-                        + list(text_cols(i.key)) + ["", "no typing of its operands accepted"])
+                        + list(text_cols(i.key)) + ["", "no typing of its operands accepted", ""])
     for key, fi, text, why in skipped:
         tail.append([key, str(fi), "form:skipped", text, "-", "-"] + list(text_cols(key))
-                    + ["", "cannot spell " + why])
+                    + ["", "cannot spell " + why, ""])
     return rows + tail
 
 
@@ -1009,6 +1017,12 @@ def write_md(path, data, keys, rows, versions, targets, tsv):
     w("ptxas knows `.version` %s to %s and the targets %s." % (versions[0], versions[-1],
                                                             ", ".join(targets)))
     w("")
+    w("Worth knowing about ptxas: it accepts `.version 5.1`, which no PTX ISA release names, and")
+    w("applies there most features the text dates 6.0 (`fns`, `match`, `shfl.sync`, `vote.sync`,")
+    w("`bar.warp.sync`), although its own message at 5.0 still says \"requires PTX ISA .version")
+    w("6.0\"; it takes `nanosleep` from 6.2 (text: 6.3); it accepts `.f64` arithmetic on every")
+    w("target (the text: sm_13); `st.async` without `.mbarrier::complete_tx::bytes` needs 9.5.")
+    w("")
     w("Rerun: `python3 tools/probe-gates.py` (a few minutes on two cores), then")
     w("`python3 tools/gen-isa.py`. `--md-only` rewrites this page from the TSV.")
     w("")
@@ -1030,7 +1044,7 @@ def write_md(path, data, keys, rows, versions, targets, tsv):
             continue
         forms, _d = G.parse_syntax(e) if e["syntax"].strip() else ([], [])
         ptx, tbase, pgates, tgates = text_gates(e, kind)
-        res = G.follow_ptxas(k, e["opcode"], len(forms), kind, ptx, tbase, pgates, tgates,
+        res = G.follow_ptxas(k, e["opcode"], forms, kind, ptx, tbase, pgates, tgates,
                              path=tsv)
         for level, feat, text, got, ok in res[4]:
             total += 1

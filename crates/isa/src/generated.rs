@@ -768,171 +768,170 @@ static S758: [&str; 3] = [".trap", ".clamp", ".zero"];
 static S759: [&str; 3] = ["none", ".v2", ".v4"];
 static S760: [&str; 2] = [".b", ".trap"];
 static S761: [&str; 3] = [".a1d", ".a2d", ".b"];
-static S762: [&str; 4] = [".b", ".1d", ".b8", ".clamp"];
-static S763: [&str; 4] = [".b", ".1d", ".b8", ".zero"];
-static S764: [&str; 4] = [".b", ".3d", ".b8", ".trap"];
-static S765: [&str; 4] = [".b", ".a1d", ".b8", ".trap"];
-static S766: [&str; 4] = [".b", ".a2d", ".b8", ".trap"];
-static S767: [&str; 5] = [".b", ".1d", ".v4", ".b32", ".trap"];
-static S768: [&str; 5] = [".b", ".3d", ".v2", ".b64", ".trap"];
-static S769: [&str; 2] = [".a1d", ".a2d"];
-static S770: [&str; 5] = [".b", ".1d", ".ca", ".b8", ".trap"];
-static S771: [&str; 5] = [".b", ".1d", ".cg", ".b8", ".trap"];
-static S772: [&str; 5] = [".b", ".1d", ".cs", ".b8", ".trap"];
-static S773: [&str; 5] = [".b", ".1d", ".cv", ".b8", ".trap"];
-static S774: [&str; 1] = ["suq"];
-static S775: [&str; 7] = [".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".array_size", ".memory_layout"];
-static S776: [&str; 1] = [".array_size"];
-static S777: [&str; 1] = [".memory_layout"];
-static S778: [&str; 2] = [".channel_data_type", ".b32"];
-static S779: [&str; 2] = [".channel_order", ".b32"];
-static S780: [&str; 1] = ["sured"];
-static S781: [&str; 5] = [".add", ".min", ".max", ".and", ".or"];
-static S782: [&str; 3] = [".1d", ".2d", ".3d"];
-static S783: [&str; 1] = [".p"];
-static S784: [&str; 5] = [".u32", ".u64", ".s32", ".b32", ".s64"];
-static S785: [&str; 5] = [".u64", ".s64", ".b64", ".min", ".max"];
-static S786: [&str; 5] = [".b", ".and", ".1d", ".b32", ".trap"];
-static S787: [&str; 5] = [".b", ".or", ".1d", ".b32", ".trap"];
-static S788: [&str; 5] = [".p", ".add", ".1d", ".b32", ".trap"];
-static S789: [&str; 5] = [".p", ".add", ".1d", ".b32", ".clamp"];
-static S790: [&str; 5] = [".p", ".add", ".1d", ".b32", ".zero"];
-static S791: [&str; 5] = [".p", ".add", ".2d", ".b32", ".trap"];
-static S792: [&str; 5] = [".p", ".add", ".3d", ".b32", ".trap"];
-static S793: [&str; 5] = [".p", ".and", ".1d", ".b32", ".trap"];
-static S794: [&str; 5] = [".p", ".max", ".1d", ".b32", ".trap"];
-static S795: [&str; 5] = [".p", ".min", ".1d", ".b32", ".trap"];
-static S796: [&str; 5] = [".p", ".or", ".1d", ".b32", ".trap"];
-static S797: [&str; 5] = [".b", ".add", ".2d", ".u32", ".trap"];
-static S798: [&str; 5] = [".b", ".max", ".1d", ".u64", ".trap"];
-static S799: [&str; 5] = [".p", ".min", ".1d", ".b64", ".trap"];
-static S800: [&str; 1] = ["sust"];
-static S801: [&str; 4] = [".p", ".3d", ".b32", ".trap"];
-static S802: [&str; 4] = [".b", ".a1d", ".b16", ".trap"];
-static S803: [&str; 4] = [".b", ".a1d", ".b32", ".trap"];
-static S804: [&str; 4] = [".b", ".a1d", ".b64", ".trap"];
-static S805: [&str; 4] = [".b", ".a1d", ".b8", ".clamp"];
-static S806: [&str; 4] = [".b", ".a1d", ".b8", ".zero"];
-static S807: [&str; 5] = [".b", ".1d", ".wb", ".b8", ".trap"];
-static S808: [&str; 5] = [".b", ".1d", ".wt", ".b8", ".trap"];
-static S809: [&str; 1] = ["szext"];
-static S810: [&str; 1] = ["tanh"];
-static S811: [&str; 3] = [".bf16", ".bf16x2", ".approx"];
-static S812: [&str; 2] = [".approx", ".bf16"];
-static S813: [&str; 2] = [".approx", ".bf16x2"];
-static S814: [&str; 1] = [".target"];
-static S815: [&str; 28] = ["sm_90a", "sm_90", "sm_80", "sm_86", "sm_87", "sm_89", "sm_70", "sm_72", "sm_75", "sm_60", "sm_61", "sm_62", "sm_50", "sm_52", "sm_53", "sm_30", "sm_32", "sm_35", "sm_37", "sm_20", "sm_10", "sm_11", "sm_12", "sm_13", ".texmode_unified", ".texmode_independent", ".debug", ".map_f64_to_f32"];
-static S816: [&str; 1] = ["testp"];
-static S817: [&str; 6] = [".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal"];
-static S818: [&str; 1] = ["tex"];
-static S819: [&str; 9] = [".1d", ".2d", ".3d", ".a1d", ".a2d", ".cube", ".acube", ".2dms", ".a2dms"];
-static S820: [&str; 1] = [".v4"];
-static S821: [&str; 4] = [".u32", ".s32", ".f16", ".f32"];
-static S822: [&str; 2] = [".s32", ".f32"];
-static S823: [&str; 1] = [".v2"];
-static S824: [&str; 1] = [".base"];
-static S825: [&str; 1] = [".level"];
-static S826: [&str; 1] = [".grad"];
-static S827: [&str; 2] = [".texref", ".samplerref"];
-static S828: [&str; 3] = [".cube", ".acube", ".grad"];
-static S829: [&str; 4] = [".1d", ".v4", ".u32", ".s32"];
-static S830: [&str; 4] = [".1d", ".v4", ".f32", ".s32"];
-static S831: [&str; 4] = [".1d", ".v4", ".s32", ".s32"];
-static S832: [&str; 4] = [".1d", ".v4", ".u32", ".f32"];
-static S833: [&str; 4] = [".2d", ".v4", ".u32", ".s32"];
-static S834: [&str; 4] = [".2dms", ".v4", ".u32", ".s32"];
-static S835: [&str; 4] = [".3d", ".v4", ".u32", ".s32"];
-static S836: [&str; 4] = [".a1d", ".v4", ".u32", ".s32"];
-static S837: [&str; 4] = [".a2d", ".v4", ".u32", ".s32"];
-static S838: [&str; 4] = [".a2dms", ".v4", ".u32", ".s32"];
-static S839: [&str; 4] = [".1d", ".v2", ".f16x2", ".s32"];
-static S840: [&str; 4] = [".2d", ".v2", ".f16x2", ".s32"];
-static S841: [&str; 4] = [".2dms", ".v2", ".f16x2", ".s32"];
-static S842: [&str; 4] = [".3d", ".v2", ".f16x2", ".s32"];
-static S843: [&str; 4] = [".a1d", ".v2", ".f16x2", ".s32"];
-static S844: [&str; 4] = [".a2d", ".v2", ".f16x2", ".s32"];
-static S845: [&str; 4] = [".a2dms", ".v2", ".f16x2", ".s32"];
-static S846: [&str; 5] = [".base", ".1d", ".v4", ".u32", ".s32"];
-static S847: [&str; 5] = [".base", ".1d", ".v4", ".f16", ".s32"];
-static S848: [&str; 5] = [".base", ".1d", ".v4", ".f32", ".s32"];
-static S849: [&str; 5] = [".base", ".1d", ".v4", ".s32", ".s32"];
-static S850: [&str; 5] = [".base", ".1d", ".v4", ".u32", ".f32"];
-static S851: [&str; 5] = [".base", ".2d", ".v4", ".u32", ".s32"];
-static S852: [&str; 5] = [".base", ".2dms", ".v4", ".u32", ".s32"];
-static S853: [&str; 5] = [".base", ".a1d", ".v4", ".u32", ".s32"];
-static S854: [&str; 5] = [".base", ".a2d", ".v4", ".u32", ".s32"];
-static S855: [&str; 5] = [".base", ".a2dms", ".v4", ".u32", ".s32"];
-static S856: [&str; 5] = [".level", ".1d", ".v4", ".u32", ".s32"];
-static S857: [&str; 5] = [".level", ".1d", ".v4", ".f16", ".s32"];
-static S858: [&str; 5] = [".level", ".1d", ".v4", ".f32", ".s32"];
-static S859: [&str; 5] = [".level", ".1d", ".v4", ".s32", ".s32"];
-static S860: [&str; 5] = [".level", ".1d", ".v4", ".u32", ".f32"];
-static S861: [&str; 5] = [".level", ".2d", ".v4", ".u32", ".s32"];
-static S862: [&str; 5] = [".level", ".a1d", ".v4", ".u32", ".s32"];
-static S863: [&str; 5] = [".level", ".a2d", ".v4", ".u32", ".s32"];
-static S864: [&str; 5] = [".base", ".1d", ".v2", ".f16x2", ".f32"];
-static S865: [&str; 5] = [".level", ".1d", ".v2", ".f16x2", ".f32"];
-static S866: [&str; 4] = [".1d", ".v2", ".f16x2", ".f32"];
-static S867: [&str; 4] = [".1d", ".v4", ".f16", ".f32"];
-static S868: [&str; 4] = [".2dms", ".v4", ".s32", ".s32"];
-static S869: [&str; 4] = [".a2d", ".v4", ".s32", ".f32"];
-static S870: [&str; 4] = [".a2dms", ".v4", ".s32", ".s32"];
-static S871: [&str; 4] = [".acube", ".v4", ".f32", ".f32"];
-static S872: [&str; 5] = [".grad", ".3d", ".v4", ".f32", ".f32"];
-static S873: [&str; 5] = [".level", ".2d", ".v4", ".s32", ".f32"];
-static S874: [&str; 1] = [".acube"];
-static S875: [&str; 4] = [".1d", ".v4", ".f16", ".s32"];
-static S876: [&str; 1] = ["%tid"];
-static S877: [&str; 1] = ["tld4"];
-static S878: [&str; 4] = [".r", ".g", ".b", ".a"];
-static S879: [&str; 1] = [".2d"];
-static S880: [&str; 4] = [".2d", ".a2d", ".cube", ".acube"];
-static S881: [&str; 3] = [".a2d", ".cube", ".acube"];
-static S882: [&str; 5] = [".a", ".2d", ".v4", ".u32", ".f32"];
-static S883: [&str; 5] = [".b", ".2d", ".v4", ".u32", ".f32"];
-static S884: [&str; 5] = [".g", ".2d", ".v4", ".u32", ".f32"];
-static S885: [&str; 5] = [".r", ".a2d", ".v4", ".u32", ".f32"];
-static S886: [&str; 5] = [".r", ".acube", ".v4", ".u32", ".f32"];
-static S887: [&str; 5] = [".r", ".cube", ".v4", ".u32", ".f32"];
-static S888: [&str; 5] = [".r", ".2d", ".v4", ".u32", ".f32"];
-static S889: [&str; 1] = ["%total_smem_size"];
-static S890: [&str; 1] = ["trap"];
-static S891: [&str; 1] = ["txq"];
-static S892: [&str; 9] = [".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".normalized_coords", ".array_size", ".num_mipmap_levels", ".num_samples"];
-static S893: [&str; 3] = [".width", ".height", ".depth"];
-static S894: [&str; 5] = [".force_unnormalized_coords", ".filter_mode", ".addr_mode_0", ".addr_mode_1", ".addr_mode_2"];
-static S895: [&str; 1] = [".force_unnormalized_coords"];
-static S896: [&str; 3] = [".array_size", ".num_mipmap_levels", ".num_samples"];
-static S897: [&str; 2] = [".array_size", ".b32"];
-static S898: [&str; 2] = [".num_mipmap_levels", ".b32"];
-static S899: [&str; 2] = [".num_samples", ".b32"];
-static S900: [&str; 5] = ["vadd", "vsub", "vabsdiff", "vmin", "vmax"];
-static S901: [&str; 5] = [".vadd", ".vsub", ".vabsdiff", ".vmin", ".vmax"];
-static S902: [&str; 6] = [".b0", ".b1", ".b2", ".b3", ".h0", ".h1"];
-static S903: [&str; 6] = ["vadd2", "vsub2", "vavrg2", "vabsdiff2", "vmin2", "vmax2"];
-static S904: [&str; 6] = [".vadd2", ".vsub2", ".vavrg2", ".vabsdiff2", ".vmin2", ".vmax2"];
-static S905: [&str; 3] = [".h0", ".h1", ".h10"];
-static S906: [&str; 1] = [".hxy"];
-static S907: [&str; 6] = ["vadd4", "vsub4", "vavrg4", "vabsdiff4", "vmin4", "vmax4"];
-static S908: [&str; 6] = [".vadd4", ".vsub4", ".vavrg4", ".vabsdiff4", ".vmin4", ".vmax4"];
-static S909: [&str; 15] = [".b0", ".b1", ".b10", ".b2", ".b20", ".b21", ".b210", ".b3", ".b30", ".b31", ".b310", ".b32", ".b320", ".b321", ".b3210"];
-static S910: [&str; 1] = [".bxyzw"];
-static S911: [&str; 1] = [".version"];
-static S912: [&str; 1] = [".visible"];
-static S913: [&str; 1] = ["vmad"];
-static S914: [&str; 2] = [".shr7", ".shr15"];
-static S915: [&str; 1] = [".po"];
-static S916: [&str; 1] = ["vote.sync"];
-static S917: [&str; 3] = [".all", ".any", ".uni"];
-static S918: [&str; 1] = [".ballot"];
-static S919: [&str; 1] = ["vset"];
-static S920: [&str; 6] = [".eq", ".ne", ".lt", ".le", ".gt", ".ge"];
-static S921: [&str; 1] = ["vset2"];
-static S922: [&str; 1] = ["vset4"];
-static S923: [&str; 2] = ["vshl", "vshr"];
-static S924: [&str; 2] = [".vshl", ".vshr"];
-static S925: [&str; 1] = ["%warpid"];
-static S926: [&str; 1] = ["xor"];
+static S762: [&str; 4] = [".b", ".1d", ".b8", ".zero"];
+static S763: [&str; 4] = [".b", ".3d", ".b8", ".trap"];
+static S764: [&str; 4] = [".b", ".a1d", ".b8", ".trap"];
+static S765: [&str; 4] = [".b", ".a2d", ".b8", ".trap"];
+static S766: [&str; 5] = [".b", ".1d", ".v4", ".b32", ".trap"];
+static S767: [&str; 5] = [".b", ".3d", ".v2", ".b64", ".trap"];
+static S768: [&str; 2] = [".a1d", ".a2d"];
+static S769: [&str; 5] = [".b", ".1d", ".ca", ".b8", ".trap"];
+static S770: [&str; 5] = [".b", ".1d", ".cg", ".b8", ".trap"];
+static S771: [&str; 5] = [".b", ".1d", ".cs", ".b8", ".trap"];
+static S772: [&str; 5] = [".b", ".1d", ".cv", ".b8", ".trap"];
+static S773: [&str; 1] = ["suq"];
+static S774: [&str; 7] = [".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".array_size", ".memory_layout"];
+static S775: [&str; 1] = [".array_size"];
+static S776: [&str; 1] = [".memory_layout"];
+static S777: [&str; 2] = [".channel_data_type", ".b32"];
+static S778: [&str; 2] = [".channel_order", ".b32"];
+static S779: [&str; 1] = ["sured"];
+static S780: [&str; 5] = [".add", ".min", ".max", ".and", ".or"];
+static S781: [&str; 3] = [".1d", ".2d", ".3d"];
+static S782: [&str; 1] = [".p"];
+static S783: [&str; 5] = [".u32", ".u64", ".s32", ".b32", ".s64"];
+static S784: [&str; 5] = [".u64", ".s64", ".b64", ".min", ".max"];
+static S785: [&str; 5] = [".b", ".and", ".1d", ".b32", ".trap"];
+static S786: [&str; 5] = [".b", ".or", ".1d", ".b32", ".trap"];
+static S787: [&str; 5] = [".p", ".add", ".1d", ".b32", ".trap"];
+static S788: [&str; 5] = [".p", ".add", ".1d", ".b32", ".clamp"];
+static S789: [&str; 5] = [".p", ".add", ".1d", ".b32", ".zero"];
+static S790: [&str; 5] = [".p", ".add", ".2d", ".b32", ".trap"];
+static S791: [&str; 5] = [".p", ".add", ".3d", ".b32", ".trap"];
+static S792: [&str; 5] = [".p", ".and", ".1d", ".b32", ".trap"];
+static S793: [&str; 5] = [".p", ".max", ".1d", ".b32", ".trap"];
+static S794: [&str; 5] = [".p", ".min", ".1d", ".b32", ".trap"];
+static S795: [&str; 5] = [".p", ".or", ".1d", ".b32", ".trap"];
+static S796: [&str; 5] = [".b", ".add", ".2d", ".u32", ".trap"];
+static S797: [&str; 5] = [".b", ".max", ".1d", ".u64", ".trap"];
+static S798: [&str; 5] = [".p", ".min", ".1d", ".b64", ".trap"];
+static S799: [&str; 1] = ["sust"];
+static S800: [&str; 4] = [".p", ".3d", ".b32", ".trap"];
+static S801: [&str; 4] = [".b", ".a1d", ".b16", ".trap"];
+static S802: [&str; 4] = [".b", ".a1d", ".b32", ".trap"];
+static S803: [&str; 4] = [".b", ".a1d", ".b64", ".trap"];
+static S804: [&str; 4] = [".b", ".a1d", ".b8", ".clamp"];
+static S805: [&str; 4] = [".b", ".a1d", ".b8", ".zero"];
+static S806: [&str; 5] = [".b", ".1d", ".wb", ".b8", ".trap"];
+static S807: [&str; 5] = [".b", ".1d", ".wt", ".b8", ".trap"];
+static S808: [&str; 1] = ["szext"];
+static S809: [&str; 1] = ["tanh"];
+static S810: [&str; 3] = [".bf16", ".bf16x2", ".approx"];
+static S811: [&str; 2] = [".approx", ".bf16"];
+static S812: [&str; 2] = [".approx", ".bf16x2"];
+static S813: [&str; 1] = [".target"];
+static S814: [&str; 28] = ["sm_90a", "sm_90", "sm_80", "sm_86", "sm_87", "sm_89", "sm_70", "sm_72", "sm_75", "sm_60", "sm_61", "sm_62", "sm_50", "sm_52", "sm_53", "sm_30", "sm_32", "sm_35", "sm_37", "sm_20", "sm_10", "sm_11", "sm_12", "sm_13", ".texmode_unified", ".texmode_independent", ".debug", ".map_f64_to_f32"];
+static S815: [&str; 1] = ["testp"];
+static S816: [&str; 6] = [".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal"];
+static S817: [&str; 1] = ["tex"];
+static S818: [&str; 9] = [".1d", ".2d", ".3d", ".a1d", ".a2d", ".cube", ".acube", ".2dms", ".a2dms"];
+static S819: [&str; 1] = [".v4"];
+static S820: [&str; 4] = [".u32", ".s32", ".f16", ".f32"];
+static S821: [&str; 2] = [".s32", ".f32"];
+static S822: [&str; 1] = [".v2"];
+static S823: [&str; 1] = [".base"];
+static S824: [&str; 1] = [".level"];
+static S825: [&str; 1] = [".grad"];
+static S826: [&str; 2] = [".texref", ".samplerref"];
+static S827: [&str; 3] = [".cube", ".acube", ".grad"];
+static S828: [&str; 4] = [".1d", ".v4", ".u32", ".s32"];
+static S829: [&str; 4] = [".1d", ".v4", ".f32", ".s32"];
+static S830: [&str; 4] = [".1d", ".v4", ".s32", ".s32"];
+static S831: [&str; 4] = [".1d", ".v4", ".u32", ".f32"];
+static S832: [&str; 4] = [".2d", ".v4", ".u32", ".s32"];
+static S833: [&str; 4] = [".2dms", ".v4", ".u32", ".s32"];
+static S834: [&str; 4] = [".3d", ".v4", ".u32", ".s32"];
+static S835: [&str; 4] = [".a1d", ".v4", ".u32", ".s32"];
+static S836: [&str; 4] = [".a2d", ".v4", ".u32", ".s32"];
+static S837: [&str; 4] = [".a2dms", ".v4", ".u32", ".s32"];
+static S838: [&str; 4] = [".1d", ".v2", ".f16x2", ".s32"];
+static S839: [&str; 4] = [".2d", ".v2", ".f16x2", ".s32"];
+static S840: [&str; 4] = [".2dms", ".v2", ".f16x2", ".s32"];
+static S841: [&str; 4] = [".3d", ".v2", ".f16x2", ".s32"];
+static S842: [&str; 4] = [".a1d", ".v2", ".f16x2", ".s32"];
+static S843: [&str; 4] = [".a2d", ".v2", ".f16x2", ".s32"];
+static S844: [&str; 4] = [".a2dms", ".v2", ".f16x2", ".s32"];
+static S845: [&str; 5] = [".base", ".1d", ".v4", ".u32", ".s32"];
+static S846: [&str; 5] = [".base", ".1d", ".v4", ".f16", ".s32"];
+static S847: [&str; 5] = [".base", ".1d", ".v4", ".f32", ".s32"];
+static S848: [&str; 5] = [".base", ".1d", ".v4", ".s32", ".s32"];
+static S849: [&str; 5] = [".base", ".1d", ".v4", ".u32", ".f32"];
+static S850: [&str; 5] = [".base", ".2d", ".v4", ".u32", ".s32"];
+static S851: [&str; 5] = [".base", ".2dms", ".v4", ".u32", ".s32"];
+static S852: [&str; 5] = [".base", ".a1d", ".v4", ".u32", ".s32"];
+static S853: [&str; 5] = [".base", ".a2d", ".v4", ".u32", ".s32"];
+static S854: [&str; 5] = [".base", ".a2dms", ".v4", ".u32", ".s32"];
+static S855: [&str; 5] = [".level", ".1d", ".v4", ".u32", ".s32"];
+static S856: [&str; 5] = [".level", ".1d", ".v4", ".f16", ".s32"];
+static S857: [&str; 5] = [".level", ".1d", ".v4", ".f32", ".s32"];
+static S858: [&str; 5] = [".level", ".1d", ".v4", ".s32", ".s32"];
+static S859: [&str; 5] = [".level", ".1d", ".v4", ".u32", ".f32"];
+static S860: [&str; 5] = [".level", ".2d", ".v4", ".u32", ".s32"];
+static S861: [&str; 5] = [".level", ".a1d", ".v4", ".u32", ".s32"];
+static S862: [&str; 5] = [".level", ".a2d", ".v4", ".u32", ".s32"];
+static S863: [&str; 5] = [".base", ".1d", ".v2", ".f16x2", ".f32"];
+static S864: [&str; 5] = [".level", ".1d", ".v2", ".f16x2", ".f32"];
+static S865: [&str; 4] = [".1d", ".v2", ".f16x2", ".f32"];
+static S866: [&str; 4] = [".1d", ".v4", ".f16", ".f32"];
+static S867: [&str; 4] = [".2dms", ".v4", ".s32", ".s32"];
+static S868: [&str; 4] = [".a2d", ".v4", ".s32", ".f32"];
+static S869: [&str; 4] = [".a2dms", ".v4", ".s32", ".s32"];
+static S870: [&str; 4] = [".acube", ".v4", ".f32", ".f32"];
+static S871: [&str; 5] = [".grad", ".3d", ".v4", ".f32", ".f32"];
+static S872: [&str; 5] = [".level", ".2d", ".v4", ".s32", ".f32"];
+static S873: [&str; 1] = [".acube"];
+static S874: [&str; 4] = [".1d", ".v4", ".f16", ".s32"];
+static S875: [&str; 1] = ["%tid"];
+static S876: [&str; 1] = ["tld4"];
+static S877: [&str; 4] = [".r", ".g", ".b", ".a"];
+static S878: [&str; 1] = [".2d"];
+static S879: [&str; 4] = [".2d", ".a2d", ".cube", ".acube"];
+static S880: [&str; 3] = [".a2d", ".cube", ".acube"];
+static S881: [&str; 5] = [".a", ".2d", ".v4", ".u32", ".f32"];
+static S882: [&str; 5] = [".b", ".2d", ".v4", ".u32", ".f32"];
+static S883: [&str; 5] = [".g", ".2d", ".v4", ".u32", ".f32"];
+static S884: [&str; 5] = [".r", ".a2d", ".v4", ".u32", ".f32"];
+static S885: [&str; 5] = [".r", ".acube", ".v4", ".u32", ".f32"];
+static S886: [&str; 5] = [".r", ".cube", ".v4", ".u32", ".f32"];
+static S887: [&str; 5] = [".r", ".2d", ".v4", ".u32", ".f32"];
+static S888: [&str; 1] = ["%total_smem_size"];
+static S889: [&str; 1] = ["trap"];
+static S890: [&str; 1] = ["txq"];
+static S891: [&str; 9] = [".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".normalized_coords", ".array_size", ".num_mipmap_levels", ".num_samples"];
+static S892: [&str; 3] = [".width", ".height", ".depth"];
+static S893: [&str; 5] = [".force_unnormalized_coords", ".filter_mode", ".addr_mode_0", ".addr_mode_1", ".addr_mode_2"];
+static S894: [&str; 1] = [".force_unnormalized_coords"];
+static S895: [&str; 3] = [".array_size", ".num_mipmap_levels", ".num_samples"];
+static S896: [&str; 2] = [".array_size", ".b32"];
+static S897: [&str; 2] = [".num_mipmap_levels", ".b32"];
+static S898: [&str; 2] = [".num_samples", ".b32"];
+static S899: [&str; 5] = ["vadd", "vsub", "vabsdiff", "vmin", "vmax"];
+static S900: [&str; 5] = [".vadd", ".vsub", ".vabsdiff", ".vmin", ".vmax"];
+static S901: [&str; 6] = [".b0", ".b1", ".b2", ".b3", ".h0", ".h1"];
+static S902: [&str; 6] = ["vadd2", "vsub2", "vavrg2", "vabsdiff2", "vmin2", "vmax2"];
+static S903: [&str; 6] = [".vadd2", ".vsub2", ".vavrg2", ".vabsdiff2", ".vmin2", ".vmax2"];
+static S904: [&str; 3] = [".h0", ".h1", ".h10"];
+static S905: [&str; 1] = [".hxy"];
+static S906: [&str; 6] = ["vadd4", "vsub4", "vavrg4", "vabsdiff4", "vmin4", "vmax4"];
+static S907: [&str; 6] = [".vadd4", ".vsub4", ".vavrg4", ".vabsdiff4", ".vmin4", ".vmax4"];
+static S908: [&str; 15] = [".b0", ".b1", ".b10", ".b2", ".b20", ".b21", ".b210", ".b3", ".b30", ".b31", ".b310", ".b32", ".b320", ".b321", ".b3210"];
+static S909: [&str; 1] = [".bxyzw"];
+static S910: [&str; 1] = [".version"];
+static S911: [&str; 1] = [".visible"];
+static S912: [&str; 1] = ["vmad"];
+static S913: [&str; 2] = [".shr7", ".shr15"];
+static S914: [&str; 1] = [".po"];
+static S915: [&str; 1] = ["vote.sync"];
+static S916: [&str; 3] = [".all", ".any", ".uni"];
+static S917: [&str; 1] = [".ballot"];
+static S918: [&str; 1] = ["vset"];
+static S919: [&str; 6] = [".eq", ".ne", ".lt", ".le", ".gt", ".ge"];
+static S920: [&str; 1] = ["vset2"];
+static S921: [&str; 1] = ["vset4"];
+static S922: [&str; 2] = ["vshl", "vshr"];
+static S923: [&str; 2] = [".vshl", ".vshr"];
+static S924: [&str; 1] = ["%warpid"];
+static S925: [&str; 1] = ["xor"];
 
 /// Every section of the reference, in the order of the source data (sorted by opcode).
 pub(crate) static ENTRIES: &[Entry] = &[
@@ -1881,7 +1880,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "64-bit atom.{and,or,xor,min,max}", modifiers: &S67, ptx: Some(PtxVersion::new(3, 1)), sm: None },
             FeatureGate { feature: "atom.add.f64", modifiers: &S68, ptx: Some(PtxVersion::new(5, 0)), sm: None },
             FeatureGate { feature: ".scope qualifier", modifiers: &S69, ptx: Some(PtxVersion::new(5, 0)), sm: None },
-            FeatureGate { feature: ".sem qualifier", modifiers: &S70, ptx: Some(PtxVersion::new(6, 0)), sm: None },
+            FeatureGate { feature: ".sem qualifier", modifiers: &S70, ptx: Some(PtxVersion::new(5, 1)), sm: None },
             FeatureGate { feature: "atom.add.noftz.f16x2", modifiers: &S71, ptx: Some(PtxVersion::new(6, 2)), sm: None },
             FeatureGate { feature: "atom.add.noftz.f16 and atom.cas.b16", modifiers: &S72, ptx: Some(PtxVersion::new(6, 3)), sm: None },
             FeatureGate { feature: "atom.shared::cta.and.b32", modifiers: &S73, ptx: Some(PtxVersion::new(7, 8)), sm: None },
@@ -9999,7 +9998,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "64-bit red.{and,or,xor,min,max}", modifiers: &S67, ptx: Some(PtxVersion::new(3, 1)), sm: None },
             FeatureGate { feature: "red.add.f64", modifiers: &S68, ptx: Some(PtxVersion::new(5, 0)), sm: None },
             FeatureGate { feature: ".scope qualifier", modifiers: &S69, ptx: Some(PtxVersion::new(5, 0)), sm: None },
-            FeatureGate { feature: ".sem qualifier", modifiers: &S70, ptx: Some(PtxVersion::new(6, 0)), sm: None },
+            FeatureGate { feature: ".sem qualifier", modifiers: &S70, ptx: Some(PtxVersion::new(5, 1)), sm: None },
             FeatureGate { feature: "red.add.noftz.f16x2", modifiers: &S71, ptx: Some(PtxVersion::new(6, 2)), sm: None },
             FeatureGate { feature: "red.add.noftz.f16", modifiers: &S76, ptx: Some(PtxVersion::new(6, 3)), sm: None },
             FeatureGate { feature: "red.shared::cta.and.b32", modifiers: &S73, ptx: Some(PtxVersion::new(7, 8)), sm: None },
@@ -12372,28 +12371,27 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "Additional clamp modifiers and cache operations", modifiers: &S36, ptx: Some(PtxVersion::new(2, 0)), sm: None },
             FeatureGate { feature: "suld.b.3d andsuld.b.{a1d,a2d}", modifiers: &S761, ptx: Some(PtxVersion::new(3, 0)), sm: None },
             FeatureGate { feature: "Indirect surface access", modifiers: &S36, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "suld.b.1d.b8.clamp", modifiers: &S762, ptx: Some(PtxVersion::new(2, 0)), sm: None },
-            FeatureGate { feature: "suld.b.1d.b8.zero", modifiers: &S763, ptx: Some(PtxVersion::new(2, 0)), sm: None },
-            FeatureGate { feature: "suld.b.3d.b8.trap", modifiers: &S764, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "suld.b.a1d.b8.trap", modifiers: &S765, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "suld.b.a2d.b8.trap", modifiers: &S766, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "suld.b.1d.v4.b32.trap", modifiers: &S767, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "suld.b.3d.v2.b64.trap", modifiers: &S768, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "suld.b.1d.b8.zero", modifiers: &S762, ptx: Some(PtxVersion::new(2, 0)), sm: None },
+            FeatureGate { feature: "suld.b.3d.b8.trap", modifiers: &S763, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "suld.b.a1d.b8.trap", modifiers: &S764, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "suld.b.a2d.b8.trap", modifiers: &S765, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "suld.b.1d.v4.b32.trap", modifiers: &S766, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "suld.b.3d.v2.b64.trap", modifiers: &S767, ptx: Some(PtxVersion::new(3, 1)), sm: None },
         ],
         target_gates: &[
             FeatureGate { feature: "suld.b", modifiers: &S754, ptx: None, sm: None },
-            FeatureGate { feature: "suld.3d andsuld.{a1d,a2d}", modifiers: &S769, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "suld.3d andsuld.{a1d,a2d}", modifiers: &S768, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "Indirect surface access", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "Cache operations", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "suld.b.1d.ca.b8.trap", modifiers: &S770, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "suld.b.1d.cg.b8.trap", modifiers: &S771, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "suld.b.1d.cs.b8.trap", modifiers: &S772, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "suld.b.1d.cv.b8.trap", modifiers: &S773, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "suld.b.3d.b8.trap", modifiers: &S764, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "suld.b.a1d.b8.trap", modifiers: &S765, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "suld.b.a2d.b8.trap", modifiers: &S766, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "suld.b.1d.v4.b32.trap", modifiers: &S767, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "suld.b.3d.v2.b64.trap", modifiers: &S768, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "suld.b.1d.ca.b8.trap", modifiers: &S769, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "suld.b.1d.cg.b8.trap", modifiers: &S770, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "suld.b.1d.cs.b8.trap", modifiers: &S771, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "suld.b.1d.cv.b8.trap", modifiers: &S772, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "suld.b.3d.b8.trap", modifiers: &S763, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "suld.b.a1d.b8.trap", modifiers: &S764, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "suld.b.a2d.b8.trap", modifiers: &S765, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "suld.b.1d.v4.b32.trap", modifiers: &S766, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "suld.b.3d.v2.b64.trap", modifiers: &S767, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Reads from a surface at integer coordinates.",
         coverage: Coverage { parses: true },
@@ -12403,7 +12401,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Surface Instructions: suq",
         category: "Surface Instructions",
-        names: &S774,
+        names: &S773,
         anchor: "surface-instructions-suq",
         syntax: "suq.query.b32   d, [a];\n\n.query = { .width, .height, .depth,\n           .channel_data_type, .channel_order,\n           .array_size, .memory_layout };",
         forms: &[
@@ -12413,7 +12411,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".query", optional: false, placeholder: true, values: &S775 },
+                    Slot { name: ".query", optional: false, placeholder: true, values: &S774 },
                     Slot { name: ".b32", optional: false, placeholder: false, values: &S12 },
                 ],
                 operands: &[
@@ -12423,7 +12421,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".query", values: &S775 },
+            Definition { name: ".query", values: &S774 },
         ],
         ptx: Some(PtxVersion::new(1, 5)),
         preview: false,
@@ -12431,10 +12429,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
         ptx_gates: &[
             FeatureGate { feature: "Channel data type and channel order queries", modifiers: &S36, ptx: Some(PtxVersion::new(2, 1)), sm: None },
             FeatureGate { feature: "Indirect surface access", modifiers: &S36, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "The .array_size query", modifiers: &S776, ptx: Some(PtxVersion::new(4, 1)), sm: None },
-            FeatureGate { feature: "The .memory_layout query", modifiers: &S777, ptx: Some(PtxVersion::new(4, 2)), sm: None },
-            FeatureGate { feature: "suq.channel_data_type.b32", modifiers: &S778, ptx: Some(PtxVersion::new(2, 1)), sm: None },
-            FeatureGate { feature: "suq.channel_order.b32", modifiers: &S779, ptx: Some(PtxVersion::new(2, 1)), sm: None },
+            FeatureGate { feature: "The .array_size query", modifiers: &S775, ptx: Some(PtxVersion::new(4, 1)), sm: None },
+            FeatureGate { feature: "The .memory_layout query", modifiers: &S776, ptx: Some(PtxVersion::new(4, 2)), sm: None },
+            FeatureGate { feature: "suq.channel_data_type.b32", modifiers: &S777, ptx: Some(PtxVersion::new(2, 1)), sm: None },
+            FeatureGate { feature: "suq.channel_order.b32", modifiers: &S778, ptx: Some(PtxVersion::new(2, 1)), sm: None },
         ],
         target_gates: &[
             FeatureGate { feature: "Indirect surface access", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
@@ -12447,7 +12445,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Surface Instructions: sured",
         category: "Surface Instructions",
-        names: &S780,
+        names: &S779,
         anchor: "surface-instructions-sured",
         syntax: "sured.b.op.geom.ctype.clamp  [a,b],c; // byte addressing\nsured.p.op.geom.ctype.clamp  [a,b],c; // sample addressing\n\n.op    = { .add, .min, .max, .and, .or };\n.geom  = { .1d, .2d, .3d };\n.ctype = { .u32, .u64, .s32, .b32, .s64 };  // for sured.b\n.ctype = { .b32, .b64 };                    // for sured.p\n.clamp = { .trap, .clamp, .zero };",
         forms: &[
@@ -12458,8 +12456,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".b", optional: false, placeholder: false, values: &S754 },
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S781 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S782 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S780 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S781 },
                     Slot { name: ".ctype", optional: false, placeholder: true, values: &S159 },
                     Slot { name: ".clamp", optional: false, placeholder: true, values: &S758 },
                 ],
@@ -12474,9 +12472,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".p", optional: false, placeholder: false, values: &S783 },
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S781 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S782 },
+                    Slot { name: ".p", optional: false, placeholder: false, values: &S782 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S780 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S781 },
                     Slot { name: ".ctype", optional: false, placeholder: true, values: &S159 },
                     Slot { name: ".clamp", optional: false, placeholder: true, values: &S758 },
                 ],
@@ -12487,9 +12485,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".op", values: &S781 },
-            Definition { name: ".geom", values: &S782 },
-            Definition { name: ".ctype", values: &S784 },
+            Definition { name: ".op", values: &S780 },
+            Definition { name: ".geom", values: &S781 },
+            Definition { name: ".ctype", values: &S783 },
             Definition { name: ".ctype", values: &S159 },
             Definition { name: ".clamp", values: &S758 },
         ],
@@ -12498,27 +12496,27 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target: TargetReq::Min(SmTarget::sm(20, ArchVariant::Base)),
         ptx_gates: &[
             FeatureGate { feature: "Indirect surface access", modifiers: &S36, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: ".u64/.s64/.b64 types with .min/.max operations", modifiers: &S785, ptx: Some(PtxVersion::new(8, 1)), sm: None },
-            FeatureGate { feature: "sured.b.and.1d.b32.trap", modifiers: &S786, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "sured.b.or.1d.b32.trap", modifiers: &S787, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "sured.p.add.1d.b32.trap", modifiers: &S788, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "sured.p.add.1d.b32.clamp", modifiers: &S789, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "sured.p.add.1d.b32.zero", modifiers: &S790, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "sured.p.add.2d.b32.trap", modifiers: &S791, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "sured.p.add.3d.b32.trap", modifiers: &S792, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "sured.p.and.1d.b32.trap", modifiers: &S793, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "sured.p.max.1d.b32.trap", modifiers: &S794, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "sured.p.min.1d.b32.trap", modifiers: &S795, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "sured.p.or.1d.b32.trap", modifiers: &S796, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "sured.b.add.2d.u32.trap", modifiers: &S797, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "sured.b.max.1d.u64.trap", modifiers: &S798, ptx: Some(PtxVersion::new(8, 1)), sm: None },
-            FeatureGate { feature: "sured.p.min.1d.b64.trap", modifiers: &S799, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: ".u64/.s64/.b64 types with .min/.max operations", modifiers: &S784, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "sured.b.and.1d.b32.trap", modifiers: &S785, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.b.or.1d.b32.trap", modifiers: &S786, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.p.add.1d.b32.trap", modifiers: &S787, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.p.add.1d.b32.clamp", modifiers: &S788, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.p.add.1d.b32.zero", modifiers: &S789, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.p.add.2d.b32.trap", modifiers: &S790, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.p.add.3d.b32.trap", modifiers: &S791, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.p.and.1d.b32.trap", modifiers: &S792, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.p.max.1d.b32.trap", modifiers: &S793, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.p.min.1d.b32.trap", modifiers: &S794, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.p.or.1d.b32.trap", modifiers: &S795, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.b.add.2d.u32.trap", modifiers: &S796, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.b.max.1d.u64.trap", modifiers: &S797, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "sured.p.min.1d.b64.trap", modifiers: &S798, ptx: Some(PtxVersion::new(8, 1)), sm: None },
         ],
         target_gates: &[
             FeatureGate { feature: "Indirect surface access", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: ".u64/.s64/.b64 types with .min/.max operations", modifiers: &S785, ptx: None, sm: Some(SmTarget::sm(50, ArchVariant::Base)) },
-            FeatureGate { feature: "sured.b.max.1d.u64.trap", modifiers: &S798, ptx: None, sm: Some(SmTarget::sm(50, ArchVariant::Base)) },
-            FeatureGate { feature: "sured.p.min.1d.b64.trap", modifiers: &S799, ptx: None, sm: Some(SmTarget::sm(50, ArchVariant::Base)) },
+            FeatureGate { feature: ".u64/.s64/.b64 types with .min/.max operations", modifiers: &S784, ptx: None, sm: Some(SmTarget::sm(50, ArchVariant::Base)) },
+            FeatureGate { feature: "sured.b.max.1d.u64.trap", modifiers: &S797, ptx: None, sm: Some(SmTarget::sm(50, ArchVariant::Base)) },
+            FeatureGate { feature: "sured.p.min.1d.b64.trap", modifiers: &S798, ptx: None, sm: Some(SmTarget::sm(50, ArchVariant::Base)) },
         ],
         summary: "Atomically reduces a value into a surface element.",
         coverage: Coverage { parses: true },
@@ -12528,7 +12526,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Surface Instructions: sust",
         category: "Surface Instructions",
-        names: &S800,
+        names: &S799,
         anchor: "surface-instructions-sust",
         syntax: "sust.b.{1d,2d,3d}{.cop}.vec.ctype.clamp  [a, b], c;  // unformatted\nsust.p.{1d,2d,3d}.vec.b32.clamp          [a, b], c;  // formatted\n\nsust.b.{a1d,a2d}{.cop}.vec.ctype.clamp   [a, b], c;  // unformatted\n\n.cop   = { .wb, .cg, .cs, .wt };                     // cache operation\n.vec   = { none, .v2, .v4 };\n.ctype = { .b8 , .b16, .b32, .b64 };\n.clamp = { .trap, .clamp, .zero };",
         forms: &[
@@ -12539,7 +12537,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".b", optional: false, placeholder: false, values: &S754 },
-                    Slot { name: ".{1d,2d,3d}", optional: false, placeholder: false, values: &S782 },
+                    Slot { name: ".{1d,2d,3d}", optional: false, placeholder: false, values: &S781 },
                     Slot { name: ".cop", optional: true, placeholder: true, values: &S712 },
                     Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
                     Slot { name: ".ctype", optional: false, placeholder: true, values: &S757 },
@@ -12556,8 +12554,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".p", optional: false, placeholder: false, values: &S783 },
-                    Slot { name: ".{1d,2d,3d}", optional: false, placeholder: false, values: &S782 },
+                    Slot { name: ".p", optional: false, placeholder: false, values: &S782 },
+                    Slot { name: ".{1d,2d,3d}", optional: false, placeholder: false, values: &S781 },
                     Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
                     Slot { name: ".b32", optional: false, placeholder: false, values: &S12 },
                     Slot { name: ".clamp", optional: false, placeholder: true, values: &S758 },
@@ -12574,7 +12572,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".b", optional: false, placeholder: false, values: &S754 },
-                    Slot { name: ".{a1d,a2d}", optional: false, placeholder: false, values: &S769 },
+                    Slot { name: ".{a1d,a2d}", optional: false, placeholder: false, values: &S768 },
                     Slot { name: ".cop", optional: true, placeholder: true, values: &S712 },
                     Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
                     Slot { name: ".ctype", optional: false, placeholder: true, values: &S757 },
@@ -12599,38 +12597,37 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "sust.b.trap", modifiers: &S760, ptx: Some(PtxVersion::new(1, 5)), sm: None },
             FeatureGate { feature: "sust.b.3d and sust.b.{a1d,a2d}", modifiers: &S761, ptx: Some(PtxVersion::new(3, 0)), sm: None },
             FeatureGate { feature: "Indirect surface access", modifiers: &S36, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "sust.b.1d.b8.clamp", modifiers: &S762, ptx: Some(PtxVersion::new(2, 0)), sm: None },
-            FeatureGate { feature: "sust.b.1d.b8.zero", modifiers: &S763, ptx: Some(PtxVersion::new(2, 0)), sm: None },
-            FeatureGate { feature: "sust.b.3d.b8.trap", modifiers: &S764, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "sust.p.3d.b32.trap", modifiers: &S801, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "sust.b.a1d.b8.trap", modifiers: &S765, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "sust.b.a1d.b16.trap", modifiers: &S802, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "sust.b.a1d.b32.trap", modifiers: &S803, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "sust.b.a1d.b64.trap", modifiers: &S804, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "sust.b.a1d.b8.clamp", modifiers: &S805, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "sust.b.a1d.b8.zero", modifiers: &S806, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "sust.b.a2d.b8.trap", modifiers: &S766, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "sust.b.3d.v2.b64.trap", modifiers: &S768, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sust.b.1d.b8.zero", modifiers: &S762, ptx: Some(PtxVersion::new(2, 0)), sm: None },
+            FeatureGate { feature: "sust.b.3d.b8.trap", modifiers: &S763, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "sust.p.3d.b32.trap", modifiers: &S800, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "sust.b.a1d.b8.trap", modifiers: &S764, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "sust.b.a1d.b16.trap", modifiers: &S801, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "sust.b.a1d.b32.trap", modifiers: &S802, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "sust.b.a1d.b64.trap", modifiers: &S803, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "sust.b.a1d.b8.clamp", modifiers: &S804, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "sust.b.a1d.b8.zero", modifiers: &S805, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "sust.b.a2d.b8.trap", modifiers: &S765, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "sust.b.3d.v2.b64.trap", modifiers: &S767, ptx: Some(PtxVersion::new(3, 1)), sm: None },
         ],
         target_gates: &[
             FeatureGate { feature: "sust.b", modifiers: &S754, ptx: None, sm: None },
-            FeatureGate { feature: "sust.3d and sust.{a1d,a2d}", modifiers: &S769, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "sust.p", modifiers: &S783, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.3d and sust.{a1d,a2d}", modifiers: &S768, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.p", modifiers: &S782, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "Indirect surface access", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "Cache operations", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "sust.b.1d.cg.b8.trap", modifiers: &S771, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "sust.b.1d.cs.b8.trap", modifiers: &S772, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "sust.b.1d.wb.b8.trap", modifiers: &S807, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "sust.b.1d.wt.b8.trap", modifiers: &S808, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "sust.b.3d.b8.trap", modifiers: &S764, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "sust.b.a1d.b8.trap", modifiers: &S765, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "sust.b.a1d.b16.trap", modifiers: &S802, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "sust.b.a1d.b32.trap", modifiers: &S803, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "sust.b.a1d.b64.trap", modifiers: &S804, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "sust.b.a1d.b8.clamp", modifiers: &S805, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "sust.b.a1d.b8.zero", modifiers: &S806, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "sust.b.a2d.b8.trap", modifiers: &S766, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "sust.b.3d.v2.b64.trap", modifiers: &S768, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.1d.cg.b8.trap", modifiers: &S770, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.1d.cs.b8.trap", modifiers: &S771, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.1d.wb.b8.trap", modifiers: &S806, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.1d.wt.b8.trap", modifiers: &S807, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.3d.b8.trap", modifiers: &S763, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.a1d.b8.trap", modifiers: &S764, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.a1d.b16.trap", modifiers: &S801, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.a1d.b32.trap", modifiers: &S802, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.a1d.b64.trap", modifiers: &S803, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.a1d.b8.clamp", modifiers: &S804, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.a1d.b8.zero", modifiers: &S805, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.a2d.b8.trap", modifiers: &S765, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.3d.v2.b64.trap", modifiers: &S767, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Writes to a surface at integer coordinates.",
         coverage: Coverage { parses: true },
@@ -12640,7 +12637,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Integer Arithmetic Instructions: szext",
         category: "Integer Arithmetic Instructions",
-        names: &S809,
+        names: &S808,
         anchor: "integer-arithmetic-instructions-szext",
         syntax: "szext.mode.type  d, a, b;\n\n.mode = { .clamp, .wrap };\n.type = { .u32, .s32 };",
         forms: &[
@@ -12679,7 +12676,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: tanh",
         category: "Floating Point Instructions",
-        names: &S810,
+        names: &S809,
         anchor: "floating-point-instructions-tanh",
         syntax: "tanh.approx.f32 d, a;",
         forms: &[
@@ -12715,7 +12712,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Half Precision Floating Point Instructions: tanh",
         category: "Half Precision Floating Point Instructions",
-        names: &S810,
+        names: &S809,
         anchor: "half-precision-floating-point-instructions-tanh",
         syntax: "tanh.approx.type d, a;\n\n.type = {.f16, .f16x2, .bf16, .bf16x2}",
         forms: &[
@@ -12741,12 +12738,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
         preview: false,
         target: TargetReq::Min(SmTarget::sm(75, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "tanh.approx.{bf16/bf16x2}", modifiers: &S811, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "tanh.approx.{bf16/bf16x2}", modifiers: &S810, ptx: Some(PtxVersion::new(7, 8)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "tanh.approx.{bf16/bf16x2}", modifiers: &S811, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "tanh.approx.bf16", modifiers: &S812, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "tanh.approx.bf16x2", modifiers: &S813, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "tanh.approx.{bf16/bf16x2}", modifiers: &S810, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "tanh.approx.bf16", modifiers: &S811, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "tanh.approx.bf16x2", modifiers: &S812, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Approximate hyperbolic tangent of f16/bf16 values.",
         coverage: Coverage { parses: true },
@@ -12756,7 +12753,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Directive,
         title: "PTX Module Directives: .target",
         category: "PTX Module Directives",
-        names: &S814,
+        names: &S813,
         anchor: "ptx-module-directives-target",
         syntax: ".target stringlist         // comma separated list of target specifiers\nstring = { sm_90a, sm_90,               // sm_9x target architectures\n           sm_80, sm_86, sm_87, sm_89,  // sm_8x target architectures\n           sm_70, sm_72, sm_75,         // sm_7x target architectures\n           sm_60, sm_61, sm_62,         // sm_6x target architectures\n           sm_50, sm_52, sm_53,         // sm_5x target architectures\n           sm_30, sm_32, sm_35, sm_37,  // sm_3x target architectures\n           sm_20,                       // sm_2x target architectures\n           sm_10, sm_11, sm_12, sm_13,  // sm_1x target architectures\n           texmode_unified, texmode_independent,   // texturing mode\n           debug,                                  // platform option\n           map_f64_to_f32 };                       // platform option",
         forms: &[
@@ -12773,7 +12770,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "string", values: &S815 },
+            Definition { name: "string", values: &S814 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
@@ -12798,7 +12795,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: testp",
         category: "Floating Point Instructions",
-        names: &S816,
+        names: &S815,
         anchor: "floating-point-instructions-testp",
         syntax: "testp.op.type  p, a;  // result is .pred\n\n.op   = { .finite, .infinite,\n          .number, .notanumber,\n          .normal, .subnormal };\n.type = { .f32, .f64 };",
         forms: &[
@@ -12808,7 +12805,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S817 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S816 },
                     Slot { name: ".type", optional: false, placeholder: true, values: &S178 },
                 ],
                 operands: &[
@@ -12818,7 +12815,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".op", values: &S817 },
+            Definition { name: ".op", values: &S816 },
             Definition { name: ".type", values: &S178 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
@@ -12836,7 +12833,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Texture Instructions: tex",
         category: "Texture Instructions",
-        names: &S818,
+        names: &S817,
         anchor: "texture-instructions-tex",
         syntax: "tex.geom.v4.dtype.ctype  d, [a, c] {, e} {, f};\ntex.geom.v4.dtype.ctype  d[|p], [a, b, c] {, e} {, f};  // explicit sampler\n\ntex.geom.v2.f16x2.ctype  d[|p], [a, c] {, e} {, f};\ntex.geom.v2.f16x2.ctype  d[|p], [a, b, c] {, e} {, f};  // explicit sampler\n\n// mipmaps\ntex.base.geom.v4.dtype.ctype   d[|p], [a, {b,} c] {, e} {, f};\ntex.level.geom.v4.dtype.ctype  d[|p], [a, {b,} c], lod {, e} {, f};\ntex.grad.geom.v4.dtype.ctype   d[|p], [a, {b,} c], dPdx, dPdy {, e} {, f};\n\ntex.base.geom.v2.f16x2.ctype   d[|p], [a, {b,} c] {, e} {, f};\ntex.level.geom.v2.f16x2.ctype  d[|p], [a, {b,} c], lod {, e} {, f};\ntex.grad.geom.v2.f16x2.ctype   d[|p], [a, {b,} c], dPdx, dPdy {, e} {, f};\n\n.geom  = { .1d, .2d, .3d, .a1d, .a2d, .cube, .acube, .2dms, .a2dms };\n.dtype = { .u32, .s32, .f16,  .f32 };\n.ctype = {       .s32, .f32 };          // .cube, .acube require .f32\n                                        // .2dms, .a2dms require .s32",
         forms: &[
@@ -12846,10 +12843,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S819 },
-                    Slot { name: ".v4", optional: false, placeholder: false, values: &S820 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S821 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S822 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S818 },
+                    Slot { name: ".v4", optional: false, placeholder: false, values: &S819 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S820 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S821 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -12864,10 +12861,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S819 },
-                    Slot { name: ".v4", optional: false, placeholder: false, values: &S820 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S821 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S822 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S818 },
+                    Slot { name: ".v4", optional: false, placeholder: false, values: &S819 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S820 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S821 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -12882,10 +12879,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S819 },
-                    Slot { name: ".v2", optional: false, placeholder: false, values: &S823 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S818 },
+                    Slot { name: ".v2", optional: false, placeholder: false, values: &S822 },
                     Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S822 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S821 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -12900,10 +12897,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S819 },
-                    Slot { name: ".v2", optional: false, placeholder: false, values: &S823 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S818 },
+                    Slot { name: ".v2", optional: false, placeholder: false, values: &S822 },
                     Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S822 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S821 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -12918,11 +12915,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".base", optional: false, placeholder: false, values: &S824 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S819 },
-                    Slot { name: ".v4", optional: false, placeholder: false, values: &S820 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S821 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S822 },
+                    Slot { name: ".base", optional: false, placeholder: false, values: &S823 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S818 },
+                    Slot { name: ".v4", optional: false, placeholder: false, values: &S819 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S820 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S821 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -12937,11 +12934,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".level", optional: false, placeholder: false, values: &S825 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S819 },
-                    Slot { name: ".v4", optional: false, placeholder: false, values: &S820 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S821 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S822 },
+                    Slot { name: ".level", optional: false, placeholder: false, values: &S824 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S818 },
+                    Slot { name: ".v4", optional: false, placeholder: false, values: &S819 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S820 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S821 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -12957,11 +12954,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".grad", optional: false, placeholder: false, values: &S826 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S819 },
-                    Slot { name: ".v4", optional: false, placeholder: false, values: &S820 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S821 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S822 },
+                    Slot { name: ".grad", optional: false, placeholder: false, values: &S825 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S818 },
+                    Slot { name: ".v4", optional: false, placeholder: false, values: &S819 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S820 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S821 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -12978,11 +12975,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".base", optional: false, placeholder: false, values: &S824 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S819 },
-                    Slot { name: ".v2", optional: false, placeholder: false, values: &S823 },
+                    Slot { name: ".base", optional: false, placeholder: false, values: &S823 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S818 },
+                    Slot { name: ".v2", optional: false, placeholder: false, values: &S822 },
                     Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S822 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S821 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -12997,11 +12994,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".level", optional: false, placeholder: false, values: &S825 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S819 },
-                    Slot { name: ".v2", optional: false, placeholder: false, values: &S823 },
+                    Slot { name: ".level", optional: false, placeholder: false, values: &S824 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S818 },
+                    Slot { name: ".v2", optional: false, placeholder: false, values: &S822 },
                     Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S822 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S821 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -13017,11 +13014,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".grad", optional: false, placeholder: false, values: &S826 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S819 },
-                    Slot { name: ".v2", optional: false, placeholder: false, values: &S823 },
+                    Slot { name: ".grad", optional: false, placeholder: false, values: &S825 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S818 },
+                    Slot { name: ".v2", optional: false, placeholder: false, values: &S822 },
                     Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S822 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S821 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -13034,116 +13031,116 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".geom", values: &S819 },
-            Definition { name: ".dtype", values: &S821 },
-            Definition { name: ".ctype", values: &S822 },
+            Definition { name: ".geom", values: &S818 },
+            Definition { name: ".dtype", values: &S820 },
+            Definition { name: ".ctype", values: &S821 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
         target: TargetReq::All,
         ptx_gates: &[
             FeatureGate { feature: "Unified mode texturing", modifiers: &S36, ptx: Some(PtxVersion::new(1, 0)), sm: None },
-            FeatureGate { feature: "Extension using opaque .texref and .samplerref types and independent mode texturing", modifiers: &S827, ptx: Some(PtxVersion::new(1, 5)), sm: None },
-            FeatureGate { feature: "Texture arrays tex.{a1d,a2d}", modifiers: &S769, ptx: Some(PtxVersion::new(2, 3)), sm: None },
+            FeatureGate { feature: "Extension using opaque .texref and .samplerref types and independent mode texturing", modifiers: &S826, ptx: Some(PtxVersion::new(1, 5)), sm: None },
+            FeatureGate { feature: "Texture arrays tex.{a1d,a2d}", modifiers: &S768, ptx: Some(PtxVersion::new(2, 3)), sm: None },
             FeatureGate { feature: "Cubemaps and cubemap arrays", modifiers: &S36, ptx: Some(PtxVersion::new(3, 0)), sm: None },
             FeatureGate { feature: "Support for mipmaps", modifiers: &S36, ptx: Some(PtxVersion::new(3, 1)), sm: None },
             FeatureGate { feature: "Indirect texture access", modifiers: &S36, ptx: Some(PtxVersion::new(3, 1)), sm: None },
             FeatureGate { feature: "Multi-sample textures and multi-sample texture arrays", modifiers: &S36, ptx: Some(PtxVersion::new(3, 2)), sm: None },
             FeatureGate { feature: "Support for textures returning .f16 and .f16x2 data", modifiers: &S314, ptx: Some(PtxVersion::new(4, 2)), sm: None },
-            FeatureGate { feature: "Support for tex.grad.{cube, acube}", modifiers: &S828, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "Support for tex.grad.{cube, acube}", modifiers: &S827, ptx: Some(PtxVersion::new(4, 3)), sm: None },
             FeatureGate { feature: "Offset vector operand", modifiers: &S36, ptx: Some(PtxVersion::new(4, 3)), sm: None },
-            FeatureGate { feature: "tex.1d.v4.u32.s32", modifiers: &S829, ptx: Some(PtxVersion::new(1, 5)), sm: None },
-            FeatureGate { feature: "tex.1d.v4.f32.s32", modifiers: &S830, ptx: Some(PtxVersion::new(1, 5)), sm: None },
-            FeatureGate { feature: "tex.1d.v4.s32.s32", modifiers: &S831, ptx: Some(PtxVersion::new(1, 5)), sm: None },
-            FeatureGate { feature: "tex.1d.v4.u32.f32", modifiers: &S832, ptx: Some(PtxVersion::new(1, 5)), sm: None },
-            FeatureGate { feature: "tex.2d.v4.u32.s32", modifiers: &S833, ptx: Some(PtxVersion::new(1, 5)), sm: None },
-            FeatureGate { feature: "tex.2dms.v4.u32.s32", modifiers: &S834, ptx: Some(PtxVersion::new(3, 2)), sm: None },
-            FeatureGate { feature: "tex.3d.v4.u32.s32", modifiers: &S835, ptx: Some(PtxVersion::new(1, 5)), sm: None },
-            FeatureGate { feature: "tex.a1d.v4.u32.s32", modifiers: &S836, ptx: Some(PtxVersion::new(2, 3)), sm: None },
-            FeatureGate { feature: "tex.a2d.v4.u32.s32", modifiers: &S837, ptx: Some(PtxVersion::new(2, 3)), sm: None },
-            FeatureGate { feature: "tex.a2dms.v4.u32.s32", modifiers: &S838, ptx: Some(PtxVersion::new(3, 2)), sm: None },
-            FeatureGate { feature: "tex.1d.v2.f16x2.s32", modifiers: &S839, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.2d.v2.f16x2.s32", modifiers: &S840, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.2dms.v2.f16x2.s32", modifiers: &S841, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.3d.v2.f16x2.s32", modifiers: &S842, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.a1d.v2.f16x2.s32", modifiers: &S843, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.a2d.v2.f16x2.s32", modifiers: &S844, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.a2dms.v2.f16x2.s32", modifiers: &S845, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.base.1d.v4.u32.s32", modifiers: &S846, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.base.1d.v4.f16.s32", modifiers: &S847, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.base.1d.v4.f32.s32", modifiers: &S848, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.base.1d.v4.s32.s32", modifiers: &S849, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.base.1d.v4.u32.f32", modifiers: &S850, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.base.2d.v4.u32.s32", modifiers: &S851, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.base.2dms.v4.u32.s32", modifiers: &S852, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.base.a1d.v4.u32.s32", modifiers: &S853, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.base.a2d.v4.u32.s32", modifiers: &S854, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.base.a2dms.v4.u32.s32", modifiers: &S855, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.level.1d.v4.u32.s32", modifiers: &S856, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.level.1d.v4.f16.s32", modifiers: &S857, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.level.1d.v4.f32.s32", modifiers: &S858, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.level.1d.v4.s32.s32", modifiers: &S859, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.level.1d.v4.u32.f32", modifiers: &S860, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.level.2d.v4.u32.s32", modifiers: &S861, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.level.a1d.v4.u32.s32", modifiers: &S862, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.level.a2d.v4.u32.s32", modifiers: &S863, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.base.1d.v2.f16x2.f32", modifiers: &S864, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.level.1d.v2.f16x2.f32", modifiers: &S865, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.1d.v2.f16x2.f32", modifiers: &S866, ptx: Some(PtxVersion::new(4, 3)), sm: None },
-            FeatureGate { feature: "tex.1d.v4.f16.f32", modifiers: &S867, ptx: Some(PtxVersion::new(4, 3)), sm: None },
-            FeatureGate { feature: "tex.2dms.v4.s32.s32", modifiers: &S868, ptx: Some(PtxVersion::new(3, 2)), sm: None },
-            FeatureGate { feature: "tex.a2d.v4.s32.f32", modifiers: &S869, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "tex.a2dms.v4.s32.s32", modifiers: &S870, ptx: Some(PtxVersion::new(3, 2)), sm: None },
-            FeatureGate { feature: "tex.acube.v4.f32.f32", modifiers: &S871, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "tex.grad.3d.v4.f32.f32", modifiers: &S872, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "tex.level.2d.v4.s32.f32", modifiers: &S873, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "tex.1d.v4.u32.s32", modifiers: &S828, ptx: Some(PtxVersion::new(1, 5)), sm: None },
+            FeatureGate { feature: "tex.1d.v4.f32.s32", modifiers: &S829, ptx: Some(PtxVersion::new(1, 5)), sm: None },
+            FeatureGate { feature: "tex.1d.v4.s32.s32", modifiers: &S830, ptx: Some(PtxVersion::new(1, 5)), sm: None },
+            FeatureGate { feature: "tex.1d.v4.u32.f32", modifiers: &S831, ptx: Some(PtxVersion::new(1, 5)), sm: None },
+            FeatureGate { feature: "tex.2d.v4.u32.s32", modifiers: &S832, ptx: Some(PtxVersion::new(1, 5)), sm: None },
+            FeatureGate { feature: "tex.2dms.v4.u32.s32", modifiers: &S833, ptx: Some(PtxVersion::new(3, 2)), sm: None },
+            FeatureGate { feature: "tex.3d.v4.u32.s32", modifiers: &S834, ptx: Some(PtxVersion::new(1, 5)), sm: None },
+            FeatureGate { feature: "tex.a1d.v4.u32.s32", modifiers: &S835, ptx: Some(PtxVersion::new(2, 3)), sm: None },
+            FeatureGate { feature: "tex.a2d.v4.u32.s32", modifiers: &S836, ptx: Some(PtxVersion::new(2, 3)), sm: None },
+            FeatureGate { feature: "tex.a2dms.v4.u32.s32", modifiers: &S837, ptx: Some(PtxVersion::new(3, 2)), sm: None },
+            FeatureGate { feature: "tex.1d.v2.f16x2.s32", modifiers: &S838, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.2d.v2.f16x2.s32", modifiers: &S839, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.2dms.v2.f16x2.s32", modifiers: &S840, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.3d.v2.f16x2.s32", modifiers: &S841, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.a1d.v2.f16x2.s32", modifiers: &S842, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.a2d.v2.f16x2.s32", modifiers: &S843, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.a2dms.v2.f16x2.s32", modifiers: &S844, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.1d.v4.u32.s32", modifiers: &S845, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.1d.v4.f16.s32", modifiers: &S846, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.1d.v4.f32.s32", modifiers: &S847, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.1d.v4.s32.s32", modifiers: &S848, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.1d.v4.u32.f32", modifiers: &S849, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.2d.v4.u32.s32", modifiers: &S850, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.2dms.v4.u32.s32", modifiers: &S851, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.a1d.v4.u32.s32", modifiers: &S852, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.a2d.v4.u32.s32", modifiers: &S853, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.a2dms.v4.u32.s32", modifiers: &S854, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.level.1d.v4.u32.s32", modifiers: &S855, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.level.1d.v4.f16.s32", modifiers: &S856, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.level.1d.v4.f32.s32", modifiers: &S857, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.level.1d.v4.s32.s32", modifiers: &S858, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.level.1d.v4.u32.f32", modifiers: &S859, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.level.2d.v4.u32.s32", modifiers: &S860, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.level.a1d.v4.u32.s32", modifiers: &S861, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.level.a2d.v4.u32.s32", modifiers: &S862, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.1d.v2.f16x2.f32", modifiers: &S863, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.level.1d.v2.f16x2.f32", modifiers: &S864, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.1d.v2.f16x2.f32", modifiers: &S865, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "tex.1d.v4.f16.f32", modifiers: &S866, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "tex.2dms.v4.s32.s32", modifiers: &S867, ptx: Some(PtxVersion::new(3, 2)), sm: None },
+            FeatureGate { feature: "tex.a2d.v4.s32.f32", modifiers: &S868, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "tex.a2dms.v4.s32.s32", modifiers: &S869, ptx: Some(PtxVersion::new(3, 2)), sm: None },
+            FeatureGate { feature: "tex.acube.v4.f32.f32", modifiers: &S870, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "tex.grad.3d.v4.f32.f32", modifiers: &S871, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "tex.level.2d.v4.s32.f32", modifiers: &S872, ptx: Some(PtxVersion::new(4, 3)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "The cubemap array geometry (.acube)", modifiers: &S874, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "The cubemap array geometry (.acube)", modifiers: &S873, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "Mipmaps", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "Indirect texture access", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "Multi-sample textures and multi-sample texture arrays", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
             FeatureGate { feature: "Texture fetch returning .f16 and .f16x2 data", modifiers: &S314, ptx: None, sm: Some(SmTarget::sm(53, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.grad.{cube, acube}", modifiers: &S828, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.grad.{cube, acube}", modifiers: &S827, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "Offset vector operand", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
             FeatureGate { feature: "Depth compare operand", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.1d.v4.f16.s32", modifiers: &S875, ptx: None, sm: Some(SmTarget::sm(53, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.2dms.v4.u32.s32", modifiers: &S834, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.a2dms.v4.u32.s32", modifiers: &S838, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.1d.v2.f16x2.s32", modifiers: &S839, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.2d.v2.f16x2.s32", modifiers: &S840, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.2dms.v2.f16x2.s32", modifiers: &S841, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.3d.v2.f16x2.s32", modifiers: &S842, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.a1d.v2.f16x2.s32", modifiers: &S843, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.a2d.v2.f16x2.s32", modifiers: &S844, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.a2dms.v2.f16x2.s32", modifiers: &S845, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.base.1d.v4.u32.s32", modifiers: &S846, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.base.1d.v4.f16.s32", modifiers: &S847, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.base.1d.v4.f32.s32", modifiers: &S848, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.base.1d.v4.s32.s32", modifiers: &S849, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.base.1d.v4.u32.f32", modifiers: &S850, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.base.2d.v4.u32.s32", modifiers: &S851, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.base.2dms.v4.u32.s32", modifiers: &S852, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.base.a1d.v4.u32.s32", modifiers: &S853, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.base.a2d.v4.u32.s32", modifiers: &S854, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.base.a2dms.v4.u32.s32", modifiers: &S855, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.level.1d.v4.u32.s32", modifiers: &S856, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.level.1d.v4.f16.s32", modifiers: &S857, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.level.1d.v4.f32.s32", modifiers: &S858, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.level.1d.v4.s32.s32", modifiers: &S859, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.level.1d.v4.u32.f32", modifiers: &S860, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.level.2d.v4.u32.s32", modifiers: &S861, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.level.a1d.v4.u32.s32", modifiers: &S862, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.level.a2d.v4.u32.s32", modifiers: &S863, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.base.1d.v2.f16x2.f32", modifiers: &S864, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.level.1d.v2.f16x2.f32", modifiers: &S865, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.1d.v2.f16x2.f32", modifiers: &S866, ptx: None, sm: Some(SmTarget::sm(53, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.1d.v4.f16.f32", modifiers: &S867, ptx: None, sm: Some(SmTarget::sm(53, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.2dms.v4.s32.s32", modifiers: &S868, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.a2d.v4.s32.f32", modifiers: &S869, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.a2dms.v4.s32.s32", modifiers: &S870, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.grad.3d.v4.f32.f32", modifiers: &S872, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.level.2d.v4.s32.f32", modifiers: &S873, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.1d.v4.f16.s32", modifiers: &S874, ptx: None, sm: Some(SmTarget::sm(53, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.2dms.v4.u32.s32", modifiers: &S833, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.a2dms.v4.u32.s32", modifiers: &S837, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.1d.v2.f16x2.s32", modifiers: &S838, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.2d.v2.f16x2.s32", modifiers: &S839, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.2dms.v2.f16x2.s32", modifiers: &S840, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.3d.v2.f16x2.s32", modifiers: &S841, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.a1d.v2.f16x2.s32", modifiers: &S842, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.a2d.v2.f16x2.s32", modifiers: &S843, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.a2dms.v2.f16x2.s32", modifiers: &S844, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.1d.v4.u32.s32", modifiers: &S845, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.1d.v4.f16.s32", modifiers: &S846, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.1d.v4.f32.s32", modifiers: &S847, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.1d.v4.s32.s32", modifiers: &S848, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.1d.v4.u32.f32", modifiers: &S849, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.2d.v4.u32.s32", modifiers: &S850, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.2dms.v4.u32.s32", modifiers: &S851, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.a1d.v4.u32.s32", modifiers: &S852, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.a2d.v4.u32.s32", modifiers: &S853, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.a2dms.v4.u32.s32", modifiers: &S854, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.level.1d.v4.u32.s32", modifiers: &S855, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.level.1d.v4.f16.s32", modifiers: &S856, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.level.1d.v4.f32.s32", modifiers: &S857, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.level.1d.v4.s32.s32", modifiers: &S858, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.level.1d.v4.u32.f32", modifiers: &S859, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.level.2d.v4.u32.s32", modifiers: &S860, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.level.a1d.v4.u32.s32", modifiers: &S861, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.level.a2d.v4.u32.s32", modifiers: &S862, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.1d.v2.f16x2.f32", modifiers: &S863, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.level.1d.v2.f16x2.f32", modifiers: &S864, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.1d.v2.f16x2.f32", modifiers: &S865, ptx: None, sm: Some(SmTarget::sm(53, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.1d.v4.f16.f32", modifiers: &S866, ptx: None, sm: Some(SmTarget::sm(53, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.2dms.v4.s32.s32", modifiers: &S867, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.a2d.v4.s32.f32", modifiers: &S868, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.a2dms.v4.s32.s32", modifiers: &S869, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.grad.3d.v4.f32.f32", modifiers: &S871, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.level.2d.v4.s32.f32", modifiers: &S872, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
         ],
         summary: "Samples a texture at given coordinates.",
         coverage: Coverage { parses: true },
@@ -13153,7 +13150,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %tid",
         category: "Special Registers",
-        names: &S876,
+        names: &S875,
         anchor: "special-registers-tid",
         syntax: "",
         forms: &[
@@ -13175,7 +13172,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Texture Instructions: tld4",
         category: "Texture Instructions",
-        names: &S877,
+        names: &S876,
         anchor: "texture-instructions-tld4",
         syntax: "tld4.comp.2d.v4.dtype.f32    d[|p], [a, c] {, e} {, f};\ntld4.comp.geom.v4.dtype.f32  d[|p], [a, b, c] {, e} {, f};  // explicit sampler\n\n.comp  = { .r, .g, .b, .a };\n.geom  = { .2d, .a2d, .cube, .acube };\n.dtype = { .u32, .s32, .f32 };",
         forms: &[
@@ -13185,9 +13182,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".comp", optional: false, placeholder: true, values: &S878 },
-                    Slot { name: ".2d", optional: false, placeholder: false, values: &S879 },
-                    Slot { name: ".v4", optional: false, placeholder: false, values: &S820 },
+                    Slot { name: ".comp", optional: false, placeholder: true, values: &S877 },
+                    Slot { name: ".2d", optional: false, placeholder: false, values: &S878 },
+                    Slot { name: ".v4", optional: false, placeholder: false, values: &S819 },
                     Slot { name: ".dtype", optional: false, placeholder: true, values: &S597 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
@@ -13204,9 +13201,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".comp", optional: false, placeholder: true, values: &S878 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S880 },
-                    Slot { name: ".v4", optional: false, placeholder: false, values: &S820 },
+                    Slot { name: ".comp", optional: false, placeholder: true, values: &S877 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S879 },
+                    Slot { name: ".v4", optional: false, placeholder: false, values: &S819 },
                     Slot { name: ".dtype", optional: false, placeholder: true, values: &S597 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
@@ -13219,8 +13216,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".comp", values: &S878 },
-            Definition { name: ".geom", values: &S880 },
+            Definition { name: ".comp", values: &S877 },
+            Definition { name: ".geom", values: &S879 },
             Definition { name: ".dtype", values: &S597 },
         ],
         ptx: Some(PtxVersion::new(3, 1)),
@@ -13228,31 +13225,31 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target: TargetReq::Min(SmTarget::sm(20, ArchVariant::Base)),
         ptx_gates: &[
             FeatureGate { feature: "Indirect texture access", modifiers: &S36, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "tld4.{a2d,cube,acube}", modifiers: &S881, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "tld4.{a2d,cube,acube}", modifiers: &S880, ptx: Some(PtxVersion::new(4, 3)), sm: None },
             FeatureGate { feature: "Offset vector operand", modifiers: &S36, ptx: Some(PtxVersion::new(4, 3)), sm: None },
             FeatureGate { feature: "Depth compare operand", modifiers: &S36, ptx: Some(PtxVersion::new(4, 3)), sm: None },
             FeatureGate { feature: "Support for optional destination predicate", modifiers: &S36, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tld4.a.2d.v4.u32.f32", modifiers: &S882, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tld4.b.2d.v4.u32.f32", modifiers: &S883, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tld4.g.2d.v4.u32.f32", modifiers: &S884, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tld4.r.a2d.v4.u32.f32", modifiers: &S885, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tld4.r.acube.v4.u32.f32", modifiers: &S886, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tld4.r.cube.v4.u32.f32", modifiers: &S887, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tld4.r.2d.v4.u32.f32", modifiers: &S888, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "tld4.a.2d.v4.u32.f32", modifiers: &S881, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tld4.b.2d.v4.u32.f32", modifiers: &S882, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tld4.g.2d.v4.u32.f32", modifiers: &S883, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tld4.r.a2d.v4.u32.f32", modifiers: &S884, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tld4.r.acube.v4.u32.f32", modifiers: &S885, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tld4.r.cube.v4.u32.f32", modifiers: &S886, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tld4.r.2d.v4.u32.f32", modifiers: &S887, ptx: Some(PtxVersion::new(4, 3)), sm: None },
         ],
         target_gates: &[
             FeatureGate { feature: "Indirect texture access", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "tld4.{a2d,cube,acube}", modifiers: &S881, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "tld4.{a2d,cube,acube}", modifiers: &S880, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
             FeatureGate { feature: "Offset vector operand", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
             FeatureGate { feature: "Depth compare operand", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
             FeatureGate { feature: "Support for optional destination predicate", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tld4.a.2d.v4.u32.f32", modifiers: &S882, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tld4.b.2d.v4.u32.f32", modifiers: &S883, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tld4.g.2d.v4.u32.f32", modifiers: &S884, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tld4.r.a2d.v4.u32.f32", modifiers: &S885, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tld4.r.acube.v4.u32.f32", modifiers: &S886, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tld4.r.cube.v4.u32.f32", modifiers: &S887, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tld4.r.2d.v4.u32.f32", modifiers: &S888, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "tld4.a.2d.v4.u32.f32", modifiers: &S881, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tld4.b.2d.v4.u32.f32", modifiers: &S882, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tld4.g.2d.v4.u32.f32", modifiers: &S883, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tld4.r.a2d.v4.u32.f32", modifiers: &S884, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tld4.r.acube.v4.u32.f32", modifiers: &S885, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tld4.r.cube.v4.u32.f32", modifiers: &S886, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tld4.r.2d.v4.u32.f32", modifiers: &S887, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
         ],
         summary: "Gathers one colour channel of the four texels around a point.",
         coverage: Coverage { parses: true },
@@ -13262,7 +13259,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %total_smem_size",
         category: "Special Registers",
-        names: &S889,
+        names: &S888,
         anchor: "special-registers-total-smem-size",
         syntax: "",
         forms: &[
@@ -13284,7 +13281,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Miscellaneous Instructions: trap",
         category: "Miscellaneous Instructions",
-        names: &S890,
+        names: &S889,
         anchor: "miscellaneous-instructions-trap",
         syntax: "trap;",
         forms: &[
@@ -13316,7 +13313,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Texture Instructions: txq",
         category: "Texture Instructions",
-        names: &S891,
+        names: &S890,
         anchor: "texture-instructions-txq",
         syntax: "txq.tquery.b32         d, [a];       // texture attributes\ntxq.level.tlquery.b32  d, [a], lod;  // texture attributes\ntxq.squery.b32         d, [a];       // sampler attributes\n\n.tquery  = { .width, .height, .depth,\n             .channel_data_type, .channel_order,\n             .normalized_coords, .array_size,\n             .num_mipmap_levels, .num_samples};\n\n.tlquery = { .width, .height, .depth };\n\n.squery  = { .force_unnormalized_coords, .filter_mode,\n             .addr_mode_0, addr_mode_1, addr_mode_2 };",
         forms: &[
@@ -13326,7 +13323,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".tquery", optional: false, placeholder: true, values: &S892 },
+                    Slot { name: ".tquery", optional: false, placeholder: true, values: &S891 },
                     Slot { name: ".b32", optional: false, placeholder: false, values: &S12 },
                 ],
                 operands: &[
@@ -13340,8 +13337,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".level", optional: false, placeholder: false, values: &S825 },
-                    Slot { name: ".tlquery", optional: false, placeholder: true, values: &S893 },
+                    Slot { name: ".level", optional: false, placeholder: false, values: &S824 },
+                    Slot { name: ".tlquery", optional: false, placeholder: true, values: &S892 },
                     Slot { name: ".b32", optional: false, placeholder: false, values: &S12 },
                 ],
                 operands: &[
@@ -13356,7 +13353,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".squery", optional: false, placeholder: true, values: &S894 },
+                    Slot { name: ".squery", optional: false, placeholder: true, values: &S893 },
                     Slot { name: ".b32", optional: false, placeholder: false, values: &S12 },
                 ],
                 operands: &[
@@ -13366,32 +13363,32 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".tquery", values: &S892 },
-            Definition { name: ".tlquery", values: &S893 },
-            Definition { name: ".squery", values: &S894 },
+            Definition { name: ".tquery", values: &S891 },
+            Definition { name: ".tlquery", values: &S892 },
+            Definition { name: ".squery", values: &S893 },
         ],
         ptx: Some(PtxVersion::new(1, 5)),
         preview: false,
         target: TargetReq::All,
         ptx_gates: &[
             FeatureGate { feature: "Channel data type and channel order queries", modifiers: &S36, ptx: Some(PtxVersion::new(2, 1)), sm: None },
-            FeatureGate { feature: "The .force_unnormalized_coords query", modifiers: &S895, ptx: Some(PtxVersion::new(2, 2)), sm: None },
+            FeatureGate { feature: "The .force_unnormalized_coords query", modifiers: &S894, ptx: Some(PtxVersion::new(2, 2)), sm: None },
             FeatureGate { feature: "Indirect texture access", modifiers: &S36, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: ".array_size, .num_mipmap_levels, .num_samples samples queries", modifiers: &S896, ptx: Some(PtxVersion::new(4, 1)), sm: None },
-            FeatureGate { feature: "txq.level", modifiers: &S825, ptx: Some(PtxVersion::new(4, 3)), sm: None },
-            FeatureGate { feature: "txq.array_size.b32", modifiers: &S897, ptx: Some(PtxVersion::new(4, 1)), sm: None },
-            FeatureGate { feature: "txq.channel_data_type.b32", modifiers: &S778, ptx: Some(PtxVersion::new(2, 1)), sm: None },
-            FeatureGate { feature: "txq.channel_order.b32", modifiers: &S779, ptx: Some(PtxVersion::new(2, 1)), sm: None },
-            FeatureGate { feature: "txq.num_mipmap_levels.b32", modifiers: &S898, ptx: Some(PtxVersion::new(4, 1)), sm: None },
-            FeatureGate { feature: "txq.num_samples.b32", modifiers: &S899, ptx: Some(PtxVersion::new(4, 1)), sm: None },
+            FeatureGate { feature: ".array_size, .num_mipmap_levels, .num_samples samples queries", modifiers: &S895, ptx: Some(PtxVersion::new(4, 1)), sm: None },
+            FeatureGate { feature: "txq.level", modifiers: &S824, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "txq.array_size.b32", modifiers: &S896, ptx: Some(PtxVersion::new(4, 1)), sm: None },
+            FeatureGate { feature: "txq.channel_data_type.b32", modifiers: &S777, ptx: Some(PtxVersion::new(2, 1)), sm: None },
+            FeatureGate { feature: "txq.channel_order.b32", modifiers: &S778, ptx: Some(PtxVersion::new(2, 1)), sm: None },
+            FeatureGate { feature: "txq.num_mipmap_levels.b32", modifiers: &S897, ptx: Some(PtxVersion::new(4, 1)), sm: None },
+            FeatureGate { feature: "txq.num_samples.b32", modifiers: &S898, ptx: Some(PtxVersion::new(4, 1)), sm: None },
         ],
         target_gates: &[
             FeatureGate { feature: "Indirect texture access", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "Querying the number of mipmap levels", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "Querying the number of samples", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
-            FeatureGate { feature: "txq.level", modifiers: &S825, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
-            FeatureGate { feature: "txq.num_mipmap_levels.b32", modifiers: &S898, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "txq.num_samples.b32", modifiers: &S899, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "txq.level", modifiers: &S824, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "txq.num_mipmap_levels.b32", modifiers: &S897, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "txq.num_samples.b32", modifiers: &S898, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
         ],
         summary: "Reads an attribute of a texture or sampler.",
         coverage: Coverage { parses: true },
@@ -13401,7 +13398,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vadd, vsub, vabsdiff, vmin, vmax",
         category: "Scalar Video Instructions",
-        names: &S900,
+        names: &S899,
         anchor: "scalar-video-instructions-vadd-vsub-vabsdiff-vmin-vmax",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvop.dtype.atype.btype{.sat}       d, a{.asel}, b{.bsel};\nvop.dtype.atype.btype{.sat}.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvop.dtype.atype.btype{.sat}  d.dsel, a{.asel}, b{.bsel}, c;\n\n vop   = { vadd, vsub, vabsdiff, vmin, vmax };\n.dtype = .atype = .btype = { .u32, .s32 };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -13461,13 +13458,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop", values: &S901 },
+            Definition { name: "vop", values: &S900 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".dsel", values: &S902 },
-            Definition { name: ".asel", values: &S902 },
-            Definition { name: ".bsel", values: &S902 },
+            Definition { name: ".dsel", values: &S901 },
+            Definition { name: ".asel", values: &S901 },
+            Definition { name: ".bsel", values: &S901 },
             Definition { name: ".op2", values: &S61 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
@@ -13485,7 +13482,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2",
         category: "SIMD Video Instructions",
-        names: &S903,
+        names: &S902,
         anchor: "simd-video-instructions-vadd2-vsub2-vavrg2-vabsdiff2-vmin2-vmax2",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop2.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop2.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n vop2  = { vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2 };\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .h0, .h1, .h10 };  // defaults to .h10\n.asel  = .bsel  = { .hxy, where x,y are from { 0, 1, 2, 3 } };\n   .asel defaults to .h10\n   .bsel defaults to .h32",
         forms: &[
@@ -13527,13 +13524,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop2", values: &S904 },
+            Definition { name: "vop2", values: &S903 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".mask", values: &S905 },
-            Definition { name: ".asel", values: &S906 },
-            Definition { name: ".bsel", values: &S906 },
+            Definition { name: ".mask", values: &S904 },
+            Definition { name: ".asel", values: &S905 },
+            Definition { name: ".bsel", values: &S905 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -13550,7 +13547,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4",
         category: "SIMD Video Instructions",
-        names: &S907,
+        names: &S906,
         anchor: "simd-video-instructions-vadd4-vsub4-vavrg4-vabsdiff4-vmin4-vmax4",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop4.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop4.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\nvop4  = { vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4 };\n\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .b0,\n           .b1, .b10\n           .b2, .b20, .b21, .b210,\n           .b3, .b30, .b31, .b310, .b32, .b320, .b321, .b3210 };\n    defaults to .b3210\n.asel = .bsel = .bxyzw, where x,y,z,w are from { 0, ..., 7 };\n   .asel defaults to .b3210\n   .bsel defaults to .b7654",
         forms: &[
@@ -13592,13 +13589,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop4", values: &S908 },
+            Definition { name: "vop4", values: &S907 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".mask", values: &S909 },
-            Definition { name: ".asel", values: &S910 },
-            Definition { name: ".bsel", values: &S910 },
+            Definition { name: ".mask", values: &S908 },
+            Definition { name: ".asel", values: &S909 },
+            Definition { name: ".bsel", values: &S909 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -13615,7 +13612,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vadd, vsub, vabsdiff, vmin, vmax",
         category: "Scalar Video Instructions",
-        names: &S900,
+        names: &S899,
         anchor: "scalar-video-instructions-vadd-vsub-vabsdiff-vmin-vmax",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvop.dtype.atype.btype{.sat}       d, a{.asel}, b{.bsel};\nvop.dtype.atype.btype{.sat}.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvop.dtype.atype.btype{.sat}  d.dsel, a{.asel}, b{.bsel}, c;\n\n vop   = { vadd, vsub, vabsdiff, vmin, vmax };\n.dtype = .atype = .btype = { .u32, .s32 };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -13675,13 +13672,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop", values: &S901 },
+            Definition { name: "vop", values: &S900 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".dsel", values: &S902 },
-            Definition { name: ".asel", values: &S902 },
-            Definition { name: ".bsel", values: &S902 },
+            Definition { name: ".dsel", values: &S901 },
+            Definition { name: ".asel", values: &S901 },
+            Definition { name: ".bsel", values: &S901 },
             Definition { name: ".op2", values: &S61 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
@@ -13699,7 +13696,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2",
         category: "SIMD Video Instructions",
-        names: &S903,
+        names: &S902,
         anchor: "simd-video-instructions-vadd2-vsub2-vavrg2-vabsdiff2-vmin2-vmax2",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop2.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop2.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n vop2  = { vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2 };\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .h0, .h1, .h10 };  // defaults to .h10\n.asel  = .bsel  = { .hxy, where x,y are from { 0, 1, 2, 3 } };\n   .asel defaults to .h10\n   .bsel defaults to .h32",
         forms: &[
@@ -13741,13 +13738,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop2", values: &S904 },
+            Definition { name: "vop2", values: &S903 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".mask", values: &S905 },
-            Definition { name: ".asel", values: &S906 },
-            Definition { name: ".bsel", values: &S906 },
+            Definition { name: ".mask", values: &S904 },
+            Definition { name: ".asel", values: &S905 },
+            Definition { name: ".bsel", values: &S905 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -13764,7 +13761,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4",
         category: "SIMD Video Instructions",
-        names: &S907,
+        names: &S906,
         anchor: "simd-video-instructions-vadd4-vsub4-vavrg4-vabsdiff4-vmin4-vmax4",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop4.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop4.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\nvop4  = { vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4 };\n\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .b0,\n           .b1, .b10\n           .b2, .b20, .b21, .b210,\n           .b3, .b30, .b31, .b310, .b32, .b320, .b321, .b3210 };\n    defaults to .b3210\n.asel = .bsel = .bxyzw, where x,y,z,w are from { 0, ..., 7 };\n   .asel defaults to .b3210\n   .bsel defaults to .b7654",
         forms: &[
@@ -13806,13 +13803,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop4", values: &S908 },
+            Definition { name: "vop4", values: &S907 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".mask", values: &S909 },
-            Definition { name: ".asel", values: &S910 },
-            Definition { name: ".bsel", values: &S910 },
+            Definition { name: ".mask", values: &S908 },
+            Definition { name: ".asel", values: &S909 },
+            Definition { name: ".bsel", values: &S909 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -13829,7 +13826,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2",
         category: "SIMD Video Instructions",
-        names: &S903,
+        names: &S902,
         anchor: "simd-video-instructions-vadd2-vsub2-vavrg2-vabsdiff2-vmin2-vmax2",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop2.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop2.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n vop2  = { vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2 };\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .h0, .h1, .h10 };  // defaults to .h10\n.asel  = .bsel  = { .hxy, where x,y are from { 0, 1, 2, 3 } };\n   .asel defaults to .h10\n   .bsel defaults to .h32",
         forms: &[
@@ -13871,13 +13868,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop2", values: &S904 },
+            Definition { name: "vop2", values: &S903 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".mask", values: &S905 },
-            Definition { name: ".asel", values: &S906 },
-            Definition { name: ".bsel", values: &S906 },
+            Definition { name: ".mask", values: &S904 },
+            Definition { name: ".asel", values: &S905 },
+            Definition { name: ".bsel", values: &S905 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -13895,7 +13892,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4",
         category: "SIMD Video Instructions",
-        names: &S907,
+        names: &S906,
         anchor: "simd-video-instructions-vadd4-vsub4-vavrg4-vabsdiff4-vmin4-vmax4",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop4.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop4.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\nvop4  = { vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4 };\n\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .b0,\n           .b1, .b10\n           .b2, .b20, .b21, .b210,\n           .b3, .b30, .b31, .b310, .b32, .b320, .b321, .b3210 };\n    defaults to .b3210\n.asel = .bsel = .bxyzw, where x,y,z,w are from { 0, ..., 7 };\n   .asel defaults to .b3210\n   .bsel defaults to .b7654",
         forms: &[
@@ -13937,13 +13934,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop4", values: &S908 },
+            Definition { name: "vop4", values: &S907 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".mask", values: &S909 },
-            Definition { name: ".asel", values: &S910 },
-            Definition { name: ".bsel", values: &S910 },
+            Definition { name: ".mask", values: &S908 },
+            Definition { name: ".asel", values: &S909 },
+            Definition { name: ".bsel", values: &S909 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -13961,7 +13958,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Directive,
         title: "PTX Module Directives: .version",
         category: "PTX Module Directives",
-        names: &S911,
+        names: &S910,
         anchor: "ptx-module-directives-version",
         syntax: ".version  major.minor    // major, minor are integers",
         forms: &[
@@ -13994,7 +13991,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Directive,
         title: "Linking Directives: .visible",
         category: "Linking Directives",
-        names: &S912,
+        names: &S911,
         anchor: "linking-directives-visible",
         syntax: ".visible identifier",
         forms: &[
@@ -14027,7 +14024,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vmad",
         category: "Scalar Video Instructions",
-        names: &S913,
+        names: &S912,
         anchor: "scalar-video-instructions-vmad",
         syntax: "// 32-bit scalar operation\nvmad.dtype.atype.btype{.sat}{.scale}     d, {-}a{.asel}, {-}b{.bsel},\n                                         {-}c;\nvmad.dtype.atype.btype.po{.sat}{.scale}  d, a{.asel}, b{.bsel}, c;\n\n.dtype = .atype = .btype = { .u32, .s32 };\n.asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.scale = { .shr7, .shr15 };",
         forms: &[
@@ -14041,7 +14038,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
                     Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
                     Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
-                    Slot { name: ".scale", optional: true, placeholder: true, values: &S914 },
+                    Slot { name: ".scale", optional: true, placeholder: true, values: &S913 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -14059,9 +14056,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                     Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
                     Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
-                    Slot { name: ".po", optional: false, placeholder: false, values: &S915 },
+                    Slot { name: ".po", optional: false, placeholder: false, values: &S914 },
                     Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
-                    Slot { name: ".scale", optional: true, placeholder: true, values: &S914 },
+                    Slot { name: ".scale", optional: true, placeholder: true, values: &S913 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -14075,9 +14072,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".asel", values: &S902 },
-            Definition { name: ".bsel", values: &S902 },
-            Definition { name: ".scale", values: &S914 },
+            Definition { name: ".asel", values: &S901 },
+            Definition { name: ".bsel", values: &S901 },
+            Definition { name: ".scale", values: &S913 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
         preview: false,
@@ -14094,7 +14091,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vadd, vsub, vabsdiff, vmin, vmax",
         category: "Scalar Video Instructions",
-        names: &S900,
+        names: &S899,
         anchor: "scalar-video-instructions-vadd-vsub-vabsdiff-vmin-vmax",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvop.dtype.atype.btype{.sat}       d, a{.asel}, b{.bsel};\nvop.dtype.atype.btype{.sat}.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvop.dtype.atype.btype{.sat}  d.dsel, a{.asel}, b{.bsel}, c;\n\n vop   = { vadd, vsub, vabsdiff, vmin, vmax };\n.dtype = .atype = .btype = { .u32, .s32 };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -14154,13 +14151,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop", values: &S901 },
+            Definition { name: "vop", values: &S900 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".dsel", values: &S902 },
-            Definition { name: ".asel", values: &S902 },
-            Definition { name: ".bsel", values: &S902 },
+            Definition { name: ".dsel", values: &S901 },
+            Definition { name: ".asel", values: &S901 },
+            Definition { name: ".bsel", values: &S901 },
             Definition { name: ".op2", values: &S61 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
@@ -14178,7 +14175,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2",
         category: "SIMD Video Instructions",
-        names: &S903,
+        names: &S902,
         anchor: "simd-video-instructions-vadd2-vsub2-vavrg2-vabsdiff2-vmin2-vmax2",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop2.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop2.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n vop2  = { vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2 };\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .h0, .h1, .h10 };  // defaults to .h10\n.asel  = .bsel  = { .hxy, where x,y are from { 0, 1, 2, 3 } };\n   .asel defaults to .h10\n   .bsel defaults to .h32",
         forms: &[
@@ -14220,13 +14217,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop2", values: &S904 },
+            Definition { name: "vop2", values: &S903 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".mask", values: &S905 },
-            Definition { name: ".asel", values: &S906 },
-            Definition { name: ".bsel", values: &S906 },
+            Definition { name: ".mask", values: &S904 },
+            Definition { name: ".asel", values: &S905 },
+            Definition { name: ".bsel", values: &S905 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -14243,7 +14240,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4",
         category: "SIMD Video Instructions",
-        names: &S907,
+        names: &S906,
         anchor: "simd-video-instructions-vadd4-vsub4-vavrg4-vabsdiff4-vmin4-vmax4",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop4.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop4.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\nvop4  = { vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4 };\n\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .b0,\n           .b1, .b10\n           .b2, .b20, .b21, .b210,\n           .b3, .b30, .b31, .b310, .b32, .b320, .b321, .b3210 };\n    defaults to .b3210\n.asel = .bsel = .bxyzw, where x,y,z,w are from { 0, ..., 7 };\n   .asel defaults to .b3210\n   .bsel defaults to .b7654",
         forms: &[
@@ -14285,13 +14282,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop4", values: &S908 },
+            Definition { name: "vop4", values: &S907 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".mask", values: &S909 },
-            Definition { name: ".asel", values: &S910 },
-            Definition { name: ".bsel", values: &S910 },
+            Definition { name: ".mask", values: &S908 },
+            Definition { name: ".asel", values: &S909 },
+            Definition { name: ".bsel", values: &S909 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -14308,7 +14305,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vadd, vsub, vabsdiff, vmin, vmax",
         category: "Scalar Video Instructions",
-        names: &S900,
+        names: &S899,
         anchor: "scalar-video-instructions-vadd-vsub-vabsdiff-vmin-vmax",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvop.dtype.atype.btype{.sat}       d, a{.asel}, b{.bsel};\nvop.dtype.atype.btype{.sat}.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvop.dtype.atype.btype{.sat}  d.dsel, a{.asel}, b{.bsel}, c;\n\n vop   = { vadd, vsub, vabsdiff, vmin, vmax };\n.dtype = .atype = .btype = { .u32, .s32 };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -14368,13 +14365,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop", values: &S901 },
+            Definition { name: "vop", values: &S900 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".dsel", values: &S902 },
-            Definition { name: ".asel", values: &S902 },
-            Definition { name: ".bsel", values: &S902 },
+            Definition { name: ".dsel", values: &S901 },
+            Definition { name: ".asel", values: &S901 },
+            Definition { name: ".bsel", values: &S901 },
             Definition { name: ".op2", values: &S61 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
@@ -14392,7 +14389,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2",
         category: "SIMD Video Instructions",
-        names: &S903,
+        names: &S902,
         anchor: "simd-video-instructions-vadd2-vsub2-vavrg2-vabsdiff2-vmin2-vmax2",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop2.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop2.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n vop2  = { vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2 };\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .h0, .h1, .h10 };  // defaults to .h10\n.asel  = .bsel  = { .hxy, where x,y are from { 0, 1, 2, 3 } };\n   .asel defaults to .h10\n   .bsel defaults to .h32",
         forms: &[
@@ -14434,13 +14431,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop2", values: &S904 },
+            Definition { name: "vop2", values: &S903 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".mask", values: &S905 },
-            Definition { name: ".asel", values: &S906 },
-            Definition { name: ".bsel", values: &S906 },
+            Definition { name: ".mask", values: &S904 },
+            Definition { name: ".asel", values: &S905 },
+            Definition { name: ".bsel", values: &S905 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -14457,7 +14454,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4",
         category: "SIMD Video Instructions",
-        names: &S907,
+        names: &S906,
         anchor: "simd-video-instructions-vadd4-vsub4-vavrg4-vabsdiff4-vmin4-vmax4",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop4.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop4.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\nvop4  = { vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4 };\n\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .b0,\n           .b1, .b10\n           .b2, .b20, .b21, .b210,\n           .b3, .b30, .b31, .b310, .b32, .b320, .b321, .b3210 };\n    defaults to .b3210\n.asel = .bsel = .bxyzw, where x,y,z,w are from { 0, ..., 7 };\n   .asel defaults to .b3210\n   .bsel defaults to .b7654",
         forms: &[
@@ -14499,13 +14496,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop4", values: &S908 },
+            Definition { name: "vop4", values: &S907 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".mask", values: &S909 },
-            Definition { name: ".asel", values: &S910 },
-            Definition { name: ".bsel", values: &S910 },
+            Definition { name: ".mask", values: &S908 },
+            Definition { name: ".asel", values: &S909 },
+            Definition { name: ".bsel", values: &S909 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -14522,7 +14519,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Parallel Synchronization and Communication Instructions: vote.sync",
         category: "Parallel Synchronization and Communication Instructions",
-        names: &S916,
+        names: &S915,
         anchor: "parallel-synchronization-and-communication-instructions-vote-sync",
         syntax: "vote.sync.mode.pred  d, {!}a, membermask;\nvote.sync.ballot.b32 d, {!}a, membermask;  // 'ballot' form, returns bitmask\n\n.mode = { .all, .any, .uni };",
         forms: &[
@@ -14532,7 +14529,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".mode", optional: false, placeholder: true, values: &S917 },
+                    Slot { name: ".mode", optional: false, placeholder: true, values: &S916 },
                     Slot { name: ".pred", optional: false, placeholder: false, values: &S138 },
                 ],
                 operands: &[
@@ -14547,7 +14544,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".ballot", optional: false, placeholder: false, values: &S918 },
+                    Slot { name: ".ballot", optional: false, placeholder: false, values: &S917 },
                     Slot { name: ".b32", optional: false, placeholder: false, values: &S12 },
                 ],
                 operands: &[
@@ -14558,7 +14555,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".mode", values: &S917 },
+            Definition { name: ".mode", values: &S916 },
         ],
         ptx: Some(PtxVersion::new(5, 1)),
         preview: false,
@@ -14575,7 +14572,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vset",
         category: "Scalar Video Instructions",
-        names: &S919,
+        names: &S918,
         anchor: "scalar-video-instructions-vset",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvset.atype.btype.cmp       d, a{.asel}, b{.bsel};\nvset.atype.btype.cmp.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvset.atype.btype.cmp  d.dsel, a{.asel}, b{.bsel}, c;\n\n.atype = .btype = { .u32, .s32 };\n.cmp   = { .eq, .ne, .lt, .le, .gt, .ge };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -14587,7 +14584,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
                     Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
-                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S920 },
+                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S919 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -14603,7 +14600,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
                     Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
-                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S920 },
+                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S919 },
                     Slot { name: ".op2", optional: false, placeholder: true, values: &S61 },
                 ],
                 operands: &[
@@ -14621,7 +14618,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
                     Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
-                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S920 },
+                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S919 },
                 ],
                 operands: &[
                     OperandSpec { text: "d.dsel", name: "d", optional: false, negatable: false, address: false },
@@ -14634,10 +14631,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
         definitions: &[
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".cmp", values: &S920 },
-            Definition { name: ".dsel", values: &S902 },
-            Definition { name: ".asel", values: &S902 },
-            Definition { name: ".bsel", values: &S902 },
+            Definition { name: ".cmp", values: &S919 },
+            Definition { name: ".dsel", values: &S901 },
+            Definition { name: ".asel", values: &S901 },
+            Definition { name: ".bsel", values: &S901 },
             Definition { name: ".op2", values: &S61 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
@@ -14655,7 +14652,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vset2",
         category: "SIMD Video Instructions",
-        names: &S921,
+        names: &S920,
         anchor: "simd-video-instructions-vset2",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvset2.atype.btype.cmp  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvset2.atype.btype.cmp.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n.atype = .btype = { .u32, .s32 };\n.cmp   = { .eq, .ne, .lt, .le, .gt, .ge };\n.mask  = { .h0, .h1, .h10 };  // defaults to .h10\n.asel  = .bsel  = { .hxy, where x,y are from { 0, 1, 2, 3 } };\n   .asel defaults to .h10\n   .bsel defaults to .h32",
         forms: &[
@@ -14667,7 +14664,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
                     Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
-                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S920 },
+                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S919 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -14684,7 +14681,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
                     Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
-                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S920 },
+                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S919 },
                     Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
                 ],
                 operands: &[
@@ -14698,10 +14695,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
         definitions: &[
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".cmp", values: &S920 },
-            Definition { name: ".mask", values: &S905 },
-            Definition { name: ".asel", values: &S906 },
-            Definition { name: ".bsel", values: &S906 },
+            Definition { name: ".cmp", values: &S919 },
+            Definition { name: ".mask", values: &S904 },
+            Definition { name: ".asel", values: &S905 },
+            Definition { name: ".bsel", values: &S905 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -14718,7 +14715,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vset4",
         category: "SIMD Video Instructions",
-        names: &S922,
+        names: &S921,
         anchor: "simd-video-instructions-vset4",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvset4.atype.btype.cmp  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvset4.atype.btype.cmp.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n.atype = .btype = { .u32, .s32 };\n.cmp   = { .eq, .ne, .lt, .le, .gt, .ge };\n.mask  = { .b0,\n           .b1, .b10\n           .b2, .b20, .b21, .b210,\n           .b3, .b30, .b31, .b310, .b32, .b320, .b321, .b3210 };\n    defaults to .b3210\n.asel = .bsel = .bxyzw, where x,y,z,w are from { 0, ..., 7 };\n   .asel defaults to .b3210\n   .bsel defaults to .b7654",
         forms: &[
@@ -14730,7 +14727,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
                     Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
-                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S920 },
+                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S919 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -14747,7 +14744,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
                     Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
-                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S920 },
+                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S919 },
                     Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
                 ],
                 operands: &[
@@ -14761,10 +14758,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
         definitions: &[
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".cmp", values: &S920 },
-            Definition { name: ".mask", values: &S909 },
-            Definition { name: ".asel", values: &S910 },
-            Definition { name: ".bsel", values: &S910 },
+            Definition { name: ".cmp", values: &S919 },
+            Definition { name: ".mask", values: &S908 },
+            Definition { name: ".asel", values: &S909 },
+            Definition { name: ".bsel", values: &S909 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -14781,7 +14778,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vshl, vshr",
         category: "Scalar Video Instructions",
-        names: &S923,
+        names: &S922,
         anchor: "scalar-video-instructions-vshl-vshr",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvop.dtype.atype.u32{.sat}.mode       d, a{.asel}, b{.bsel};\nvop.dtype.atype.u32{.sat}.mode.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvop.dtype.atype.u32{.sat}.mode  d.dsel, a{.asel}, b{.bsel}, c;\n\n vop   = { vshl, vshr };\n.dtype = .atype = { .u32, .s32 };\n.mode  = { .clamp, .wrap };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -14844,13 +14841,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop", values: &S924 },
+            Definition { name: "vop", values: &S923 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".mode", values: &S697 },
-            Definition { name: ".dsel", values: &S902 },
-            Definition { name: ".asel", values: &S902 },
-            Definition { name: ".bsel", values: &S902 },
+            Definition { name: ".dsel", values: &S901 },
+            Definition { name: ".asel", values: &S901 },
+            Definition { name: ".bsel", values: &S901 },
             Definition { name: ".op2", values: &S61 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
@@ -14868,7 +14865,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vshl, vshr",
         category: "Scalar Video Instructions",
-        names: &S923,
+        names: &S922,
         anchor: "scalar-video-instructions-vshl-vshr",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvop.dtype.atype.u32{.sat}.mode       d, a{.asel}, b{.bsel};\nvop.dtype.atype.u32{.sat}.mode.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvop.dtype.atype.u32{.sat}.mode  d.dsel, a{.asel}, b{.bsel}, c;\n\n vop   = { vshl, vshr };\n.dtype = .atype = { .u32, .s32 };\n.mode  = { .clamp, .wrap };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -14931,13 +14928,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop", values: &S924 },
+            Definition { name: "vop", values: &S923 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".mode", values: &S697 },
-            Definition { name: ".dsel", values: &S902 },
-            Definition { name: ".asel", values: &S902 },
-            Definition { name: ".bsel", values: &S902 },
+            Definition { name: ".dsel", values: &S901 },
+            Definition { name: ".asel", values: &S901 },
+            Definition { name: ".bsel", values: &S901 },
             Definition { name: ".op2", values: &S61 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
@@ -14955,7 +14952,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vadd, vsub, vabsdiff, vmin, vmax",
         category: "Scalar Video Instructions",
-        names: &S900,
+        names: &S899,
         anchor: "scalar-video-instructions-vadd-vsub-vabsdiff-vmin-vmax",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvop.dtype.atype.btype{.sat}       d, a{.asel}, b{.bsel};\nvop.dtype.atype.btype{.sat}.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvop.dtype.atype.btype{.sat}  d.dsel, a{.asel}, b{.bsel}, c;\n\n vop   = { vadd, vsub, vabsdiff, vmin, vmax };\n.dtype = .atype = .btype = { .u32, .s32 };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -15015,13 +15012,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop", values: &S901 },
+            Definition { name: "vop", values: &S900 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".dsel", values: &S902 },
-            Definition { name: ".asel", values: &S902 },
-            Definition { name: ".bsel", values: &S902 },
+            Definition { name: ".dsel", values: &S901 },
+            Definition { name: ".asel", values: &S901 },
+            Definition { name: ".bsel", values: &S901 },
             Definition { name: ".op2", values: &S61 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
@@ -15039,7 +15036,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2",
         category: "SIMD Video Instructions",
-        names: &S903,
+        names: &S902,
         anchor: "simd-video-instructions-vadd2-vsub2-vavrg2-vabsdiff2-vmin2-vmax2",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop2.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop2.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n vop2  = { vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2 };\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .h0, .h1, .h10 };  // defaults to .h10\n.asel  = .bsel  = { .hxy, where x,y are from { 0, 1, 2, 3 } };\n   .asel defaults to .h10\n   .bsel defaults to .h32",
         forms: &[
@@ -15081,13 +15078,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop2", values: &S904 },
+            Definition { name: "vop2", values: &S903 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".mask", values: &S905 },
-            Definition { name: ".asel", values: &S906 },
-            Definition { name: ".bsel", values: &S906 },
+            Definition { name: ".mask", values: &S904 },
+            Definition { name: ".asel", values: &S905 },
+            Definition { name: ".bsel", values: &S905 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -15104,7 +15101,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4",
         category: "SIMD Video Instructions",
-        names: &S907,
+        names: &S906,
         anchor: "simd-video-instructions-vadd4-vsub4-vavrg4-vabsdiff4-vmin4-vmax4",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop4.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop4.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\nvop4  = { vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4 };\n\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .b0,\n           .b1, .b10\n           .b2, .b20, .b21, .b210,\n           .b3, .b30, .b31, .b310, .b32, .b320, .b321, .b3210 };\n    defaults to .b3210\n.asel = .bsel = .bxyzw, where x,y,z,w are from { 0, ..., 7 };\n   .asel defaults to .b3210\n   .bsel defaults to .b7654",
         forms: &[
@@ -15146,13 +15143,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop4", values: &S908 },
+            Definition { name: "vop4", values: &S907 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".mask", values: &S909 },
-            Definition { name: ".asel", values: &S910 },
-            Definition { name: ".bsel", values: &S910 },
+            Definition { name: ".mask", values: &S908 },
+            Definition { name: ".asel", values: &S909 },
+            Definition { name: ".bsel", values: &S909 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -15169,7 +15166,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %warpid",
         category: "Special Registers",
-        names: &S925,
+        names: &S924,
         anchor: "special-registers-warpid",
         syntax: "",
         forms: &[
@@ -15224,7 +15221,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Logic and Shift Instructions: xor",
         category: "Logic and Shift Instructions",
-        names: &S926,
+        names: &S925,
         anchor: "logic-and-shift-instructions-xor",
         syntax: "xor.type d, a, b;\n\n.type = { .pred, .b16, .b32, .b64 };",
         forms: &[
