@@ -699,26 +699,35 @@ def ptxas_version(row):
     return tuple(int(x) for x in v.lstrip("<=").split(".")), not v.startswith("<=")
 
 
-def ptxas_target_req(rows, targets):
-    """The one target requirement that describes where ptxas accepts `rows` (any of them), as
-    gen-isa's target base (`'all'` or `('min', sm)`), or None where no single target does."""
+def ptxas_target_req(rows, targets, any_of=False):
+    """The target requirement that describes exactly where ptxas accepts `rows` (any of them),
+    as gen-isa's target base (`'all'` or `('min', sm)`; with `any_of`, also `('any', [sm..])`:
+    one of several, as `setmaxnreg` on sm_90a and the sm_100+ families), or None."""
     union = frozenset().union(*[ptxas_accepting(r, targets) for r in rows])
     if not union:
         return None
     order = {t: n for n, t in enumerate(targets)}
     least = min(union, key=lambda t: order[t])
     exact = frozenset(t for t in targets if sm_supports(sm_of(t), sm_of(least)))
-    if exact != union:
+    if exact == union:
+        return "all" if least == targets[0] else ("min", sm_of(least))
+    if not any_of:
         return None
-    if least == targets[0]:
-        return "all"
-    return ("min", sm_of(least))
+    # the fewest requirements, in target order, whose targets together are the accepted ones
+    cover, got = [], frozenset()
+    for t in sorted(union, key=lambda t: order[t]):
+        mine = target_set(("min", sm_of(t)), targets)
+        if t not in got and mine <= union:
+            cover.append(sm_of(t))
+            got |= mine
+    return ("any", cover) if got == union else None
 
 
 def target_set(req, targets):
     if req == "all":
         return frozenset(targets)
-    return frozenset(t for t in targets if sm_supports(sm_of(t), req[1]))
+    needs = req[1] if req[0] == "any" else [req[1]]
+    return frozenset(t for t in targets if any(sm_supports(sm_of(t), n) for n in needs))
 
 
 def ptxas_least_version(rows):
@@ -735,6 +744,8 @@ def fmt_target_req(req):
         return "unstated"
     if req == "all":
         return "all targets"
+    if req[0] == "any":
+        return " or ".join("sm_%d%s" % n for n in req[1])
     return "sm_%d%s" % req[1]
 
 
@@ -770,7 +781,7 @@ def follow_ptxas(key, opcode, forms, kind, ptx, tbase, pgates, tgates, path=PTXA
         elif ptx is None and exact and complete:
             changes.append(("entry", "", "PTX unstated", "PTX %s" % fmt_v(v), True))
             ptx = v
-        req = ptxas_target_req(whole, targets)
+        req = ptxas_target_req(whole, targets, any_of=True)
         have = None if req is None else target_set(req, targets)
         text = frozenset(targets) if tbase is None else target_set(tbase, targets)
         if req is None:
@@ -1046,6 +1057,9 @@ def build(data):
             b("        target: TargetReq::Unstated,")
         elif tbase == "all":
             b("        target: TargetReq::All,")
+        elif tbase[0] == "any":
+            b("        target: TargetReq::AnyOf(&[%s]),"
+              % ", ".join(rs_sm(n)[5:-1] for n in tbase[1]))
         else:
             b("        target: TargetReq::Min(%s)," % rs_sm(tbase[1])[5:-1])
         b("        ptx_gates: &[")

@@ -390,9 +390,16 @@ def kernel_body(inst, hyp):
 
 # Operands the forms name that must be immediates or symbols, and what the probe writes for them.
 IMMEDIATES = {"N": "0", "immLut": "0xff", "imm-reg-count": "240", "cp-size": "16", "size": "128"}
-SYMBOLS = {"var": "svar", "avar": "svar", "sh": "svar", "var+imm": "svar+4", "avar+imm": "svar+4",
-           "var + imm": "svar+4", "sh + imm": "svar+4"}
-SYMBOL_DECL = ".shared .align 16 .b8 svar[256];"
+SYMBOLS = {"var": "svar_K_", "avar": "svar_K_", "sh": "svar_K_", "var+imm": "svar_K_+4",
+           "avar+imm": "svar_K_+4", "var + imm": "svar_K_+4", "sh + imm": "svar_K_+4"}
+
+
+def symbol_decl(mods):
+    """A variable for a `var` operand, in the state space the instruction names (`.shared`
+    where it names none)."""
+    space = next((m for m in mods if m in (".global", ".const", ".local")), ".shared")
+    decl = "%s .align 16 .b8 svar_K_[256];" % space
+    return MODULE + decl if space in (".global", ".const") else decl
 # A declaration that goes before the kernel, at module scope; `_K_` in names becomes the
 # kernel's number so that every kernel has its own.
 MODULE = "@module:"
@@ -451,7 +458,7 @@ def form_instances(entry_idx, key, form):
     for op in ops:
         if op in ("tgt", "L", "target"):
             labels.append(op)
-    decls = [SYMBOL_DECL] if any("svar" in op for op in ops) else []
+    decls = []
 
     op0 = path.split(".")[0]
     handle = HANDLES.get(op0)
@@ -483,6 +490,12 @@ def form_instances(entry_idx, key, form):
             out.append(op)
         return out
 
+    def decls_of(chosen):
+        if not any("svar" in op for op in ops):
+            return decls
+        mods = [p for v in chosen if v for p in re.findall(r"\.[^.]+", v)]
+        return decls + [symbol_decl(mods)]
+
     def text_of(chosen):
         head = path + "".join(v for v in chosen if v)
         return (head + " " + ", ".join(vectors(chosen))).strip()
@@ -499,8 +512,8 @@ def form_instances(entry_idx, key, form):
             break
     out, seen = [], set()
     for chosen0 in bases:
-        base = Instance(key, entry_idx, None, "base", text_of(chosen0), decls=decls,
-                        labels=labels)
+        base = Instance(key, entry_idx, None, "base", text_of(chosen0),
+                        decls=decls_of(chosen0), labels=labels)
         out.append(base)
         seen.add(base.text)
         for si, s in enumerate(form["slots"]):
@@ -514,7 +527,7 @@ def form_instances(entry_idx, key, form):
                 if text in seen:
                     continue
                 seen.add(text)
-                var = Instance(key, entry_idx, None, "variant", text, decls=decls,
+                var = Instance(key, entry_idx, None, "variant", text, decls=decls_of(chosen),
                                labels=labels)
                 var.base = base
                 out.append(var)
@@ -574,13 +587,13 @@ def example_instances(entry_idx, key, entry):
 
 def sreg_instances(entry_idx, key, entry):
     names = G.lookup_names(entry["opcode"], "SpecialRegister")
-    concrete = [n for n in names if not n.endswith("_") and n != entry["opcode"].split("<")[0]]
+    concrete = [n for n in names if n[-1].isdigit()]
     name = entry["opcode"] if "<" not in entry["opcode"] else None
     if name is None or name in ("pm0", "pm0_64"):
         name = sorted(concrete, key=lambda n: (len(n), n))[0] if concrete else entry["opcode"]
     ref = "%" + name + (".x" if name in SREG_VECTOR else "")
     out = []
-    for ty in (".u32", ".u64"):
+    for ty in (".u32", ".u64", ".pred"):
         out.append(Instance(key, entry_idx, None, "sreg", "mov%s d, %s" % (ty, ref), sreg=name))
     return out
 

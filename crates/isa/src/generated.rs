@@ -11077,7 +11077,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         ],
         ptx: Some(PtxVersion::new(8, 0)),
         preview: false,
-        target: TargetReq::Min(SmTarget::sm(90, ArchVariant::ArchSpecific)),
+        target: TargetReq::AnyOf(&[SmTarget::sm(90, ArchVariant::ArchSpecific), SmTarget::sm(100, ArchVariant::FamilySpecific), SmTarget::sm(110, ArchVariant::FamilySpecific), SmTarget::sm(120, ArchVariant::FamilySpecific)]),
         ptx_gates: &[
         ],
         target_gates: &[

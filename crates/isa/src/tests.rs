@@ -143,14 +143,13 @@ fn gates_match_the_reference() {
     assert_eq!(fns.ptx, Some(PtxVersion::new(5, 1)));
     assert_eq!(min_target(fns), SmTarget::sm(30, ArchVariant::Base));
 
-    // setmaxnreg is the one arch-specific (sm_90a) instruction of the reference.
+    // setmaxnreg is the one arch-specific (sm_90a) instruction of the reference; ptxas 13.5
+    // also takes it on the `a` and `f` targets of sm_100 and later, never on plain targets.
     let smr = single("setmaxnreg");
     assert_eq!(smr.ptx, Some(PtxVersion::new(8, 0)));
-    let t = min_target(smr);
-    assert_eq!(t.to_string(), "sm_90a");
-    assert!(smr.target.allows(&SmTarget::parse("sm_90a").unwrap()));
-    assert!(!smr.target.allows(&SmTarget::parse("sm_90").unwrap()));
-    assert!(!smr.target.allows(&SmTarget::parse("sm_100a").unwrap()));
+    let allows = |t: &str| smr.target.allows(&SmTarget::parse(t).unwrap());
+    assert!(allows("sm_90a") && allows("sm_100a") && allows("sm_100f") && allows("sm_120a"));
+    assert!(!allows("sm_90") && !allows("sm_100") && !allows("sm_89") && !allows("sm_120"));
 
     let alloca = single("alloca");
     assert!(alloca.preview);
