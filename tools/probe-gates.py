@@ -4,6 +4,7 @@
 Usage:
     python3 tools/probe-gates.py [--ptxas PATH] [--jobs N] [--only NAME,...] [--spec PATH]
                                  [--tsv PATH] [--md PATH] [--log DIR]
+    python3 tools/probe-gates.py --md-only [--check]   # the markdown from the committed TSV
 
 Writes `crates/isa/data/ptxas-gates.tsv` (one row per probed instance: the least `.version` and the
 least `.target` at which ptxas accepts it, beside what the ISA text says) and `docs/ptxas-gates.md`
@@ -936,6 +937,8 @@ def main(argv):
     ap.add_argument("--log", default=None)
     ap.add_argument("--md-only", action="store_true",
                     help="rewrite the markdown from the TSV, without ptxas")
+    ap.add_argument("--check", action="store_true",
+                    help="with --md-only: exit 1 if the markdown is not what the TSV gives")
     a = ap.parse_args(argv)
     data = load_spec(a.spec)
     keys = G.summary_keys(data)
@@ -944,7 +947,10 @@ def main(argv):
         with open(a.tsv, encoding="utf-8") as f:
             m = re.search(r"with (ptxas [\d.]+)", f.readline())
             PTXAS_ID = m.group(1) if m else "ptxas"
-        write_md(a.md, data, keys, rows, meta["versions"], meta["targets"], a.tsv)
+        if not write_md(a.md, data, keys, rows, meta["versions"], meta["targets"], a.tsv,
+                        check=a.check):
+            sys.stderr.write("%s is out of date; run tools/probe-gates.py --md-only\n" % a.md)
+            return 1
         return 0
     path = a.ptxas
     if not path:
@@ -1010,7 +1016,8 @@ def load_spec(path):
 # The list of disagreements
 # ---------------------------------------------------------------------------------------------
 
-def write_md(path, data, keys, rows, versions, targets, tsv):
+def write_md(path, data, keys, rows, versions, targets, tsv, check=False):
+    """Writes the list of disagreements; with `check`, only says whether `path` is current."""
     G._PTXAS.pop(tsv, None)
     by_key = collections.defaultdict(list)
     for r in rows:
@@ -1044,8 +1051,9 @@ def write_md(path, data, keys, rows, versions, targets, tsv):
     w("only where ptxas's answer is exact (not bounded by the version that introduced the least")
     w("target) and, for a whole entry, where every form of the entry was probed. *Feature* is the")
     w("text's gate for a feature, `(entry)` the entry as a whole, and a name marked *new* is a gate the")
-    w("text does not state, keyed on the modifier shown (a new gate without modifiers is not applied:")
-    w("the checker only applies gates that name modifiers).")
+    w("text does not state, for the instructions that carry all the modifiers of the name (one is")
+    w("only added where every probed instance carrying them agrees; a new gate without modifiers is")
+    w("not applied: the checker only applies gates that name modifiers).")
     w("")
     w("| entry | feature | ISA text | ptxas | applied |")
     w("|---|---|---|---|---|")
@@ -1079,9 +1087,14 @@ def write_md(path, data, keys, rows, versions, targets, tsv):
         if r[5] == "-":
             w("- `%s` (%s, %s): %s" % (r[3], r[0], r[2].split(":")[-1], r[9] or "-"))
     w("")
+    text = "\n".join(lines)
+    if check:
+        with open(path, encoding="utf-8") as f:
+            return f.read() == text
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="utf-8", newline="\n") as f:
-        f.write("\n".join(lines))
+        f.write(text)
+    return True
 
 
 if __name__ == "__main__":
