@@ -775,10 +775,10 @@ def follow_ptxas(key, opcode, forms, kind, ptx, tbase, pgates, tgates, path=PTXA
     if whole:
         v, exact = ptxas_least_version(whole)
         if ptx is not None and (v < ptx or (v > ptx and exact)):
-            ok = v < ptx or complete
+            ok = v < ptx or (complete and ptxas_names_entry(whole, v, opcode))
             changes.append(("entry", "", "PTX %s" % fmt_v(ptx), "PTX %s" % fmt_v(v), ok))
             ptx = v if ok else ptx
-        elif ptx is None and exact and complete:
+        elif ptx is None and exact and complete and ptxas_names_entry(whole, v, opcode):
             changes.append(("entry", "", "PTX unstated", "PTX %s" % fmt_v(v), True))
             ptx = v
         req = ptxas_target_req(whole, targets, any_of=True)
@@ -836,6 +836,21 @@ def follow_ptxas(key, opcode, forms, kind, ptx, tbase, pgates, tgates, path=PTXA
                 new_t.append({"feature": feat, "mods": mods, "sm": req[1], "ptxas": True})
                 changes.append(("new", feat, "-", fmt_target_req(req), bool(mods)))
     return ptx, tbase, new_p, new_t, changes
+
+
+def ptxas_names_entry(rows, v, opcode):
+    """Whether ptxas, just below version `v`, rejects the rows that need `v` for the instruction
+    itself ("Feature 'sub.cc' requires ...") rather than for a modifier of the form the table
+    writes ("Feature '.approx' requires ...": `sin.f32` without `.approx` is PTX 1.0 syntax that
+    the table's forms do not spell, so the entry as a whole does not need 1.4)."""
+    names = set(n.lstrip("%") for n in opcode.split("/"))
+    for r in rows:
+        if ptxas_version(r)[0] != v:
+            continue
+        m = re.search(r"^(?:Feature|Instruction) '%?([\w]+)", r.get("message", ""))
+        if m and m.group(1) in names:
+            return True
+    return False
 
 
 def ptxas_opcode(row):

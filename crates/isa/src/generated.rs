@@ -188,120 +188,120 @@ static S178: [&str; 2] = [".f32", ".f64"];
 static S179: [&str; 1] = ["cos"];
 static S180: [&str; 1] = [".approx"];
 static S181: [&str; 2] = [".approx", ".ftz"];
-static S182: [&str; 1] = ["cp.async"];
-static S183: [&str; 1] = [".ca"];
-static S184: [&str; 2] = [".shared", ".shared::cta"];
-static S185: [&str; 3] = [".L2::64B", ".L2::128B", ".L2::256B"];
-static S186: [&str; 1] = [".cg"];
-static S187: [&str; 3] = ["4", "8", "16"];
-static S188: [&str; 2] = [".level::cache_hint", ".level::prefetch_size"];
-static S189: [&str; 1] = ["::cta"];
-static S190: [&str; 5] = [".async", ".ca", ".shared", ".global", ".L2::128B"];
-static S191: [&str; 5] = [".async", ".ca", ".shared", ".global", ".L2::256B"];
-static S192: [&str; 5] = [".async", ".ca", ".shared", ".global", ".L2::64B"];
-static S193: [&str; 5] = [".async", ".cg", ".shared", ".global", ".L2::128B"];
-static S194: [&str; 5] = [".async", ".cg", ".shared", ".global", ".L2::256B"];
-static S195: [&str; 5] = [".async", ".cg", ".shared", ".global", ".L2::64B"];
-static S196: [&str; 5] = [".async", ".ca", ".shared", ".global", ".L2::cache_hint"];
-static S197: [&str; 1] = ["cp.async.bulk"];
-static S198: [&str; 1] = [".shared::cluster"];
-static S199: [&str; 1] = [".mbarrier::complete_tx::bytes"];
-static S200: [&str; 1] = [".multicast::cluster"];
-static S201: [&str; 1] = [".shared::cta"];
-static S202: [&str; 1] = [".bulk_group"];
-static S203: [&str; 1] = ["cp.async.bulk.commit_group"];
-static S204: [&str; 1] = ["cp.async.bulk.prefetch"];
-static S205: [&str; 1] = [".L2"];
-static S206: [&str; 1] = ["cp.async.bulk.prefetch.tensor"];
-static S207: [&str; 5] = [".1d", ".2d", ".3d", ".4d", ".5d"];
-static S208: [&str; 2] = [".tile", ".im2col"];
-static S209: [&str; 1] = ["cp.async.bulk.tensor"];
-static S210: [&str; 2] = [".tile", ".im2col_no_offs"];
-static S211: [&str; 1] = ["cp.async.bulk.wait_group"];
-static S212: [&str; 1] = [".read"];
-static S213: [&str; 1] = ["cp.async.commit_group"];
-static S214: [&str; 1] = ["cp.async.mbarrier.arrive"];
-static S215: [&str; 1] = [".noinc"];
-static S216: [&str; 1] = [".b64"];
-static S217: [&str; 2] = ["::cta", ".shared"];
-static S218: [&str; 5] = [".async", ".mbarrier", ".arrive", ".shared::cta", ".b64"];
-static S219: [&str; 2] = ["cp.async.wait_group", "cp.async.wait_all"];
-static S220: [&str; 1] = ["cp.reduce.async.bulk"];
-static S221: [&str; 8] = [".and", ".or", ".xor", ".add", ".inc", ".dec", ".min", ".max"];
-static S222: [&str; 5] = [".b32", ".u32", ".s32", ".b64", ".u64"];
-static S223: [&str; 10] = [".f16", ".bf16", ".b32", ".u32", ".s32", ".b64", ".u64", ".s64", ".f32", ".f64"];
-static S224: [&str; 1] = ["cp.reduce.async.bulk.tensor"];
-static S225: [&str; 8] = [".add", ".min", ".max", ".inc", ".dec", ".and", ".or", ".xor"];
-static S226: [&str; 1] = [".level::cache_hint"];
-static S227: [&str; 1] = ["createpolicy"];
-static S228: [&str; 1] = [".range"];
-static S229: [&str; 4] = [".L2::evict_last", ".L2::evict_normal", ".L2::evict_first", ".L2::evict_unchanged"];
-static S230: [&str; 2] = [".L2::evict_first", ".L2::evict_unchanged"];
-static S231: [&str; 1] = [".fractional"];
-static S232: [&str; 1] = [".cvt"];
-static S233: [&str; 1] = ["%ctaid"];
-static S234: [&str; 1] = ["%current_graph_exec"];
-static S235: [&str; 1] = ["cvt"];
-static S236: [&str; 4] = [".rni", ".rzi", ".rmi", ".rpi"];
-static S237: [&str; 12] = [".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".bf16", ".f16", ".f32", ".f64"];
-static S238: [&str; 1] = [".relu"];
-static S239: [&str; 1] = [".satfinite"];
-static S240: [&str; 1] = [".rna"];
-static S241: [&str; 1] = [".tf32"];
-static S242: [&str; 2] = [".e4m3x2", ".e5m2x2"];
-static S243: [&str; 5] = [".relu", ".f16x2", ".bf16", ".bf16x2", ".tf32"];
-static S244: [&str; 16] = [".u8", ".s8", ".u16", ".s16", ".u32", ".s32", ".u64", ".s64", ".f16", ".f64", ".bf16", ".relu", ".rn", ".rz", ".tf32", ".f32"];
-static S245: [&str; 5] = [".e4m3x2", ".e5m2x2", ".f32", ".f16x2", ".satfinite"];
-static S246: [&str; 7] = [".f16", ".bf16", ".f16x2", ".bf16x2", ".tf32", ".satfinite", ".f32"];
-static S247: [&str; 4] = [".rn", ".satfinite", ".f16", ".f32"];
-static S248: [&str; 4] = [".rn", ".satfinite", ".f16x2", ".f32"];
-static S249: [&str; 4] = [".rn", ".satfinite", ".bf16", ".f32"];
-static S250: [&str; 4] = [".rn", ".satfinite", ".bf16x2", ".f32"];
-static S251: [&str; 4] = [".rna", ".satfinite", ".tf32", ".f32"];
-static S252: [&str; 4] = [".rn", ".satfinite", ".e4m3x2", ".f32"];
-static S253: [&str; 4] = [".rn", ".satfinite", ".e5m2x2", ".f32"];
-static S254: [&str; 4] = [".rn", ".satfinite", ".e4m3x2", ".f16x2"];
-static S255: [&str; 4] = [".rn", ".satfinite", ".e5m2x2", ".f16x2"];
-static S256: [&str; 3] = [".rn", ".f16x2", ".e4m3x2"];
-static S257: [&str; 3] = [".rn", ".f16x2", ".e5m2x2"];
-static S258: [&str; 4] = [".rz", ".satfinite", ".bf16x2", ".f32"];
-static S259: [&str; 4] = [".rn", ".relu", ".f16", ".f32"];
-static S260: [&str; 3] = [".rn", ".f16x2", ".f32"];
-static S261: [&str; 3] = [".rz", ".f16x2", ".f32"];
-static S262: [&str; 3] = [".rn", ".bf16", ".f32"];
-static S263: [&str; 3] = [".rz", ".bf16", ".f32"];
-static S264: [&str; 3] = [".rn", ".bf16x2", ".f32"];
-static S265: [&str; 3] = [".rz", ".bf16x2", ".f32"];
-static S266: [&str; 3] = [".rna", ".tf32", ".f32"];
-static S267: [&str; 3] = [".rn", ".tf32", ".f32"];
-static S268: [&str; 3] = [".rz", ".tf32", ".f32"];
-static S269: [&str; 3] = [".f64", ".bf16", ".rp"];
-static S270: [&str; 1] = ["cvt.pack"];
-static S271: [&str; 2] = [".u16", ".s16"];
-static S272: [&str; 6] = [".u2", ".s2", ".u4", ".s4", ".u8", ".s8"];
-static S273: [&str; 4] = [".u4", ".s4", ".u2", ".s2"];
-static S274: [&str; 5] = [".pack", ".sat", ".u2", ".s32", ".b32"];
-static S275: [&str; 5] = [".pack", ".sat", ".s2", ".s32", ".b32"];
-static S276: [&str; 5] = [".pack", ".sat", ".s4", ".s32", ".b32"];
-static S277: [&str; 5] = [".pack", ".sat", ".u4", ".s32", ".b32"];
-static S278: [&str; 1] = ["cvta"];
-static S279: [&str; 7] = [".const", ".global", ".local", ".shared", ".shared::cta", ".shared::cluster", ".param"];
-static S280: [&str; 1] = [".to"];
-static S281: [&str; 2] = [".const", ".to"];
-static S282: [&str; 2] = [".param", ".to"];
-static S283: [&str; 2] = ["::cta", "::cluster"];
-static S284: [&str; 2] = [".const", ".u32"];
-static S285: [&str; 2] = [".const", ".u64"];
-static S286: [&str; 2] = [".param", ".u32"];
-static S287: [&str; 2] = [".shared::cta", ".u32"];
-static S288: [&str; 2] = [".param", ".u64"];
-static S289: [&str; 1] = ["::cluster"];
-static S290: [&str; 2] = [".shared::cluster", ".u32"];
-static S291: [&str; 1] = ["discard"];
-static S292: [&str; 1] = ["div"];
-static S293: [&str; 1] = [".full"];
-static S294: [&str; 3] = [".approx", ".full", ".ftz"];
-static S295: [&str; 2] = [".approx", ".f32"];
+static S182: [&str; 2] = [".approx", ".f32"];
+static S183: [&str; 1] = ["cp.async"];
+static S184: [&str; 1] = [".ca"];
+static S185: [&str; 2] = [".shared", ".shared::cta"];
+static S186: [&str; 3] = [".L2::64B", ".L2::128B", ".L2::256B"];
+static S187: [&str; 1] = [".cg"];
+static S188: [&str; 3] = ["4", "8", "16"];
+static S189: [&str; 2] = [".level::cache_hint", ".level::prefetch_size"];
+static S190: [&str; 1] = ["::cta"];
+static S191: [&str; 5] = [".async", ".ca", ".shared", ".global", ".L2::128B"];
+static S192: [&str; 5] = [".async", ".ca", ".shared", ".global", ".L2::256B"];
+static S193: [&str; 5] = [".async", ".ca", ".shared", ".global", ".L2::64B"];
+static S194: [&str; 5] = [".async", ".cg", ".shared", ".global", ".L2::128B"];
+static S195: [&str; 5] = [".async", ".cg", ".shared", ".global", ".L2::256B"];
+static S196: [&str; 5] = [".async", ".cg", ".shared", ".global", ".L2::64B"];
+static S197: [&str; 5] = [".async", ".ca", ".shared", ".global", ".L2::cache_hint"];
+static S198: [&str; 1] = ["cp.async.bulk"];
+static S199: [&str; 1] = [".shared::cluster"];
+static S200: [&str; 1] = [".mbarrier::complete_tx::bytes"];
+static S201: [&str; 1] = [".multicast::cluster"];
+static S202: [&str; 1] = [".shared::cta"];
+static S203: [&str; 1] = [".bulk_group"];
+static S204: [&str; 1] = ["cp.async.bulk.commit_group"];
+static S205: [&str; 1] = ["cp.async.bulk.prefetch"];
+static S206: [&str; 1] = [".L2"];
+static S207: [&str; 1] = ["cp.async.bulk.prefetch.tensor"];
+static S208: [&str; 5] = [".1d", ".2d", ".3d", ".4d", ".5d"];
+static S209: [&str; 2] = [".tile", ".im2col"];
+static S210: [&str; 1] = ["cp.async.bulk.tensor"];
+static S211: [&str; 2] = [".tile", ".im2col_no_offs"];
+static S212: [&str; 1] = ["cp.async.bulk.wait_group"];
+static S213: [&str; 1] = [".read"];
+static S214: [&str; 1] = ["cp.async.commit_group"];
+static S215: [&str; 1] = ["cp.async.mbarrier.arrive"];
+static S216: [&str; 1] = [".noinc"];
+static S217: [&str; 1] = [".b64"];
+static S218: [&str; 2] = ["::cta", ".shared"];
+static S219: [&str; 5] = [".async", ".mbarrier", ".arrive", ".shared::cta", ".b64"];
+static S220: [&str; 2] = ["cp.async.wait_group", "cp.async.wait_all"];
+static S221: [&str; 1] = ["cp.reduce.async.bulk"];
+static S222: [&str; 8] = [".and", ".or", ".xor", ".add", ".inc", ".dec", ".min", ".max"];
+static S223: [&str; 5] = [".b32", ".u32", ".s32", ".b64", ".u64"];
+static S224: [&str; 10] = [".f16", ".bf16", ".b32", ".u32", ".s32", ".b64", ".u64", ".s64", ".f32", ".f64"];
+static S225: [&str; 1] = ["cp.reduce.async.bulk.tensor"];
+static S226: [&str; 8] = [".add", ".min", ".max", ".inc", ".dec", ".and", ".or", ".xor"];
+static S227: [&str; 1] = [".level::cache_hint"];
+static S228: [&str; 1] = ["createpolicy"];
+static S229: [&str; 1] = [".range"];
+static S230: [&str; 4] = [".L2::evict_last", ".L2::evict_normal", ".L2::evict_first", ".L2::evict_unchanged"];
+static S231: [&str; 2] = [".L2::evict_first", ".L2::evict_unchanged"];
+static S232: [&str; 1] = [".fractional"];
+static S233: [&str; 1] = [".cvt"];
+static S234: [&str; 1] = ["%ctaid"];
+static S235: [&str; 1] = ["%current_graph_exec"];
+static S236: [&str; 1] = ["cvt"];
+static S237: [&str; 4] = [".rni", ".rzi", ".rmi", ".rpi"];
+static S238: [&str; 12] = [".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".bf16", ".f16", ".f32", ".f64"];
+static S239: [&str; 1] = [".relu"];
+static S240: [&str; 1] = [".satfinite"];
+static S241: [&str; 1] = [".rna"];
+static S242: [&str; 1] = [".tf32"];
+static S243: [&str; 2] = [".e4m3x2", ".e5m2x2"];
+static S244: [&str; 5] = [".relu", ".f16x2", ".bf16", ".bf16x2", ".tf32"];
+static S245: [&str; 16] = [".u8", ".s8", ".u16", ".s16", ".u32", ".s32", ".u64", ".s64", ".f16", ".f64", ".bf16", ".relu", ".rn", ".rz", ".tf32", ".f32"];
+static S246: [&str; 5] = [".e4m3x2", ".e5m2x2", ".f32", ".f16x2", ".satfinite"];
+static S247: [&str; 7] = [".f16", ".bf16", ".f16x2", ".bf16x2", ".tf32", ".satfinite", ".f32"];
+static S248: [&str; 4] = [".rn", ".satfinite", ".f16", ".f32"];
+static S249: [&str; 4] = [".rn", ".satfinite", ".f16x2", ".f32"];
+static S250: [&str; 4] = [".rn", ".satfinite", ".bf16", ".f32"];
+static S251: [&str; 4] = [".rn", ".satfinite", ".bf16x2", ".f32"];
+static S252: [&str; 4] = [".rna", ".satfinite", ".tf32", ".f32"];
+static S253: [&str; 4] = [".rn", ".satfinite", ".e4m3x2", ".f32"];
+static S254: [&str; 4] = [".rn", ".satfinite", ".e5m2x2", ".f32"];
+static S255: [&str; 4] = [".rn", ".satfinite", ".e4m3x2", ".f16x2"];
+static S256: [&str; 4] = [".rn", ".satfinite", ".e5m2x2", ".f16x2"];
+static S257: [&str; 3] = [".rn", ".f16x2", ".e4m3x2"];
+static S258: [&str; 3] = [".rn", ".f16x2", ".e5m2x2"];
+static S259: [&str; 4] = [".rz", ".satfinite", ".bf16x2", ".f32"];
+static S260: [&str; 4] = [".rn", ".relu", ".f16", ".f32"];
+static S261: [&str; 3] = [".rn", ".f16x2", ".f32"];
+static S262: [&str; 3] = [".rz", ".f16x2", ".f32"];
+static S263: [&str; 3] = [".rn", ".bf16", ".f32"];
+static S264: [&str; 3] = [".rz", ".bf16", ".f32"];
+static S265: [&str; 3] = [".rn", ".bf16x2", ".f32"];
+static S266: [&str; 3] = [".rz", ".bf16x2", ".f32"];
+static S267: [&str; 3] = [".rna", ".tf32", ".f32"];
+static S268: [&str; 3] = [".rn", ".tf32", ".f32"];
+static S269: [&str; 3] = [".rz", ".tf32", ".f32"];
+static S270: [&str; 3] = [".f64", ".bf16", ".rp"];
+static S271: [&str; 1] = ["cvt.pack"];
+static S272: [&str; 2] = [".u16", ".s16"];
+static S273: [&str; 6] = [".u2", ".s2", ".u4", ".s4", ".u8", ".s8"];
+static S274: [&str; 4] = [".u4", ".s4", ".u2", ".s2"];
+static S275: [&str; 5] = [".pack", ".sat", ".u2", ".s32", ".b32"];
+static S276: [&str; 5] = [".pack", ".sat", ".s2", ".s32", ".b32"];
+static S277: [&str; 5] = [".pack", ".sat", ".s4", ".s32", ".b32"];
+static S278: [&str; 5] = [".pack", ".sat", ".u4", ".s32", ".b32"];
+static S279: [&str; 1] = ["cvta"];
+static S280: [&str; 7] = [".const", ".global", ".local", ".shared", ".shared::cta", ".shared::cluster", ".param"];
+static S281: [&str; 1] = [".to"];
+static S282: [&str; 2] = [".const", ".to"];
+static S283: [&str; 2] = [".param", ".to"];
+static S284: [&str; 2] = ["::cta", "::cluster"];
+static S285: [&str; 2] = [".const", ".u32"];
+static S286: [&str; 2] = [".const", ".u64"];
+static S287: [&str; 2] = [".param", ".u32"];
+static S288: [&str; 2] = [".shared::cta", ".u32"];
+static S289: [&str; 2] = [".param", ".u64"];
+static S290: [&str; 1] = ["::cluster"];
+static S291: [&str; 2] = [".shared::cluster", ".u32"];
+static S292: [&str; 1] = ["discard"];
+static S293: [&str; 1] = ["div"];
+static S294: [&str; 1] = [".full"];
+static S295: [&str; 3] = [".approx", ".full", ".ftz"];
 static S296: [&str; 2] = [".full", ".f32"];
 static S297: [&str; 3] = [".approx", ".f32", ".full"];
 static S298: [&str; 2] = [".rnd", ".f32"];
@@ -597,341 +597,344 @@ static S587: [&str; 1] = [".reqntid"];
 static S588: [&str; 4] = ["%reserved_smem_offset_begin", "%reserved_smem_offset_end", "%reserved_smem_offset_cap", "%reserved_smem_offset_<2>"];
 static S589: [&str; 1] = ["ret"];
 static S590: [&str; 1] = ["rsqrt"];
-static S591: [&str; 1] = ["rsqrt.approx.ftz.f64"];
-static S592: [&str; 1] = ["sad"];
-static S593: [&str; 1] = ["selp"];
-static S594: [&str; 11] = [".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"];
-static S595: [&str; 1] = ["set"];
-static S596: [&str; 18] = [".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"];
-static S597: [&str; 3] = [".u32", ".s32", ".f32"];
-static S598: [&str; 14] = [".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"];
-static S599: [&str; 12] = [".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f16", ".f32", ".f64"];
-static S600: [&str; 4] = [".u16", ".s16", ".u32", ".s32"];
-static S601: [&str; 3] = [".f16x2", ".u32", ".s32"];
-static S602: [&str; 3] = [".bf16x2", ".u32", ".s32"];
-static S603: [&str; 6] = [".u16", ".u32", ".s16", ".s32", ".f16", ".f16x2"];
-static S604: [&str; 14] = [".u16", ".u32", ".s16", ".s32", ".bf16x2", ".f16", ".b16", ".f32", ".b32", ".s64", ".u64", ".f64", ".b64", ".bf16"];
-static S605: [&str; 4] = [".eq", ".ftz", ".u16", ".f16"];
-static S606: [&str; 3] = [".equ", ".u16", ".f16"];
-static S607: [&str; 3] = [".ge", ".u16", ".f16"];
-static S608: [&str; 3] = [".geu", ".u16", ".f16"];
-static S609: [&str; 3] = [".gt", ".u16", ".f16"];
-static S610: [&str; 3] = [".gtu", ".u16", ".f16"];
-static S611: [&str; 3] = [".le", ".u16", ".f16"];
-static S612: [&str; 3] = [".leu", ".u16", ".f16"];
-static S613: [&str; 3] = [".lt", ".u16", ".f16"];
-static S614: [&str; 3] = [".ltu", ".u16", ".f16"];
-static S615: [&str; 3] = [".nan", ".u16", ".f16"];
-static S616: [&str; 3] = [".ne", ".u16", ".f16"];
-static S617: [&str; 3] = [".neu", ".u16", ".f16"];
-static S618: [&str; 3] = [".num", ".u16", ".f16"];
-static S619: [&str; 4] = [".eq", ".or", ".u16", ".f16"];
-static S620: [&str; 4] = [".eq", ".xor", ".u16", ".f16"];
-static S621: [&str; 3] = [".eq", ".s32", ".f16x2"];
-static S622: [&str; 3] = [".eq", ".u32", ".f16x2"];
-static S623: [&str; 3] = [".eq", ".bf16", ".b16"];
-static S624: [&str; 3] = [".eq", ".bf16", ".b32"];
-static S625: [&str; 3] = [".eq", ".bf16", ".b64"];
-static S626: [&str; 3] = [".eq", ".bf16", ".f16"];
-static S627: [&str; 3] = [".eq", ".bf16", ".f32"];
-static S628: [&str; 3] = [".eq", ".bf16", ".f64"];
-static S629: [&str; 3] = [".eq", ".bf16", ".s16"];
-static S630: [&str; 3] = [".eq", ".bf16", ".s32"];
-static S631: [&str; 3] = [".eq", ".bf16", ".s64"];
-static S632: [&str; 3] = [".eq", ".bf16", ".u16"];
-static S633: [&str; 3] = [".eq", ".bf16", ".u32"];
-static S634: [&str; 3] = [".eq", ".bf16", ".u64"];
-static S635: [&str; 3] = [".ne", ".bf16", ".b16"];
-static S636: [&str; 3] = [".equ", ".u16", ".bf16"];
-static S637: [&str; 3] = [".ge", ".u16", ".bf16"];
-static S638: [&str; 3] = [".geu", ".u16", ".bf16"];
-static S639: [&str; 3] = [".gt", ".u16", ".bf16"];
-static S640: [&str; 3] = [".gtu", ".u16", ".bf16"];
-static S641: [&str; 3] = [".le", ".u16", ".bf16"];
-static S642: [&str; 3] = [".leu", ".u16", ".bf16"];
-static S643: [&str; 3] = [".lt", ".u16", ".bf16"];
-static S644: [&str; 3] = [".ltu", ".u16", ".bf16"];
-static S645: [&str; 3] = [".nan", ".u16", ".bf16"];
-static S646: [&str; 3] = [".ne", ".u16", ".bf16"];
-static S647: [&str; 3] = [".neu", ".u16", ".bf16"];
-static S648: [&str; 3] = [".num", ".u16", ".bf16"];
-static S649: [&str; 3] = [".eq", ".bf16x2", ".bf16x2"];
-static S650: [&str; 3] = [".equ", ".bf16x2", ".bf16x2"];
-static S651: [&str; 3] = [".ge", ".bf16x2", ".bf16x2"];
-static S652: [&str; 3] = [".geu", ".bf16x2", ".bf16x2"];
-static S653: [&str; 3] = [".gt", ".bf16x2", ".bf16x2"];
-static S654: [&str; 3] = [".gtu", ".bf16x2", ".bf16x2"];
-static S655: [&str; 3] = [".le", ".bf16x2", ".bf16x2"];
-static S656: [&str; 3] = [".leu", ".bf16x2", ".bf16x2"];
-static S657: [&str; 3] = [".lt", ".bf16x2", ".bf16x2"];
-static S658: [&str; 3] = [".ltu", ".bf16x2", ".bf16x2"];
-static S659: [&str; 3] = [".nan", ".bf16x2", ".bf16x2"];
-static S660: [&str; 3] = [".ne", ".bf16x2", ".bf16x2"];
-static S661: [&str; 3] = [".neu", ".bf16x2", ".bf16x2"];
-static S662: [&str; 3] = [".num", ".bf16x2", ".bf16x2"];
-static S663: [&str; 4] = [".ltu", ".or", ".bf16", ".f16"];
-static S664: [&str; 4] = [".num", ".xor", ".s32", ".bf16"];
-static S665: [&str; 1] = ["setmaxnreg"];
-static S666: [&str; 1] = ["setp"];
-static S667: [&str; 2] = [".eq", ".bf16"];
-static S668: [&str; 2] = [".equ", ".bf16"];
-static S669: [&str; 2] = [".ge", ".bf16"];
-static S670: [&str; 2] = [".geu", ".bf16"];
-static S671: [&str; 2] = [".gt", ".bf16"];
-static S672: [&str; 2] = [".gtu", ".bf16"];
-static S673: [&str; 2] = [".le", ".bf16"];
-static S674: [&str; 2] = [".leu", ".bf16"];
-static S675: [&str; 2] = [".lt", ".bf16"];
-static S676: [&str; 2] = [".ltu", ".bf16"];
-static S677: [&str; 2] = [".nan", ".bf16"];
-static S678: [&str; 2] = [".ne", ".bf16"];
-static S679: [&str; 2] = [".neu", ".bf16"];
-static S680: [&str; 2] = [".num", ".bf16"];
-static S681: [&str; 2] = [".eq", ".bf16x2"];
-static S682: [&str; 2] = [".equ", ".bf16x2"];
-static S683: [&str; 2] = [".ge", ".bf16x2"];
-static S684: [&str; 2] = [".geu", ".bf16x2"];
-static S685: [&str; 2] = [".gt", ".bf16x2"];
-static S686: [&str; 2] = [".gtu", ".bf16x2"];
-static S687: [&str; 2] = [".le", ".bf16x2"];
-static S688: [&str; 2] = [".leu", ".bf16x2"];
-static S689: [&str; 2] = [".lt", ".bf16x2"];
-static S690: [&str; 2] = [".ltu", ".bf16x2"];
-static S691: [&str; 2] = [".nan", ".bf16x2"];
-static S692: [&str; 2] = [".ne", ".bf16x2"];
-static S693: [&str; 2] = [".neu", ".bf16x2"];
-static S694: [&str; 2] = [".num", ".bf16x2"];
-static S695: [&str; 1] = ["shf"];
-static S696: [&str; 1] = [".l"];
-static S697: [&str; 2] = [".clamp", ".wrap"];
-static S698: [&str; 1] = [".r"];
-static S699: [&str; 1] = ["shfl.sync"];
-static S700: [&str; 4] = [".up", ".down", ".bfly", ".idx"];
-static S701: [&str; 1] = ["shl"];
-static S702: [&str; 1] = ["shr"];
-static S703: [&str; 9] = [".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"];
-static S704: [&str; 1] = ["sin"];
-static S705: [&str; 1] = ["slct"];
-static S706: [&str; 3] = [".ftz", ".b16", ".f32"];
-static S707: [&str; 3] = [".ftz", ".u64", ".f32"];
-static S708: [&str; 1] = ["%smid"];
-static S709: [&str; 1] = ["sqrt"];
-static S710: [&str; 1] = ["st"];
-static S711: [&str; 6] = [".global", ".local", ".param", ".shared", ".shared::cta", ".shared::cluster"];
-static S712: [&str; 4] = [".wb", ".cg", ".cs", ".wt"];
-static S713: [&str; 3] = [".relaxed", ".release", ".weak"];
-static S714: [&str; 3] = [".global", ".L1::no_allocate", ".f32"];
-static S715: [&str; 3] = [".global", ".L2::cache_hint", ".b32"];
-static S716: [&str; 4] = [".shared::cta", ".release", ".cta", ".u32"];
-static S717: [&str; 3] = [".global", ".wb", ".b8"];
-static S718: [&str; 3] = [".global", ".wt", ".b8"];
-static S719: [&str; 2] = [".param", ".b8"];
-static S720: [&str; 2] = [".wb", ".b8"];
-static S721: [&str; 2] = [".wt", ".b8"];
-static S722: [&str; 3] = [".release", ".cta", ".b8"];
-static S723: [&str; 3] = [".release", ".cta", ".b16"];
-static S724: [&str; 3] = [".release", ".cta", ".b32"];
-static S725: [&str; 3] = [".release", ".cta", ".b64"];
-static S726: [&str; 3] = [".release", ".cta", ".f32"];
-static S727: [&str; 3] = [".release", ".cta", ".f64"];
-static S728: [&str; 4] = [".release", ".cta", ".global", ".s16"];
-static S729: [&str; 4] = [".release", ".cta", ".global", ".s32"];
-static S730: [&str; 4] = [".release", ".cta", ".global", ".s64"];
-static S731: [&str; 4] = [".release", ".cta", ".global", ".s8"];
-static S732: [&str; 4] = [".release", ".cta", ".global", ".u16"];
-static S733: [&str; 4] = [".release", ".cta", ".global", ".u32"];
-static S734: [&str; 4] = [".release", ".cta", ".global", ".u64"];
-static S735: [&str; 4] = [".release", ".cta", ".global", ".u8"];
-static S736: [&str; 3] = [".release", ".cta", ".s16"];
-static S737: [&str; 3] = [".release", ".cta", ".s32"];
-static S738: [&str; 3] = [".release", ".cta", ".s64"];
-static S739: [&str; 3] = [".release", ".cta", ".s8"];
-static S740: [&str; 3] = [".release", ".cta", ".u16"];
-static S741: [&str; 3] = [".release", ".cta", ".u32"];
-static S742: [&str; 3] = [".release", ".cta", ".u64"];
-static S743: [&str; 3] = [".release", ".cta", ".u8"];
-static S744: [&str; 3] = [".release", ".gpu", ".b8"];
-static S745: [&str; 3] = [".release", ".sys", ".b8"];
-static S746: [&str; 4] = [".global", ".relaxed", ".sys", ".u32"];
-static S747: [&str; 1] = ["st.async"];
-static S748: [&str; 1] = ["stackrestore"];
-static S749: [&str; 1] = ["stacksave"];
-static S750: [&str; 1] = ["sub"];
-static S751: [&str; 1] = ["sub.cc"];
-static S752: [&str; 1] = ["subc"];
-static S753: [&str; 1] = ["suld"];
-static S754: [&str; 1] = [".b"];
-static S755: [&str; 5] = [".1d", ".2d", ".3d", ".a1d", ".a2d"];
-static S756: [&str; 4] = [".ca", ".cg", ".cs", ".cv"];
-static S757: [&str; 4] = [".b8", ".b16", ".b32", ".b64"];
-static S758: [&str; 3] = [".trap", ".clamp", ".zero"];
-static S759: [&str; 3] = ["none", ".v2", ".v4"];
-static S760: [&str; 2] = [".b", ".trap"];
-static S761: [&str; 3] = [".a1d", ".a2d", ".b"];
-static S762: [&str; 4] = [".b", ".1d", ".b8", ".zero"];
-static S763: [&str; 4] = [".b", ".3d", ".b8", ".trap"];
-static S764: [&str; 4] = [".b", ".a1d", ".b8", ".trap"];
-static S765: [&str; 4] = [".b", ".a2d", ".b8", ".trap"];
-static S766: [&str; 5] = [".b", ".1d", ".v4", ".b32", ".trap"];
-static S767: [&str; 5] = [".b", ".3d", ".v2", ".b64", ".trap"];
-static S768: [&str; 2] = [".a1d", ".a2d"];
-static S769: [&str; 5] = [".b", ".1d", ".ca", ".b8", ".trap"];
-static S770: [&str; 5] = [".b", ".1d", ".cg", ".b8", ".trap"];
-static S771: [&str; 5] = [".b", ".1d", ".cs", ".b8", ".trap"];
-static S772: [&str; 5] = [".b", ".1d", ".cv", ".b8", ".trap"];
-static S773: [&str; 1] = ["suq"];
-static S774: [&str; 7] = [".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".array_size", ".memory_layout"];
-static S775: [&str; 1] = [".array_size"];
-static S776: [&str; 1] = [".memory_layout"];
-static S777: [&str; 2] = [".channel_data_type", ".b32"];
-static S778: [&str; 2] = [".channel_order", ".b32"];
-static S779: [&str; 1] = ["sured"];
-static S780: [&str; 5] = [".add", ".min", ".max", ".and", ".or"];
-static S781: [&str; 3] = [".1d", ".2d", ".3d"];
-static S782: [&str; 1] = [".p"];
-static S783: [&str; 5] = [".u32", ".u64", ".s32", ".b32", ".s64"];
-static S784: [&str; 5] = [".u64", ".s64", ".b64", ".min", ".max"];
-static S785: [&str; 5] = [".b", ".and", ".1d", ".b32", ".trap"];
-static S786: [&str; 5] = [".b", ".or", ".1d", ".b32", ".trap"];
-static S787: [&str; 5] = [".p", ".add", ".1d", ".b32", ".trap"];
-static S788: [&str; 5] = [".p", ".add", ".1d", ".b32", ".clamp"];
-static S789: [&str; 5] = [".p", ".add", ".1d", ".b32", ".zero"];
-static S790: [&str; 5] = [".p", ".add", ".2d", ".b32", ".trap"];
-static S791: [&str; 5] = [".p", ".add", ".3d", ".b32", ".trap"];
-static S792: [&str; 5] = [".p", ".and", ".1d", ".b32", ".trap"];
-static S793: [&str; 5] = [".p", ".max", ".1d", ".b32", ".trap"];
-static S794: [&str; 5] = [".p", ".min", ".1d", ".b32", ".trap"];
-static S795: [&str; 5] = [".p", ".or", ".1d", ".b32", ".trap"];
-static S796: [&str; 5] = [".b", ".add", ".2d", ".u32", ".trap"];
-static S797: [&str; 5] = [".b", ".max", ".1d", ".u64", ".trap"];
-static S798: [&str; 5] = [".p", ".min", ".1d", ".b64", ".trap"];
-static S799: [&str; 1] = ["sust"];
-static S800: [&str; 4] = [".p", ".3d", ".b32", ".trap"];
-static S801: [&str; 4] = [".b", ".a1d", ".b16", ".trap"];
-static S802: [&str; 4] = [".b", ".a1d", ".b32", ".trap"];
-static S803: [&str; 4] = [".b", ".a1d", ".b64", ".trap"];
-static S804: [&str; 4] = [".b", ".a1d", ".b8", ".clamp"];
-static S805: [&str; 4] = [".b", ".a1d", ".b8", ".zero"];
-static S806: [&str; 5] = [".b", ".1d", ".wb", ".b8", ".trap"];
-static S807: [&str; 5] = [".b", ".1d", ".wt", ".b8", ".trap"];
-static S808: [&str; 1] = ["szext"];
-static S809: [&str; 1] = ["tanh"];
-static S810: [&str; 3] = [".bf16", ".bf16x2", ".approx"];
-static S811: [&str; 2] = [".approx", ".bf16"];
-static S812: [&str; 2] = [".approx", ".bf16x2"];
-static S813: [&str; 1] = [".target"];
-static S814: [&str; 28] = ["sm_90a", "sm_90", "sm_80", "sm_86", "sm_87", "sm_89", "sm_70", "sm_72", "sm_75", "sm_60", "sm_61", "sm_62", "sm_50", "sm_52", "sm_53", "sm_30", "sm_32", "sm_35", "sm_37", "sm_20", "sm_10", "sm_11", "sm_12", "sm_13", ".texmode_unified", ".texmode_independent", ".debug", ".map_f64_to_f32"];
-static S815: [&str; 1] = ["testp"];
-static S816: [&str; 6] = [".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal"];
-static S817: [&str; 1] = ["tex"];
-static S818: [&str; 9] = [".1d", ".2d", ".3d", ".a1d", ".a2d", ".cube", ".acube", ".2dms", ".a2dms"];
-static S819: [&str; 1] = [".v4"];
-static S820: [&str; 4] = [".u32", ".s32", ".f16", ".f32"];
-static S821: [&str; 2] = [".s32", ".f32"];
-static S822: [&str; 1] = [".v2"];
-static S823: [&str; 1] = [".base"];
-static S824: [&str; 1] = [".level"];
-static S825: [&str; 1] = [".grad"];
-static S826: [&str; 2] = [".texref", ".samplerref"];
-static S827: [&str; 3] = [".cube", ".acube", ".grad"];
-static S828: [&str; 4] = [".1d", ".v4", ".u32", ".s32"];
-static S829: [&str; 4] = [".1d", ".v4", ".f32", ".s32"];
-static S830: [&str; 4] = [".1d", ".v4", ".s32", ".s32"];
-static S831: [&str; 4] = [".1d", ".v4", ".u32", ".f32"];
-static S832: [&str; 4] = [".2d", ".v4", ".u32", ".s32"];
-static S833: [&str; 4] = [".2dms", ".v4", ".u32", ".s32"];
-static S834: [&str; 4] = [".3d", ".v4", ".u32", ".s32"];
-static S835: [&str; 4] = [".a1d", ".v4", ".u32", ".s32"];
-static S836: [&str; 4] = [".a2d", ".v4", ".u32", ".s32"];
-static S837: [&str; 4] = [".a2dms", ".v4", ".u32", ".s32"];
-static S838: [&str; 4] = [".1d", ".v2", ".f16x2", ".s32"];
-static S839: [&str; 4] = [".2d", ".v2", ".f16x2", ".s32"];
-static S840: [&str; 4] = [".2dms", ".v2", ".f16x2", ".s32"];
-static S841: [&str; 4] = [".3d", ".v2", ".f16x2", ".s32"];
-static S842: [&str; 4] = [".a1d", ".v2", ".f16x2", ".s32"];
-static S843: [&str; 4] = [".a2d", ".v2", ".f16x2", ".s32"];
-static S844: [&str; 4] = [".a2dms", ".v2", ".f16x2", ".s32"];
-static S845: [&str; 5] = [".base", ".1d", ".v4", ".u32", ".s32"];
-static S846: [&str; 5] = [".base", ".1d", ".v4", ".f16", ".s32"];
-static S847: [&str; 5] = [".base", ".1d", ".v4", ".f32", ".s32"];
-static S848: [&str; 5] = [".base", ".1d", ".v4", ".s32", ".s32"];
-static S849: [&str; 5] = [".base", ".1d", ".v4", ".u32", ".f32"];
-static S850: [&str; 5] = [".base", ".2d", ".v4", ".u32", ".s32"];
-static S851: [&str; 5] = [".base", ".2dms", ".v4", ".u32", ".s32"];
-static S852: [&str; 5] = [".base", ".a1d", ".v4", ".u32", ".s32"];
-static S853: [&str; 5] = [".base", ".a2d", ".v4", ".u32", ".s32"];
-static S854: [&str; 5] = [".base", ".a2dms", ".v4", ".u32", ".s32"];
-static S855: [&str; 5] = [".level", ".1d", ".v4", ".u32", ".s32"];
-static S856: [&str; 5] = [".level", ".1d", ".v4", ".f16", ".s32"];
-static S857: [&str; 5] = [".level", ".1d", ".v4", ".f32", ".s32"];
-static S858: [&str; 5] = [".level", ".1d", ".v4", ".s32", ".s32"];
-static S859: [&str; 5] = [".level", ".1d", ".v4", ".u32", ".f32"];
-static S860: [&str; 5] = [".level", ".2d", ".v4", ".u32", ".s32"];
-static S861: [&str; 5] = [".level", ".a1d", ".v4", ".u32", ".s32"];
-static S862: [&str; 5] = [".level", ".a2d", ".v4", ".u32", ".s32"];
-static S863: [&str; 5] = [".base", ".1d", ".v2", ".f16x2", ".f32"];
-static S864: [&str; 5] = [".level", ".1d", ".v2", ".f16x2", ".f32"];
-static S865: [&str; 4] = [".1d", ".v2", ".f16x2", ".f32"];
-static S866: [&str; 4] = [".1d", ".v4", ".f16", ".f32"];
-static S867: [&str; 4] = [".2dms", ".v4", ".s32", ".s32"];
-static S868: [&str; 4] = [".a2d", ".v4", ".s32", ".f32"];
-static S869: [&str; 4] = [".a2dms", ".v4", ".s32", ".s32"];
-static S870: [&str; 4] = [".acube", ".v4", ".f32", ".f32"];
-static S871: [&str; 5] = [".grad", ".3d", ".v4", ".f32", ".f32"];
-static S872: [&str; 5] = [".level", ".2d", ".v4", ".s32", ".f32"];
-static S873: [&str; 1] = [".acube"];
-static S874: [&str; 4] = [".1d", ".v4", ".f16", ".s32"];
-static S875: [&str; 1] = ["%tid"];
-static S876: [&str; 1] = ["tld4"];
-static S877: [&str; 4] = [".r", ".g", ".b", ".a"];
-static S878: [&str; 1] = [".2d"];
-static S879: [&str; 4] = [".2d", ".a2d", ".cube", ".acube"];
-static S880: [&str; 3] = [".a2d", ".cube", ".acube"];
-static S881: [&str; 5] = [".a", ".2d", ".v4", ".u32", ".f32"];
-static S882: [&str; 5] = [".b", ".2d", ".v4", ".u32", ".f32"];
-static S883: [&str; 5] = [".g", ".2d", ".v4", ".u32", ".f32"];
-static S884: [&str; 5] = [".r", ".a2d", ".v4", ".u32", ".f32"];
-static S885: [&str; 5] = [".r", ".acube", ".v4", ".u32", ".f32"];
-static S886: [&str; 5] = [".r", ".cube", ".v4", ".u32", ".f32"];
-static S887: [&str; 5] = [".r", ".2d", ".v4", ".u32", ".f32"];
-static S888: [&str; 1] = ["%total_smem_size"];
-static S889: [&str; 1] = ["trap"];
-static S890: [&str; 1] = ["txq"];
-static S891: [&str; 9] = [".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".normalized_coords", ".array_size", ".num_mipmap_levels", ".num_samples"];
-static S892: [&str; 3] = [".width", ".height", ".depth"];
-static S893: [&str; 5] = [".force_unnormalized_coords", ".filter_mode", ".addr_mode_0", ".addr_mode_1", ".addr_mode_2"];
-static S894: [&str; 1] = [".force_unnormalized_coords"];
-static S895: [&str; 3] = [".array_size", ".num_mipmap_levels", ".num_samples"];
-static S896: [&str; 2] = [".array_size", ".b32"];
-static S897: [&str; 2] = [".num_mipmap_levels", ".b32"];
-static S898: [&str; 2] = [".num_samples", ".b32"];
-static S899: [&str; 5] = ["vadd", "vsub", "vabsdiff", "vmin", "vmax"];
-static S900: [&str; 5] = [".vadd", ".vsub", ".vabsdiff", ".vmin", ".vmax"];
-static S901: [&str; 6] = [".b0", ".b1", ".b2", ".b3", ".h0", ".h1"];
-static S902: [&str; 6] = ["vadd2", "vsub2", "vavrg2", "vabsdiff2", "vmin2", "vmax2"];
-static S903: [&str; 6] = [".vadd2", ".vsub2", ".vavrg2", ".vabsdiff2", ".vmin2", ".vmax2"];
-static S904: [&str; 3] = [".h0", ".h1", ".h10"];
-static S905: [&str; 1] = [".hxy"];
-static S906: [&str; 6] = ["vadd4", "vsub4", "vavrg4", "vabsdiff4", "vmin4", "vmax4"];
-static S907: [&str; 6] = [".vadd4", ".vsub4", ".vavrg4", ".vabsdiff4", ".vmin4", ".vmax4"];
-static S908: [&str; 15] = [".b0", ".b1", ".b10", ".b2", ".b20", ".b21", ".b210", ".b3", ".b30", ".b31", ".b310", ".b32", ".b320", ".b321", ".b3210"];
-static S909: [&str; 1] = [".bxyzw"];
-static S910: [&str; 1] = [".version"];
-static S911: [&str; 1] = [".visible"];
-static S912: [&str; 1] = ["vmad"];
-static S913: [&str; 2] = [".shr7", ".shr15"];
-static S914: [&str; 1] = [".po"];
-static S915: [&str; 1] = ["vote.sync"];
-static S916: [&str; 3] = [".all", ".any", ".uni"];
-static S917: [&str; 1] = [".ballot"];
-static S918: [&str; 1] = ["vset"];
-static S919: [&str; 6] = [".eq", ".ne", ".lt", ".le", ".gt", ".ge"];
-static S920: [&str; 1] = ["vset2"];
-static S921: [&str; 1] = ["vset4"];
-static S922: [&str; 2] = ["vshl", "vshr"];
-static S923: [&str; 2] = [".vshl", ".vshr"];
-static S924: [&str; 1] = ["%warpid"];
-static S925: [&str; 1] = ["xor"];
+static S591: [&str; 2] = [".approx", ".f64"];
+static S592: [&str; 1] = ["rsqrt.approx.ftz.f64"];
+static S593: [&str; 1] = ["sad"];
+static S594: [&str; 1] = ["selp"];
+static S595: [&str; 11] = [".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"];
+static S596: [&str; 1] = ["set"];
+static S597: [&str; 18] = [".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"];
+static S598: [&str; 3] = [".u32", ".s32", ".f32"];
+static S599: [&str; 14] = [".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"];
+static S600: [&str; 12] = [".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f16", ".f32", ".f64"];
+static S601: [&str; 4] = [".u16", ".s16", ".u32", ".s32"];
+static S602: [&str; 3] = [".f16x2", ".u32", ".s32"];
+static S603: [&str; 3] = [".bf16x2", ".u32", ".s32"];
+static S604: [&str; 6] = [".u16", ".u32", ".s16", ".s32", ".f16", ".f16x2"];
+static S605: [&str; 14] = [".u16", ".u32", ".s16", ".s32", ".bf16x2", ".f16", ".b16", ".f32", ".b32", ".s64", ".u64", ".f64", ".b64", ".bf16"];
+static S606: [&str; 4] = [".eq", ".ftz", ".u16", ".f16"];
+static S607: [&str; 3] = [".equ", ".u16", ".f16"];
+static S608: [&str; 3] = [".ge", ".u16", ".f16"];
+static S609: [&str; 3] = [".geu", ".u16", ".f16"];
+static S610: [&str; 3] = [".gt", ".u16", ".f16"];
+static S611: [&str; 3] = [".gtu", ".u16", ".f16"];
+static S612: [&str; 3] = [".le", ".u16", ".f16"];
+static S613: [&str; 3] = [".leu", ".u16", ".f16"];
+static S614: [&str; 3] = [".lt", ".u16", ".f16"];
+static S615: [&str; 3] = [".ltu", ".u16", ".f16"];
+static S616: [&str; 3] = [".nan", ".u16", ".f16"];
+static S617: [&str; 3] = [".ne", ".u16", ".f16"];
+static S618: [&str; 3] = [".neu", ".u16", ".f16"];
+static S619: [&str; 3] = [".num", ".u16", ".f16"];
+static S620: [&str; 4] = [".eq", ".or", ".u16", ".f16"];
+static S621: [&str; 4] = [".eq", ".xor", ".u16", ".f16"];
+static S622: [&str; 3] = [".eq", ".s32", ".f16x2"];
+static S623: [&str; 3] = [".eq", ".u32", ".f16x2"];
+static S624: [&str; 3] = [".eq", ".bf16", ".b16"];
+static S625: [&str; 3] = [".eq", ".bf16", ".b32"];
+static S626: [&str; 3] = [".eq", ".bf16", ".b64"];
+static S627: [&str; 3] = [".eq", ".bf16", ".f16"];
+static S628: [&str; 3] = [".eq", ".bf16", ".f32"];
+static S629: [&str; 3] = [".eq", ".bf16", ".f64"];
+static S630: [&str; 3] = [".eq", ".bf16", ".s16"];
+static S631: [&str; 3] = [".eq", ".bf16", ".s32"];
+static S632: [&str; 3] = [".eq", ".bf16", ".s64"];
+static S633: [&str; 3] = [".eq", ".bf16", ".u16"];
+static S634: [&str; 3] = [".eq", ".bf16", ".u32"];
+static S635: [&str; 3] = [".eq", ".bf16", ".u64"];
+static S636: [&str; 3] = [".ne", ".bf16", ".b16"];
+static S637: [&str; 3] = [".equ", ".u16", ".bf16"];
+static S638: [&str; 3] = [".ge", ".u16", ".bf16"];
+static S639: [&str; 3] = [".geu", ".u16", ".bf16"];
+static S640: [&str; 3] = [".gt", ".u16", ".bf16"];
+static S641: [&str; 3] = [".gtu", ".u16", ".bf16"];
+static S642: [&str; 3] = [".le", ".u16", ".bf16"];
+static S643: [&str; 3] = [".leu", ".u16", ".bf16"];
+static S644: [&str; 3] = [".lt", ".u16", ".bf16"];
+static S645: [&str; 3] = [".ltu", ".u16", ".bf16"];
+static S646: [&str; 3] = [".nan", ".u16", ".bf16"];
+static S647: [&str; 3] = [".ne", ".u16", ".bf16"];
+static S648: [&str; 3] = [".neu", ".u16", ".bf16"];
+static S649: [&str; 3] = [".num", ".u16", ".bf16"];
+static S650: [&str; 3] = [".eq", ".bf16x2", ".bf16x2"];
+static S651: [&str; 3] = [".equ", ".bf16x2", ".bf16x2"];
+static S652: [&str; 3] = [".ge", ".bf16x2", ".bf16x2"];
+static S653: [&str; 3] = [".geu", ".bf16x2", ".bf16x2"];
+static S654: [&str; 3] = [".gt", ".bf16x2", ".bf16x2"];
+static S655: [&str; 3] = [".gtu", ".bf16x2", ".bf16x2"];
+static S656: [&str; 3] = [".le", ".bf16x2", ".bf16x2"];
+static S657: [&str; 3] = [".leu", ".bf16x2", ".bf16x2"];
+static S658: [&str; 3] = [".lt", ".bf16x2", ".bf16x2"];
+static S659: [&str; 3] = [".ltu", ".bf16x2", ".bf16x2"];
+static S660: [&str; 3] = [".nan", ".bf16x2", ".bf16x2"];
+static S661: [&str; 3] = [".ne", ".bf16x2", ".bf16x2"];
+static S662: [&str; 3] = [".neu", ".bf16x2", ".bf16x2"];
+static S663: [&str; 3] = [".num", ".bf16x2", ".bf16x2"];
+static S664: [&str; 4] = [".ltu", ".or", ".bf16", ".f16"];
+static S665: [&str; 4] = [".num", ".xor", ".s32", ".bf16"];
+static S666: [&str; 1] = ["setmaxnreg"];
+static S667: [&str; 1] = ["setp"];
+static S668: [&str; 2] = [".eq", ".bf16"];
+static S669: [&str; 2] = [".equ", ".bf16"];
+static S670: [&str; 2] = [".ge", ".bf16"];
+static S671: [&str; 2] = [".geu", ".bf16"];
+static S672: [&str; 2] = [".gt", ".bf16"];
+static S673: [&str; 2] = [".gtu", ".bf16"];
+static S674: [&str; 2] = [".le", ".bf16"];
+static S675: [&str; 2] = [".leu", ".bf16"];
+static S676: [&str; 2] = [".lt", ".bf16"];
+static S677: [&str; 2] = [".ltu", ".bf16"];
+static S678: [&str; 2] = [".nan", ".bf16"];
+static S679: [&str; 2] = [".ne", ".bf16"];
+static S680: [&str; 2] = [".neu", ".bf16"];
+static S681: [&str; 2] = [".num", ".bf16"];
+static S682: [&str; 2] = [".eq", ".bf16x2"];
+static S683: [&str; 2] = [".equ", ".bf16x2"];
+static S684: [&str; 2] = [".ge", ".bf16x2"];
+static S685: [&str; 2] = [".geu", ".bf16x2"];
+static S686: [&str; 2] = [".gt", ".bf16x2"];
+static S687: [&str; 2] = [".gtu", ".bf16x2"];
+static S688: [&str; 2] = [".le", ".bf16x2"];
+static S689: [&str; 2] = [".leu", ".bf16x2"];
+static S690: [&str; 2] = [".lt", ".bf16x2"];
+static S691: [&str; 2] = [".ltu", ".bf16x2"];
+static S692: [&str; 2] = [".nan", ".bf16x2"];
+static S693: [&str; 2] = [".ne", ".bf16x2"];
+static S694: [&str; 2] = [".neu", ".bf16x2"];
+static S695: [&str; 2] = [".num", ".bf16x2"];
+static S696: [&str; 1] = ["shf"];
+static S697: [&str; 1] = [".l"];
+static S698: [&str; 2] = [".clamp", ".wrap"];
+static S699: [&str; 1] = [".r"];
+static S700: [&str; 1] = ["shfl.sync"];
+static S701: [&str; 4] = [".up", ".down", ".bfly", ".idx"];
+static S702: [&str; 1] = ["shl"];
+static S703: [&str; 1] = ["shr"];
+static S704: [&str; 9] = [".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"];
+static S705: [&str; 1] = ["sin"];
+static S706: [&str; 1] = ["slct"];
+static S707: [&str; 3] = [".ftz", ".b16", ".f32"];
+static S708: [&str; 3] = [".ftz", ".u64", ".f32"];
+static S709: [&str; 1] = ["%smid"];
+static S710: [&str; 1] = ["sqrt"];
+static S711: [&str; 1] = ["st"];
+static S712: [&str; 6] = [".global", ".local", ".param", ".shared", ".shared::cta", ".shared::cluster"];
+static S713: [&str; 4] = [".wb", ".cg", ".cs", ".wt"];
+static S714: [&str; 3] = [".relaxed", ".release", ".weak"];
+static S715: [&str; 3] = [".global", ".L1::no_allocate", ".f32"];
+static S716: [&str; 3] = [".global", ".L2::cache_hint", ".b32"];
+static S717: [&str; 4] = [".shared::cta", ".release", ".cta", ".u32"];
+static S718: [&str; 3] = [".global", ".wb", ".b8"];
+static S719: [&str; 3] = [".global", ".wt", ".b8"];
+static S720: [&str; 2] = [".param", ".b8"];
+static S721: [&str; 2] = [".wb", ".b8"];
+static S722: [&str; 2] = [".wt", ".b8"];
+static S723: [&str; 3] = [".release", ".cta", ".b8"];
+static S724: [&str; 3] = [".release", ".cta", ".b16"];
+static S725: [&str; 3] = [".release", ".cta", ".b32"];
+static S726: [&str; 3] = [".release", ".cta", ".b64"];
+static S727: [&str; 3] = [".release", ".cta", ".f32"];
+static S728: [&str; 3] = [".release", ".cta", ".f64"];
+static S729: [&str; 4] = [".release", ".cta", ".global", ".s16"];
+static S730: [&str; 4] = [".release", ".cta", ".global", ".s32"];
+static S731: [&str; 4] = [".release", ".cta", ".global", ".s64"];
+static S732: [&str; 4] = [".release", ".cta", ".global", ".s8"];
+static S733: [&str; 4] = [".release", ".cta", ".global", ".u16"];
+static S734: [&str; 4] = [".release", ".cta", ".global", ".u32"];
+static S735: [&str; 4] = [".release", ".cta", ".global", ".u64"];
+static S736: [&str; 4] = [".release", ".cta", ".global", ".u8"];
+static S737: [&str; 3] = [".release", ".cta", ".s16"];
+static S738: [&str; 3] = [".release", ".cta", ".s32"];
+static S739: [&str; 3] = [".release", ".cta", ".s64"];
+static S740: [&str; 3] = [".release", ".cta", ".s8"];
+static S741: [&str; 3] = [".release", ".cta", ".u16"];
+static S742: [&str; 3] = [".release", ".cta", ".u32"];
+static S743: [&str; 3] = [".release", ".cta", ".u64"];
+static S744: [&str; 3] = [".release", ".cta", ".u8"];
+static S745: [&str; 3] = [".release", ".gpu", ".b8"];
+static S746: [&str; 3] = [".release", ".sys", ".b8"];
+static S747: [&str; 4] = [".global", ".relaxed", ".sys", ".u32"];
+static S748: [&str; 1] = ["st.async"];
+static S749: [&str; 1] = ["stackrestore"];
+static S750: [&str; 1] = ["stacksave"];
+static S751: [&str; 1] = ["sub"];
+static S752: [&str; 1] = ["sub.cc"];
+static S753: [&str; 1] = ["subc"];
+static S754: [&str; 1] = [".s64"];
+static S755: [&str; 1] = ["suld"];
+static S756: [&str; 1] = [".b"];
+static S757: [&str; 5] = [".1d", ".2d", ".3d", ".a1d", ".a2d"];
+static S758: [&str; 4] = [".ca", ".cg", ".cs", ".cv"];
+static S759: [&str; 4] = [".b8", ".b16", ".b32", ".b64"];
+static S760: [&str; 3] = [".trap", ".clamp", ".zero"];
+static S761: [&str; 3] = ["none", ".v2", ".v4"];
+static S762: [&str; 2] = [".b", ".trap"];
+static S763: [&str; 3] = [".a1d", ".a2d", ".b"];
+static S764: [&str; 4] = [".b", ".1d", ".b8", ".zero"];
+static S765: [&str; 4] = [".b", ".3d", ".b8", ".trap"];
+static S766: [&str; 4] = [".b", ".a1d", ".b8", ".trap"];
+static S767: [&str; 4] = [".b", ".a2d", ".b8", ".trap"];
+static S768: [&str; 5] = [".b", ".1d", ".v4", ".b32", ".trap"];
+static S769: [&str; 5] = [".b", ".3d", ".v2", ".b64", ".trap"];
+static S770: [&str; 2] = [".a1d", ".a2d"];
+static S771: [&str; 5] = [".b", ".1d", ".ca", ".b8", ".trap"];
+static S772: [&str; 5] = [".b", ".1d", ".cg", ".b8", ".trap"];
+static S773: [&str; 5] = [".b", ".1d", ".cs", ".b8", ".trap"];
+static S774: [&str; 5] = [".b", ".1d", ".cv", ".b8", ".trap"];
+static S775: [&str; 1] = ["suq"];
+static S776: [&str; 7] = [".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".array_size", ".memory_layout"];
+static S777: [&str; 1] = [".array_size"];
+static S778: [&str; 1] = [".memory_layout"];
+static S779: [&str; 2] = [".channel_data_type", ".b32"];
+static S780: [&str; 2] = [".channel_order", ".b32"];
+static S781: [&str; 1] = ["sured"];
+static S782: [&str; 5] = [".add", ".min", ".max", ".and", ".or"];
+static S783: [&str; 3] = [".1d", ".2d", ".3d"];
+static S784: [&str; 1] = [".p"];
+static S785: [&str; 5] = [".u32", ".u64", ".s32", ".b32", ".s64"];
+static S786: [&str; 5] = [".u64", ".s64", ".b64", ".min", ".max"];
+static S787: [&str; 5] = [".b", ".and", ".1d", ".b32", ".trap"];
+static S788: [&str; 5] = [".b", ".or", ".1d", ".b32", ".trap"];
+static S789: [&str; 5] = [".p", ".add", ".1d", ".b32", ".trap"];
+static S790: [&str; 5] = [".p", ".add", ".1d", ".b32", ".clamp"];
+static S791: [&str; 5] = [".p", ".add", ".1d", ".b32", ".zero"];
+static S792: [&str; 5] = [".p", ".add", ".2d", ".b32", ".trap"];
+static S793: [&str; 5] = [".p", ".add", ".3d", ".b32", ".trap"];
+static S794: [&str; 5] = [".p", ".and", ".1d", ".b32", ".trap"];
+static S795: [&str; 5] = [".p", ".max", ".1d", ".b32", ".trap"];
+static S796: [&str; 5] = [".p", ".min", ".1d", ".b32", ".trap"];
+static S797: [&str; 5] = [".p", ".or", ".1d", ".b32", ".trap"];
+static S798: [&str; 5] = [".b", ".add", ".2d", ".u32", ".trap"];
+static S799: [&str; 5] = [".b", ".max", ".1d", ".u64", ".trap"];
+static S800: [&str; 5] = [".p", ".min", ".1d", ".b64", ".trap"];
+static S801: [&str; 1] = ["sust"];
+static S802: [&str; 4] = [".p", ".3d", ".b32", ".trap"];
+static S803: [&str; 4] = [".b", ".a1d", ".b16", ".trap"];
+static S804: [&str; 4] = [".b", ".a1d", ".b32", ".trap"];
+static S805: [&str; 4] = [".b", ".a1d", ".b64", ".trap"];
+static S806: [&str; 4] = [".b", ".a1d", ".b8", ".clamp"];
+static S807: [&str; 4] = [".b", ".a1d", ".b8", ".zero"];
+static S808: [&str; 5] = [".b", ".1d", ".wb", ".b8", ".trap"];
+static S809: [&str; 5] = [".b", ".1d", ".wt", ".b8", ".trap"];
+static S810: [&str; 1] = ["szext"];
+static S811: [&str; 1] = ["tanh"];
+static S812: [&str; 3] = [".bf16", ".bf16x2", ".approx"];
+static S813: [&str; 2] = [".approx", ".bf16"];
+static S814: [&str; 2] = [".approx", ".bf16x2"];
+static S815: [&str; 1] = [".target"];
+static S816: [&str; 28] = ["sm_90a", "sm_90", "sm_80", "sm_86", "sm_87", "sm_89", "sm_70", "sm_72", "sm_75", "sm_60", "sm_61", "sm_62", "sm_50", "sm_52", "sm_53", "sm_30", "sm_32", "sm_35", "sm_37", "sm_20", "sm_10", "sm_11", "sm_12", "sm_13", ".texmode_unified", ".texmode_independent", ".debug", ".map_f64_to_f32"];
+static S817: [&str; 1] = ["testp"];
+static S818: [&str; 6] = [".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal"];
+static S819: [&str; 1] = ["tex"];
+static S820: [&str; 9] = [".1d", ".2d", ".3d", ".a1d", ".a2d", ".cube", ".acube", ".2dms", ".a2dms"];
+static S821: [&str; 1] = [".v4"];
+static S822: [&str; 4] = [".u32", ".s32", ".f16", ".f32"];
+static S823: [&str; 2] = [".s32", ".f32"];
+static S824: [&str; 1] = [".v2"];
+static S825: [&str; 1] = [".base"];
+static S826: [&str; 1] = [".level"];
+static S827: [&str; 1] = [".grad"];
+static S828: [&str; 2] = [".texref", ".samplerref"];
+static S829: [&str; 3] = [".cube", ".acube", ".grad"];
+static S830: [&str; 4] = [".1d", ".v4", ".u32", ".s32"];
+static S831: [&str; 4] = [".1d", ".v4", ".f32", ".s32"];
+static S832: [&str; 4] = [".1d", ".v4", ".s32", ".s32"];
+static S833: [&str; 4] = [".1d", ".v4", ".u32", ".f32"];
+static S834: [&str; 4] = [".2d", ".v4", ".u32", ".s32"];
+static S835: [&str; 4] = [".2dms", ".v4", ".u32", ".s32"];
+static S836: [&str; 4] = [".3d", ".v4", ".u32", ".s32"];
+static S837: [&str; 4] = [".a1d", ".v4", ".u32", ".s32"];
+static S838: [&str; 4] = [".a2d", ".v4", ".u32", ".s32"];
+static S839: [&str; 4] = [".a2dms", ".v4", ".u32", ".s32"];
+static S840: [&str; 4] = [".1d", ".v2", ".f16x2", ".s32"];
+static S841: [&str; 4] = [".2d", ".v2", ".f16x2", ".s32"];
+static S842: [&str; 4] = [".2dms", ".v2", ".f16x2", ".s32"];
+static S843: [&str; 4] = [".3d", ".v2", ".f16x2", ".s32"];
+static S844: [&str; 4] = [".a1d", ".v2", ".f16x2", ".s32"];
+static S845: [&str; 4] = [".a2d", ".v2", ".f16x2", ".s32"];
+static S846: [&str; 4] = [".a2dms", ".v2", ".f16x2", ".s32"];
+static S847: [&str; 5] = [".base", ".1d", ".v4", ".u32", ".s32"];
+static S848: [&str; 5] = [".base", ".1d", ".v4", ".f16", ".s32"];
+static S849: [&str; 5] = [".base", ".1d", ".v4", ".f32", ".s32"];
+static S850: [&str; 5] = [".base", ".1d", ".v4", ".s32", ".s32"];
+static S851: [&str; 5] = [".base", ".1d", ".v4", ".u32", ".f32"];
+static S852: [&str; 5] = [".base", ".2d", ".v4", ".u32", ".s32"];
+static S853: [&str; 5] = [".base", ".2dms", ".v4", ".u32", ".s32"];
+static S854: [&str; 5] = [".base", ".a1d", ".v4", ".u32", ".s32"];
+static S855: [&str; 5] = [".base", ".a2d", ".v4", ".u32", ".s32"];
+static S856: [&str; 5] = [".base", ".a2dms", ".v4", ".u32", ".s32"];
+static S857: [&str; 5] = [".level", ".1d", ".v4", ".u32", ".s32"];
+static S858: [&str; 5] = [".level", ".1d", ".v4", ".f16", ".s32"];
+static S859: [&str; 5] = [".level", ".1d", ".v4", ".f32", ".s32"];
+static S860: [&str; 5] = [".level", ".1d", ".v4", ".s32", ".s32"];
+static S861: [&str; 5] = [".level", ".1d", ".v4", ".u32", ".f32"];
+static S862: [&str; 5] = [".level", ".2d", ".v4", ".u32", ".s32"];
+static S863: [&str; 5] = [".level", ".a1d", ".v4", ".u32", ".s32"];
+static S864: [&str; 5] = [".level", ".a2d", ".v4", ".u32", ".s32"];
+static S865: [&str; 5] = [".base", ".1d", ".v2", ".f16x2", ".f32"];
+static S866: [&str; 5] = [".level", ".1d", ".v2", ".f16x2", ".f32"];
+static S867: [&str; 4] = [".1d", ".v2", ".f16x2", ".f32"];
+static S868: [&str; 4] = [".1d", ".v4", ".f16", ".f32"];
+static S869: [&str; 4] = [".2dms", ".v4", ".s32", ".s32"];
+static S870: [&str; 4] = [".a2d", ".v4", ".s32", ".f32"];
+static S871: [&str; 4] = [".a2dms", ".v4", ".s32", ".s32"];
+static S872: [&str; 4] = [".acube", ".v4", ".f32", ".f32"];
+static S873: [&str; 5] = [".grad", ".3d", ".v4", ".f32", ".f32"];
+static S874: [&str; 5] = [".level", ".2d", ".v4", ".s32", ".f32"];
+static S875: [&str; 1] = [".acube"];
+static S876: [&str; 4] = [".1d", ".v4", ".f16", ".s32"];
+static S877: [&str; 1] = ["%tid"];
+static S878: [&str; 1] = ["tld4"];
+static S879: [&str; 4] = [".r", ".g", ".b", ".a"];
+static S880: [&str; 1] = [".2d"];
+static S881: [&str; 4] = [".2d", ".a2d", ".cube", ".acube"];
+static S882: [&str; 3] = [".a2d", ".cube", ".acube"];
+static S883: [&str; 5] = [".a", ".2d", ".v4", ".u32", ".f32"];
+static S884: [&str; 5] = [".b", ".2d", ".v4", ".u32", ".f32"];
+static S885: [&str; 5] = [".g", ".2d", ".v4", ".u32", ".f32"];
+static S886: [&str; 5] = [".r", ".a2d", ".v4", ".u32", ".f32"];
+static S887: [&str; 5] = [".r", ".acube", ".v4", ".u32", ".f32"];
+static S888: [&str; 5] = [".r", ".cube", ".v4", ".u32", ".f32"];
+static S889: [&str; 5] = [".r", ".2d", ".v4", ".s32", ".f32"];
+static S890: [&str; 5] = [".r", ".2d", ".v4", ".u32", ".f32"];
+static S891: [&str; 1] = ["%total_smem_size"];
+static S892: [&str; 1] = ["trap"];
+static S893: [&str; 1] = ["txq"];
+static S894: [&str; 9] = [".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".normalized_coords", ".array_size", ".num_mipmap_levels", ".num_samples"];
+static S895: [&str; 3] = [".width", ".height", ".depth"];
+static S896: [&str; 5] = [".force_unnormalized_coords", ".filter_mode", ".addr_mode_0", ".addr_mode_1", ".addr_mode_2"];
+static S897: [&str; 1] = [".force_unnormalized_coords"];
+static S898: [&str; 3] = [".array_size", ".num_mipmap_levels", ".num_samples"];
+static S899: [&str; 2] = [".array_size", ".b32"];
+static S900: [&str; 2] = [".num_mipmap_levels", ".b32"];
+static S901: [&str; 2] = [".num_samples", ".b32"];
+static S902: [&str; 5] = ["vadd", "vsub", "vabsdiff", "vmin", "vmax"];
+static S903: [&str; 5] = [".vadd", ".vsub", ".vabsdiff", ".vmin", ".vmax"];
+static S904: [&str; 6] = [".b0", ".b1", ".b2", ".b3", ".h0", ".h1"];
+static S905: [&str; 6] = ["vadd2", "vsub2", "vavrg2", "vabsdiff2", "vmin2", "vmax2"];
+static S906: [&str; 6] = [".vadd2", ".vsub2", ".vavrg2", ".vabsdiff2", ".vmin2", ".vmax2"];
+static S907: [&str; 3] = [".h0", ".h1", ".h10"];
+static S908: [&str; 1] = [".hxy"];
+static S909: [&str; 6] = ["vadd4", "vsub4", "vavrg4", "vabsdiff4", "vmin4", "vmax4"];
+static S910: [&str; 6] = [".vadd4", ".vsub4", ".vavrg4", ".vabsdiff4", ".vmin4", ".vmax4"];
+static S911: [&str; 15] = [".b0", ".b1", ".b10", ".b2", ".b20", ".b21", ".b210", ".b3", ".b30", ".b31", ".b310", ".b32", ".b320", ".b321", ".b3210"];
+static S912: [&str; 1] = [".bxyzw"];
+static S913: [&str; 1] = [".version"];
+static S914: [&str; 1] = [".visible"];
+static S915: [&str; 1] = ["vmad"];
+static S916: [&str; 2] = [".shr7", ".shr15"];
+static S917: [&str; 1] = [".po"];
+static S918: [&str; 1] = ["vote.sync"];
+static S919: [&str; 3] = [".all", ".any", ".uni"];
+static S920: [&str; 1] = [".ballot"];
+static S921: [&str; 1] = ["vset"];
+static S922: [&str; 6] = [".eq", ".ne", ".lt", ".le", ".gt", ".ge"];
+static S923: [&str; 1] = ["vset2"];
+static S924: [&str; 1] = ["vset4"];
+static S925: [&str; 2] = ["vshl", "vshr"];
+static S926: [&str; 2] = [".vshl", ".vshr"];
+static S927: [&str; 1] = ["%warpid"];
+static S928: [&str; 1] = ["xor"];
 
 /// Every section of the reference, in the order of the source data (sorted by opcode).
 pub(crate) static ENTRIES: &[Entry] = &[
@@ -3220,12 +3223,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
         ],
         definitions: &[
         ],
-        ptx: Some(PtxVersion::new(1, 4)),
+        ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
         target: TargetReq::All,
         ptx_gates: &[
             FeatureGate { feature: "cos.f32", modifiers: &S2, ptx: Some(PtxVersion::new(1, 0)), sm: None },
             FeatureGate { feature: "Explicit modifiers .approx and .ftz", modifiers: &S181, ptx: Some(PtxVersion::new(1, 4)), sm: None },
+            FeatureGate { feature: "cos.approx.f32", modifiers: &S182, ptx: Some(PtxVersion::new(1, 4)), sm: None },
         ],
         target_gates: &[
         ],
@@ -3237,7 +3241,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: cp.async",
         category: "Data Movement and Conversion Instructions",
-        names: &S182,
+        names: &S183,
         anchor: "data-movement-and-conversion-instructions-cp-async",
         syntax: "cp.async.ca.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size}\n                         [dst], [src], cp-size{, src-size}{, cache-policy} ;\ncp.async.cg.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size}\n                         [dst], [src], 16{, src-size}{, cache-policy} ;\ncp.async.ca.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size}\n                         [dst], [src], cp-size{, ignore-src}{, cache-policy} ;\ncp.async.cg.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size}\n                         [dst], [src], 16{, ignore-src}{, cache-policy} ;\n\n.level::cache_hint =     { .L2::cache_hint }\n.level::prefetch_size =  { .L2::64B, .L2::128B, .L2::256B }\ncp-size =                { 4, 8, 16 }",
         forms: &[
@@ -3247,11 +3251,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".ca", optional: false, placeholder: false, values: &S183 },
-                    Slot { name: ".shared{::cta}", optional: false, placeholder: false, values: &S184 },
+                    Slot { name: ".ca", optional: false, placeholder: false, values: &S184 },
+                    Slot { name: ".shared{::cta}", optional: false, placeholder: false, values: &S185 },
                     Slot { name: ".global", optional: false, placeholder: false, values: &S46 },
                     Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
-                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S185 },
+                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S186 },
                 ],
                 operands: &[
                     OperandSpec { text: "[dst]", name: "dst", optional: false, negatable: false, address: true },
@@ -3267,11 +3271,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".cg", optional: false, placeholder: false, values: &S186 },
-                    Slot { name: ".shared{::cta}", optional: false, placeholder: false, values: &S184 },
+                    Slot { name: ".cg", optional: false, placeholder: false, values: &S187 },
+                    Slot { name: ".shared{::cta}", optional: false, placeholder: false, values: &S185 },
                     Slot { name: ".global", optional: false, placeholder: false, values: &S46 },
                     Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
-                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S185 },
+                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S186 },
                 ],
                 operands: &[
                     OperandSpec { text: "[dst]", name: "dst", optional: false, negatable: false, address: true },
@@ -3287,11 +3291,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".ca", optional: false, placeholder: false, values: &S183 },
-                    Slot { name: ".shared{::cta}", optional: false, placeholder: false, values: &S184 },
+                    Slot { name: ".ca", optional: false, placeholder: false, values: &S184 },
+                    Slot { name: ".shared{::cta}", optional: false, placeholder: false, values: &S185 },
                     Slot { name: ".global", optional: false, placeholder: false, values: &S46 },
                     Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
-                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S185 },
+                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S186 },
                 ],
                 operands: &[
                     OperandSpec { text: "[dst]", name: "dst", optional: false, negatable: false, address: true },
@@ -3307,11 +3311,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".cg", optional: false, placeholder: false, values: &S186 },
-                    Slot { name: ".shared{::cta}", optional: false, placeholder: false, values: &S184 },
+                    Slot { name: ".cg", optional: false, placeholder: false, values: &S187 },
+                    Slot { name: ".shared{::cta}", optional: false, placeholder: false, values: &S185 },
                     Slot { name: ".global", optional: false, placeholder: false, values: &S46 },
                     Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
-                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S185 },
+                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S186 },
                 ],
                 operands: &[
                     OperandSpec { text: "[dst]", name: "dst", optional: false, negatable: false, address: true },
@@ -3324,26 +3328,26 @@ pub(crate) static ENTRIES: &[Entry] = &[
         ],
         definitions: &[
             Definition { name: ".level::cache_hint", values: &S53 },
-            Definition { name: ".level::prefetch_size", values: &S185 },
-            Definition { name: "cp-size", values: &S187 },
+            Definition { name: ".level::prefetch_size", values: &S186 },
+            Definition { name: "cp-size", values: &S188 },
         ],
         ptx: Some(PtxVersion::new(7, 0)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(80, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "Support for .level::cache_hint and .level::prefetch_size qualifiers", modifiers: &S188, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "Support for .level::cache_hint and .level::prefetch_size qualifiers", modifiers: &S189, ptx: Some(PtxVersion::new(7, 4)), sm: None },
             FeatureGate { feature: "Support for ignore-src operand", modifiers: &S36, ptx: Some(PtxVersion::new(7, 5)), sm: None },
-            FeatureGate { feature: "Support for sub-qualifier ::cta", modifiers: &S189, ptx: Some(PtxVersion::new(7, 0)), sm: None },
-            FeatureGate { feature: "cp.async.ca.shared.global.L2::128B", modifiers: &S190, ptx: Some(PtxVersion::new(7, 4)), sm: None },
-            FeatureGate { feature: "cp.async.ca.shared.global.L2::256B", modifiers: &S191, ptx: Some(PtxVersion::new(7, 4)), sm: None },
-            FeatureGate { feature: "cp.async.ca.shared.global.L2::64B", modifiers: &S192, ptx: Some(PtxVersion::new(7, 4)), sm: None },
-            FeatureGate { feature: "cp.async.cg.shared.global.L2::128B", modifiers: &S193, ptx: Some(PtxVersion::new(7, 4)), sm: None },
-            FeatureGate { feature: "cp.async.cg.shared.global.L2::256B", modifiers: &S194, ptx: Some(PtxVersion::new(7, 4)), sm: None },
-            FeatureGate { feature: "cp.async.cg.shared.global.L2::64B", modifiers: &S195, ptx: Some(PtxVersion::new(7, 4)), sm: None },
-            FeatureGate { feature: "cp.async.ca.shared.global.L2::cache_hint", modifiers: &S196, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "Support for sub-qualifier ::cta", modifiers: &S190, ptx: Some(PtxVersion::new(7, 0)), sm: None },
+            FeatureGate { feature: "cp.async.ca.shared.global.L2::128B", modifiers: &S191, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "cp.async.ca.shared.global.L2::256B", modifiers: &S192, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "cp.async.ca.shared.global.L2::64B", modifiers: &S193, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "cp.async.cg.shared.global.L2::128B", modifiers: &S194, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "cp.async.cg.shared.global.L2::256B", modifiers: &S195, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "cp.async.cg.shared.global.L2::64B", modifiers: &S196, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "cp.async.ca.shared.global.L2::cache_hint", modifiers: &S197, ptx: Some(PtxVersion::new(7, 4)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "Sub-qualifier ::cta", modifiers: &S189, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "Sub-qualifier ::cta", modifiers: &S190, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
         ],
         summary: "Starts an asynchronous copy of 4-16 bytes from global to shared memory.",
         coverage: Coverage { parses: true },
@@ -3353,7 +3357,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: cp.async.bulk",
         category: "Data Movement and Conversion Instructions",
-        names: &S197,
+        names: &S198,
         anchor: "data-movement-and-conversion-instructions-cp-async-bulk",
         syntax: "cp.async.bulk.dst.src.completion_mechanism{.multicast}{.level::cache_hint}\n                      [dstMem], [srcMem], size, [mbar] {, ctaMask} {, cache-policy}\n\n.dst =                  { .shared::cluster }\n.src =                  { .global }\n.completion_mechanism = { .mbarrier::complete_tx::bytes }\n.level::cache_hint =    { .L2::cache_hint }\n.multicast =            { .multicast::cluster  }\n\n\ncp.async.bulk.dst.src.completion_mechanism [dstMem], [srcMem], size, [mbar]\n\n.dst =                  { .shared::cluster }\n.src =                  { .shared::cta }\n.completion_mechanism = { .mbarrier::complete_tx::bytes }\n\n\ncp.async.bulk.dst.src.completion_mechanism{.level::cache_hint} [dstMem], [srcMem], size{, cache-policy}\n\n.dst =                  { .global }\n.src =                  { .shared::cta }\n.completion_mechanism = { .bulk_group }\n.level::cache_hint =    { .L2::cache_hint }",
         forms: &[
@@ -3363,10 +3367,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dst", optional: false, placeholder: true, values: &S198 },
+                    Slot { name: ".dst", optional: false, placeholder: true, values: &S199 },
                     Slot { name: ".src", optional: false, placeholder: true, values: &S46 },
-                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S199 },
-                    Slot { name: ".multicast", optional: true, placeholder: true, values: &S200 },
+                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S200 },
+                    Slot { name: ".multicast", optional: true, placeholder: true, values: &S201 },
                     Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
                 ],
                 operands: &[
@@ -3384,9 +3388,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dst", optional: false, placeholder: true, values: &S198 },
-                    Slot { name: ".src", optional: false, placeholder: true, values: &S201 },
-                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S199 },
+                    Slot { name: ".dst", optional: false, placeholder: true, values: &S199 },
+                    Slot { name: ".src", optional: false, placeholder: true, values: &S202 },
+                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S200 },
                 ],
                 operands: &[
                     OperandSpec { text: "[dstMem]", name: "dstMem", optional: false, negatable: false, address: true },
@@ -3402,8 +3406,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".dst", optional: false, placeholder: true, values: &S46 },
-                    Slot { name: ".src", optional: false, placeholder: true, values: &S201 },
-                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S202 },
+                    Slot { name: ".src", optional: false, placeholder: true, values: &S202 },
+                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S203 },
                     Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
                 ],
                 operands: &[
@@ -3415,14 +3419,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".dst", values: &S198 },
+            Definition { name: ".dst", values: &S199 },
             Definition { name: ".src", values: &S46 },
-            Definition { name: ".completion_mechanism", values: &S199 },
+            Definition { name: ".completion_mechanism", values: &S200 },
             Definition { name: ".level::cache_hint", values: &S53 },
-            Definition { name: ".multicast", values: &S200 },
-            Definition { name: ".src", values: &S201 },
+            Definition { name: ".multicast", values: &S201 },
+            Definition { name: ".src", values: &S202 },
             Definition { name: ".dst", values: &S46 },
-            Definition { name: ".completion_mechanism", values: &S202 },
+            Definition { name: ".completion_mechanism", values: &S203 },
         ],
         ptx: Some(PtxVersion::new(8, 0)),
         preview: false,
@@ -3439,7 +3443,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: cp.async.bulk.commit_group",
         category: "Data Movement and Conversion Instructions",
-        names: &S203,
+        names: &S204,
         anchor: "data-movement-and-conversion-instructions-cp-async-bulk-commit-group",
         syntax: "cp.async.bulk.commit_group;",
         forms: &[
@@ -3471,7 +3475,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: cp.async.bulk.prefetch",
         category: "Data Movement and Conversion Instructions",
-        names: &S204,
+        names: &S205,
         anchor: "data-movement-and-conversion-instructions-cp-async-bulk-prefetch",
         syntax: "cp.async.bulk.prefetch.L2.src{.level::cache_hint}   [srcMem], size {, cache-policy}\n\n.src =                { .global }\n.level::cache_hint =  { .L2::cache_hint }",
         forms: &[
@@ -3481,7 +3485,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".L2", optional: false, placeholder: false, values: &S205 },
+                    Slot { name: ".L2", optional: false, placeholder: false, values: &S206 },
                     Slot { name: ".src", optional: false, placeholder: true, values: &S46 },
                     Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
                 ],
@@ -3511,7 +3515,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: cp.async.bulk.prefetch.tensor",
         category: "Data Movement and Conversion Instructions",
-        names: &S206,
+        names: &S207,
         anchor: "data-movement-and-conversion-instructions-cp-async-bulk-prefetch-tensor",
         syntax: "// global -> shared::cluster:\ncp.async.bulk.prefetch.tensor.dim.L2.src{.load_mode}{.level::cache_hint} [tensorMap, tensorCoords]\n                                                             {, im2colOffsets } {, cache-policy}\n\n.src =                { .global }\n.dim =                { .1d, .2d, .3d, .4d, .5d }\n.load_mode =          { .tile, .im2col }\n.level::cache_hint =  { .L2::cache_hint }",
         forms: &[
@@ -3521,10 +3525,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dim", optional: false, placeholder: true, values: &S207 },
-                    Slot { name: ".L2", optional: false, placeholder: false, values: &S205 },
+                    Slot { name: ".dim", optional: false, placeholder: true, values: &S208 },
+                    Slot { name: ".L2", optional: false, placeholder: false, values: &S206 },
                     Slot { name: ".src", optional: false, placeholder: true, values: &S46 },
-                    Slot { name: ".load_mode", optional: true, placeholder: true, values: &S208 },
+                    Slot { name: ".load_mode", optional: true, placeholder: true, values: &S209 },
                     Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
                 ],
                 operands: &[
@@ -3536,8 +3540,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
         ],
         definitions: &[
             Definition { name: ".src", values: &S46 },
-            Definition { name: ".dim", values: &S207 },
-            Definition { name: ".load_mode", values: &S208 },
+            Definition { name: ".dim", values: &S208 },
+            Definition { name: ".load_mode", values: &S209 },
             Definition { name: ".level::cache_hint", values: &S53 },
         ],
         ptx: Some(PtxVersion::new(8, 0)),
@@ -3555,7 +3559,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: cp.async.bulk.tensor",
         category: "Data Movement and Conversion Instructions",
-        names: &S209,
+        names: &S210,
         anchor: "data-movement-and-conversion-instructions-cp-async-bulk-tensor",
         syntax: "// global -> shared::cluster:\ncp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.multicast}{.level::cache_hint}\n                                   [dstMem], [tensorMap, tensorCoords], [mbar]{, im2colOffsets}\n                                   {, ctaMask} {, cache-policy}\n\n.dst =                  { .shared::cluster }\n.src =                  { .global }\n.dim =                  { .1d, .2d, .3d, .4d, .5d }\n.completion_mechanism = { .mbarrier::complete_tx::bytes }\n.load_mode =            { .tile, .im2col }\n.level::cache_hint =    { .L2::cache_hint }\n.multicast =            { .multicast::cluster  }\n\n\n// shared::cta -> global:\ncp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.level::cache_hint}\n                                   [tensorMap, tensorCoords], [srcMem] {, cache-policy}\n\n.dst =                  { .global }\n.src =                  { .shared::cta }\n.dim =                  { .1d, .2d, .3d, .4d, .5d }\n.completion_mechanism = { .bulk_group }\n.load_mode =            { .tile, .im2col_no_offs }\n.level::cache_hint =    { .L2::cache_hint }",
         forms: &[
@@ -3565,12 +3569,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dim", optional: false, placeholder: true, values: &S207 },
-                    Slot { name: ".dst", optional: false, placeholder: true, values: &S198 },
+                    Slot { name: ".dim", optional: false, placeholder: true, values: &S208 },
+                    Slot { name: ".dst", optional: false, placeholder: true, values: &S199 },
                     Slot { name: ".src", optional: false, placeholder: true, values: &S46 },
-                    Slot { name: ".load_mode", optional: true, placeholder: true, values: &S208 },
-                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S199 },
-                    Slot { name: ".multicast", optional: true, placeholder: true, values: &S200 },
+                    Slot { name: ".load_mode", optional: true, placeholder: true, values: &S209 },
+                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S200 },
+                    Slot { name: ".multicast", optional: true, placeholder: true, values: &S201 },
                     Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
                 ],
                 operands: &[
@@ -3588,11 +3592,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dim", optional: false, placeholder: true, values: &S207 },
+                    Slot { name: ".dim", optional: false, placeholder: true, values: &S208 },
                     Slot { name: ".dst", optional: false, placeholder: true, values: &S46 },
-                    Slot { name: ".src", optional: false, placeholder: true, values: &S201 },
-                    Slot { name: ".load_mode", optional: true, placeholder: true, values: &S210 },
-                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S202 },
+                    Slot { name: ".src", optional: false, placeholder: true, values: &S202 },
+                    Slot { name: ".load_mode", optional: true, placeholder: true, values: &S211 },
+                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S203 },
                     Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
                 ],
                 operands: &[
@@ -3603,17 +3607,17 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".dst", values: &S198 },
+            Definition { name: ".dst", values: &S199 },
             Definition { name: ".src", values: &S46 },
-            Definition { name: ".dim", values: &S207 },
-            Definition { name: ".completion_mechanism", values: &S199 },
-            Definition { name: ".load_mode", values: &S208 },
+            Definition { name: ".dim", values: &S208 },
+            Definition { name: ".completion_mechanism", values: &S200 },
+            Definition { name: ".load_mode", values: &S209 },
             Definition { name: ".level::cache_hint", values: &S53 },
-            Definition { name: ".multicast", values: &S200 },
+            Definition { name: ".multicast", values: &S201 },
             Definition { name: ".dst", values: &S46 },
-            Definition { name: ".src", values: &S201 },
-            Definition { name: ".completion_mechanism", values: &S202 },
-            Definition { name: ".load_mode", values: &S210 },
+            Definition { name: ".src", values: &S202 },
+            Definition { name: ".completion_mechanism", values: &S203 },
+            Definition { name: ".load_mode", values: &S211 },
         ],
         ptx: Some(PtxVersion::new(8, 0)),
         preview: false,
@@ -3630,7 +3634,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: cp.async.bulk.wait_group",
         category: "Data Movement and Conversion Instructions",
-        names: &S211,
+        names: &S212,
         anchor: "data-movement-and-conversion-instructions-cp-async-bulk-wait-group",
         syntax: "cp.async.bulk.wait_group{.read} N;",
         forms: &[
@@ -3640,7 +3644,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".read", optional: true, placeholder: false, values: &S212 },
+                    Slot { name: ".read", optional: true, placeholder: false, values: &S213 },
                 ],
                 operands: &[
                     OperandSpec { text: "N", name: "N", optional: false, negatable: false, address: false },
@@ -3664,7 +3668,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: cp.async.commit_group",
         category: "Data Movement and Conversion Instructions",
-        names: &S213,
+        names: &S214,
         anchor: "data-movement-and-conversion-instructions-cp-async-commit-group",
         syntax: "cp.async.commit_group ;",
         forms: &[
@@ -3696,7 +3700,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Parallel Synchronization and Communication Instructions: cp.async.mbarrier.arrive",
         category: "Parallel Synchronization and Communication Instructions",
-        names: &S214,
+        names: &S215,
         anchor: "parallel-synchronization-and-communication-instructions-cp-async-mbarrier-arrive",
         syntax: "cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr];",
         forms: &[
@@ -3706,9 +3710,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".noinc", optional: true, placeholder: false, values: &S215 },
-                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S184 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
+                    Slot { name: ".noinc", optional: true, placeholder: false, values: &S216 },
+                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S185 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S217 },
                 ],
                 operands: &[
                     OperandSpec { text: "[addr]", name: "addr", optional: false, negatable: false, address: true },
@@ -3721,8 +3725,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
         preview: false,
         target: TargetReq::Min(SmTarget::sm(80, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "Support for sub-qualifier ::cta on .shared", modifiers: &S217, ptx: Some(PtxVersion::new(7, 8)), sm: None },
-            FeatureGate { feature: "cp.async.mbarrier.arrive.shared::cta.b64", modifiers: &S218, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "Support for sub-qualifier ::cta on .shared", modifiers: &S218, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "cp.async.mbarrier.arrive.shared::cta.b64", modifiers: &S219, ptx: Some(PtxVersion::new(7, 8)), sm: None },
         ],
         target_gates: &[
         ],
@@ -3734,7 +3738,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: cp.async.wait_group / cp.async.wait_all",
         category: "Data Movement and Conversion Instructions",
-        names: &S219,
+        names: &S220,
         anchor: "data-movement-and-conversion-instructions-cp-async-wait-group-cp-async-wait-all",
         syntax: "cp.async.wait_group N;\ncp.async.wait_all ;",
         forms: &[
@@ -3777,7 +3781,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: cp.async.wait_group / cp.async.wait_all",
         category: "Data Movement and Conversion Instructions",
-        names: &S219,
+        names: &S220,
         anchor: "data-movement-and-conversion-instructions-cp-async-wait-group-cp-async-wait-all",
         syntax: "cp.async.wait_group N;\ncp.async.wait_all ;",
         forms: &[
@@ -3820,7 +3824,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: cp.reduce.async.bulk",
         category: "Data Movement and Conversion Instructions",
-        names: &S220,
+        names: &S221,
         anchor: "data-movement-and-conversion-instructions-cp-reduce-async-bulk",
         syntax: "cp.reduce.async.bulk.dst.src.completion_mechanism.redOp.type\n              [dstMem], [srcMem], size, [mbar]\n\n.dst =                  { .shared::cluster }\n.src =                  { .shared::cta }\n.completion_mechanism = { .mbarrier::complete_tx::bytes }\n.redOp=                 { .and, .or, .xor,\n                          .add, .inc, .dec,\n                          .min, .max }\n.type =                 { .b32, .u32, .s32, .b64, .u64 }\n\n\ncp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.redOp.type\n               [dstMem], [srcMem], size{, cache-policy}\n\n.dst =                  { .global      }\n.src =                  { .shared::cta }\n.completion_mechanism = { .bulk_group }\n.level::cache_hint    = { .L2::cache_hint }\n.redOp=                 { .and, .or, .xor,\n                          .add, .inc, .dec,\n                          .min, .max }\n.type =                 { .f16, .bf16, .b32, .u32, .s32, .b64, .u64, .s64, .f32, .f64 }\n\n\ncp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.add.noftz.type\n               [dstMem], [srcMem], size{, cache-policy}\n.dst  =                 { .global }\n.src  =                 { .shared::cta }\n.completion_mechanism = { .bulk_group }\n.type =                 { .f16, .bf16 }",
         forms: &[
@@ -3830,11 +3834,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dst", optional: false, placeholder: true, values: &S198 },
-                    Slot { name: ".src", optional: false, placeholder: true, values: &S201 },
-                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S199 },
-                    Slot { name: ".redOp", optional: false, placeholder: true, values: &S221 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S222 },
+                    Slot { name: ".dst", optional: false, placeholder: true, values: &S199 },
+                    Slot { name: ".src", optional: false, placeholder: true, values: &S202 },
+                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S200 },
+                    Slot { name: ".redOp", optional: false, placeholder: true, values: &S222 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S223 },
                 ],
                 operands: &[
                     OperandSpec { text: "[dstMem]", name: "dstMem", optional: false, negatable: false, address: true },
@@ -3850,11 +3854,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".dst", optional: false, placeholder: true, values: &S46 },
-                    Slot { name: ".src", optional: false, placeholder: true, values: &S201 },
-                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S202 },
+                    Slot { name: ".src", optional: false, placeholder: true, values: &S202 },
+                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S203 },
                     Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
-                    Slot { name: ".redOp", optional: false, placeholder: true, values: &S221 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S223 },
+                    Slot { name: ".redOp", optional: false, placeholder: true, values: &S222 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S224 },
                 ],
                 operands: &[
                     OperandSpec { text: "[dstMem]", name: "dstMem", optional: false, negatable: false, address: true },
@@ -3870,8 +3874,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".dst", optional: false, placeholder: true, values: &S46 },
-                    Slot { name: ".src", optional: false, placeholder: true, values: &S201 },
-                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S202 },
+                    Slot { name: ".src", optional: false, placeholder: true, values: &S202 },
+                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S203 },
                     Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
                     Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
                     Slot { name: ".noftz", optional: false, placeholder: false, values: &S58 },
@@ -3886,15 +3890,15 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".dst", values: &S198 },
-            Definition { name: ".src", values: &S201 },
-            Definition { name: ".completion_mechanism", values: &S199 },
-            Definition { name: ".redOp", values: &S221 },
-            Definition { name: ".type", values: &S222 },
-            Definition { name: ".dst", values: &S46 },
-            Definition { name: ".completion_mechanism", values: &S202 },
-            Definition { name: ".level::cache_hint", values: &S53 },
+            Definition { name: ".dst", values: &S199 },
+            Definition { name: ".src", values: &S202 },
+            Definition { name: ".completion_mechanism", values: &S200 },
+            Definition { name: ".redOp", values: &S222 },
             Definition { name: ".type", values: &S223 },
+            Definition { name: ".dst", values: &S46 },
+            Definition { name: ".completion_mechanism", values: &S203 },
+            Definition { name: ".level::cache_hint", values: &S53 },
+            Definition { name: ".type", values: &S224 },
             Definition { name: ".type", values: &S63 },
         ],
         ptx: Some(PtxVersion::new(8, 0)),
@@ -3912,7 +3916,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: cp.reduce.async.bulk.tensor",
         category: "Data Movement and Conversion Instructions",
-        names: &S224,
+        names: &S225,
         anchor: "data-movement-and-conversion-instructions-cp-reduce-async-bulk-tensor",
         syntax: "// shared::cta -> global:\ncp.reduce.async.bulk.tensor.dim.dst.src.redOp{.load_mode}.completion_mechanism{.level::cache_hint}\n                                          [tensorMap, tensorCoords], [srcMem] {,cache-policy}\n\n.dst =                  { .global }\n.src =                  { .shared::cta }\n.dim =                  { .1d, .2d, .3d, .4d, .5d }\n.completion_mechanism = { .bulk_group }\n.load_mode =            { .tile, .im2col_no_offs }\n.redOp =                { .add, .min, .max, .inc, .dec, .and, .or, .xor}",
         forms: &[
@@ -3922,13 +3926,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dim", optional: false, placeholder: true, values: &S207 },
+                    Slot { name: ".dim", optional: false, placeholder: true, values: &S208 },
                     Slot { name: ".dst", optional: false, placeholder: true, values: &S46 },
-                    Slot { name: ".src", optional: false, placeholder: true, values: &S201 },
-                    Slot { name: ".redOp", optional: false, placeholder: true, values: &S225 },
-                    Slot { name: ".load_mode", optional: true, placeholder: true, values: &S210 },
-                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S202 },
-                    Slot { name: ".level::cache_hint", optional: true, placeholder: false, values: &S226 },
+                    Slot { name: ".src", optional: false, placeholder: true, values: &S202 },
+                    Slot { name: ".redOp", optional: false, placeholder: true, values: &S226 },
+                    Slot { name: ".load_mode", optional: true, placeholder: true, values: &S211 },
+                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S203 },
+                    Slot { name: ".level::cache_hint", optional: true, placeholder: false, values: &S227 },
                 ],
                 operands: &[
                     OperandSpec { text: "[tensorMap, tensorCoords]", name: "tensorMap", optional: false, negatable: false, address: true },
@@ -3939,11 +3943,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
         ],
         definitions: &[
             Definition { name: ".dst", values: &S46 },
-            Definition { name: ".src", values: &S201 },
-            Definition { name: ".dim", values: &S207 },
-            Definition { name: ".completion_mechanism", values: &S202 },
-            Definition { name: ".load_mode", values: &S210 },
-            Definition { name: ".redOp", values: &S225 },
+            Definition { name: ".src", values: &S202 },
+            Definition { name: ".dim", values: &S208 },
+            Definition { name: ".completion_mechanism", values: &S203 },
+            Definition { name: ".load_mode", values: &S211 },
+            Definition { name: ".redOp", values: &S226 },
         ],
         ptx: Some(PtxVersion::new(8, 0)),
         preview: false,
@@ -3960,7 +3964,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: createpolicy",
         category: "Data Movement and Conversion Instructions",
-        names: &S227,
+        names: &S228,
         anchor: "data-movement-and-conversion-instructions-createpolicy",
         syntax: "// Range-based policy\ncreatepolicy.range{.global}.level::primary_priority{.level::secondary_priority}.b64\n                                   cache-policy, [a], primary-size, total-size;\n\n// Fraction-based policy\ncreatepolicy.fractional.level::primary_priority{.level::secondary_priority}.b64\n                                   cache-policy{, fraction};\n\n// Converting the access property from CUDA APIs\ncreatepolicy.cvt.L2.b64            cache-policy, access-property;\n\n.level::primary_priority =   { .L2::evict_last, .L2::evict_normal,\n                               .L2::evict_first, .L2::evict_unchanged };\n.level::secondary_priority = { .L2::evict_first, .L2::evict_unchanged };",
         forms: &[
@@ -3970,11 +3974,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".range", optional: false, placeholder: false, values: &S228 },
+                    Slot { name: ".range", optional: false, placeholder: false, values: &S229 },
                     Slot { name: ".global", optional: true, placeholder: false, values: &S46 },
-                    Slot { name: ".level::primary_priority", optional: false, placeholder: true, values: &S229 },
-                    Slot { name: ".level::secondary_priority", optional: true, placeholder: true, values: &S230 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
+                    Slot { name: ".level::primary_priority", optional: false, placeholder: true, values: &S230 },
+                    Slot { name: ".level::secondary_priority", optional: true, placeholder: true, values: &S231 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S217 },
                 ],
                 operands: &[
                     OperandSpec { text: "cache-policy", name: "cache-policy", optional: false, negatable: false, address: false },
@@ -3989,10 +3993,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".fractional", optional: false, placeholder: false, values: &S231 },
-                    Slot { name: ".level::primary_priority", optional: false, placeholder: true, values: &S229 },
-                    Slot { name: ".level::secondary_priority", optional: true, placeholder: true, values: &S230 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
+                    Slot { name: ".fractional", optional: false, placeholder: false, values: &S232 },
+                    Slot { name: ".level::primary_priority", optional: false, placeholder: true, values: &S230 },
+                    Slot { name: ".level::secondary_priority", optional: true, placeholder: true, values: &S231 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S217 },
                 ],
                 operands: &[
                     OperandSpec { text: "cache-policy", name: "cache-policy", optional: false, negatable: false, address: false },
@@ -4005,9 +4009,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".cvt", optional: false, placeholder: false, values: &S232 },
-                    Slot { name: ".L2", optional: false, placeholder: false, values: &S205 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
+                    Slot { name: ".cvt", optional: false, placeholder: false, values: &S233 },
+                    Slot { name: ".L2", optional: false, placeholder: false, values: &S206 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S217 },
                 ],
                 operands: &[
                     OperandSpec { text: "cache-policy", name: "cache-policy", optional: false, negatable: false, address: false },
@@ -4016,8 +4020,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".level::primary_priority", values: &S229 },
-            Definition { name: ".level::secondary_priority", values: &S230 },
+            Definition { name: ".level::primary_priority", values: &S230 },
+            Definition { name: ".level::secondary_priority", values: &S231 },
         ],
         ptx: Some(PtxVersion::new(7, 4)),
         preview: false,
@@ -4034,7 +4038,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %ctaid",
         category: "Special Registers",
-        names: &S233,
+        names: &S234,
         anchor: "special-registers-ctaid",
         syntax: "",
         forms: &[
@@ -4056,7 +4060,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %current_graph_exec",
         category: "Special Registers",
-        names: &S234,
+        names: &S235,
         anchor: "special-registers-current-graph-exec",
         syntax: "",
         forms: &[
@@ -4078,7 +4082,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: cvt",
         category: "Data Movement and Conversion Instructions",
-        names: &S235,
+        names: &S236,
         anchor: "data-movement-and-conversion-instructions-cvt",
         syntax: "cvt{.irnd}{.ftz}{.sat}.dtype.atype         d, a;  // integer rounding\ncvt{.frnd}{.ftz}{.sat}.dtype.atype         d, a;  // fp rounding\ncvt.frnd2{.relu}{.satfinite}.f16.f32       d, a;\ncvt.frnd2{.relu}{.satfinite}.f16x2.f32     d, a, b;\ncvt.frnd2{.relu}{.satfinite}.bf16.f32      d, a;\ncvt.frnd2{.relu}{.satfinite}.bf16x2.f32    d, a, b;\ncvt.rna{.satfinite}.tf32.f32               d, a;\ncvt.frnd2{.relu}.tf32.f32                  d, a;\ncvt.rn.satfinite{.relu}.f8x2type.f32       d, a, b;\ncvt.rn.satfinite{.relu}.f8x2type.f16x2     d, a;\ncvt.rn.{.relu}.f16x2.f8x2type              d, a;\n\n.irnd   = { .rni, .rzi, .rmi, .rpi };\n.frnd   = { .rn,  .rz,  .rm,  .rp  };\n.frnd2  = { .rn,  .rz };\n.dtype = .atype = { .u8,   .u16, .u32, .u64,\n                    .s8,   .s16, .s32, .s64,\n                    .bf16, .f16, .f32, .f64 };\n.f8x2type = { .e4m3x2, .e5m2x2 };",
         forms: &[
@@ -4088,11 +4092,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".irnd", optional: true, placeholder: true, values: &S236 },
+                    Slot { name: ".irnd", optional: true, placeholder: true, values: &S237 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
                     Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S237 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S237 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S238 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S238 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -4108,8 +4112,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                     Slot { name: ".frnd", optional: true, placeholder: true, values: &S14 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
                     Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S237 },
-                    Slot { name: ".atype", optional: false, placeholder: true, values: &S237 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S238 },
+                    Slot { name: ".atype", optional: false, placeholder: true, values: &S238 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -4123,8 +4127,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".frnd2", optional: false, placeholder: true, values: &S16 },
-                    Slot { name: ".relu", optional: true, placeholder: false, values: &S238 },
-                    Slot { name: ".satfinite", optional: true, placeholder: false, values: &S239 },
+                    Slot { name: ".relu", optional: true, placeholder: false, values: &S239 },
+                    Slot { name: ".satfinite", optional: true, placeholder: false, values: &S240 },
                     Slot { name: ".f16", optional: false, placeholder: false, values: &S5 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
@@ -4140,8 +4144,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".frnd2", optional: false, placeholder: true, values: &S16 },
-                    Slot { name: ".relu", optional: true, placeholder: false, values: &S238 },
-                    Slot { name: ".satfinite", optional: true, placeholder: false, values: &S239 },
+                    Slot { name: ".relu", optional: true, placeholder: false, values: &S239 },
+                    Slot { name: ".satfinite", optional: true, placeholder: false, values: &S240 },
                     Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
@@ -4158,8 +4162,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".frnd2", optional: false, placeholder: true, values: &S16 },
-                    Slot { name: ".relu", optional: true, placeholder: false, values: &S238 },
-                    Slot { name: ".satfinite", optional: true, placeholder: false, values: &S239 },
+                    Slot { name: ".relu", optional: true, placeholder: false, values: &S239 },
+                    Slot { name: ".satfinite", optional: true, placeholder: false, values: &S240 },
                     Slot { name: ".bf16", optional: false, placeholder: false, values: &S7 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
@@ -4175,8 +4179,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".frnd2", optional: false, placeholder: true, values: &S16 },
-                    Slot { name: ".relu", optional: true, placeholder: false, values: &S238 },
-                    Slot { name: ".satfinite", optional: true, placeholder: false, values: &S239 },
+                    Slot { name: ".relu", optional: true, placeholder: false, values: &S239 },
+                    Slot { name: ".satfinite", optional: true, placeholder: false, values: &S240 },
                     Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S8 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
@@ -4192,9 +4196,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".rna", optional: false, placeholder: false, values: &S240 },
-                    Slot { name: ".satfinite", optional: true, placeholder: false, values: &S239 },
-                    Slot { name: ".tf32", optional: false, placeholder: false, values: &S241 },
+                    Slot { name: ".rna", optional: false, placeholder: false, values: &S241 },
+                    Slot { name: ".satfinite", optional: true, placeholder: false, values: &S240 },
+                    Slot { name: ".tf32", optional: false, placeholder: false, values: &S242 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
                 operands: &[
@@ -4209,8 +4213,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".frnd2", optional: false, placeholder: true, values: &S16 },
-                    Slot { name: ".relu", optional: true, placeholder: false, values: &S238 },
-                    Slot { name: ".tf32", optional: false, placeholder: false, values: &S241 },
+                    Slot { name: ".relu", optional: true, placeholder: false, values: &S239 },
+                    Slot { name: ".tf32", optional: false, placeholder: false, values: &S242 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
                 operands: &[
@@ -4225,9 +4229,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".rn", optional: false, placeholder: false, values: &S23 },
-                    Slot { name: ".satfinite", optional: false, placeholder: false, values: &S239 },
-                    Slot { name: ".relu", optional: true, placeholder: false, values: &S238 },
-                    Slot { name: ".f8x2type", optional: false, placeholder: true, values: &S242 },
+                    Slot { name: ".satfinite", optional: false, placeholder: false, values: &S240 },
+                    Slot { name: ".relu", optional: true, placeholder: false, values: &S239 },
+                    Slot { name: ".f8x2type", optional: false, placeholder: true, values: &S243 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
                 operands: &[
@@ -4243,9 +4247,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".rn", optional: false, placeholder: false, values: &S23 },
-                    Slot { name: ".satfinite", optional: false, placeholder: false, values: &S239 },
-                    Slot { name: ".relu", optional: true, placeholder: false, values: &S238 },
-                    Slot { name: ".f8x2type", optional: false, placeholder: true, values: &S242 },
+                    Slot { name: ".satfinite", optional: false, placeholder: false, values: &S240 },
+                    Slot { name: ".relu", optional: true, placeholder: false, values: &S239 },
+                    Slot { name: ".f8x2type", optional: false, placeholder: true, values: &S243 },
                     Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
                 ],
                 operands: &[
@@ -4260,9 +4264,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".rn", optional: false, placeholder: false, values: &S23 },
-                    Slot { name: ".relu", optional: true, placeholder: false, values: &S238 },
+                    Slot { name: ".relu", optional: true, placeholder: false, values: &S239 },
                     Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
-                    Slot { name: ".f8x2type", optional: false, placeholder: true, values: &S242 },
+                    Slot { name: ".f8x2type", optional: false, placeholder: true, values: &S243 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -4271,61 +4275,61 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".irnd", values: &S236 },
+            Definition { name: ".irnd", values: &S237 },
             Definition { name: ".frnd", values: &S14 },
             Definition { name: ".frnd2", values: &S16 },
-            Definition { name: ".dtype", values: &S237 },
-            Definition { name: ".atype", values: &S237 },
-            Definition { name: ".f8x2type", values: &S242 },
+            Definition { name: ".dtype", values: &S238 },
+            Definition { name: ".atype", values: &S238 },
+            Definition { name: ".f8x2type", values: &S243 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
-            FeatureGate { feature: ".relu modifier and {.f16x2, .bf16, .bf16x2, .tf32} destination formats", modifiers: &S243, ptx: Some(PtxVersion::new(7, 0)), sm: None },
-            FeatureGate { feature: "cvt.bf16.{u8/s8/u16/s16/u32/s32/u64/s64/f16/f64/bf16}, cvt.{u8/s8/u16/s16/u32/s32/u64/s64/f16/f64}.bf16, and cvt.tf32.f32.{relu}.{rn/rz}", modifiers: &S244, ptx: Some(PtxVersion::new(7, 8)), sm: None },
-            FeatureGate { feature: "cvt with .e4m3x2/.e5m2x2 for sm_90 or higher", modifiers: &S242, ptx: Some(PtxVersion::new(7, 8)), sm: None },
-            FeatureGate { feature: "cvt.satfinite.{e4m3x2, e5m2x2}.{f32, f16x2} for sm_90 or higher", modifiers: &S245, ptx: Some(PtxVersion::new(7, 8)), sm: None },
-            FeatureGate { feature: "cvt with .e4m3x2/.e5m2x2 for sm_89", modifiers: &S242, ptx: Some(PtxVersion::new(8, 1)), sm: None },
-            FeatureGate { feature: "cvt.satfinite.{e4m3x2, e5m2x2}.{f32, f16x2} for sm_89", modifiers: &S245, ptx: Some(PtxVersion::new(8, 1)), sm: None },
-            FeatureGate { feature: "cvt.satfinite.{f16, bf16, f16x2, bf16x2, tf32}.f32", modifiers: &S246, ptx: Some(PtxVersion::new(8, 1)), sm: None },
-            FeatureGate { feature: "cvt.rn.satfinite.f16.f32", modifiers: &S247, ptx: Some(PtxVersion::new(8, 1)), sm: None },
-            FeatureGate { feature: "cvt.rn.satfinite.f16x2.f32", modifiers: &S248, ptx: Some(PtxVersion::new(8, 1)), sm: None },
-            FeatureGate { feature: "cvt.rn.satfinite.bf16.f32", modifiers: &S249, ptx: Some(PtxVersion::new(8, 1)), sm: None },
-            FeatureGate { feature: "cvt.rn.satfinite.bf16x2.f32", modifiers: &S250, ptx: Some(PtxVersion::new(8, 1)), sm: None },
-            FeatureGate { feature: "cvt.rna.satfinite.tf32.f32", modifiers: &S251, ptx: Some(PtxVersion::new(8, 1)), sm: None },
-            FeatureGate { feature: "cvt.rn.satfinite.e4m3x2.f32", modifiers: &S252, ptx: Some(PtxVersion::new(8, 1)), sm: None },
-            FeatureGate { feature: "cvt.rn.satfinite.e5m2x2.f32", modifiers: &S253, ptx: Some(PtxVersion::new(8, 1)), sm: None },
-            FeatureGate { feature: "cvt.rn.satfinite.e4m3x2.f16x2", modifiers: &S254, ptx: Some(PtxVersion::new(8, 1)), sm: None },
-            FeatureGate { feature: "cvt.rn.satfinite.e5m2x2.f16x2", modifiers: &S255, ptx: Some(PtxVersion::new(8, 1)), sm: None },
-            FeatureGate { feature: "cvt.rn.f16x2.e4m3x2", modifiers: &S256, ptx: Some(PtxVersion::new(8, 1)), sm: None },
-            FeatureGate { feature: "cvt.rn.f16x2.e5m2x2", modifiers: &S257, ptx: Some(PtxVersion::new(8, 1)), sm: None },
-            FeatureGate { feature: "cvt.rz.satfinite.bf16x2.f32", modifiers: &S258, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: ".relu modifier and {.f16x2, .bf16, .bf16x2, .tf32} destination formats", modifiers: &S244, ptx: Some(PtxVersion::new(7, 0)), sm: None },
+            FeatureGate { feature: "cvt.bf16.{u8/s8/u16/s16/u32/s32/u64/s64/f16/f64/bf16}, cvt.{u8/s8/u16/s16/u32/s32/u64/s64/f16/f64}.bf16, and cvt.tf32.f32.{relu}.{rn/rz}", modifiers: &S245, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "cvt with .e4m3x2/.e5m2x2 for sm_90 or higher", modifiers: &S243, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "cvt.satfinite.{e4m3x2, e5m2x2}.{f32, f16x2} for sm_90 or higher", modifiers: &S246, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "cvt with .e4m3x2/.e5m2x2 for sm_89", modifiers: &S243, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "cvt.satfinite.{e4m3x2, e5m2x2}.{f32, f16x2} for sm_89", modifiers: &S246, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "cvt.satfinite.{f16, bf16, f16x2, bf16x2, tf32}.f32", modifiers: &S247, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "cvt.rn.satfinite.f16.f32", modifiers: &S248, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "cvt.rn.satfinite.f16x2.f32", modifiers: &S249, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "cvt.rn.satfinite.bf16.f32", modifiers: &S250, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "cvt.rn.satfinite.bf16x2.f32", modifiers: &S251, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "cvt.rna.satfinite.tf32.f32", modifiers: &S252, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "cvt.rn.satfinite.e4m3x2.f32", modifiers: &S253, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "cvt.rn.satfinite.e5m2x2.f32", modifiers: &S254, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "cvt.rn.satfinite.e4m3x2.f16x2", modifiers: &S255, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "cvt.rn.satfinite.e5m2x2.f16x2", modifiers: &S256, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "cvt.rn.f16x2.e4m3x2", modifiers: &S257, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "cvt.rn.f16x2.e5m2x2", modifiers: &S258, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "cvt.rz.satfinite.bf16x2.f32", modifiers: &S259, ptx: Some(PtxVersion::new(8, 1)), sm: None },
         ],
         target_gates: &[
             FeatureGate { feature: "cvt to or from .f64", modifiers: &S3, ptx: None, sm: Some(SmTarget::sm(13, ArchVariant::Base)) },
-            FeatureGate { feature: ".relu modifier and {.f16x2, .bf16, .bf16x2, .tf32} destination formats", modifiers: &S243, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
-            FeatureGate { feature: "cvt.bf16.{u8/s8/u16/s16/u32/s32/u64/s64/f16/f64/bf16}, cvt.{u8/s8/u16/s16/u32/s32/u64/s64/f16/f64}.bf16, and cvt.tf32.f32.{relu}.{rn/rz}", modifiers: &S244, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "cvt with .e4m3x2/.e5m2x2", modifiers: &S242, ptx: None, sm: Some(SmTarget::sm(89, ArchVariant::Base)) },
-            FeatureGate { feature: "cvt.satfinite.{e4m3x2, e5m2x2}.{f32, f16x2}", modifiers: &S245, ptx: None, sm: Some(SmTarget::sm(89, ArchVariant::Base)) },
-            FeatureGate { feature: "cvt.rn.relu.f16.f32", modifiers: &S259, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
-            FeatureGate { feature: "cvt.rn.satfinite.f16.f32", modifiers: &S247, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "cvt.rn.f16x2.f32", modifiers: &S260, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
-            FeatureGate { feature: "cvt.rz.f16x2.f32", modifiers: &S261, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
-            FeatureGate { feature: "cvt.rn.bf16.f32", modifiers: &S262, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
-            FeatureGate { feature: "cvt.rz.bf16.f32", modifiers: &S263, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
-            FeatureGate { feature: "cvt.rn.bf16x2.f32", modifiers: &S264, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
-            FeatureGate { feature: "cvt.rz.bf16x2.f32", modifiers: &S265, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
-            FeatureGate { feature: "cvt.rna.tf32.f32", modifiers: &S266, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
-            FeatureGate { feature: "cvt.rn.tf32.f32", modifiers: &S267, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "cvt.rz.tf32.f32", modifiers: &S268, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "cvt.rn.satfinite.e4m3x2.f32", modifiers: &S252, ptx: None, sm: Some(SmTarget::sm(89, ArchVariant::Base)) },
-            FeatureGate { feature: "cvt.rn.satfinite.e5m2x2.f32", modifiers: &S253, ptx: None, sm: Some(SmTarget::sm(89, ArchVariant::Base)) },
-            FeatureGate { feature: "cvt.rn.satfinite.e4m3x2.f16x2", modifiers: &S254, ptx: None, sm: Some(SmTarget::sm(89, ArchVariant::Base)) },
-            FeatureGate { feature: "cvt.rn.satfinite.e5m2x2.f16x2", modifiers: &S255, ptx: None, sm: Some(SmTarget::sm(89, ArchVariant::Base)) },
-            FeatureGate { feature: "cvt.rn.f16x2.e4m3x2", modifiers: &S256, ptx: None, sm: Some(SmTarget::sm(89, ArchVariant::Base)) },
-            FeatureGate { feature: "cvt.rn.f16x2.e5m2x2", modifiers: &S257, ptx: None, sm: Some(SmTarget::sm(89, ArchVariant::Base)) },
-            FeatureGate { feature: "cvt.f64.bf16.rp", modifiers: &S269, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: ".relu modifier and {.f16x2, .bf16, .bf16x2, .tf32} destination formats", modifiers: &S244, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.bf16.{u8/s8/u16/s16/u32/s32/u64/s64/f16/f64/bf16}, cvt.{u8/s8/u16/s16/u32/s32/u64/s64/f16/f64}.bf16, and cvt.tf32.f32.{relu}.{rn/rz}", modifiers: &S245, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt with .e4m3x2/.e5m2x2", modifiers: &S243, ptx: None, sm: Some(SmTarget::sm(89, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.satfinite.{e4m3x2, e5m2x2}.{f32, f16x2}", modifiers: &S246, ptx: None, sm: Some(SmTarget::sm(89, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rn.relu.f16.f32", modifiers: &S260, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rn.satfinite.f16.f32", modifiers: &S248, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rn.f16x2.f32", modifiers: &S261, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rz.f16x2.f32", modifiers: &S262, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rn.bf16.f32", modifiers: &S263, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rz.bf16.f32", modifiers: &S264, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rn.bf16x2.f32", modifiers: &S265, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rz.bf16x2.f32", modifiers: &S266, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rna.tf32.f32", modifiers: &S267, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rn.tf32.f32", modifiers: &S268, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rz.tf32.f32", modifiers: &S269, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rn.satfinite.e4m3x2.f32", modifiers: &S253, ptx: None, sm: Some(SmTarget::sm(89, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rn.satfinite.e5m2x2.f32", modifiers: &S254, ptx: None, sm: Some(SmTarget::sm(89, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rn.satfinite.e4m3x2.f16x2", modifiers: &S255, ptx: None, sm: Some(SmTarget::sm(89, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rn.satfinite.e5m2x2.f16x2", modifiers: &S256, ptx: None, sm: Some(SmTarget::sm(89, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rn.f16x2.e4m3x2", modifiers: &S257, ptx: None, sm: Some(SmTarget::sm(89, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.rn.f16x2.e5m2x2", modifiers: &S258, ptx: None, sm: Some(SmTarget::sm(89, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.f64.bf16.rp", modifiers: &S270, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Converts a value between numeric types, with rounding and saturation options.",
         coverage: Coverage { parses: true },
@@ -4335,7 +4339,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: cvt.pack",
         category: "Data Movement and Conversion Instructions",
-        names: &S270,
+        names: &S271,
         anchor: "data-movement-and-conversion-instructions-cvt-pack",
         syntax: "cvt.pack.sat.convertType.abType  d, a, b;\n    .convertType  = { .u16, .s16 }\n    .abType       = { .s32 }\n\ncvt.pack.sat.convertType.abType.cType  d, a, b, c;\n    .convertType  = { .u2, .s2, .u4, .s4, .u8, .s8 }\n    .abType       = { .s32 }\n    .cType        = { .b32 }",
         forms: &[
@@ -4346,7 +4350,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".sat", optional: false, placeholder: false, values: &S15 },
-                    Slot { name: ".convertType", optional: false, placeholder: true, values: &S271 },
+                    Slot { name: ".convertType", optional: false, placeholder: true, values: &S272 },
                     Slot { name: ".abType", optional: false, placeholder: true, values: &S26 },
                 ],
                 operands: &[
@@ -4362,7 +4366,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".sat", optional: false, placeholder: false, values: &S15 },
-                    Slot { name: ".convertType", optional: false, placeholder: true, values: &S272 },
+                    Slot { name: ".convertType", optional: false, placeholder: true, values: &S273 },
                     Slot { name: ".abType", optional: false, placeholder: true, values: &S26 },
                     Slot { name: ".cType", optional: false, placeholder: true, values: &S12 },
                 ],
@@ -4375,9 +4379,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".convertType", values: &S271 },
-            Definition { name: ".abType", values: &S26 },
             Definition { name: ".convertType", values: &S272 },
+            Definition { name: ".abType", values: &S26 },
+            Definition { name: ".convertType", values: &S273 },
             Definition { name: ".cType", values: &S12 },
         ],
         ptx: Some(PtxVersion::new(6, 5)),
@@ -4386,11 +4390,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
         ptx_gates: &[
         ],
         target_gates: &[
-            FeatureGate { feature: "Sub byte types (.u4/.s4 and .u2/.s2)", modifiers: &S273, ptx: None, sm: Some(SmTarget::sm(75, ArchVariant::Base)) },
-            FeatureGate { feature: "cvt.pack.sat.u2.s32.b32", modifiers: &S274, ptx: None, sm: Some(SmTarget::sm(75, ArchVariant::Base)) },
-            FeatureGate { feature: "cvt.pack.sat.s2.s32.b32", modifiers: &S275, ptx: None, sm: Some(SmTarget::sm(75, ArchVariant::Base)) },
-            FeatureGate { feature: "cvt.pack.sat.s4.s32.b32", modifiers: &S276, ptx: None, sm: Some(SmTarget::sm(75, ArchVariant::Base)) },
-            FeatureGate { feature: "cvt.pack.sat.u4.s32.b32", modifiers: &S277, ptx: None, sm: Some(SmTarget::sm(75, ArchVariant::Base)) },
+            FeatureGate { feature: "Sub byte types (.u4/.s4 and .u2/.s2)", modifiers: &S274, ptx: None, sm: Some(SmTarget::sm(75, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.pack.sat.u2.s32.b32", modifiers: &S275, ptx: None, sm: Some(SmTarget::sm(75, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.pack.sat.s2.s32.b32", modifiers: &S276, ptx: None, sm: Some(SmTarget::sm(75, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.pack.sat.s4.s32.b32", modifiers: &S277, ptx: None, sm: Some(SmTarget::sm(75, ArchVariant::Base)) },
+            FeatureGate { feature: "cvt.pack.sat.u4.s32.b32", modifiers: &S278, ptx: None, sm: Some(SmTarget::sm(75, ArchVariant::Base)) },
         ],
         summary: "Converts and narrows integers with saturation, packing them into one register.",
         coverage: Coverage { parses: true },
@@ -4400,7 +4404,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: cvta",
         category: "Data Movement and Conversion Instructions",
-        names: &S278,
+        names: &S279,
         anchor: "data-movement-and-conversion-instructions-cvta",
         syntax: "// convert const, global, local, or shared address to generic address\ncvta.space.size  p, a;        // source address in register a\ncvta.space.size  p, var;      // get generic address of var\ncvta.space.size  p, var+imm;  // generic address of var+offset\n\n// convert generic address to const, global, local, or shared address\ncvta.to.space.size  p, a;\n\n.space = { .const, .global, .local, .shared{::cta, ::cluster}, .param };\n.size  = { .u32, .u64 };",
         forms: &[
@@ -4410,7 +4414,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".space", optional: false, placeholder: true, values: &S279 },
+                    Slot { name: ".space", optional: false, placeholder: true, values: &S280 },
                     Slot { name: ".size", optional: false, placeholder: true, values: &S42 },
                 ],
                 operands: &[
@@ -4424,7 +4428,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".space", optional: false, placeholder: true, values: &S279 },
+                    Slot { name: ".space", optional: false, placeholder: true, values: &S280 },
                     Slot { name: ".size", optional: false, placeholder: true, values: &S42 },
                 ],
                 operands: &[
@@ -4438,7 +4442,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".space", optional: false, placeholder: true, values: &S279 },
+                    Slot { name: ".space", optional: false, placeholder: true, values: &S280 },
                     Slot { name: ".size", optional: false, placeholder: true, values: &S42 },
                 ],
                 operands: &[
@@ -4452,8 +4456,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".to", optional: false, placeholder: false, values: &S280 },
-                    Slot { name: ".space", optional: false, placeholder: true, values: &S279 },
+                    Slot { name: ".to", optional: false, placeholder: false, values: &S281 },
+                    Slot { name: ".space", optional: false, placeholder: true, values: &S280 },
                     Slot { name: ".size", optional: false, placeholder: true, values: &S42 },
                 ],
                 operands: &[
@@ -4463,29 +4467,29 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".space", values: &S279 },
+            Definition { name: ".space", values: &S280 },
             Definition { name: ".size", values: &S42 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(20, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "cvta.const and cvta.to.const", modifiers: &S281, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "cvta.param and cvta.to.param", modifiers: &S282, ptx: Some(PtxVersion::new(7, 7)), sm: None },
-            FeatureGate { feature: "Support for ::cta and ::cluster sub-qualifiers", modifiers: &S283, ptx: Some(PtxVersion::new(7, 8)), sm: None },
-            FeatureGate { feature: "cvta.const.u32", modifiers: &S284, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "cvta.const.u64", modifiers: &S285, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "cvta.param.u32", modifiers: &S286, ptx: Some(PtxVersion::new(7, 7)), sm: None },
-            FeatureGate { feature: "cvta.shared::cta.u32", modifiers: &S287, ptx: Some(PtxVersion::new(7, 8)), sm: None },
-            FeatureGate { feature: "cvta.param.u64", modifiers: &S288, ptx: Some(PtxVersion::new(7, 7)), sm: None },
+            FeatureGate { feature: "cvta.const and cvta.to.const", modifiers: &S282, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "cvta.param and cvta.to.param", modifiers: &S283, ptx: Some(PtxVersion::new(7, 7)), sm: None },
+            FeatureGate { feature: "Support for ::cta and ::cluster sub-qualifiers", modifiers: &S284, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "cvta.const.u32", modifiers: &S285, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "cvta.const.u64", modifiers: &S286, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "cvta.param.u32", modifiers: &S287, ptx: Some(PtxVersion::new(7, 7)), sm: None },
+            FeatureGate { feature: "cvta.shared::cta.u32", modifiers: &S288, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "cvta.param.u64", modifiers: &S289, ptx: Some(PtxVersion::new(7, 7)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "cvta.param and cvta.to.param", modifiers: &S282, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "Sub-qualifier ::cta", modifiers: &S189, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "Sub-qualifier ::cluster", modifiers: &S289, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "cvta.param.u32", modifiers: &S286, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "cvta.shared::cluster.u32", modifiers: &S290, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "cvta.param.u64", modifiers: &S288, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "cvta.param and cvta.to.param", modifiers: &S283, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "Sub-qualifier ::cta", modifiers: &S190, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "Sub-qualifier ::cluster", modifiers: &S290, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "cvta.param.u32", modifiers: &S287, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "cvta.shared::cluster.u32", modifiers: &S291, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "cvta.param.u64", modifiers: &S289, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
         ],
         summary: "Turns a state-space address into a generic address, or back.",
         coverage: Coverage { parses: true },
@@ -4495,7 +4499,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: discard",
         category: "Data Movement and Conversion Instructions",
-        names: &S291,
+        names: &S292,
         anchor: "data-movement-and-conversion-instructions-discard",
         syntax: "discard{.global}.level  [a], size;\n\n.level = { .L2 };",
         forms: &[
@@ -4506,7 +4510,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".global", optional: true, placeholder: false, values: &S46 },
-                    Slot { name: ".level", optional: false, placeholder: true, values: &S205 },
+                    Slot { name: ".level", optional: false, placeholder: true, values: &S206 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a]", name: "a", optional: false, negatable: false, address: true },
@@ -4515,7 +4519,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".level", values: &S205 },
+            Definition { name: ".level", values: &S206 },
         ],
         ptx: Some(PtxVersion::new(7, 4)),
         preview: false,
@@ -4532,7 +4536,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: div",
         category: "Floating Point Instructions",
-        names: &S292,
+        names: &S293,
         anchor: "floating-point-instructions-div",
         syntax: "div.approx{.ftz}.f32  d, a, b;  // fast, approximate divide\ndiv.full{.ftz}.f32    d, a, b;  // full-range approximate divide\ndiv.rnd{.ftz}.f32     d, a, b;  // IEEE 754 compliant rounding\ndiv.rnd.f64           d, a, b;  // IEEE 754 compliant rounding\n\n.rnd = { .rn, .rz, .rm, .rp };",
         forms: &[
@@ -4558,7 +4562,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".full", optional: false, placeholder: false, values: &S293 },
+                    Slot { name: ".full", optional: false, placeholder: false, values: &S294 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
@@ -4608,8 +4612,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target: TargetReq::Unstated,
         ptx_gates: &[
             FeatureGate { feature: "div.f32 and div.f64", modifiers: &S178, ptx: Some(PtxVersion::new(1, 0)), sm: None },
-            FeatureGate { feature: "Explicit modifiers .approx, .full, .ftz, and rounding", modifiers: &S294, ptx: Some(PtxVersion::new(1, 4)), sm: None },
-            FeatureGate { feature: "div.approx.f32", modifiers: &S295, ptx: Some(PtxVersion::new(1, 4)), sm: None },
+            FeatureGate { feature: "Explicit modifiers .approx, .full, .ftz, and rounding", modifiers: &S295, ptx: Some(PtxVersion::new(1, 4)), sm: None },
+            FeatureGate { feature: "div.approx.f32", modifiers: &S182, ptx: Some(PtxVersion::new(1, 4)), sm: None },
             FeatureGate { feature: "div.full.f32", modifiers: &S296, ptx: Some(PtxVersion::new(1, 4)), sm: None },
         ],
         target_gates: &[
@@ -4633,7 +4637,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Integer Arithmetic Instructions: div",
         category: "Integer Arithmetic Instructions",
-        names: &S292,
+        names: &S293,
         anchor: "integer-arithmetic-instructions-div",
         syntax: "div.type  d, a, b;\n\n.type = { .u16, .u32, .u64,\n          .s16, .s32, .s64 };",
         forms: &[
@@ -4896,12 +4900,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
         ],
         definitions: &[
         ],
-        ptx: Some(PtxVersion::new(1, 4)),
+        ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
         target: TargetReq::All,
         ptx_gates: &[
             FeatureGate { feature: "ex2.f32", modifiers: &S2, ptx: Some(PtxVersion::new(1, 0)), sm: None },
             FeatureGate { feature: "Explicit modifiers .approx and .ftz", modifiers: &S181, ptx: Some(PtxVersion::new(1, 4)), sm: None },
+            FeatureGate { feature: "ex2.approx.f32", modifiers: &S182, ptx: Some(PtxVersion::new(1, 4)), sm: None },
         ],
         target_gates: &[
         ],
@@ -5214,7 +5219,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".rnd", optional: false, placeholder: true, values: &S23 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".relu", optional: false, placeholder: false, values: &S238 },
+                    Slot { name: ".relu", optional: false, placeholder: false, values: &S239 },
                     Slot { name: ".f16", optional: false, placeholder: false, values: &S5 },
                 ],
                 operands: &[
@@ -5232,7 +5237,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".rnd", optional: false, placeholder: true, values: &S23 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".relu", optional: false, placeholder: false, values: &S238 },
+                    Slot { name: ".relu", optional: false, placeholder: false, values: &S239 },
                     Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
                 ],
                 operands: &[
@@ -5249,7 +5254,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".rnd", optional: false, placeholder: true, values: &S23 },
-                    Slot { name: ".relu", optional: true, placeholder: false, values: &S238 },
+                    Slot { name: ".relu", optional: true, placeholder: false, values: &S239 },
                     Slot { name: ".bf16", optional: false, placeholder: false, values: &S7 },
                 ],
                 operands: &[
@@ -5266,7 +5271,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".rnd", optional: false, placeholder: true, values: &S23 },
-                    Slot { name: ".relu", optional: true, placeholder: false, values: &S238 },
+                    Slot { name: ".relu", optional: true, placeholder: false, values: &S239 },
                     Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S8 },
                 ],
                 operands: &[
@@ -5284,7 +5289,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".rnd", optional: false, placeholder: true, values: &S23 },
                     Slot { name: ".oob", optional: false, placeholder: false, values: &S323 },
-                    Slot { name: ".relu", optional: true, placeholder: false, values: &S238 },
+                    Slot { name: ".relu", optional: true, placeholder: false, values: &S239 },
                     Slot { name: ".type", optional: false, placeholder: true, values: &S324 },
                 ],
                 operands: &[
@@ -5434,7 +5439,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".space", optional: true, placeholder: true, values: &S198 },
+                    Slot { name: ".space", optional: true, placeholder: true, values: &S199 },
                     Slot { name: ".type", optional: false, placeholder: true, values: &S42 },
                 ],
                 operands: &[
@@ -5448,7 +5453,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".shared::cluster", optional: false, placeholder: false, values: &S198 },
+                    Slot { name: ".shared::cluster", optional: false, placeholder: false, values: &S199 },
                     Slot { name: ".type", optional: false, placeholder: true, values: &S42 },
                 ],
                 operands: &[
@@ -5462,7 +5467,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".shared::cluster", optional: false, placeholder: false, values: &S198 },
+                    Slot { name: ".shared::cluster", optional: false, placeholder: false, values: &S199 },
                     Slot { name: ".type", optional: false, placeholder: true, values: &S42 },
                 ],
                 operands: &[
@@ -5476,7 +5481,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".shared::cluster", optional: false, placeholder: false, values: &S198 },
+                    Slot { name: ".shared::cluster", optional: false, placeholder: false, values: &S199 },
                     Slot { name: ".type", optional: false, placeholder: true, values: &S42 },
                 ],
                 operands: &[
@@ -5499,7 +5504,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".space", values: &S198 },
+            Definition { name: ".space", values: &S199 },
             Definition { name: ".type", values: &S42 },
         ],
         ptx: Some(PtxVersion::new(7, 8)),
@@ -5671,7 +5676,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".space", optional: false, placeholder: true, values: &S279 },
+                    Slot { name: ".space", optional: false, placeholder: true, values: &S280 },
                 ],
                 operands: &[
                     OperandSpec { text: "p", name: "p", optional: false, negatable: false, address: false },
@@ -5680,7 +5685,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".space", values: &S279 },
+            Definition { name: ".space", values: &S280 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
         preview: false,
@@ -5688,14 +5693,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         ptx_gates: &[
             FeatureGate { feature: "isspacep.const", modifiers: &S345, ptx: Some(PtxVersion::new(3, 1)), sm: None },
             FeatureGate { feature: "isspacep.param", modifiers: &S346, ptx: Some(PtxVersion::new(7, 7)), sm: None },
-            FeatureGate { feature: "Support for ::cta and ::cluster sub-qualifiers", modifiers: &S283, ptx: Some(PtxVersion::new(7, 8)), sm: None },
-            FeatureGate { feature: "isspacep.shared::cta", modifiers: &S201, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "Support for ::cta and ::cluster sub-qualifiers", modifiers: &S284, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "isspacep.shared::cta", modifiers: &S202, ptx: Some(PtxVersion::new(7, 8)), sm: None },
         ],
         target_gates: &[
             FeatureGate { feature: "isspacep.param", modifiers: &S346, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "Sub-qualifier ::cta", modifiers: &S189, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "Sub-qualifier ::cluster", modifiers: &S289, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "isspacep.shared::cluster", modifiers: &S198, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "Sub-qualifier ::cta", modifiers: &S190, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "Sub-qualifier ::cluster", modifiers: &S290, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "isspacep.shared::cluster", modifiers: &S199, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Tests whether a generic address falls inside a given state space.",
         coverage: Coverage { parses: true },
@@ -5887,7 +5892,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                     Slot { name: ".ss", optional: true, placeholder: true, values: &S357 },
                     Slot { name: ".cop", optional: true, placeholder: true, values: &S358 },
                     Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
-                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S185 },
+                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S186 },
                     Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
                     Slot { name: ".type", optional: false, placeholder: true, values: &S359 },
                 ],
@@ -5907,7 +5912,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                     Slot { name: ".ss", optional: true, placeholder: true, values: &S357 },
                     Slot { name: ".level::eviction_priority", optional: true, placeholder: true, values: &S360 },
                     Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
-                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S185 },
+                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S186 },
                     Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
                     Slot { name: ".type", optional: false, placeholder: true, values: &S359 },
                 ],
@@ -5925,7 +5930,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".volatile", optional: false, placeholder: false, values: &S361 },
                     Slot { name: ".ss", optional: true, placeholder: true, values: &S357 },
-                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S185 },
+                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S186 },
                     Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
                     Slot { name: ".type", optional: false, placeholder: true, values: &S359 },
                 ],
@@ -5945,7 +5950,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                     Slot { name: ".ss", optional: true, placeholder: true, values: &S357 },
                     Slot { name: ".level::eviction_priority", optional: true, placeholder: true, values: &S360 },
                     Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
-                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S185 },
+                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S186 },
                     Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
                     Slot { name: ".type", optional: false, placeholder: true, values: &S359 },
                 ],
@@ -5966,7 +5971,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                     Slot { name: ".ss", optional: true, placeholder: true, values: &S357 },
                     Slot { name: ".level::eviction_priority", optional: true, placeholder: true, values: &S360 },
                     Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
-                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S185 },
+                    Slot { name: ".level::prefetch_size", optional: true, placeholder: true, values: &S186 },
                     Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
                     Slot { name: ".type", optional: false, placeholder: true, values: &S359 },
                 ],
@@ -5982,7 +5987,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             Definition { name: ".cop", values: &S358 },
             Definition { name: ".level::eviction_priority", values: &S360 },
             Definition { name: ".level::cache_hint", values: &S53 },
-            Definition { name: ".level::prefetch_size", values: &S185 },
+            Definition { name: ".level::prefetch_size", values: &S186 },
             Definition { name: ".scope", values: &S50 },
             Definition { name: ".vec", values: &S60 },
             Definition { name: ".type", values: &S359 },
@@ -5997,7 +6002,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "Support for generic addressing of .const space", modifiers: &S345, ptx: Some(PtxVersion::new(1, 0)), sm: None },
             FeatureGate { feature: "Support for .level::eviction_priority, .level::prefetch_size and .level::cache_hint qualifiers", modifiers: &S364, ptx: Some(PtxVersion::new(7, 4)), sm: None },
             FeatureGate { feature: "Support for .cluster scope qualifier", modifiers: &S365, ptx: Some(PtxVersion::new(7, 8)), sm: None },
-            FeatureGate { feature: "Support for ::cta and ::cluster sub-qualifiers", modifiers: &S283, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "Support for ::cta and ::cluster sub-qualifiers", modifiers: &S284, ptx: Some(PtxVersion::new(7, 8)), sm: None },
             FeatureGate { feature: "Support for .unified qualifier", modifiers: &S366, ptx: Some(PtxVersion::new(8, 0)), sm: None },
             FeatureGate { feature: "ld.L2::128B.b8", modifiers: &S367, ptx: Some(PtxVersion::new(7, 4)), sm: None },
             FeatureGate { feature: "ld.L2::256B.b8", modifiers: &S368, ptx: Some(PtxVersion::new(7, 4)), sm: None },
@@ -6025,7 +6030,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "Support for .level::prefetch_size qualifier", modifiers: &S384, ptx: None, sm: Some(SmTarget::sm(75, ArchVariant::Base)) },
             FeatureGate { feature: "Support for .L2::256B and .L2::cache_hint qualifiers", modifiers: &S385, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
             FeatureGate { feature: "Support for .cluster scope qualifier", modifiers: &S365, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "Sub-qualifier ::cta", modifiers: &S189, ptx: None, sm: None },
+            FeatureGate { feature: "Sub-qualifier ::cta", modifiers: &S190, ptx: None, sm: None },
             FeatureGate { feature: "ld.L2::128B.b8", modifiers: &S367, ptx: None, sm: Some(SmTarget::sm(75, ArchVariant::Base)) },
             FeatureGate { feature: "ld.L2::256B.b8", modifiers: &S368, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
             FeatureGate { feature: "ld.L2::64B.b8", modifiers: &S369, ptx: None, sm: Some(SmTarget::sm(75, ArchVariant::Base)) },
@@ -6097,7 +6102,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "ld.global.L2::cache_hint.b64", modifiers: &S381, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
             FeatureGate { feature: "ld.global.relaxed.gpu.u32", modifiers: &S442, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
             FeatureGate { feature: "ld.shared.acquire.gpu.u32", modifiers: &S443, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "ld.shared::cluster.u32", modifiers: &S290, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "ld.shared::cluster.u32", modifiers: &S291, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
             FeatureGate { feature: "ld.shared::cta.acquire.gpu.u32", modifiers: &S382, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
         ],
         summary: "Reads a scalar or vector from memory into registers.",
@@ -6204,7 +6209,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         ],
         target_gates: &[
             FeatureGate { feature: "Support for .level::eviction_priority qualifier", modifiers: &S383, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "Support for .level::cache_hint qualifier", modifiers: &S226, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "Support for .level::cache_hint qualifier", modifiers: &S227, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
             FeatureGate { feature: "ld.global.nc.L1::evict_first.b8", modifiers: &S448, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
             FeatureGate { feature: "ld.global.nc.L1::evict_last.b8", modifiers: &S449, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
             FeatureGate { feature: "ld.global.nc.L1::evict_normal.b8", modifiers: &S450, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
@@ -6297,12 +6302,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
         ],
         definitions: &[
         ],
-        ptx: Some(PtxVersion::new(1, 4)),
+        ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
         target: TargetReq::All,
         ptx_gates: &[
             FeatureGate { feature: "lg2.f32", modifiers: &S2, ptx: Some(PtxVersion::new(1, 0)), sm: None },
             FeatureGate { feature: "Explicit modifiers .approx and .ftz", modifiers: &S181, ptx: Some(PtxVersion::new(1, 4)), sm: None },
+            FeatureGate { feature: "lg2.approx.f32", modifiers: &S182, ptx: Some(PtxVersion::new(1, 4)), sm: None },
         ],
         target_gates: &[
         ],
@@ -6692,7 +6698,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".space", optional: true, placeholder: true, values: &S198 },
+                    Slot { name: ".space", optional: true, placeholder: true, values: &S199 },
                     Slot { name: ".type", optional: false, placeholder: true, values: &S42 },
                 ],
                 operands: &[
@@ -6707,7 +6713,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".shared::cluster", optional: false, placeholder: false, values: &S198 },
+                    Slot { name: ".shared::cluster", optional: false, placeholder: false, values: &S199 },
                     Slot { name: ".type", optional: false, placeholder: true, values: &S42 },
                 ],
                 operands: &[
@@ -6722,7 +6728,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".shared::cluster", optional: false, placeholder: false, values: &S198 },
+                    Slot { name: ".shared::cluster", optional: false, placeholder: false, values: &S199 },
                     Slot { name: ".type", optional: false, placeholder: true, values: &S42 },
                 ],
                 operands: &[
@@ -6737,7 +6743,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".shared::cluster", optional: false, placeholder: false, values: &S198 },
+                    Slot { name: ".shared::cluster", optional: false, placeholder: false, values: &S199 },
                     Slot { name: ".type", optional: false, placeholder: true, values: &S42 },
                 ],
                 operands: &[
@@ -6762,7 +6768,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".space", values: &S198 },
+            Definition { name: ".space", values: &S199 },
             Definition { name: ".type", values: &S42 },
         ],
         ptx: Some(PtxVersion::new(7, 8)),
@@ -7008,7 +7014,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".relu", optional: true, placeholder: false, values: &S238 },
+                    Slot { name: ".relu", optional: true, placeholder: false, values: &S239 },
                     Slot { name: ".btype", optional: false, placeholder: true, values: &S477 },
                 ],
                 operands: &[
@@ -7178,8 +7184,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".init", optional: false, placeholder: false, values: &S483 },
-                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S184 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
+                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S185 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S217 },
                 ],
                 operands: &[
                     OperandSpec { text: "[addr]", name: "addr", optional: false, negatable: false, address: true },
@@ -7193,7 +7199,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         preview: false,
         target: TargetReq::Min(SmTarget::sm(80, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "Support for sub-qualifier ::cta on .shared", modifiers: &S217, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "Support for sub-qualifier ::cta on .shared", modifiers: &S218, ptx: Some(PtxVersion::new(7, 8)), sm: None },
             FeatureGate { feature: "mbarrier.init.shared::cta.b64", modifiers: &S484, ptx: Some(PtxVersion::new(7, 8)), sm: None },
         ],
         target_gates: &[
@@ -7218,8 +7224,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".sem", optional: true, placeholder: true, values: &S486 },
                     Slot { name: ".scope", optional: true, placeholder: true, values: &S487 },
-                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S184 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
+                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S185 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S217 },
                 ],
                 operands: &[
                     OperandSpec { text: "state", name: "state", optional: false, negatable: false, address: false },
@@ -7235,8 +7241,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".sem", optional: true, placeholder: true, values: &S486 },
                     Slot { name: ".scope", optional: true, placeholder: true, values: &S487 },
-                    Slot { name: ".shared::cluster", optional: true, placeholder: false, values: &S198 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
+                    Slot { name: ".shared::cluster", optional: true, placeholder: false, values: &S199 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S217 },
                 ],
                 operands: &[
                     OperandSpec { text: "_", name: "_", optional: false, negatable: false, address: false },
@@ -7253,8 +7259,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                     Slot { name: ".expect_tx", optional: false, placeholder: false, values: &S488 },
                     Slot { name: ".sem", optional: true, placeholder: true, values: &S486 },
                     Slot { name: ".scope", optional: true, placeholder: true, values: &S487 },
-                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S184 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
+                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S185 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S217 },
                 ],
                 operands: &[
                     OperandSpec { text: "state", name: "state", optional: false, negatable: false, address: false },
@@ -7271,8 +7277,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                     Slot { name: ".expect_tx", optional: false, placeholder: false, values: &S488 },
                     Slot { name: ".sem", optional: true, placeholder: true, values: &S486 },
                     Slot { name: ".scope", optional: true, placeholder: true, values: &S487 },
-                    Slot { name: ".shared::cluster", optional: true, placeholder: false, values: &S198 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
+                    Slot { name: ".shared::cluster", optional: true, placeholder: false, values: &S199 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S217 },
                 ],
                 operands: &[
                     OperandSpec { text: "_", name: "_", optional: false, negatable: false, address: false },
@@ -7289,8 +7295,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                     Slot { name: ".noComplete", optional: false, placeholder: false, values: &S489 },
                     Slot { name: ".sem", optional: true, placeholder: true, values: &S486 },
                     Slot { name: ".cta", optional: true, placeholder: false, values: &S130 },
-                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S184 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
+                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S185 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S217 },
                 ],
                 operands: &[
                     OperandSpec { text: "state", name: "state", optional: false, negatable: false, address: false },
@@ -7308,9 +7314,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target: TargetReq::Min(SmTarget::sm(80, ArchVariant::Base)),
         ptx_gates: &[
             FeatureGate { feature: "Support for sink symbol \\u2018_\\u2019 as the destination operand", modifiers: &S36, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "Support for sub-qualifier ::cta on .shared", modifiers: &S217, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "Support for sub-qualifier ::cta on .shared", modifiers: &S218, ptx: Some(PtxVersion::new(7, 8)), sm: None },
             FeatureGate { feature: "Support for count argument without the modifier .noComplete", modifiers: &S489, ptx: Some(PtxVersion::new(7, 0)), sm: None },
-            FeatureGate { feature: "Support for sub-qualifier ::cluster", modifiers: &S289, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "Support for sub-qualifier ::cluster", modifiers: &S290, ptx: Some(PtxVersion::new(8, 0)), sm: None },
             FeatureGate { feature: "Support for qualifier .expect_tx", modifiers: &S488, ptx: Some(PtxVersion::new(8, 0)), sm: None },
             FeatureGate { feature: "Support for .scope and .sem qualifiers", modifiers: &S490, ptx: Some(PtxVersion::new(8, 0)), sm: None },
             FeatureGate { feature: "mbarrier.arrive.shared::cta.b64", modifiers: &S491, ptx: Some(PtxVersion::new(7, 8)), sm: None },
@@ -7320,7 +7326,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
             FeatureGate { feature: "Support for count argument without the modifier .noComplete", modifiers: &S489, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
             FeatureGate { feature: "Qualifier .expect_tx", modifiers: &S488, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "Sub-qualifier ::cluster", modifiers: &S289, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "Sub-qualifier ::cluster", modifiers: &S290, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
             FeatureGate { feature: "Support for .cluster scope", modifiers: &S365, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
             FeatureGate { feature: "mbarrier.arrive.shared::cluster.b64", modifiers: &S492, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
@@ -7344,8 +7350,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".sem", optional: true, placeholder: true, values: &S486 },
                     Slot { name: ".scope", optional: true, placeholder: true, values: &S487 },
-                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S184 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
+                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S185 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S217 },
                 ],
                 operands: &[
                     OperandSpec { text: "state", name: "state", optional: false, negatable: false, address: false },
@@ -7361,8 +7367,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".sem", optional: true, placeholder: true, values: &S486 },
                     Slot { name: ".scope", optional: true, placeholder: true, values: &S487 },
-                    Slot { name: ".shared::cluster", optional: true, placeholder: false, values: &S198 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
+                    Slot { name: ".shared::cluster", optional: true, placeholder: false, values: &S199 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S217 },
                 ],
                 operands: &[
                     OperandSpec { text: "_", name: "_", optional: false, negatable: false, address: false },
@@ -7377,10 +7383,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".expect_tx", optional: false, placeholder: false, values: &S488 },
-                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S184 },
+                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S185 },
                     Slot { name: ".sem", optional: true, placeholder: true, values: &S486 },
                     Slot { name: ".scope", optional: true, placeholder: true, values: &S487 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S217 },
                 ],
                 operands: &[
                     OperandSpec { text: "state", name: "state", optional: false, negatable: false, address: false },
@@ -7395,10 +7401,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".expect_tx", optional: false, placeholder: false, values: &S488 },
-                    Slot { name: ".shared::cluster", optional: true, placeholder: false, values: &S198 },
+                    Slot { name: ".shared::cluster", optional: true, placeholder: false, values: &S199 },
                     Slot { name: ".sem", optional: true, placeholder: true, values: &S486 },
                     Slot { name: ".scope", optional: true, placeholder: true, values: &S487 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S217 },
                 ],
                 operands: &[
                     OperandSpec { text: "_", name: "_", optional: false, negatable: false, address: false },
@@ -7415,8 +7421,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                     Slot { name: ".noComplete", optional: false, placeholder: false, values: &S489 },
                     Slot { name: ".sem", optional: true, placeholder: true, values: &S486 },
                     Slot { name: ".cta", optional: true, placeholder: false, values: &S130 },
-                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S184 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
+                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S185 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S217 },
                 ],
                 operands: &[
                     OperandSpec { text: "state", name: "state", optional: false, negatable: false, address: false },
@@ -7433,10 +7439,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
         preview: false,
         target: TargetReq::Min(SmTarget::sm(80, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "Support for sub-qualifier ::cta on .shared", modifiers: &S217, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "Support for sub-qualifier ::cta on .shared", modifiers: &S218, ptx: Some(PtxVersion::new(7, 8)), sm: None },
             FeatureGate { feature: "Support for count argument without the modifier .noComplete", modifiers: &S489, ptx: Some(PtxVersion::new(7, 0)), sm: None },
             FeatureGate { feature: "Support for qualifier .expect_tx", modifiers: &S488, ptx: Some(PtxVersion::new(8, 0)), sm: None },
-            FeatureGate { feature: "Support for sub-qualifier ::cluster", modifiers: &S289, ptx: Some(PtxVersion::new(8, 0)), sm: None },
+            FeatureGate { feature: "Support for sub-qualifier ::cluster", modifiers: &S290, ptx: Some(PtxVersion::new(8, 0)), sm: None },
             FeatureGate { feature: "Support for .scope and .sem qualifiers", modifiers: &S490, ptx: Some(PtxVersion::new(8, 0)), sm: None },
             FeatureGate { feature: "mbarrier.arrive_drop.shared::cta.b64", modifiers: &S495, ptx: Some(PtxVersion::new(7, 8)), sm: None },
             FeatureGate { feature: "mbarrier.arrive_drop.shared::cluster.b64", modifiers: &S496, ptx: Some(PtxVersion::new(8, 0)), sm: None },
@@ -7445,7 +7451,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         target_gates: &[
             FeatureGate { feature: "Support for count argument without the modifier .noComplete", modifiers: &S489, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
             FeatureGate { feature: "Qualifier .expect_tx", modifiers: &S488, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "Sub-qualifier ::cluster", modifiers: &S289, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "Sub-qualifier ::cluster", modifiers: &S290, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
             FeatureGate { feature: "Support for .cluster scope", modifiers: &S365, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
             FeatureGate { feature: "mbarrier.arrive_drop.shared::cluster.b64", modifiers: &S496, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
@@ -7470,7 +7476,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                     Slot { name: ".sem", optional: true, placeholder: true, values: &S362 },
                     Slot { name: ".scope", optional: true, placeholder: true, values: &S487 },
                     Slot { name: ".space", optional: true, placeholder: true, values: &S499 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S217 },
                 ],
                 operands: &[
                     OperandSpec { text: "[addr]", name: "addr", optional: false, negatable: false, address: true },
@@ -7511,7 +7517,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                     Slot { name: ".sem", optional: true, placeholder: true, values: &S362 },
                     Slot { name: ".scope", optional: true, placeholder: true, values: &S487 },
                     Slot { name: ".space", optional: true, placeholder: true, values: &S499 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S217 },
                 ],
                 operands: &[
                     OperandSpec { text: "[addr]", name: "addr", optional: false, negatable: false, address: true },
@@ -7549,8 +7555,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S184 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
+                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S185 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S217 },
                 ],
                 operands: &[
                     OperandSpec { text: "[addr]", name: "addr", optional: false, negatable: false, address: true },
@@ -7564,7 +7570,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         preview: false,
         target: TargetReq::Min(SmTarget::sm(80, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "Support for sub-qualifier ::cta on .shared", modifiers: &S217, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "Support for sub-qualifier ::cta on .shared", modifiers: &S218, ptx: Some(PtxVersion::new(7, 8)), sm: None },
             FeatureGate { feature: "mbarrier.init.shared::cta.b64", modifiers: &S484, ptx: Some(PtxVersion::new(7, 8)), sm: None },
         ],
         target_gates: &[
@@ -7587,8 +7593,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S184 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
+                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S185 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S217 },
                 ],
                 operands: &[
                     OperandSpec { text: "[addr]", name: "addr", optional: false, negatable: false, address: true },
@@ -7601,7 +7607,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         preview: false,
         target: TargetReq::Min(SmTarget::sm(80, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "Support for sub-qualifier ::cta on .shared", modifiers: &S217, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "Support for sub-qualifier ::cta on .shared", modifiers: &S218, ptx: Some(PtxVersion::new(7, 8)), sm: None },
             FeatureGate { feature: "mbarrier.inval.shared::cta.b64", modifiers: &S503, ptx: Some(PtxVersion::new(7, 8)), sm: None },
         ],
         target_gates: &[
@@ -7624,7 +7630,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S217 },
                 ],
                 operands: &[
                     OperandSpec { text: "count", name: "count", optional: false, negatable: false, address: false },
@@ -7661,8 +7667,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".sem", optional: true, placeholder: true, values: &S148 },
                     Slot { name: ".scope", optional: true, placeholder: true, values: &S487 },
-                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S184 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
+                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S185 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S217 },
                 ],
                 operands: &[
                     OperandSpec { text: "waitComplete", name: "waitComplete", optional: false, negatable: false, address: false },
@@ -7679,8 +7685,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                     Slot { name: ".parity", optional: false, placeholder: false, values: &S506 },
                     Slot { name: ".sem", optional: true, placeholder: true, values: &S148 },
                     Slot { name: ".scope", optional: true, placeholder: true, values: &S487 },
-                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S184 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
+                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S185 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S217 },
                 ],
                 operands: &[
                     OperandSpec { text: "waitComplete", name: "waitComplete", optional: false, negatable: false, address: false },
@@ -7696,8 +7702,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".sem", optional: true, placeholder: true, values: &S148 },
                     Slot { name: ".scope", optional: true, placeholder: true, values: &S487 },
-                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S184 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
+                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S185 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S217 },
                 ],
                 operands: &[
                     OperandSpec { text: "waitComplete", name: "waitComplete", optional: false, negatable: false, address: false },
@@ -7715,8 +7721,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                     Slot { name: ".sem", optional: true, placeholder: true, values: &S148 },
                     Slot { name: ".scope", optional: true, placeholder: true, values: &S487 },
                     Slot { name: ".parity", optional: false, placeholder: false, values: &S506 },
-                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S184 },
-                    Slot { name: ".b64", optional: false, placeholder: false, values: &S216 },
+                    Slot { name: ".shared{::cta}", optional: true, placeholder: false, values: &S185 },
+                    Slot { name: ".b64", optional: false, placeholder: false, values: &S217 },
                 ],
                 operands: &[
                     OperandSpec { text: "waitComplete", name: "waitComplete", optional: false, negatable: false, address: false },
@@ -7737,7 +7743,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "mbarrier.test_wait", modifiers: &S507, ptx: Some(PtxVersion::new(7, 0)), sm: None },
             FeatureGate { feature: "Modifier .parity", modifiers: &S506, ptx: Some(PtxVersion::new(7, 1)), sm: None },
             FeatureGate { feature: "mbarrier.try_wait", modifiers: &S508, ptx: Some(PtxVersion::new(7, 8)), sm: None },
-            FeatureGate { feature: "Support for sub-qualifier ::cta on .shared", modifiers: &S217, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "Support for sub-qualifier ::cta on .shared", modifiers: &S218, ptx: Some(PtxVersion::new(7, 8)), sm: None },
             FeatureGate { feature: "Support for .scope and .sem qualifiers", modifiers: &S490, ptx: Some(PtxVersion::new(8, 0)), sm: None },
             FeatureGate { feature: "mbarrier.test_wait.shared::cta.b64", modifiers: &S509, ptx: Some(PtxVersion::new(7, 8)), sm: None },
         ],
@@ -8033,7 +8039,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".relu", optional: true, placeholder: false, values: &S238 },
+                    Slot { name: ".relu", optional: true, placeholder: false, values: &S239 },
                     Slot { name: ".btype", optional: false, placeholder: true, values: &S477 },
                 ],
                 operands: &[
@@ -9747,16 +9753,18 @@ pub(crate) static ENTRIES: &[Entry] = &[
         definitions: &[
             Definition { name: ".rnd", values: &S14 },
         ],
-        ptx: Some(PtxVersion::new(1, 4)),
+        ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
             FeatureGate { feature: "rcp.f32 and rcp.f64", modifiers: &S178, ptx: Some(PtxVersion::new(1, 0)), sm: None },
             FeatureGate { feature: "rcp.rn.f64 and explicit modifiers .approx and .ftz", modifiers: &S567, ptx: Some(PtxVersion::new(1, 4)), sm: None },
             FeatureGate { feature: "General rounding modifiers", modifiers: &S36, ptx: Some(PtxVersion::new(2, 0)), sm: None },
+            FeatureGate { feature: "rcp.approx.f32", modifiers: &S182, ptx: Some(PtxVersion::new(1, 4)), sm: None },
+            FeatureGate { feature: "rcp.rn.f64", modifiers: &S299, ptx: Some(PtxVersion::new(1, 4)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "rcp.approx.f32", modifiers: &S295, ptx: None, sm: None },
+            FeatureGate { feature: "rcp.approx.f32", modifiers: &S182, ptx: None, sm: None },
             FeatureGate { feature: "rcp.rnd.f32", modifiers: &S298, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "rcp.rn.f64", modifiers: &S299, ptx: None, sm: None },
             FeatureGate { feature: "rcp.{rz,rm,rp}.f64", modifiers: &S300, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
@@ -9823,7 +9831,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                     Slot { name: ".sem", optional: true, placeholder: true, values: &S537 },
                     Slot { name: ".scope", optional: true, placeholder: true, values: &S50 },
                     Slot { name: ".space", optional: true, placeholder: true, values: &S51 },
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S221 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S222 },
                     Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
                     Slot { name: ".type", optional: false, placeholder: true, values: &S54 },
                 ],
@@ -9980,7 +9988,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             Definition { name: ".space", values: &S51 },
             Definition { name: ".sem", values: &S537 },
             Definition { name: ".scope", values: &S50 },
-            Definition { name: ".op", values: &S221 },
+            Definition { name: ".op", values: &S222 },
             Definition { name: ".level::cache_hint", values: &S53 },
             Definition { name: ".type", values: &S54 },
             Definition { name: ".scope", values: &S59 },
@@ -10098,8 +10106,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".relaxed", optional: false, placeholder: false, values: &S362 },
                     Slot { name: ".cluster", optional: false, placeholder: false, values: &S365 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S198 },
-                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S199 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S199 },
+                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S200 },
                     Slot { name: ".op", optional: false, placeholder: true, values: &S580 },
                     Slot { name: ".type", optional: false, placeholder: true, values: &S136 },
                 ],
@@ -10117,8 +10125,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".relaxed", optional: false, placeholder: false, values: &S362 },
                     Slot { name: ".cluster", optional: false, placeholder: false, values: &S365 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S198 },
-                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S199 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S199 },
+                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S200 },
                     Slot { name: ".op", optional: false, placeholder: true, values: &S581 },
                     Slot { name: ".type", optional: false, placeholder: true, values: &S307 },
                 ],
@@ -10136,8 +10144,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".relaxed", optional: false, placeholder: false, values: &S362 },
                     Slot { name: ".cluster", optional: false, placeholder: false, values: &S365 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S198 },
-                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S199 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S199 },
+                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S200 },
                     Slot { name: ".op", optional: false, placeholder: true, values: &S582 },
                     Slot { name: ".type", optional: false, placeholder: true, values: &S12 },
                 ],
@@ -10155,8 +10163,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".relaxed", optional: false, placeholder: false, values: &S362 },
                     Slot { name: ".cluster", optional: false, placeholder: false, values: &S365 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S198 },
-                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S199 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S199 },
+                    Slot { name: ".completion_mechanism", optional: false, placeholder: true, values: &S200 },
                     Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
                     Slot { name: ".type", optional: false, placeholder: true, values: &S583 },
                 ],
@@ -10168,10 +10176,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".ss", values: &S198 },
+            Definition { name: ".ss", values: &S199 },
             Definition { name: ".op", values: &S580 },
             Definition { name: ".type", values: &S136 },
-            Definition { name: ".completion_mechanism", values: &S199 },
+            Definition { name: ".completion_mechanism", values: &S200 },
             Definition { name: ".op", values: &S581 },
             Definition { name: ".type", values: &S307 },
             Definition { name: ".op", values: &S582 },
@@ -10558,12 +10566,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
         ],
         definitions: &[
         ],
-        ptx: Some(PtxVersion::new(1, 4)),
+        ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
             FeatureGate { feature: "rsqrt.f32 and rsqrt.f64", modifiers: &S178, ptx: Some(PtxVersion::new(1, 0)), sm: None },
             FeatureGate { feature: "Explicit modifiers .approx and .ftz", modifiers: &S181, ptx: Some(PtxVersion::new(1, 4)), sm: None },
+            FeatureGate { feature: "rsqrt.approx.f32", modifiers: &S182, ptx: Some(PtxVersion::new(1, 4)), sm: None },
+            FeatureGate { feature: "rsqrt.approx.f64", modifiers: &S591, ptx: Some(PtxVersion::new(1, 4)), sm: None },
         ],
         target_gates: &[
             FeatureGate { feature: "rsqrt.f32", modifiers: &S2, ptx: None, sm: None },
@@ -10577,7 +10587,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: rsqrt.approx.ftz.f64",
         category: "Floating Point Instructions",
-        names: &S591,
+        names: &S592,
         anchor: "floating-point-instructions-rsqrt-approx-ftz-f64",
         syntax: "rsqrt.approx.ftz.f64 d, a;",
         forms: &[
@@ -10611,7 +10621,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Integer Arithmetic Instructions: sad",
         category: "Integer Arithmetic Instructions",
-        names: &S592,
+        names: &S593,
         anchor: "integer-arithmetic-instructions-sad",
         syntax: "sad.type  d, a, b, c;\n\n.type = { .u16, .u32, .u64,\n          .s16, .s32, .s64 };",
         forms: &[
@@ -10649,7 +10659,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Comparison and Selection Instructions: selp",
         category: "Comparison and Selection Instructions",
-        names: &S593,
+        names: &S594,
         anchor: "comparison-and-selection-instructions-selp",
         syntax: "selp.type d, a, b, c;\n\n.type = { .b16, .b32, .b64,\n          .u16, .u32, .u64,\n          .s16, .s32, .s64,\n                .f32, .f64 };",
         forms: &[
@@ -10659,7 +10669,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S594 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S595 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -10670,7 +10680,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S594 },
+            Definition { name: ".type", values: &S595 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
@@ -10688,7 +10698,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Comparison and Selection Instructions: set",
         category: "Comparison and Selection Instructions",
-        names: &S595,
+        names: &S596,
         anchor: "comparison-and-selection-instructions-set",
         syntax: "set.CmpOp{.ftz}.dtype.stype         d, a, b;\nset.CmpOp.BoolOp{.ftz}.dtype.stype  d, a, b, {!}c;\n\n.CmpOp  = { eq, ne, lt, le, gt, ge, lo, ls, hi, hs,\n            equ, neu, ltu, leu, gtu, geu, num, nan };\n.BoolOp = { and, or, xor };\n.dtype  = { .u32, .s32, .f32 };\n.stype  = { .b16, .b32, .b64,\n            .u16, .u32, .u64,\n            .s16, .s32, .s64,\n                  .f32, .f64 };",
         forms: &[
@@ -10698,10 +10708,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S596 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S597 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S597 },
-                    Slot { name: ".stype", optional: false, placeholder: true, values: &S594 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".stype", optional: false, placeholder: true, values: &S595 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -10715,11 +10725,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S596 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S597 },
                     Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S582 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S597 },
-                    Slot { name: ".stype", optional: false, placeholder: true, values: &S594 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".stype", optional: false, placeholder: true, values: &S595 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -10730,10 +10740,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".CmpOp", values: &S596 },
+            Definition { name: ".CmpOp", values: &S597 },
             Definition { name: ".BoolOp", values: &S582 },
-            Definition { name: ".dtype", values: &S597 },
-            Definition { name: ".stype", values: &S594 },
+            Definition { name: ".dtype", values: &S598 },
+            Definition { name: ".stype", values: &S595 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
@@ -10751,7 +10761,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Half Precision Comparison Instructions: set",
         category: "Half Precision Comparison Instructions",
-        names: &S595,
+        names: &S596,
         anchor: "half-precision-comparison-instructions-set",
         syntax: "set.CmpOp{.ftz}.f16.stype            d, a, b;\nset.CmpOp.BoolOp{.ftz}.f16.stype     d, a, b, {!}c;\n\nset.CmpOp.bf16.stype                 d, a, b;\nset.CmpOp.BoolOp.bf16.stype          d, a, b, {!}c;\n\nset.CmpOp{.ftz}.dtype.f16            d, a, b;\nset.CmpOp.BoolOp{.ftz}.dtype.f16     d, a, b, {!}c;\n.dtype  = { .u16, .s16, .u32, .s32}\n\nset.CmpOp.dtype.bf16                 d, a, b;\nset.CmpOp.BoolOp.dtype.bf16          d, a, b, {!}c;\n.dtype  = { .u16, .s16, .u32, .s32}\n\nset.CmpOp{.ftz}.dtype.f16x2          d, a, b;\nset.CmpOp.BoolOp{.ftz}.dtype.f16x2   d, a, b, {!}c;\n.dtype  = { .f16x2, .u32, .s32}\n\nset.CmpOp.dtype.bf16x2               d, a, b;\nset.CmpOp.BoolOp.dtype.bf16x2        d, a, b, {!}c;\n.dtype  = { .bf16x2, .u32, .s32}\n\n.CmpOp  = { eq, ne, lt, le, gt, ge,\n            equ, neu, ltu, leu, gtu, geu, num, nan };\n.BoolOp = { and, or, xor };\n.stype  = { .b16, .b32, .b64,\n            .u16, .u32, .u64,\n            .s16, .s32, .s64,\n            .f16, .f32, .f64};",
         forms: &[
@@ -10761,10 +10771,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S599 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
                     Slot { name: ".f16", optional: false, placeholder: false, values: &S5 },
-                    Slot { name: ".stype", optional: false, placeholder: true, values: &S599 },
+                    Slot { name: ".stype", optional: false, placeholder: true, values: &S600 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -10778,11 +10788,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S599 },
                     Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S582 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
                     Slot { name: ".f16", optional: false, placeholder: false, values: &S5 },
-                    Slot { name: ".stype", optional: false, placeholder: true, values: &S599 },
+                    Slot { name: ".stype", optional: false, placeholder: true, values: &S600 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -10797,9 +10807,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S599 },
                     Slot { name: ".bf16", optional: false, placeholder: false, values: &S7 },
-                    Slot { name: ".stype", optional: false, placeholder: true, values: &S599 },
+                    Slot { name: ".stype", optional: false, placeholder: true, values: &S600 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -10813,10 +10823,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S599 },
                     Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S582 },
                     Slot { name: ".bf16", optional: false, placeholder: false, values: &S7 },
-                    Slot { name: ".stype", optional: false, placeholder: true, values: &S599 },
+                    Slot { name: ".stype", optional: false, placeholder: true, values: &S600 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -10831,9 +10841,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S599 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S600 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S601 },
                     Slot { name: ".f16", optional: false, placeholder: false, values: &S5 },
                 ],
                 operands: &[
@@ -10848,10 +10858,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S599 },
                     Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S582 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S600 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S601 },
                     Slot { name: ".f16", optional: false, placeholder: false, values: &S5 },
                 ],
                 operands: &[
@@ -10867,8 +10877,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S600 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S599 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S601 },
                     Slot { name: ".bf16", optional: false, placeholder: false, values: &S7 },
                 ],
                 operands: &[
@@ -10883,9 +10893,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S599 },
                     Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S582 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S600 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S601 },
                     Slot { name: ".bf16", optional: false, placeholder: false, values: &S7 },
                 ],
                 operands: &[
@@ -10901,9 +10911,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S599 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S601 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S602 },
                     Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
                 ],
                 operands: &[
@@ -10918,10 +10928,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S599 },
                     Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S582 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S601 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S602 },
                     Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
                 ],
                 operands: &[
@@ -10937,8 +10947,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S602 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S599 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S603 },
                     Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S8 },
                 ],
                 operands: &[
@@ -10953,9 +10963,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S599 },
                     Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S582 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S602 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S603 },
                     Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S8 },
                 ],
                 operands: &[
@@ -10967,82 +10977,82 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".dtype", values: &S600 },
             Definition { name: ".dtype", values: &S601 },
             Definition { name: ".dtype", values: &S602 },
-            Definition { name: ".CmpOp", values: &S598 },
+            Definition { name: ".dtype", values: &S603 },
+            Definition { name: ".CmpOp", values: &S599 },
             Definition { name: ".BoolOp", values: &S582 },
-            Definition { name: ".stype", values: &S599 },
+            Definition { name: ".stype", values: &S600 },
         ],
         ptx: Some(PtxVersion::new(4, 2)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(53, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "set.{u16, u32, s16, s32}.f16 and set.{u32, s32}.f16x2", modifiers: &S603, ptx: Some(PtxVersion::new(6, 5)), sm: None },
-            FeatureGate { feature: "set.{u16, u32, s16, s32}.bf16, set.{u32, s32, bf16x2}.bf16x2, set.bf16.{s16,u16,f16,b16,s32,u32,f32,b32,s64,u64,f64,b64}", modifiers: &S604, ptx: Some(PtxVersion::new(7, 8)), sm: None },
-            FeatureGate { feature: "set.eq.ftz.u16.f16", modifiers: &S605, ptx: Some(PtxVersion::new(6, 5)), sm: None },
-            FeatureGate { feature: "set.equ.u16.f16", modifiers: &S606, ptx: Some(PtxVersion::new(6, 5)), sm: None },
-            FeatureGate { feature: "set.ge.u16.f16", modifiers: &S607, ptx: Some(PtxVersion::new(6, 5)), sm: None },
-            FeatureGate { feature: "set.geu.u16.f16", modifiers: &S608, ptx: Some(PtxVersion::new(6, 5)), sm: None },
-            FeatureGate { feature: "set.gt.u16.f16", modifiers: &S609, ptx: Some(PtxVersion::new(6, 5)), sm: None },
-            FeatureGate { feature: "set.gtu.u16.f16", modifiers: &S610, ptx: Some(PtxVersion::new(6, 5)), sm: None },
-            FeatureGate { feature: "set.le.u16.f16", modifiers: &S611, ptx: Some(PtxVersion::new(6, 5)), sm: None },
-            FeatureGate { feature: "set.leu.u16.f16", modifiers: &S612, ptx: Some(PtxVersion::new(6, 5)), sm: None },
-            FeatureGate { feature: "set.lt.u16.f16", modifiers: &S613, ptx: Some(PtxVersion::new(6, 5)), sm: None },
-            FeatureGate { feature: "set.ltu.u16.f16", modifiers: &S614, ptx: Some(PtxVersion::new(6, 5)), sm: None },
-            FeatureGate { feature: "set.nan.u16.f16", modifiers: &S615, ptx: Some(PtxVersion::new(6, 5)), sm: None },
-            FeatureGate { feature: "set.ne.u16.f16", modifiers: &S616, ptx: Some(PtxVersion::new(6, 5)), sm: None },
-            FeatureGate { feature: "set.neu.u16.f16", modifiers: &S617, ptx: Some(PtxVersion::new(6, 5)), sm: None },
-            FeatureGate { feature: "set.num.u16.f16", modifiers: &S618, ptx: Some(PtxVersion::new(6, 5)), sm: None },
-            FeatureGate { feature: "set.eq.or.u16.f16", modifiers: &S619, ptx: Some(PtxVersion::new(6, 5)), sm: None },
-            FeatureGate { feature: "set.eq.xor.u16.f16", modifiers: &S620, ptx: Some(PtxVersion::new(6, 5)), sm: None },
-            FeatureGate { feature: "set.eq.s32.f16x2", modifiers: &S621, ptx: Some(PtxVersion::new(6, 5)), sm: None },
-            FeatureGate { feature: "set.eq.u32.f16x2", modifiers: &S622, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.{u16, u32, s16, s32}.f16 and set.{u32, s32}.f16x2", modifiers: &S604, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.{u16, u32, s16, s32}.bf16, set.{u32, s32, bf16x2}.bf16x2, set.bf16.{s16,u16,f16,b16,s32,u32,f32,b32,s64,u64,f64,b64}", modifiers: &S605, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "set.eq.ftz.u16.f16", modifiers: &S606, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.equ.u16.f16", modifiers: &S607, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.ge.u16.f16", modifiers: &S608, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.geu.u16.f16", modifiers: &S609, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.gt.u16.f16", modifiers: &S610, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.gtu.u16.f16", modifiers: &S611, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.le.u16.f16", modifiers: &S612, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.leu.u16.f16", modifiers: &S613, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.lt.u16.f16", modifiers: &S614, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.ltu.u16.f16", modifiers: &S615, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.nan.u16.f16", modifiers: &S616, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.ne.u16.f16", modifiers: &S617, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.neu.u16.f16", modifiers: &S618, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.num.u16.f16", modifiers: &S619, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.eq.or.u16.f16", modifiers: &S620, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.eq.xor.u16.f16", modifiers: &S621, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.eq.s32.f16x2", modifiers: &S622, ptx: Some(PtxVersion::new(6, 5)), sm: None },
+            FeatureGate { feature: "set.eq.u32.f16x2", modifiers: &S623, ptx: Some(PtxVersion::new(6, 5)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "set.{u16, u32, s16, s32}.bf16, set.{u32, s32, bf16x2}.bf16x2, set.bf16.{s16,u16,f16,b16,s32,u32,f32,b32,s64,u64,f64,b64}", modifiers: &S604, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.eq.bf16.b16", modifiers: &S623, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.eq.bf16.b32", modifiers: &S624, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.eq.bf16.b64", modifiers: &S625, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.eq.bf16.f16", modifiers: &S626, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.eq.bf16.f32", modifiers: &S627, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.eq.bf16.f64", modifiers: &S628, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.eq.bf16.s16", modifiers: &S629, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.eq.bf16.s32", modifiers: &S630, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.eq.bf16.s64", modifiers: &S631, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.eq.bf16.u16", modifiers: &S632, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.eq.bf16.u32", modifiers: &S633, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.eq.bf16.u64", modifiers: &S634, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.ne.bf16.b16", modifiers: &S635, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.equ.u16.bf16", modifiers: &S636, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.ge.u16.bf16", modifiers: &S637, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.geu.u16.bf16", modifiers: &S638, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.gt.u16.bf16", modifiers: &S639, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.gtu.u16.bf16", modifiers: &S640, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.le.u16.bf16", modifiers: &S641, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.leu.u16.bf16", modifiers: &S642, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.lt.u16.bf16", modifiers: &S643, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.ltu.u16.bf16", modifiers: &S644, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.nan.u16.bf16", modifiers: &S645, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.ne.u16.bf16", modifiers: &S646, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.neu.u16.bf16", modifiers: &S647, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.num.u16.bf16", modifiers: &S648, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.eq.bf16x2.bf16x2", modifiers: &S649, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.equ.bf16x2.bf16x2", modifiers: &S650, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.ge.bf16x2.bf16x2", modifiers: &S651, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.geu.bf16x2.bf16x2", modifiers: &S652, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.gt.bf16x2.bf16x2", modifiers: &S653, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.gtu.bf16x2.bf16x2", modifiers: &S654, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.le.bf16x2.bf16x2", modifiers: &S655, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.leu.bf16x2.bf16x2", modifiers: &S656, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.lt.bf16x2.bf16x2", modifiers: &S657, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.ltu.bf16x2.bf16x2", modifiers: &S658, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.nan.bf16x2.bf16x2", modifiers: &S659, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.ne.bf16x2.bf16x2", modifiers: &S660, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.neu.bf16x2.bf16x2", modifiers: &S661, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.num.bf16x2.bf16x2", modifiers: &S662, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.ltu.or.bf16.f16", modifiers: &S663, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "set.num.xor.s32.bf16", modifiers: &S664, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.{u16, u32, s16, s32}.bf16, set.{u32, s32, bf16x2}.bf16x2, set.bf16.{s16,u16,f16,b16,s32,u32,f32,b32,s64,u64,f64,b64}", modifiers: &S605, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.eq.bf16.b16", modifiers: &S624, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.eq.bf16.b32", modifiers: &S625, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.eq.bf16.b64", modifiers: &S626, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.eq.bf16.f16", modifiers: &S627, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.eq.bf16.f32", modifiers: &S628, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.eq.bf16.f64", modifiers: &S629, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.eq.bf16.s16", modifiers: &S630, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.eq.bf16.s32", modifiers: &S631, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.eq.bf16.s64", modifiers: &S632, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.eq.bf16.u16", modifiers: &S633, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.eq.bf16.u32", modifiers: &S634, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.eq.bf16.u64", modifiers: &S635, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.ne.bf16.b16", modifiers: &S636, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.equ.u16.bf16", modifiers: &S637, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.ge.u16.bf16", modifiers: &S638, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.geu.u16.bf16", modifiers: &S639, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.gt.u16.bf16", modifiers: &S640, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.gtu.u16.bf16", modifiers: &S641, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.le.u16.bf16", modifiers: &S642, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.leu.u16.bf16", modifiers: &S643, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.lt.u16.bf16", modifiers: &S644, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.ltu.u16.bf16", modifiers: &S645, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.nan.u16.bf16", modifiers: &S646, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.ne.u16.bf16", modifiers: &S647, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.neu.u16.bf16", modifiers: &S648, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.num.u16.bf16", modifiers: &S649, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.eq.bf16x2.bf16x2", modifiers: &S650, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.equ.bf16x2.bf16x2", modifiers: &S651, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.ge.bf16x2.bf16x2", modifiers: &S652, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.geu.bf16x2.bf16x2", modifiers: &S653, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.gt.bf16x2.bf16x2", modifiers: &S654, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.gtu.bf16x2.bf16x2", modifiers: &S655, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.le.bf16x2.bf16x2", modifiers: &S656, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.leu.bf16x2.bf16x2", modifiers: &S657, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.lt.bf16x2.bf16x2", modifiers: &S658, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.ltu.bf16x2.bf16x2", modifiers: &S659, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.nan.bf16x2.bf16x2", modifiers: &S660, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.ne.bf16x2.bf16x2", modifiers: &S661, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.neu.bf16x2.bf16x2", modifiers: &S662, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.num.bf16x2.bf16x2", modifiers: &S663, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.ltu.or.bf16.f16", modifiers: &S664, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "set.num.xor.s32.bf16", modifiers: &S665, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Compares f16/bf16 values and writes a mask or 1.0/0.0 result.",
         coverage: Coverage { parses: true },
@@ -11052,7 +11062,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Miscellaneous Instructions: setmaxnreg",
         category: "Miscellaneous Instructions",
-        names: &S665,
+        names: &S666,
         anchor: "miscellaneous-instructions-setmaxnreg",
         syntax: "setmaxnreg.action.sync.aligned.u32 imm-reg-count;\n\n.action = { .inc, .dec };",
         forms: &[
@@ -11090,7 +11100,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Comparison and Selection Instructions: setp",
         category: "Comparison and Selection Instructions",
-        names: &S666,
+        names: &S667,
         anchor: "comparison-and-selection-instructions-setp",
         syntax: "setp.CmpOp{.ftz}.type         p[|q], a, b;\nsetp.CmpOp.BoolOp{.ftz}.type  p[|q], a, b, {!}c;\n\n.CmpOp  = { eq, ne, lt, le, gt, ge, lo, ls, hi, hs,\n            equ, neu, ltu, leu, gtu, geu, num, nan };\n.BoolOp = { and, or, xor };\n.type   = { .b16, .b32, .b64,\n            .u16, .u32, .u64,\n            .s16, .s32, .s64,\n                  .f32, .f64 };",
         forms: &[
@@ -11100,9 +11110,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S596 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S597 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S594 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S595 },
                 ],
                 operands: &[
                     OperandSpec { text: "p[|q]", name: "p", optional: false, negatable: false, address: false },
@@ -11116,10 +11126,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S596 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S597 },
                     Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S582 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S594 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S595 },
                 ],
                 operands: &[
                     OperandSpec { text: "p[|q]", name: "p", optional: false, negatable: false, address: false },
@@ -11130,9 +11140,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".CmpOp", values: &S596 },
+            Definition { name: ".CmpOp", values: &S597 },
             Definition { name: ".BoolOp", values: &S582 },
-            Definition { name: ".type", values: &S594 },
+            Definition { name: ".type", values: &S595 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
@@ -11150,7 +11160,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Half Precision Comparison Instructions: setp",
         category: "Half Precision Comparison Instructions",
-        names: &S666,
+        names: &S667,
         anchor: "half-precision-comparison-instructions-setp",
         syntax: "setp.CmpOp{.ftz}.f16           p, a, b;\nsetp.CmpOp.BoolOp{.ftz}.f16    p, a, b, {!}c;\n\nsetp.CmpOp{.ftz}.f16x2         p|q, a, b;\nsetp.CmpOp.BoolOp{.ftz}.f16x2  p|q, a, b, {!}c;\n\nsetp.CmpOp.bf16                p, a, b;\nsetp.CmpOp.BoolOp.bf16         p, a, b, {!}c;\n\nsetp.CmpOp.bf16x2              p|q, a, b;\nsetp.CmpOp.BoolOp.bf16x2       p|q, a, b, {!}c;\n\n.CmpOp  = { eq, ne, lt, le, gt, ge,\n            equ, neu, ltu, leu, gtu, geu, num, nan };\n.BoolOp = { and, or, xor };",
         forms: &[
@@ -11160,7 +11170,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S599 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
                     Slot { name: ".f16", optional: false, placeholder: false, values: &S5 },
                 ],
@@ -11176,7 +11186,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S599 },
                     Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S582 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
                     Slot { name: ".f16", optional: false, placeholder: false, values: &S5 },
@@ -11194,7 +11204,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S599 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
                     Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
                 ],
@@ -11210,7 +11220,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S599 },
                     Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S582 },
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
                     Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
@@ -11228,7 +11238,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S599 },
                     Slot { name: ".bf16", optional: false, placeholder: false, values: &S7 },
                 ],
                 operands: &[
@@ -11243,7 +11253,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S599 },
                     Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S582 },
                     Slot { name: ".bf16", optional: false, placeholder: false, values: &S7 },
                 ],
@@ -11260,7 +11270,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S599 },
                     Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S8 },
                 ],
                 operands: &[
@@ -11275,7 +11285,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S598 },
+                    Slot { name: ".CmpOp", optional: false, placeholder: true, values: &S599 },
                     Slot { name: ".BoolOp", optional: false, placeholder: true, values: &S582 },
                     Slot { name: ".bf16x2", optional: false, placeholder: false, values: &S8 },
                 ],
@@ -11288,7 +11298,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".CmpOp", values: &S598 },
+            Definition { name: ".CmpOp", values: &S599 },
             Definition { name: ".BoolOp", values: &S582 },
         ],
         ptx: Some(PtxVersion::new(4, 2)),
@@ -11299,34 +11309,34 @@ pub(crate) static ENTRIES: &[Entry] = &[
         ],
         target_gates: &[
             FeatureGate { feature: "setp.{bf16/bf16x2}", modifiers: &S9, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "setp.eq.bf16", modifiers: &S667, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "setp.equ.bf16", modifiers: &S668, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "setp.ge.bf16", modifiers: &S669, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "setp.geu.bf16", modifiers: &S670, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "setp.gt.bf16", modifiers: &S671, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "setp.gtu.bf16", modifiers: &S672, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "setp.le.bf16", modifiers: &S673, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "setp.leu.bf16", modifiers: &S674, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "setp.lt.bf16", modifiers: &S675, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "setp.ltu.bf16", modifiers: &S676, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "setp.nan.bf16", modifiers: &S677, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "setp.ne.bf16", modifiers: &S678, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "setp.neu.bf16", modifiers: &S679, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "setp.num.bf16", modifiers: &S680, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "setp.eq.bf16x2", modifiers: &S681, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "setp.equ.bf16x2", modifiers: &S682, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "setp.ge.bf16x2", modifiers: &S683, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "setp.geu.bf16x2", modifiers: &S684, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "setp.gt.bf16x2", modifiers: &S685, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "setp.gtu.bf16x2", modifiers: &S686, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "setp.le.bf16x2", modifiers: &S687, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "setp.leu.bf16x2", modifiers: &S688, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "setp.lt.bf16x2", modifiers: &S689, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "setp.ltu.bf16x2", modifiers: &S690, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "setp.nan.bf16x2", modifiers: &S691, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "setp.ne.bf16x2", modifiers: &S692, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "setp.neu.bf16x2", modifiers: &S693, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "setp.num.bf16x2", modifiers: &S694, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.eq.bf16", modifiers: &S668, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.equ.bf16", modifiers: &S669, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.ge.bf16", modifiers: &S670, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.geu.bf16", modifiers: &S671, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.gt.bf16", modifiers: &S672, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.gtu.bf16", modifiers: &S673, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.le.bf16", modifiers: &S674, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.leu.bf16", modifiers: &S675, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.lt.bf16", modifiers: &S676, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.ltu.bf16", modifiers: &S677, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.nan.bf16", modifiers: &S678, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.ne.bf16", modifiers: &S679, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.neu.bf16", modifiers: &S680, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.num.bf16", modifiers: &S681, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.eq.bf16x2", modifiers: &S682, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.equ.bf16x2", modifiers: &S683, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.ge.bf16x2", modifiers: &S684, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.geu.bf16x2", modifiers: &S685, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.gt.bf16x2", modifiers: &S686, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.gtu.bf16x2", modifiers: &S687, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.le.bf16x2", modifiers: &S688, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.leu.bf16x2", modifiers: &S689, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.lt.bf16x2", modifiers: &S690, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.ltu.bf16x2", modifiers: &S691, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.nan.bf16x2", modifiers: &S692, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.ne.bf16x2", modifiers: &S693, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.neu.bf16x2", modifiers: &S694, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "setp.num.bf16x2", modifiers: &S695, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Compares f16/bf16 values and writes predicates.",
         coverage: Coverage { parses: true },
@@ -11336,7 +11346,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Logic and Shift Instructions: shf",
         category: "Logic and Shift Instructions",
-        names: &S695,
+        names: &S696,
         anchor: "logic-and-shift-instructions-shf",
         syntax: "shf.l.mode.b32  d, a, b, c;  // left shift\nshf.r.mode.b32  d, a, b, c;  // right shift\n\n.mode = { .clamp, .wrap };",
         forms: &[
@@ -11346,8 +11356,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".l", optional: false, placeholder: false, values: &S696 },
-                    Slot { name: ".mode", optional: false, placeholder: true, values: &S697 },
+                    Slot { name: ".l", optional: false, placeholder: false, values: &S697 },
+                    Slot { name: ".mode", optional: false, placeholder: true, values: &S698 },
                     Slot { name: ".b32", optional: false, placeholder: false, values: &S12 },
                 ],
                 operands: &[
@@ -11363,8 +11373,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".r", optional: false, placeholder: false, values: &S698 },
-                    Slot { name: ".mode", optional: false, placeholder: true, values: &S697 },
+                    Slot { name: ".r", optional: false, placeholder: false, values: &S699 },
+                    Slot { name: ".mode", optional: false, placeholder: true, values: &S698 },
                     Slot { name: ".b32", optional: false, placeholder: false, values: &S12 },
                 ],
                 operands: &[
@@ -11376,7 +11386,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".mode", values: &S697 },
+            Definition { name: ".mode", values: &S698 },
         ],
         ptx: Some(PtxVersion::new(3, 1)),
         preview: false,
@@ -11393,7 +11403,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: shfl.sync",
         category: "Data Movement and Conversion Instructions",
-        names: &S699,
+        names: &S700,
         anchor: "data-movement-and-conversion-instructions-shfl-sync",
         syntax: "shfl.sync.mode.b32  d[|p], a, b, c, membermask;\n\n.mode = { .up, .down, .bfly, .idx };",
         forms: &[
@@ -11403,7 +11413,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".mode", optional: false, placeholder: true, values: &S700 },
+                    Slot { name: ".mode", optional: false, placeholder: true, values: &S701 },
                     Slot { name: ".b32", optional: false, placeholder: false, values: &S12 },
                 ],
                 operands: &[
@@ -11416,7 +11426,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".mode", values: &S700 },
+            Definition { name: ".mode", values: &S701 },
         ],
         ptx: Some(PtxVersion::new(5, 1)),
         preview: false,
@@ -11433,7 +11443,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Logic and Shift Instructions: shl",
         category: "Logic and Shift Instructions",
-        names: &S701,
+        names: &S702,
         anchor: "logic-and-shift-instructions-shl",
         syntax: "shl.type d, a, b;\n\n.type = { .b16, .b32, .b64 };",
         forms: &[
@@ -11470,7 +11480,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Logic and Shift Instructions: shr",
         category: "Logic and Shift Instructions",
-        names: &S702,
+        names: &S703,
         anchor: "logic-and-shift-instructions-shr",
         syntax: "shr.type d, a, b;\n\n.type = { .b16, .b32, .b64,\n          .u16, .u32, .u64,\n          .s16, .s32, .s64 };",
         forms: &[
@@ -11480,7 +11490,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".type", optional: false, placeholder: true, values: &S703 },
+                    Slot { name: ".type", optional: false, placeholder: true, values: &S704 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -11490,7 +11500,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".type", values: &S703 },
+            Definition { name: ".type", values: &S704 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
@@ -11507,7 +11517,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: sin",
         category: "Floating Point Instructions",
-        names: &S704,
+        names: &S705,
         anchor: "floating-point-instructions-sin",
         syntax: "sin.approx{.ftz}.f32  d, a;",
         forms: &[
@@ -11529,12 +11539,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
         ],
         definitions: &[
         ],
-        ptx: Some(PtxVersion::new(1, 4)),
+        ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
         target: TargetReq::All,
         ptx_gates: &[
             FeatureGate { feature: "sin.f32", modifiers: &S2, ptx: Some(PtxVersion::new(1, 0)), sm: None },
             FeatureGate { feature: "Explicit modifiers .approx and .ftz", modifiers: &S181, ptx: Some(PtxVersion::new(1, 4)), sm: None },
+            FeatureGate { feature: "sin.approx.f32", modifiers: &S182, ptx: Some(PtxVersion::new(1, 4)), sm: None },
         ],
         target_gates: &[
         ],
@@ -11546,7 +11557,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Comparison and Selection Instructions: slct",
         category: "Comparison and Selection Instructions",
-        names: &S705,
+        names: &S706,
         anchor: "comparison-and-selection-instructions-slct",
         syntax: "slct.dtype.s32        d, a, b, c;\nslct{.ftz}.dtype.f32  d, a, b, c;\n\n.dtype = { .b16, .b32, .b64,\n           .u16, .u32, .u64,\n           .s16, .s32, .s64,\n                 .f32, .f64 };",
         forms: &[
@@ -11556,7 +11567,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S594 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S595 },
                     Slot { name: ".s32", optional: false, placeholder: false, values: &S26 },
                 ],
                 operands: &[
@@ -11573,7 +11584,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".ftz", optional: true, placeholder: false, values: &S1 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S594 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S595 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
                 operands: &[
@@ -11585,14 +11596,14 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".dtype", values: &S594 },
+            Definition { name: ".dtype", values: &S595 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
-            FeatureGate { feature: "slct.ftz.b16.f32", modifiers: &S706, ptx: Some(PtxVersion::new(1, 4)), sm: None },
-            FeatureGate { feature: "slct.ftz.u64.f32", modifiers: &S707, ptx: Some(PtxVersion::new(1, 4)), sm: None },
+            FeatureGate { feature: "slct.ftz.b16.f32", modifiers: &S707, ptx: Some(PtxVersion::new(1, 4)), sm: None },
+            FeatureGate { feature: "slct.ftz.u64.f32", modifiers: &S708, ptx: Some(PtxVersion::new(1, 4)), sm: None },
         ],
         target_gates: &[
             FeatureGate { feature: "slct.f64", modifiers: &S3, ptx: None, sm: None },
@@ -11605,7 +11616,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %smid",
         category: "Special Registers",
-        names: &S708,
+        names: &S709,
         anchor: "special-registers-smid",
         syntax: "",
         forms: &[
@@ -11627,7 +11638,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: sqrt",
         category: "Floating Point Instructions",
-        names: &S709,
+        names: &S710,
         anchor: "floating-point-instructions-sqrt",
         syntax: "sqrt.approx{.ftz}.f32  d, a; // fast, approximate square root\nsqrt.rnd{.ftz}.f32     d, a; // IEEE 754 compliant rounding\nsqrt.rnd.f64           d, a; // IEEE 754 compliant rounding\n\n.rnd = { .rn, .rz, .rm, .rp };",
         forms: &[
@@ -11686,10 +11697,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "sqrt.f32 and sqrt.f64", modifiers: &S178, ptx: Some(PtxVersion::new(1, 0)), sm: None },
             FeatureGate { feature: "sqrt.rn.f64 and explicit modifiers .approx and .ftz", modifiers: &S567, ptx: Some(PtxVersion::new(1, 4)), sm: None },
             FeatureGate { feature: "General rounding modifiers", modifiers: &S36, ptx: Some(PtxVersion::new(2, 0)), sm: None },
-            FeatureGate { feature: "sqrt.approx.f32", modifiers: &S295, ptx: Some(PtxVersion::new(1, 4)), sm: None },
+            FeatureGate { feature: "sqrt.approx.f32", modifiers: &S182, ptx: Some(PtxVersion::new(1, 4)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "sqrt.approx.f32", modifiers: &S295, ptx: None, sm: None },
+            FeatureGate { feature: "sqrt.approx.f32", modifiers: &S182, ptx: None, sm: None },
             FeatureGate { feature: "sqrt.rnd.f32", modifiers: &S298, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "sqrt.rn.f64", modifiers: &S299, ptx: None, sm: None },
             FeatureGate { feature: "sqrt.{rz,rm,rp}.f64", modifiers: &S300, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
@@ -11709,7 +11720,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: st",
         category: "Data Movement and Conversion Instructions",
-        names: &S710,
+        names: &S711,
         anchor: "data-movement-and-conversion-instructions-st",
         syntax: "st{.weak}{.ss}{.cop}{.level::cache_hint}{.vec}.type   [a], b{, cache-policy};\nst{.weak}{.ss}{.level::eviction_priority}{.level::cache_hint}{.vec}.type\n                                                      [a], b{, cache-policy};\nst.volatile{.ss}{.vec}.type                           [a], b;\nst.relaxed.scope{.ss}{.level::eviction_priority}{.level::cache_hint}{.vec}.type\n                                                      [a], b{, cache-policy};\nst.release.scope{.ss}{.level::eviction_priority}{.level::cache_hint}{.vec}.type\n                                                      [a], b{, cache-policy};\n\n.ss =                       { .global, .local, .param, .shared{::cta, ::cluster} };\n.level::eviction_priority = { .L1::evict_normal, .L1::evict_unchanged,\n                              .L1::evict_first, .L1::evict_last, .L1::no_allocate };\n.level::cache_hint =        { .L2::cache_hint };\n.cop =                      { .wb, .cg, .cs, .wt };\n.sem =                      { .relaxed, .release };\n.scope =                    { .cta, .cluster, .gpu, .sys };\n.vec =                      { .v2, .v4 };\n.type =                     { .b8, .b16, .b32, .b64,\n                              .u8, .u16, .u32, .u64,\n                              .s8, .s16, .s32, .s64,\n                              .f32, .f64 };",
         forms: &[
@@ -11720,8 +11731,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".weak", optional: true, placeholder: false, values: &S356 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S711 },
-                    Slot { name: ".cop", optional: true, placeholder: true, values: &S712 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S712 },
+                    Slot { name: ".cop", optional: true, placeholder: true, values: &S713 },
                     Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
                     Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
                     Slot { name: ".type", optional: false, placeholder: true, values: &S359 },
@@ -11739,7 +11750,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".weak", optional: true, placeholder: false, values: &S356 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S711 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S712 },
                     Slot { name: ".level::eviction_priority", optional: true, placeholder: true, values: &S360 },
                     Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
                     Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
@@ -11758,7 +11769,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".volatile", optional: false, placeholder: false, values: &S361 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S711 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S712 },
                     Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
                     Slot { name: ".type", optional: false, placeholder: true, values: &S359 },
                 ],
@@ -11775,7 +11786,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".relaxed", optional: false, placeholder: false, values: &S362 },
                     Slot { name: ".scope", optional: false, placeholder: true, values: &S50 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S711 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S712 },
                     Slot { name: ".level::eviction_priority", optional: true, placeholder: true, values: &S360 },
                     Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
                     Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
@@ -11795,7 +11806,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".release", optional: false, placeholder: false, values: &S486 },
                     Slot { name: ".scope", optional: false, placeholder: true, values: &S50 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S711 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S712 },
                     Slot { name: ".level::eviction_priority", optional: true, placeholder: true, values: &S360 },
                     Slot { name: ".level::cache_hint", optional: true, placeholder: true, values: &S53 },
                     Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
@@ -11809,10 +11820,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".ss", values: &S711 },
+            Definition { name: ".ss", values: &S712 },
             Definition { name: ".level::eviction_priority", values: &S360 },
             Definition { name: ".level::cache_hint", values: &S53 },
-            Definition { name: ".cop", values: &S712 },
+            Definition { name: ".cop", values: &S713 },
             Definition { name: ".sem", values: &S537 },
             Definition { name: ".scope", values: &S50 },
             Definition { name: ".vec", values: &S60 },
@@ -11824,10 +11835,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
         ptx_gates: &[
             FeatureGate { feature: "st.volatile", modifiers: &S361, ptx: Some(PtxVersion::new(1, 1)), sm: None },
             FeatureGate { feature: "Generic addressing and cache operations", modifiers: &S36, ptx: Some(PtxVersion::new(2, 0)), sm: None },
-            FeatureGate { feature: "Support for scope qualifier, .relaxed, .release, .weak qualifiers", modifiers: &S713, ptx: Some(PtxVersion::new(6, 0)), sm: None },
+            FeatureGate { feature: "Support for scope qualifier, .relaxed, .release, .weak qualifiers", modifiers: &S714, ptx: Some(PtxVersion::new(6, 0)), sm: None },
             FeatureGate { feature: "Support for .level::eviction_priority and .level::cache_hint qualifiers", modifiers: &S447, ptx: Some(PtxVersion::new(7, 4)), sm: None },
             FeatureGate { feature: "Support for .cluster scope qualifier", modifiers: &S365, ptx: Some(PtxVersion::new(7, 8)), sm: None },
-            FeatureGate { feature: "Support for ::cta and ::cluster sub-qualifiers", modifiers: &S283, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "Support for ::cta and ::cluster sub-qualifiers", modifiers: &S284, ptx: Some(PtxVersion::new(7, 8)), sm: None },
             FeatureGate { feature: "st.shared::cta.b8", modifiers: &S370, ptx: Some(PtxVersion::new(7, 8)), sm: None },
             FeatureGate { feature: "st.L1::evict_first.b8", modifiers: &S371, ptx: Some(PtxVersion::new(7, 4)), sm: None },
             FeatureGate { feature: "st.L1::evict_last.b8", modifiers: &S372, ptx: Some(PtxVersion::new(7, 4)), sm: None },
@@ -11835,29 +11846,29 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "st.L1::evict_unchanged.b8", modifiers: &S374, ptx: Some(PtxVersion::new(7, 4)), sm: None },
             FeatureGate { feature: "st.L1::no_allocate.b8", modifiers: &S375, ptx: Some(PtxVersion::new(7, 4)), sm: None },
             FeatureGate { feature: "st.volatile.local.b8", modifiers: &S376, ptx: Some(PtxVersion::new(9, 1)), sm: None },
-            FeatureGate { feature: "st.global.L1::no_allocate.f32", modifiers: &S714, ptx: Some(PtxVersion::new(7, 4)), sm: None },
-            FeatureGate { feature: "st.global.L2::cache_hint.b32", modifiers: &S715, ptx: Some(PtxVersion::new(7, 4)), sm: None },
-            FeatureGate { feature: "st.shared::cta.release.cta.u32", modifiers: &S716, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "st.global.L1::no_allocate.f32", modifiers: &S715, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "st.global.L2::cache_hint.b32", modifiers: &S716, ptx: Some(PtxVersion::new(7, 4)), sm: None },
+            FeatureGate { feature: "st.shared::cta.release.cta.u32", modifiers: &S717, ptx: Some(PtxVersion::new(7, 8)), sm: None },
         ],
         target_gates: &[
             FeatureGate { feature: "st.f64", modifiers: &S3, ptx: None, sm: None },
-            FeatureGate { feature: "Support for scope qualifier, .relaxed, .release, .weak qualifiers", modifiers: &S713, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "Support for scope qualifier, .relaxed, .release, .weak qualifiers", modifiers: &S714, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
             FeatureGate { feature: "Generic addressing", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "Cache operations", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "Support for .level::eviction_priority qualifier", modifiers: &S383, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "Support for .level::cache_hint qualifier", modifiers: &S226, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "Support for .level::cache_hint qualifier", modifiers: &S227, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
             FeatureGate { feature: "Support for .cluster scope qualifier", modifiers: &S365, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "Sub-qualifier ::cta", modifiers: &S189, ptx: None, sm: None },
-            FeatureGate { feature: "Sub-qualifier ::cluster", modifiers: &S289, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "Sub-qualifier ::cta", modifiers: &S190, ptx: None, sm: None },
+            FeatureGate { feature: "Sub-qualifier ::cluster", modifiers: &S290, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
             FeatureGate { feature: "st.cg.b8", modifiers: &S387, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "st.cs.b8", modifiers: &S388, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "st.global.wb.b8", modifiers: &S717, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "st.global.wt.b8", modifiers: &S718, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "st.param.b8", modifiers: &S719, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "st.global.wb.b8", modifiers: &S718, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "st.global.wt.b8", modifiers: &S719, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "st.param.b8", modifiers: &S720, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "st.shared::cluster.b8", modifiers: &S392, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "st.wb.b8", modifiers: &S720, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "st.wb.b8", modifiers: &S721, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "st.weak.b8", modifiers: &S393, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "st.wt.b8", modifiers: &S721, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "st.wt.b8", modifiers: &S722, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "st.L1::evict_first.b8", modifiers: &S371, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
             FeatureGate { feature: "st.L1::evict_last.b8", modifiers: &S372, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
             FeatureGate { feature: "st.L1::evict_normal.b8", modifiers: &S373, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
@@ -11887,34 +11898,34 @@ pub(crate) static ENTRIES: &[Entry] = &[
             FeatureGate { feature: "st.relaxed.cta.u8", modifiers: &S415, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
             FeatureGate { feature: "st.relaxed.gpu.b8", modifiers: &S416, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
             FeatureGate { feature: "st.relaxed.sys.b8", modifiers: &S417, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "st.release.cta.b8", modifiers: &S722, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "st.release.cta.b16", modifiers: &S723, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "st.release.cta.b32", modifiers: &S724, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "st.release.cta.b64", modifiers: &S725, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "st.release.cta.f32", modifiers: &S726, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "st.release.cta.f64", modifiers: &S727, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "st.release.cta.global.s16", modifiers: &S728, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "st.release.cta.global.s32", modifiers: &S729, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "st.release.cta.global.s64", modifiers: &S730, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "st.release.cta.global.s8", modifiers: &S731, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "st.release.cta.global.u16", modifiers: &S732, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "st.release.cta.global.u32", modifiers: &S733, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "st.release.cta.global.u64", modifiers: &S734, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "st.release.cta.global.u8", modifiers: &S735, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "st.release.cta.s16", modifiers: &S736, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "st.release.cta.s32", modifiers: &S737, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "st.release.cta.s64", modifiers: &S738, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "st.release.cta.s8", modifiers: &S739, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "st.release.cta.u16", modifiers: &S740, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "st.release.cta.u32", modifiers: &S741, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "st.release.cta.u64", modifiers: &S742, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "st.release.cta.u8", modifiers: &S743, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "st.release.gpu.b8", modifiers: &S744, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "st.release.sys.b8", modifiers: &S745, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "st.global.L1::no_allocate.f32", modifiers: &S714, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "st.global.L2::cache_hint.b32", modifiers: &S715, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
-            FeatureGate { feature: "st.global.relaxed.sys.u32", modifiers: &S746, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
-            FeatureGate { feature: "st.shared::cluster.u32", modifiers: &S290, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.b8", modifiers: &S723, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.b16", modifiers: &S724, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.b32", modifiers: &S725, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.b64", modifiers: &S726, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.f32", modifiers: &S727, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.f64", modifiers: &S728, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.global.s16", modifiers: &S729, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.global.s32", modifiers: &S730, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.global.s64", modifiers: &S731, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.global.s8", modifiers: &S732, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.global.u16", modifiers: &S733, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.global.u32", modifiers: &S734, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.global.u64", modifiers: &S735, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.global.u8", modifiers: &S736, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.s16", modifiers: &S737, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.s32", modifiers: &S738, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.s64", modifiers: &S739, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.s8", modifiers: &S740, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.u16", modifiers: &S741, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.u32", modifiers: &S742, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.u64", modifiers: &S743, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.cta.u8", modifiers: &S744, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.gpu.b8", modifiers: &S745, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.release.sys.b8", modifiers: &S746, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.global.L1::no_allocate.f32", modifiers: &S715, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.global.L2::cache_hint.b32", modifiers: &S716, ptx: None, sm: Some(SmTarget::sm(80, ArchVariant::Base)) },
+            FeatureGate { feature: "st.global.relaxed.sys.u32", modifiers: &S747, ptx: None, sm: Some(SmTarget::sm(70, ArchVariant::Base)) },
+            FeatureGate { feature: "st.shared::cluster.u32", modifiers: &S291, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Writes a scalar or vector from registers to memory.",
         coverage: Coverage { parses: true },
@@ -11924,7 +11935,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Data Movement and Conversion Instructions: st.async",
         category: "Data Movement and Conversion Instructions",
-        names: &S747,
+        names: &S748,
         anchor: "data-movement-and-conversion-instructions-st-async",
         syntax: "st.async{.weak}{.ss}{.completion_mechanism}{.vec}.type [a], b, [mbar];\n\n.ss   =                 { .shared::cluster };\n.type =                 { .b32, .b64,\n                          .u32, .u64,\n                          .s32, .s64,\n                          .f32, .f64 };\n.vec  =                 { .v2, .v4 };\n.completion_mechanism = { .mbarrier::complete_tx::bytes };",
         forms: &[
@@ -11935,8 +11946,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 label: false,
                 slots: &[
                     Slot { name: ".weak", optional: true, placeholder: false, values: &S356 },
-                    Slot { name: ".ss", optional: true, placeholder: true, values: &S198 },
-                    Slot { name: ".completion_mechanism", optional: true, placeholder: true, values: &S199 },
+                    Slot { name: ".ss", optional: true, placeholder: true, values: &S199 },
+                    Slot { name: ".completion_mechanism", optional: true, placeholder: true, values: &S200 },
                     Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
                     Slot { name: ".type", optional: false, placeholder: true, values: &S54 },
                 ],
@@ -11948,10 +11959,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".ss", values: &S198 },
+            Definition { name: ".ss", values: &S199 },
             Definition { name: ".type", values: &S54 },
             Definition { name: ".vec", values: &S60 },
-            Definition { name: ".completion_mechanism", values: &S199 },
+            Definition { name: ".completion_mechanism", values: &S200 },
         ],
         ptx: Some(PtxVersion::new(8, 1)),
         preview: false,
@@ -11968,7 +11979,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Stack Manipulation Instructions: stackrestore",
         category: "Stack Manipulation Instructions",
-        names: &S748,
+        names: &S749,
         anchor: "stack-manipulation-instructions-stackrestore",
         syntax: "stackrestore.type  a;\n\n.type = { .u32, .u64 };",
         forms: &[
@@ -12003,7 +12014,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Stack Manipulation Instructions: stacksave",
         category: "Stack Manipulation Instructions",
-        names: &S749,
+        names: &S750,
         anchor: "stack-manipulation-instructions-stacksave",
         syntax: "stacksave.type  d;\n\n.type = { .u32, .u64 };",
         forms: &[
@@ -12038,7 +12049,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: sub",
         category: "Floating Point Instructions",
-        names: &S750,
+        names: &S751,
         anchor: "floating-point-instructions-sub",
         syntax: "sub{.rnd}{.ftz}{.sat}.f32  d, a, b;\nsub{.rnd}.f64              d, a, b;\n\n.rnd = { .rn, .rz, .rm, .rp };",
         forms: &[
@@ -12103,7 +12114,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Half Precision Floating Point Instructions: sub",
         category: "Half Precision Floating Point Instructions",
-        names: &S750,
+        names: &S751,
         anchor: "half-precision-floating-point-instructions-sub",
         syntax: "sub{.rnd}{.ftz}{.sat}.f16   d, a, b;\nsub{.rnd}{.ftz}{.sat}.f16x2 d, a, b;\n\nsub{.rnd}.bf16   d, a, b;\nsub{.rnd}.bf16x2 d, a, b;\n\n.rnd = { .rn };",
         forms: &[
@@ -12194,7 +12205,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Integer Arithmetic Instructions: sub",
         category: "Integer Arithmetic Instructions",
-        names: &S750,
+        names: &S751,
         anchor: "integer-arithmetic-instructions-sub",
         syntax: "sub.type       d, a, b;\nsub{.sat}.s32  d, a, b;     // .sat applies only to .s32\n\n.type = { .u16, .u32, .u64,\n          .s16, .s32, .s64 };",
         forms: &[
@@ -12246,7 +12257,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Extended-Precision Arithmetic Instructions: sub.cc",
         category: "Extended-Precision Arithmetic Instructions",
-        names: &S751,
+        names: &S752,
         anchor: "extended-precision-arithmetic-instructions-sub-cc",
         syntax: "sub.cc.type  d, a, b;\n\n.type = { .u32, .s32, .u64, .s64 };",
         forms: &[
@@ -12291,7 +12302,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Extended-Precision Arithmetic Instructions: subc",
         category: "Extended-Precision Arithmetic Instructions",
-        names: &S752,
+        names: &S753,
         anchor: "extended-precision-arithmetic-instructions-subc",
         syntax: "subc{.cc}.type  d, a, b;\n\n.type = { .u32, .s32, .u64, .s64 };",
         forms: &[
@@ -12314,12 +12325,16 @@ pub(crate) static ENTRIES: &[Entry] = &[
         definitions: &[
             Definition { name: ".type", values: &S31 },
         ],
-        ptx: Some(PtxVersion::new(1, 3)),
+        ptx: Some(PtxVersion::new(1, 2)),
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
             FeatureGate { feature: "32-bit subc", modifiers: &S36, ptx: Some(PtxVersion::new(1, 2)), sm: None },
             FeatureGate { feature: "64-bit subc", modifiers: &S36, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "subc.u32", modifiers: &S136, ptx: Some(PtxVersion::new(1, 3)), sm: None },
+            FeatureGate { feature: "subc.s32", modifiers: &S26, ptx: Some(PtxVersion::new(1, 3)), sm: None },
+            FeatureGate { feature: "subc.s64", modifiers: &S754, ptx: Some(PtxVersion::new(1, 3)), sm: None },
+            FeatureGate { feature: "subc.u64", modifiers: &S529, ptx: Some(PtxVersion::new(1, 3)), sm: None },
         ],
         target_gates: &[
             FeatureGate { feature: "32-bit subc", modifiers: &S36, ptx: None, sm: None },
@@ -12333,7 +12348,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Surface Instructions: suld",
         category: "Surface Instructions",
-        names: &S753,
+        names: &S755,
         anchor: "surface-instructions-suld",
         syntax: "suld.b.geom{.cop}.vec.dtype.clamp  d, [a, b];  // unformatted\n\n.geom  = { .1d, .2d, .3d, .a1d, .a2d };\n.cop   = { .ca, .cg, .cs, .cv };               // cache operation\n.vec   = { none, .v2, .v4 };\n.dtype = { .b8 , .b16, .b32, .b64 };\n.clamp = { .trap, .clamp, .zero };",
         forms: &[
@@ -12343,12 +12358,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".b", optional: false, placeholder: false, values: &S754 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S755 },
-                    Slot { name: ".cop", optional: true, placeholder: true, values: &S756 },
+                    Slot { name: ".b", optional: false, placeholder: false, values: &S756 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S757 },
+                    Slot { name: ".cop", optional: true, placeholder: true, values: &S758 },
                     Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S757 },
-                    Slot { name: ".clamp", optional: false, placeholder: true, values: &S758 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S759 },
+                    Slot { name: ".clamp", optional: false, placeholder: true, values: &S760 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -12357,41 +12372,41 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".geom", values: &S755 },
-            Definition { name: ".cop", values: &S756 },
-            Definition { name: ".vec", values: &S759 },
-            Definition { name: ".dtype", values: &S757 },
-            Definition { name: ".clamp", values: &S758 },
+            Definition { name: ".geom", values: &S757 },
+            Definition { name: ".cop", values: &S758 },
+            Definition { name: ".vec", values: &S761 },
+            Definition { name: ".dtype", values: &S759 },
+            Definition { name: ".clamp", values: &S760 },
         ],
         ptx: Some(PtxVersion::new(1, 5)),
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
-            FeatureGate { feature: "suld.b.trap", modifiers: &S760, ptx: Some(PtxVersion::new(1, 5)), sm: None },
+            FeatureGate { feature: "suld.b.trap", modifiers: &S762, ptx: Some(PtxVersion::new(1, 5)), sm: None },
             FeatureGate { feature: "Additional clamp modifiers and cache operations", modifiers: &S36, ptx: Some(PtxVersion::new(2, 0)), sm: None },
-            FeatureGate { feature: "suld.b.3d andsuld.b.{a1d,a2d}", modifiers: &S761, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "suld.b.3d andsuld.b.{a1d,a2d}", modifiers: &S763, ptx: Some(PtxVersion::new(3, 0)), sm: None },
             FeatureGate { feature: "Indirect surface access", modifiers: &S36, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "suld.b.1d.b8.zero", modifiers: &S762, ptx: Some(PtxVersion::new(2, 0)), sm: None },
-            FeatureGate { feature: "suld.b.3d.b8.trap", modifiers: &S763, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "suld.b.a1d.b8.trap", modifiers: &S764, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "suld.b.a2d.b8.trap", modifiers: &S765, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "suld.b.1d.v4.b32.trap", modifiers: &S766, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "suld.b.3d.v2.b64.trap", modifiers: &S767, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "suld.b.1d.b8.zero", modifiers: &S764, ptx: Some(PtxVersion::new(2, 0)), sm: None },
+            FeatureGate { feature: "suld.b.3d.b8.trap", modifiers: &S765, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "suld.b.a1d.b8.trap", modifiers: &S766, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "suld.b.a2d.b8.trap", modifiers: &S767, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "suld.b.1d.v4.b32.trap", modifiers: &S768, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "suld.b.3d.v2.b64.trap", modifiers: &S769, ptx: Some(PtxVersion::new(3, 1)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "suld.b", modifiers: &S754, ptx: None, sm: None },
-            FeatureGate { feature: "suld.3d andsuld.{a1d,a2d}", modifiers: &S768, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "suld.b", modifiers: &S756, ptx: None, sm: None },
+            FeatureGate { feature: "suld.3d andsuld.{a1d,a2d}", modifiers: &S770, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "Indirect surface access", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "Cache operations", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "suld.b.1d.ca.b8.trap", modifiers: &S769, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "suld.b.1d.cg.b8.trap", modifiers: &S770, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "suld.b.1d.cs.b8.trap", modifiers: &S771, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "suld.b.1d.cv.b8.trap", modifiers: &S772, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "suld.b.3d.b8.trap", modifiers: &S763, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "suld.b.a1d.b8.trap", modifiers: &S764, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "suld.b.a2d.b8.trap", modifiers: &S765, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "suld.b.1d.v4.b32.trap", modifiers: &S766, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "suld.b.3d.v2.b64.trap", modifiers: &S767, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "suld.b.1d.ca.b8.trap", modifiers: &S771, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "suld.b.1d.cg.b8.trap", modifiers: &S772, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "suld.b.1d.cs.b8.trap", modifiers: &S773, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "suld.b.1d.cv.b8.trap", modifiers: &S774, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "suld.b.3d.b8.trap", modifiers: &S765, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "suld.b.a1d.b8.trap", modifiers: &S766, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "suld.b.a2d.b8.trap", modifiers: &S767, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "suld.b.1d.v4.b32.trap", modifiers: &S768, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "suld.b.3d.v2.b64.trap", modifiers: &S769, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Reads from a surface at integer coordinates.",
         coverage: Coverage { parses: true },
@@ -12401,7 +12416,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Surface Instructions: suq",
         category: "Surface Instructions",
-        names: &S773,
+        names: &S775,
         anchor: "surface-instructions-suq",
         syntax: "suq.query.b32   d, [a];\n\n.query = { .width, .height, .depth,\n           .channel_data_type, .channel_order,\n           .array_size, .memory_layout };",
         forms: &[
@@ -12411,7 +12426,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".query", optional: false, placeholder: true, values: &S774 },
+                    Slot { name: ".query", optional: false, placeholder: true, values: &S776 },
                     Slot { name: ".b32", optional: false, placeholder: false, values: &S12 },
                 ],
                 operands: &[
@@ -12421,7 +12436,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".query", values: &S774 },
+            Definition { name: ".query", values: &S776 },
         ],
         ptx: Some(PtxVersion::new(1, 5)),
         preview: false,
@@ -12429,10 +12444,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
         ptx_gates: &[
             FeatureGate { feature: "Channel data type and channel order queries", modifiers: &S36, ptx: Some(PtxVersion::new(2, 1)), sm: None },
             FeatureGate { feature: "Indirect surface access", modifiers: &S36, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "The .array_size query", modifiers: &S775, ptx: Some(PtxVersion::new(4, 1)), sm: None },
-            FeatureGate { feature: "The .memory_layout query", modifiers: &S776, ptx: Some(PtxVersion::new(4, 2)), sm: None },
-            FeatureGate { feature: "suq.channel_data_type.b32", modifiers: &S777, ptx: Some(PtxVersion::new(2, 1)), sm: None },
-            FeatureGate { feature: "suq.channel_order.b32", modifiers: &S778, ptx: Some(PtxVersion::new(2, 1)), sm: None },
+            FeatureGate { feature: "The .array_size query", modifiers: &S777, ptx: Some(PtxVersion::new(4, 1)), sm: None },
+            FeatureGate { feature: "The .memory_layout query", modifiers: &S778, ptx: Some(PtxVersion::new(4, 2)), sm: None },
+            FeatureGate { feature: "suq.channel_data_type.b32", modifiers: &S779, ptx: Some(PtxVersion::new(2, 1)), sm: None },
+            FeatureGate { feature: "suq.channel_order.b32", modifiers: &S780, ptx: Some(PtxVersion::new(2, 1)), sm: None },
         ],
         target_gates: &[
             FeatureGate { feature: "Indirect surface access", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
@@ -12445,7 +12460,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Surface Instructions: sured",
         category: "Surface Instructions",
-        names: &S779,
+        names: &S781,
         anchor: "surface-instructions-sured",
         syntax: "sured.b.op.geom.ctype.clamp  [a,b],c; // byte addressing\nsured.p.op.geom.ctype.clamp  [a,b],c; // sample addressing\n\n.op    = { .add, .min, .max, .and, .or };\n.geom  = { .1d, .2d, .3d };\n.ctype = { .u32, .u64, .s32, .b32, .s64 };  // for sured.b\n.ctype = { .b32, .b64 };                    // for sured.p\n.clamp = { .trap, .clamp, .zero };",
         forms: &[
@@ -12455,11 +12470,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".b", optional: false, placeholder: false, values: &S754 },
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S780 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S781 },
+                    Slot { name: ".b", optional: false, placeholder: false, values: &S756 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S782 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S783 },
                     Slot { name: ".ctype", optional: false, placeholder: true, values: &S159 },
-                    Slot { name: ".clamp", optional: false, placeholder: true, values: &S758 },
+                    Slot { name: ".clamp", optional: false, placeholder: true, values: &S760 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a,b]", name: "a", optional: false, negatable: false, address: true },
@@ -12472,11 +12487,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".p", optional: false, placeholder: false, values: &S782 },
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S780 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S781 },
+                    Slot { name: ".p", optional: false, placeholder: false, values: &S784 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S782 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S783 },
                     Slot { name: ".ctype", optional: false, placeholder: true, values: &S159 },
-                    Slot { name: ".clamp", optional: false, placeholder: true, values: &S758 },
+                    Slot { name: ".clamp", optional: false, placeholder: true, values: &S760 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a,b]", name: "a", optional: false, negatable: false, address: true },
@@ -12485,38 +12500,38 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".op", values: &S780 },
-            Definition { name: ".geom", values: &S781 },
-            Definition { name: ".ctype", values: &S783 },
+            Definition { name: ".op", values: &S782 },
+            Definition { name: ".geom", values: &S783 },
+            Definition { name: ".ctype", values: &S785 },
             Definition { name: ".ctype", values: &S159 },
-            Definition { name: ".clamp", values: &S758 },
+            Definition { name: ".clamp", values: &S760 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(20, ArchVariant::Base)),
         ptx_gates: &[
             FeatureGate { feature: "Indirect surface access", modifiers: &S36, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: ".u64/.s64/.b64 types with .min/.max operations", modifiers: &S784, ptx: Some(PtxVersion::new(8, 1)), sm: None },
-            FeatureGate { feature: "sured.b.and.1d.b32.trap", modifiers: &S785, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "sured.b.or.1d.b32.trap", modifiers: &S786, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "sured.p.add.1d.b32.trap", modifiers: &S787, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "sured.p.add.1d.b32.clamp", modifiers: &S788, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "sured.p.add.1d.b32.zero", modifiers: &S789, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "sured.p.add.2d.b32.trap", modifiers: &S790, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "sured.p.add.3d.b32.trap", modifiers: &S791, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "sured.p.and.1d.b32.trap", modifiers: &S792, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "sured.p.max.1d.b32.trap", modifiers: &S793, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "sured.p.min.1d.b32.trap", modifiers: &S794, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "sured.p.or.1d.b32.trap", modifiers: &S795, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "sured.b.add.2d.u32.trap", modifiers: &S796, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "sured.b.max.1d.u64.trap", modifiers: &S797, ptx: Some(PtxVersion::new(8, 1)), sm: None },
-            FeatureGate { feature: "sured.p.min.1d.b64.trap", modifiers: &S798, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: ".u64/.s64/.b64 types with .min/.max operations", modifiers: &S786, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "sured.b.and.1d.b32.trap", modifiers: &S787, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.b.or.1d.b32.trap", modifiers: &S788, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.p.add.1d.b32.trap", modifiers: &S789, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.p.add.1d.b32.clamp", modifiers: &S790, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.p.add.1d.b32.zero", modifiers: &S791, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.p.add.2d.b32.trap", modifiers: &S792, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.p.add.3d.b32.trap", modifiers: &S793, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.p.and.1d.b32.trap", modifiers: &S794, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.p.max.1d.b32.trap", modifiers: &S795, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.p.min.1d.b32.trap", modifiers: &S796, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.p.or.1d.b32.trap", modifiers: &S797, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.b.add.2d.u32.trap", modifiers: &S798, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sured.b.max.1d.u64.trap", modifiers: &S799, ptx: Some(PtxVersion::new(8, 1)), sm: None },
+            FeatureGate { feature: "sured.p.min.1d.b64.trap", modifiers: &S800, ptx: Some(PtxVersion::new(8, 1)), sm: None },
         ],
         target_gates: &[
             FeatureGate { feature: "Indirect surface access", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: ".u64/.s64/.b64 types with .min/.max operations", modifiers: &S784, ptx: None, sm: Some(SmTarget::sm(50, ArchVariant::Base)) },
-            FeatureGate { feature: "sured.b.max.1d.u64.trap", modifiers: &S797, ptx: None, sm: Some(SmTarget::sm(50, ArchVariant::Base)) },
-            FeatureGate { feature: "sured.p.min.1d.b64.trap", modifiers: &S798, ptx: None, sm: Some(SmTarget::sm(50, ArchVariant::Base)) },
+            FeatureGate { feature: ".u64/.s64/.b64 types with .min/.max operations", modifiers: &S786, ptx: None, sm: Some(SmTarget::sm(50, ArchVariant::Base)) },
+            FeatureGate { feature: "sured.b.max.1d.u64.trap", modifiers: &S799, ptx: None, sm: Some(SmTarget::sm(50, ArchVariant::Base)) },
+            FeatureGate { feature: "sured.p.min.1d.b64.trap", modifiers: &S800, ptx: None, sm: Some(SmTarget::sm(50, ArchVariant::Base)) },
         ],
         summary: "Atomically reduces a value into a surface element.",
         coverage: Coverage { parses: true },
@@ -12526,7 +12541,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Surface Instructions: sust",
         category: "Surface Instructions",
-        names: &S799,
+        names: &S801,
         anchor: "surface-instructions-sust",
         syntax: "sust.b.{1d,2d,3d}{.cop}.vec.ctype.clamp  [a, b], c;  // unformatted\nsust.p.{1d,2d,3d}.vec.b32.clamp          [a, b], c;  // formatted\n\nsust.b.{a1d,a2d}{.cop}.vec.ctype.clamp   [a, b], c;  // unformatted\n\n.cop   = { .wb, .cg, .cs, .wt };                     // cache operation\n.vec   = { none, .v2, .v4 };\n.ctype = { .b8 , .b16, .b32, .b64 };\n.clamp = { .trap, .clamp, .zero };",
         forms: &[
@@ -12536,12 +12551,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".b", optional: false, placeholder: false, values: &S754 },
-                    Slot { name: ".{1d,2d,3d}", optional: false, placeholder: false, values: &S781 },
-                    Slot { name: ".cop", optional: true, placeholder: true, values: &S712 },
+                    Slot { name: ".b", optional: false, placeholder: false, values: &S756 },
+                    Slot { name: ".{1d,2d,3d}", optional: false, placeholder: false, values: &S783 },
+                    Slot { name: ".cop", optional: true, placeholder: true, values: &S713 },
                     Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S757 },
-                    Slot { name: ".clamp", optional: false, placeholder: true, values: &S758 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S759 },
+                    Slot { name: ".clamp", optional: false, placeholder: true, values: &S760 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a, b]", name: "a", optional: false, negatable: false, address: true },
@@ -12554,11 +12569,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".p", optional: false, placeholder: false, values: &S782 },
-                    Slot { name: ".{1d,2d,3d}", optional: false, placeholder: false, values: &S781 },
+                    Slot { name: ".p", optional: false, placeholder: false, values: &S784 },
+                    Slot { name: ".{1d,2d,3d}", optional: false, placeholder: false, values: &S783 },
                     Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
                     Slot { name: ".b32", optional: false, placeholder: false, values: &S12 },
-                    Slot { name: ".clamp", optional: false, placeholder: true, values: &S758 },
+                    Slot { name: ".clamp", optional: false, placeholder: true, values: &S760 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a, b]", name: "a", optional: false, negatable: false, address: true },
@@ -12571,12 +12586,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".b", optional: false, placeholder: false, values: &S754 },
-                    Slot { name: ".{a1d,a2d}", optional: false, placeholder: false, values: &S768 },
-                    Slot { name: ".cop", optional: true, placeholder: true, values: &S712 },
+                    Slot { name: ".b", optional: false, placeholder: false, values: &S756 },
+                    Slot { name: ".{a1d,a2d}", optional: false, placeholder: false, values: &S770 },
+                    Slot { name: ".cop", optional: true, placeholder: true, values: &S713 },
                     Slot { name: ".vec", optional: true, placeholder: true, values: &S60 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S757 },
-                    Slot { name: ".clamp", optional: false, placeholder: true, values: &S758 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S759 },
+                    Slot { name: ".clamp", optional: false, placeholder: true, values: &S760 },
                 ],
                 operands: &[
                     OperandSpec { text: "[a, b]", name: "a", optional: false, negatable: false, address: true },
@@ -12585,49 +12600,49 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".cop", values: &S712 },
-            Definition { name: ".vec", values: &S759 },
-            Definition { name: ".ctype", values: &S757 },
-            Definition { name: ".clamp", values: &S758 },
+            Definition { name: ".cop", values: &S713 },
+            Definition { name: ".vec", values: &S761 },
+            Definition { name: ".ctype", values: &S759 },
+            Definition { name: ".clamp", values: &S760 },
         ],
         ptx: Some(PtxVersion::new(1, 5)),
         preview: false,
         target: TargetReq::Unstated,
         ptx_gates: &[
-            FeatureGate { feature: "sust.b.trap", modifiers: &S760, ptx: Some(PtxVersion::new(1, 5)), sm: None },
-            FeatureGate { feature: "sust.b.3d and sust.b.{a1d,a2d}", modifiers: &S761, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "sust.b.trap", modifiers: &S762, ptx: Some(PtxVersion::new(1, 5)), sm: None },
+            FeatureGate { feature: "sust.b.3d and sust.b.{a1d,a2d}", modifiers: &S763, ptx: Some(PtxVersion::new(3, 0)), sm: None },
             FeatureGate { feature: "Indirect surface access", modifiers: &S36, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "sust.b.1d.b8.zero", modifiers: &S762, ptx: Some(PtxVersion::new(2, 0)), sm: None },
-            FeatureGate { feature: "sust.b.3d.b8.trap", modifiers: &S763, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "sust.p.3d.b32.trap", modifiers: &S800, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "sust.b.a1d.b8.trap", modifiers: &S764, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "sust.b.a1d.b16.trap", modifiers: &S801, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "sust.b.a1d.b32.trap", modifiers: &S802, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "sust.b.a1d.b64.trap", modifiers: &S803, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "sust.b.a1d.b8.clamp", modifiers: &S804, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "sust.b.a1d.b8.zero", modifiers: &S805, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "sust.b.a2d.b8.trap", modifiers: &S765, ptx: Some(PtxVersion::new(3, 0)), sm: None },
-            FeatureGate { feature: "sust.b.3d.v2.b64.trap", modifiers: &S767, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "sust.b.1d.b8.zero", modifiers: &S764, ptx: Some(PtxVersion::new(2, 0)), sm: None },
+            FeatureGate { feature: "sust.b.3d.b8.trap", modifiers: &S765, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "sust.p.3d.b32.trap", modifiers: &S802, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "sust.b.a1d.b8.trap", modifiers: &S766, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "sust.b.a1d.b16.trap", modifiers: &S803, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "sust.b.a1d.b32.trap", modifiers: &S804, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "sust.b.a1d.b64.trap", modifiers: &S805, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "sust.b.a1d.b8.clamp", modifiers: &S806, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "sust.b.a1d.b8.zero", modifiers: &S807, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "sust.b.a2d.b8.trap", modifiers: &S767, ptx: Some(PtxVersion::new(3, 0)), sm: None },
+            FeatureGate { feature: "sust.b.3d.v2.b64.trap", modifiers: &S769, ptx: Some(PtxVersion::new(3, 1)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "sust.b", modifiers: &S754, ptx: None, sm: None },
-            FeatureGate { feature: "sust.3d and sust.{a1d,a2d}", modifiers: &S768, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "sust.p", modifiers: &S782, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b", modifiers: &S756, ptx: None, sm: None },
+            FeatureGate { feature: "sust.3d and sust.{a1d,a2d}", modifiers: &S770, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.p", modifiers: &S784, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "Indirect surface access", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "Cache operations", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "sust.b.1d.cg.b8.trap", modifiers: &S770, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "sust.b.1d.cs.b8.trap", modifiers: &S771, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "sust.b.1d.wb.b8.trap", modifiers: &S806, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "sust.b.1d.wt.b8.trap", modifiers: &S807, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "sust.b.3d.b8.trap", modifiers: &S763, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "sust.b.a1d.b8.trap", modifiers: &S764, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "sust.b.a1d.b16.trap", modifiers: &S801, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "sust.b.a1d.b32.trap", modifiers: &S802, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "sust.b.a1d.b64.trap", modifiers: &S803, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "sust.b.a1d.b8.clamp", modifiers: &S804, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "sust.b.a1d.b8.zero", modifiers: &S805, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "sust.b.a2d.b8.trap", modifiers: &S765, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "sust.b.3d.v2.b64.trap", modifiers: &S767, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.1d.cg.b8.trap", modifiers: &S772, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.1d.cs.b8.trap", modifiers: &S773, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.1d.wb.b8.trap", modifiers: &S808, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.1d.wt.b8.trap", modifiers: &S809, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.3d.b8.trap", modifiers: &S765, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.a1d.b8.trap", modifiers: &S766, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.a1d.b16.trap", modifiers: &S803, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.a1d.b32.trap", modifiers: &S804, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.a1d.b64.trap", modifiers: &S805, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.a1d.b8.clamp", modifiers: &S806, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.a1d.b8.zero", modifiers: &S807, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.a2d.b8.trap", modifiers: &S767, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "sust.b.3d.v2.b64.trap", modifiers: &S769, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
         ],
         summary: "Writes to a surface at integer coordinates.",
         coverage: Coverage { parses: true },
@@ -12637,7 +12652,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Integer Arithmetic Instructions: szext",
         category: "Integer Arithmetic Instructions",
-        names: &S808,
+        names: &S810,
         anchor: "integer-arithmetic-instructions-szext",
         syntax: "szext.mode.type  d, a, b;\n\n.mode = { .clamp, .wrap };\n.type = { .u32, .s32 };",
         forms: &[
@@ -12647,7 +12662,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".mode", optional: false, placeholder: true, values: &S697 },
+                    Slot { name: ".mode", optional: false, placeholder: true, values: &S698 },
                     Slot { name: ".type", optional: false, placeholder: true, values: &S307 },
                 ],
                 operands: &[
@@ -12658,7 +12673,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".mode", values: &S697 },
+            Definition { name: ".mode", values: &S698 },
             Definition { name: ".type", values: &S307 },
         ],
         ptx: Some(PtxVersion::new(7, 6)),
@@ -12676,7 +12691,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: tanh",
         category: "Floating Point Instructions",
-        names: &S809,
+        names: &S811,
         anchor: "floating-point-instructions-tanh",
         syntax: "tanh.approx.f32 d, a;",
         forms: &[
@@ -12712,7 +12727,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Half Precision Floating Point Instructions: tanh",
         category: "Half Precision Floating Point Instructions",
-        names: &S809,
+        names: &S811,
         anchor: "half-precision-floating-point-instructions-tanh",
         syntax: "tanh.approx.type d, a;\n\n.type = {.f16, .f16x2, .bf16, .bf16x2}",
         forms: &[
@@ -12738,12 +12753,12 @@ pub(crate) static ENTRIES: &[Entry] = &[
         preview: false,
         target: TargetReq::Min(SmTarget::sm(75, ArchVariant::Base)),
         ptx_gates: &[
-            FeatureGate { feature: "tanh.approx.{bf16/bf16x2}", modifiers: &S810, ptx: Some(PtxVersion::new(7, 8)), sm: None },
+            FeatureGate { feature: "tanh.approx.{bf16/bf16x2}", modifiers: &S812, ptx: Some(PtxVersion::new(7, 8)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "tanh.approx.{bf16/bf16x2}", modifiers: &S810, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "tanh.approx.bf16", modifiers: &S811, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
-            FeatureGate { feature: "tanh.approx.bf16x2", modifiers: &S812, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "tanh.approx.{bf16/bf16x2}", modifiers: &S812, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "tanh.approx.bf16", modifiers: &S813, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
+            FeatureGate { feature: "tanh.approx.bf16x2", modifiers: &S814, ptx: None, sm: Some(SmTarget::sm(90, ArchVariant::Base)) },
         ],
         summary: "Approximate hyperbolic tangent of f16/bf16 values.",
         coverage: Coverage { parses: true },
@@ -12753,7 +12768,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Directive,
         title: "PTX Module Directives: .target",
         category: "PTX Module Directives",
-        names: &S813,
+        names: &S815,
         anchor: "ptx-module-directives-target",
         syntax: ".target stringlist         // comma separated list of target specifiers\nstring = { sm_90a, sm_90,               // sm_9x target architectures\n           sm_80, sm_86, sm_87, sm_89,  // sm_8x target architectures\n           sm_70, sm_72, sm_75,         // sm_7x target architectures\n           sm_60, sm_61, sm_62,         // sm_6x target architectures\n           sm_50, sm_52, sm_53,         // sm_5x target architectures\n           sm_30, sm_32, sm_35, sm_37,  // sm_3x target architectures\n           sm_20,                       // sm_2x target architectures\n           sm_10, sm_11, sm_12, sm_13,  // sm_1x target architectures\n           texmode_unified, texmode_independent,   // texturing mode\n           debug,                                  // platform option\n           map_f64_to_f32 };                       // platform option",
         forms: &[
@@ -12770,7 +12785,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "string", values: &S814 },
+            Definition { name: "string", values: &S816 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
@@ -12795,7 +12810,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Floating Point Instructions: testp",
         category: "Floating Point Instructions",
-        names: &S815,
+        names: &S817,
         anchor: "floating-point-instructions-testp",
         syntax: "testp.op.type  p, a;  // result is .pred\n\n.op   = { .finite, .infinite,\n          .number, .notanumber,\n          .normal, .subnormal };\n.type = { .f32, .f64 };",
         forms: &[
@@ -12805,7 +12820,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".op", optional: false, placeholder: true, values: &S816 },
+                    Slot { name: ".op", optional: false, placeholder: true, values: &S818 },
                     Slot { name: ".type", optional: false, placeholder: true, values: &S178 },
                 ],
                 operands: &[
@@ -12815,7 +12830,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".op", values: &S816 },
+            Definition { name: ".op", values: &S818 },
             Definition { name: ".type", values: &S178 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
@@ -12833,7 +12848,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Texture Instructions: tex",
         category: "Texture Instructions",
-        names: &S817,
+        names: &S819,
         anchor: "texture-instructions-tex",
         syntax: "tex.geom.v4.dtype.ctype  d, [a, c] {, e} {, f};\ntex.geom.v4.dtype.ctype  d[|p], [a, b, c] {, e} {, f};  // explicit sampler\n\ntex.geom.v2.f16x2.ctype  d[|p], [a, c] {, e} {, f};\ntex.geom.v2.f16x2.ctype  d[|p], [a, b, c] {, e} {, f};  // explicit sampler\n\n// mipmaps\ntex.base.geom.v4.dtype.ctype   d[|p], [a, {b,} c] {, e} {, f};\ntex.level.geom.v4.dtype.ctype  d[|p], [a, {b,} c], lod {, e} {, f};\ntex.grad.geom.v4.dtype.ctype   d[|p], [a, {b,} c], dPdx, dPdy {, e} {, f};\n\ntex.base.geom.v2.f16x2.ctype   d[|p], [a, {b,} c] {, e} {, f};\ntex.level.geom.v2.f16x2.ctype  d[|p], [a, {b,} c], lod {, e} {, f};\ntex.grad.geom.v2.f16x2.ctype   d[|p], [a, {b,} c], dPdx, dPdy {, e} {, f};\n\n.geom  = { .1d, .2d, .3d, .a1d, .a2d, .cube, .acube, .2dms, .a2dms };\n.dtype = { .u32, .s32, .f16,  .f32 };\n.ctype = {       .s32, .f32 };          // .cube, .acube require .f32\n                                        // .2dms, .a2dms require .s32",
         forms: &[
@@ -12843,10 +12858,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S818 },
-                    Slot { name: ".v4", optional: false, placeholder: false, values: &S819 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S820 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S821 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S820 },
+                    Slot { name: ".v4", optional: false, placeholder: false, values: &S821 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S822 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S823 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -12861,10 +12876,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S818 },
-                    Slot { name: ".v4", optional: false, placeholder: false, values: &S819 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S820 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S821 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S820 },
+                    Slot { name: ".v4", optional: false, placeholder: false, values: &S821 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S822 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S823 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -12879,10 +12894,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S818 },
-                    Slot { name: ".v2", optional: false, placeholder: false, values: &S822 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S820 },
+                    Slot { name: ".v2", optional: false, placeholder: false, values: &S824 },
                     Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S821 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S823 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -12897,10 +12912,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S818 },
-                    Slot { name: ".v2", optional: false, placeholder: false, values: &S822 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S820 },
+                    Slot { name: ".v2", optional: false, placeholder: false, values: &S824 },
                     Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S821 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S823 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -12915,11 +12930,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".base", optional: false, placeholder: false, values: &S823 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S818 },
-                    Slot { name: ".v4", optional: false, placeholder: false, values: &S819 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S820 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S821 },
+                    Slot { name: ".base", optional: false, placeholder: false, values: &S825 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S820 },
+                    Slot { name: ".v4", optional: false, placeholder: false, values: &S821 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S822 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S823 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -12934,11 +12949,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".level", optional: false, placeholder: false, values: &S824 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S818 },
-                    Slot { name: ".v4", optional: false, placeholder: false, values: &S819 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S820 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S821 },
+                    Slot { name: ".level", optional: false, placeholder: false, values: &S826 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S820 },
+                    Slot { name: ".v4", optional: false, placeholder: false, values: &S821 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S822 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S823 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -12954,11 +12969,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".grad", optional: false, placeholder: false, values: &S825 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S818 },
-                    Slot { name: ".v4", optional: false, placeholder: false, values: &S819 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S820 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S821 },
+                    Slot { name: ".grad", optional: false, placeholder: false, values: &S827 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S820 },
+                    Slot { name: ".v4", optional: false, placeholder: false, values: &S821 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S822 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S823 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -12975,11 +12990,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".base", optional: false, placeholder: false, values: &S823 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S818 },
-                    Slot { name: ".v2", optional: false, placeholder: false, values: &S822 },
+                    Slot { name: ".base", optional: false, placeholder: false, values: &S825 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S820 },
+                    Slot { name: ".v2", optional: false, placeholder: false, values: &S824 },
                     Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S821 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S823 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -12994,11 +13009,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".level", optional: false, placeholder: false, values: &S824 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S818 },
-                    Slot { name: ".v2", optional: false, placeholder: false, values: &S822 },
+                    Slot { name: ".level", optional: false, placeholder: false, values: &S826 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S820 },
+                    Slot { name: ".v2", optional: false, placeholder: false, values: &S824 },
                     Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S821 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S823 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -13014,11 +13029,11 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".grad", optional: false, placeholder: false, values: &S825 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S818 },
-                    Slot { name: ".v2", optional: false, placeholder: false, values: &S822 },
+                    Slot { name: ".grad", optional: false, placeholder: false, values: &S827 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S820 },
+                    Slot { name: ".v2", optional: false, placeholder: false, values: &S824 },
                     Slot { name: ".f16x2", optional: false, placeholder: false, values: &S6 },
-                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S821 },
+                    Slot { name: ".ctype", optional: false, placeholder: true, values: &S823 },
                 ],
                 operands: &[
                     OperandSpec { text: "d[|p]", name: "d", optional: false, negatable: false, address: false },
@@ -13031,116 +13046,116 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".geom", values: &S818 },
-            Definition { name: ".dtype", values: &S820 },
-            Definition { name: ".ctype", values: &S821 },
+            Definition { name: ".geom", values: &S820 },
+            Definition { name: ".dtype", values: &S822 },
+            Definition { name: ".ctype", values: &S823 },
         ],
         ptx: Some(PtxVersion::new(1, 0)),
         preview: false,
         target: TargetReq::All,
         ptx_gates: &[
             FeatureGate { feature: "Unified mode texturing", modifiers: &S36, ptx: Some(PtxVersion::new(1, 0)), sm: None },
-            FeatureGate { feature: "Extension using opaque .texref and .samplerref types and independent mode texturing", modifiers: &S826, ptx: Some(PtxVersion::new(1, 5)), sm: None },
-            FeatureGate { feature: "Texture arrays tex.{a1d,a2d}", modifiers: &S768, ptx: Some(PtxVersion::new(2, 3)), sm: None },
+            FeatureGate { feature: "Extension using opaque .texref and .samplerref types and independent mode texturing", modifiers: &S828, ptx: Some(PtxVersion::new(1, 5)), sm: None },
+            FeatureGate { feature: "Texture arrays tex.{a1d,a2d}", modifiers: &S770, ptx: Some(PtxVersion::new(2, 3)), sm: None },
             FeatureGate { feature: "Cubemaps and cubemap arrays", modifiers: &S36, ptx: Some(PtxVersion::new(3, 0)), sm: None },
             FeatureGate { feature: "Support for mipmaps", modifiers: &S36, ptx: Some(PtxVersion::new(3, 1)), sm: None },
             FeatureGate { feature: "Indirect texture access", modifiers: &S36, ptx: Some(PtxVersion::new(3, 1)), sm: None },
             FeatureGate { feature: "Multi-sample textures and multi-sample texture arrays", modifiers: &S36, ptx: Some(PtxVersion::new(3, 2)), sm: None },
             FeatureGate { feature: "Support for textures returning .f16 and .f16x2 data", modifiers: &S314, ptx: Some(PtxVersion::new(4, 2)), sm: None },
-            FeatureGate { feature: "Support for tex.grad.{cube, acube}", modifiers: &S827, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "Support for tex.grad.{cube, acube}", modifiers: &S829, ptx: Some(PtxVersion::new(4, 3)), sm: None },
             FeatureGate { feature: "Offset vector operand", modifiers: &S36, ptx: Some(PtxVersion::new(4, 3)), sm: None },
-            FeatureGate { feature: "tex.1d.v4.u32.s32", modifiers: &S828, ptx: Some(PtxVersion::new(1, 5)), sm: None },
-            FeatureGate { feature: "tex.1d.v4.f32.s32", modifiers: &S829, ptx: Some(PtxVersion::new(1, 5)), sm: None },
-            FeatureGate { feature: "tex.1d.v4.s32.s32", modifiers: &S830, ptx: Some(PtxVersion::new(1, 5)), sm: None },
-            FeatureGate { feature: "tex.1d.v4.u32.f32", modifiers: &S831, ptx: Some(PtxVersion::new(1, 5)), sm: None },
-            FeatureGate { feature: "tex.2d.v4.u32.s32", modifiers: &S832, ptx: Some(PtxVersion::new(1, 5)), sm: None },
-            FeatureGate { feature: "tex.2dms.v4.u32.s32", modifiers: &S833, ptx: Some(PtxVersion::new(3, 2)), sm: None },
-            FeatureGate { feature: "tex.3d.v4.u32.s32", modifiers: &S834, ptx: Some(PtxVersion::new(1, 5)), sm: None },
-            FeatureGate { feature: "tex.a1d.v4.u32.s32", modifiers: &S835, ptx: Some(PtxVersion::new(2, 3)), sm: None },
-            FeatureGate { feature: "tex.a2d.v4.u32.s32", modifiers: &S836, ptx: Some(PtxVersion::new(2, 3)), sm: None },
-            FeatureGate { feature: "tex.a2dms.v4.u32.s32", modifiers: &S837, ptx: Some(PtxVersion::new(3, 2)), sm: None },
-            FeatureGate { feature: "tex.1d.v2.f16x2.s32", modifiers: &S838, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.2d.v2.f16x2.s32", modifiers: &S839, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.2dms.v2.f16x2.s32", modifiers: &S840, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.3d.v2.f16x2.s32", modifiers: &S841, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.a1d.v2.f16x2.s32", modifiers: &S842, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.a2d.v2.f16x2.s32", modifiers: &S843, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.a2dms.v2.f16x2.s32", modifiers: &S844, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.base.1d.v4.u32.s32", modifiers: &S845, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.base.1d.v4.f16.s32", modifiers: &S846, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.base.1d.v4.f32.s32", modifiers: &S847, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.base.1d.v4.s32.s32", modifiers: &S848, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.base.1d.v4.u32.f32", modifiers: &S849, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.base.2d.v4.u32.s32", modifiers: &S850, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.base.2dms.v4.u32.s32", modifiers: &S851, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.base.a1d.v4.u32.s32", modifiers: &S852, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.base.a2d.v4.u32.s32", modifiers: &S853, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.base.a2dms.v4.u32.s32", modifiers: &S854, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.level.1d.v4.u32.s32", modifiers: &S855, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.level.1d.v4.f16.s32", modifiers: &S856, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.level.1d.v4.f32.s32", modifiers: &S857, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.level.1d.v4.s32.s32", modifiers: &S858, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.level.1d.v4.u32.f32", modifiers: &S859, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.level.2d.v4.u32.s32", modifiers: &S860, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.level.a1d.v4.u32.s32", modifiers: &S861, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.level.a2d.v4.u32.s32", modifiers: &S862, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.base.1d.v2.f16x2.f32", modifiers: &S863, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.level.1d.v2.f16x2.f32", modifiers: &S864, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tex.1d.v2.f16x2.f32", modifiers: &S865, ptx: Some(PtxVersion::new(4, 3)), sm: None },
-            FeatureGate { feature: "tex.1d.v4.f16.f32", modifiers: &S866, ptx: Some(PtxVersion::new(4, 3)), sm: None },
-            FeatureGate { feature: "tex.2dms.v4.s32.s32", modifiers: &S867, ptx: Some(PtxVersion::new(3, 2)), sm: None },
-            FeatureGate { feature: "tex.a2d.v4.s32.f32", modifiers: &S868, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "tex.a2dms.v4.s32.s32", modifiers: &S869, ptx: Some(PtxVersion::new(3, 2)), sm: None },
-            FeatureGate { feature: "tex.acube.v4.f32.f32", modifiers: &S870, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "tex.grad.3d.v4.f32.f32", modifiers: &S871, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "tex.level.2d.v4.s32.f32", modifiers: &S872, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "tex.1d.v4.u32.s32", modifiers: &S830, ptx: Some(PtxVersion::new(1, 5)), sm: None },
+            FeatureGate { feature: "tex.1d.v4.f32.s32", modifiers: &S831, ptx: Some(PtxVersion::new(1, 5)), sm: None },
+            FeatureGate { feature: "tex.1d.v4.s32.s32", modifiers: &S832, ptx: Some(PtxVersion::new(1, 5)), sm: None },
+            FeatureGate { feature: "tex.1d.v4.u32.f32", modifiers: &S833, ptx: Some(PtxVersion::new(1, 5)), sm: None },
+            FeatureGate { feature: "tex.2d.v4.u32.s32", modifiers: &S834, ptx: Some(PtxVersion::new(1, 5)), sm: None },
+            FeatureGate { feature: "tex.2dms.v4.u32.s32", modifiers: &S835, ptx: Some(PtxVersion::new(3, 2)), sm: None },
+            FeatureGate { feature: "tex.3d.v4.u32.s32", modifiers: &S836, ptx: Some(PtxVersion::new(1, 5)), sm: None },
+            FeatureGate { feature: "tex.a1d.v4.u32.s32", modifiers: &S837, ptx: Some(PtxVersion::new(2, 3)), sm: None },
+            FeatureGate { feature: "tex.a2d.v4.u32.s32", modifiers: &S838, ptx: Some(PtxVersion::new(2, 3)), sm: None },
+            FeatureGate { feature: "tex.a2dms.v4.u32.s32", modifiers: &S839, ptx: Some(PtxVersion::new(3, 2)), sm: None },
+            FeatureGate { feature: "tex.1d.v2.f16x2.s32", modifiers: &S840, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.2d.v2.f16x2.s32", modifiers: &S841, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.2dms.v2.f16x2.s32", modifiers: &S842, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.3d.v2.f16x2.s32", modifiers: &S843, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.a1d.v2.f16x2.s32", modifiers: &S844, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.a2d.v2.f16x2.s32", modifiers: &S845, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.a2dms.v2.f16x2.s32", modifiers: &S846, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.1d.v4.u32.s32", modifiers: &S847, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.1d.v4.f16.s32", modifiers: &S848, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.1d.v4.f32.s32", modifiers: &S849, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.1d.v4.s32.s32", modifiers: &S850, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.1d.v4.u32.f32", modifiers: &S851, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.2d.v4.u32.s32", modifiers: &S852, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.2dms.v4.u32.s32", modifiers: &S853, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.a1d.v4.u32.s32", modifiers: &S854, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.a2d.v4.u32.s32", modifiers: &S855, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.a2dms.v4.u32.s32", modifiers: &S856, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.level.1d.v4.u32.s32", modifiers: &S857, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.level.1d.v4.f16.s32", modifiers: &S858, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.level.1d.v4.f32.s32", modifiers: &S859, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.level.1d.v4.s32.s32", modifiers: &S860, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.level.1d.v4.u32.f32", modifiers: &S861, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.level.2d.v4.u32.s32", modifiers: &S862, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.level.a1d.v4.u32.s32", modifiers: &S863, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.level.a2d.v4.u32.s32", modifiers: &S864, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.base.1d.v2.f16x2.f32", modifiers: &S865, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.level.1d.v2.f16x2.f32", modifiers: &S866, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tex.1d.v2.f16x2.f32", modifiers: &S867, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "tex.1d.v4.f16.f32", modifiers: &S868, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "tex.2dms.v4.s32.s32", modifiers: &S869, ptx: Some(PtxVersion::new(3, 2)), sm: None },
+            FeatureGate { feature: "tex.a2d.v4.s32.f32", modifiers: &S870, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "tex.a2dms.v4.s32.s32", modifiers: &S871, ptx: Some(PtxVersion::new(3, 2)), sm: None },
+            FeatureGate { feature: "tex.acube.v4.f32.f32", modifiers: &S872, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "tex.grad.3d.v4.f32.f32", modifiers: &S873, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "tex.level.2d.v4.s32.f32", modifiers: &S874, ptx: Some(PtxVersion::new(4, 3)), sm: None },
         ],
         target_gates: &[
-            FeatureGate { feature: "The cubemap array geometry (.acube)", modifiers: &S873, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "The cubemap array geometry (.acube)", modifiers: &S875, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "Mipmaps", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "Indirect texture access", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "Multi-sample textures and multi-sample texture arrays", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
             FeatureGate { feature: "Texture fetch returning .f16 and .f16x2 data", modifiers: &S314, ptx: None, sm: Some(SmTarget::sm(53, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.grad.{cube, acube}", modifiers: &S827, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.grad.{cube, acube}", modifiers: &S829, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "Offset vector operand", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
             FeatureGate { feature: "Depth compare operand", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.1d.v4.f16.s32", modifiers: &S874, ptx: None, sm: Some(SmTarget::sm(53, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.2dms.v4.u32.s32", modifiers: &S833, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.a2dms.v4.u32.s32", modifiers: &S837, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.1d.v2.f16x2.s32", modifiers: &S838, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.2d.v2.f16x2.s32", modifiers: &S839, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.2dms.v2.f16x2.s32", modifiers: &S840, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.3d.v2.f16x2.s32", modifiers: &S841, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.a1d.v2.f16x2.s32", modifiers: &S842, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.a2d.v2.f16x2.s32", modifiers: &S843, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.a2dms.v2.f16x2.s32", modifiers: &S844, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.base.1d.v4.u32.s32", modifiers: &S845, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.base.1d.v4.f16.s32", modifiers: &S846, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.base.1d.v4.f32.s32", modifiers: &S847, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.base.1d.v4.s32.s32", modifiers: &S848, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.base.1d.v4.u32.f32", modifiers: &S849, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.base.2d.v4.u32.s32", modifiers: &S850, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.base.2dms.v4.u32.s32", modifiers: &S851, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.base.a1d.v4.u32.s32", modifiers: &S852, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.base.a2d.v4.u32.s32", modifiers: &S853, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.base.a2dms.v4.u32.s32", modifiers: &S854, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.level.1d.v4.u32.s32", modifiers: &S855, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.level.1d.v4.f16.s32", modifiers: &S856, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.level.1d.v4.f32.s32", modifiers: &S857, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.level.1d.v4.s32.s32", modifiers: &S858, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.level.1d.v4.u32.f32", modifiers: &S859, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.level.2d.v4.u32.s32", modifiers: &S860, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.level.a1d.v4.u32.s32", modifiers: &S861, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.level.a2d.v4.u32.s32", modifiers: &S862, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.base.1d.v2.f16x2.f32", modifiers: &S863, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.level.1d.v2.f16x2.f32", modifiers: &S864, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.1d.v2.f16x2.f32", modifiers: &S865, ptx: None, sm: Some(SmTarget::sm(53, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.1d.v4.f16.f32", modifiers: &S866, ptx: None, sm: Some(SmTarget::sm(53, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.2dms.v4.s32.s32", modifiers: &S867, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.a2d.v4.s32.f32", modifiers: &S868, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.a2dms.v4.s32.s32", modifiers: &S869, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.grad.3d.v4.f32.f32", modifiers: &S871, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "tex.level.2d.v4.s32.f32", modifiers: &S872, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.1d.v4.f16.s32", modifiers: &S876, ptx: None, sm: Some(SmTarget::sm(53, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.2dms.v4.u32.s32", modifiers: &S835, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.a2dms.v4.u32.s32", modifiers: &S839, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.1d.v2.f16x2.s32", modifiers: &S840, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.2d.v2.f16x2.s32", modifiers: &S841, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.2dms.v2.f16x2.s32", modifiers: &S842, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.3d.v2.f16x2.s32", modifiers: &S843, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.a1d.v2.f16x2.s32", modifiers: &S844, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.a2d.v2.f16x2.s32", modifiers: &S845, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.a2dms.v2.f16x2.s32", modifiers: &S846, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.1d.v4.u32.s32", modifiers: &S847, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.1d.v4.f16.s32", modifiers: &S848, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.1d.v4.f32.s32", modifiers: &S849, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.1d.v4.s32.s32", modifiers: &S850, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.1d.v4.u32.f32", modifiers: &S851, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.2d.v4.u32.s32", modifiers: &S852, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.2dms.v4.u32.s32", modifiers: &S853, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.a1d.v4.u32.s32", modifiers: &S854, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.a2d.v4.u32.s32", modifiers: &S855, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.a2dms.v4.u32.s32", modifiers: &S856, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.level.1d.v4.u32.s32", modifiers: &S857, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.level.1d.v4.f16.s32", modifiers: &S858, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.level.1d.v4.f32.s32", modifiers: &S859, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.level.1d.v4.s32.s32", modifiers: &S860, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.level.1d.v4.u32.f32", modifiers: &S861, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.level.2d.v4.u32.s32", modifiers: &S862, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.level.a1d.v4.u32.s32", modifiers: &S863, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.level.a2d.v4.u32.s32", modifiers: &S864, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.base.1d.v2.f16x2.f32", modifiers: &S865, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.level.1d.v2.f16x2.f32", modifiers: &S866, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.1d.v2.f16x2.f32", modifiers: &S867, ptx: None, sm: Some(SmTarget::sm(53, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.1d.v4.f16.f32", modifiers: &S868, ptx: None, sm: Some(SmTarget::sm(53, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.2dms.v4.s32.s32", modifiers: &S869, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.a2d.v4.s32.f32", modifiers: &S870, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.a2dms.v4.s32.s32", modifiers: &S871, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.grad.3d.v4.f32.f32", modifiers: &S873, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "tex.level.2d.v4.s32.f32", modifiers: &S874, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
         ],
         summary: "Samples a texture at given coordinates.",
         coverage: Coverage { parses: true },
@@ -13150,7 +13165,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %tid",
         category: "Special Registers",
-        names: &S875,
+        names: &S877,
         anchor: "special-registers-tid",
         syntax: "",
         forms: &[
@@ -13172,7 +13187,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Texture Instructions: tld4",
         category: "Texture Instructions",
-        names: &S876,
+        names: &S878,
         anchor: "texture-instructions-tld4",
         syntax: "tld4.comp.2d.v4.dtype.f32    d[|p], [a, c] {, e} {, f};\ntld4.comp.geom.v4.dtype.f32  d[|p], [a, b, c] {, e} {, f};  // explicit sampler\n\n.comp  = { .r, .g, .b, .a };\n.geom  = { .2d, .a2d, .cube, .acube };\n.dtype = { .u32, .s32, .f32 };",
         forms: &[
@@ -13182,10 +13197,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".comp", optional: false, placeholder: true, values: &S877 },
-                    Slot { name: ".2d", optional: false, placeholder: false, values: &S878 },
-                    Slot { name: ".v4", optional: false, placeholder: false, values: &S819 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S597 },
+                    Slot { name: ".comp", optional: false, placeholder: true, values: &S879 },
+                    Slot { name: ".2d", optional: false, placeholder: false, values: &S880 },
+                    Slot { name: ".v4", optional: false, placeholder: false, values: &S821 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S598 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
                 operands: &[
@@ -13201,10 +13216,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".comp", optional: false, placeholder: true, values: &S877 },
-                    Slot { name: ".geom", optional: false, placeholder: true, values: &S879 },
-                    Slot { name: ".v4", optional: false, placeholder: false, values: &S819 },
-                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S597 },
+                    Slot { name: ".comp", optional: false, placeholder: true, values: &S879 },
+                    Slot { name: ".geom", optional: false, placeholder: true, values: &S881 },
+                    Slot { name: ".v4", optional: false, placeholder: false, values: &S821 },
+                    Slot { name: ".dtype", optional: false, placeholder: true, values: &S598 },
                     Slot { name: ".f32", optional: false, placeholder: false, values: &S2 },
                 ],
                 operands: &[
@@ -13216,40 +13231,41 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".comp", values: &S877 },
-            Definition { name: ".geom", values: &S879 },
-            Definition { name: ".dtype", values: &S597 },
+            Definition { name: ".comp", values: &S879 },
+            Definition { name: ".geom", values: &S881 },
+            Definition { name: ".dtype", values: &S598 },
         ],
-        ptx: Some(PtxVersion::new(3, 1)),
+        ptx: Some(PtxVersion::new(2, 2)),
         preview: false,
         target: TargetReq::Min(SmTarget::sm(20, ArchVariant::Base)),
         ptx_gates: &[
             FeatureGate { feature: "Indirect texture access", modifiers: &S36, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: "tld4.{a2d,cube,acube}", modifiers: &S880, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "tld4.{a2d,cube,acube}", modifiers: &S882, ptx: Some(PtxVersion::new(4, 3)), sm: None },
             FeatureGate { feature: "Offset vector operand", modifiers: &S36, ptx: Some(PtxVersion::new(4, 3)), sm: None },
             FeatureGate { feature: "Depth compare operand", modifiers: &S36, ptx: Some(PtxVersion::new(4, 3)), sm: None },
             FeatureGate { feature: "Support for optional destination predicate", modifiers: &S36, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tld4.a.2d.v4.u32.f32", modifiers: &S881, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tld4.b.2d.v4.u32.f32", modifiers: &S882, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tld4.g.2d.v4.u32.f32", modifiers: &S883, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tld4.r.a2d.v4.u32.f32", modifiers: &S884, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tld4.r.acube.v4.u32.f32", modifiers: &S885, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tld4.r.cube.v4.u32.f32", modifiers: &S886, ptx: Some(PtxVersion::new(7, 1)), sm: None },
-            FeatureGate { feature: "tld4.r.2d.v4.u32.f32", modifiers: &S887, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "tld4.a.2d.v4.u32.f32", modifiers: &S883, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tld4.b.2d.v4.u32.f32", modifiers: &S884, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tld4.g.2d.v4.u32.f32", modifiers: &S885, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tld4.r.a2d.v4.u32.f32", modifiers: &S886, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tld4.r.acube.v4.u32.f32", modifiers: &S887, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tld4.r.cube.v4.u32.f32", modifiers: &S888, ptx: Some(PtxVersion::new(7, 1)), sm: None },
+            FeatureGate { feature: "tld4.r.2d.v4.s32.f32", modifiers: &S889, ptx: Some(PtxVersion::new(3, 1)), sm: None },
+            FeatureGate { feature: "tld4.r.2d.v4.u32.f32", modifiers: &S890, ptx: Some(PtxVersion::new(4, 3)), sm: None },
         ],
         target_gates: &[
             FeatureGate { feature: "Indirect texture access", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "tld4.{a2d,cube,acube}", modifiers: &S880, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "tld4.{a2d,cube,acube}", modifiers: &S882, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
             FeatureGate { feature: "Offset vector operand", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
             FeatureGate { feature: "Depth compare operand", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
             FeatureGate { feature: "Support for optional destination predicate", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tld4.a.2d.v4.u32.f32", modifiers: &S881, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tld4.b.2d.v4.u32.f32", modifiers: &S882, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tld4.g.2d.v4.u32.f32", modifiers: &S883, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tld4.r.a2d.v4.u32.f32", modifiers: &S884, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tld4.r.acube.v4.u32.f32", modifiers: &S885, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tld4.r.cube.v4.u32.f32", modifiers: &S886, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
-            FeatureGate { feature: "tld4.r.2d.v4.u32.f32", modifiers: &S887, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "tld4.a.2d.v4.u32.f32", modifiers: &S883, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tld4.b.2d.v4.u32.f32", modifiers: &S884, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tld4.g.2d.v4.u32.f32", modifiers: &S885, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tld4.r.a2d.v4.u32.f32", modifiers: &S886, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tld4.r.acube.v4.u32.f32", modifiers: &S887, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tld4.r.cube.v4.u32.f32", modifiers: &S888, ptx: None, sm: Some(SmTarget::sm(60, ArchVariant::Base)) },
+            FeatureGate { feature: "tld4.r.2d.v4.u32.f32", modifiers: &S890, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
         ],
         summary: "Gathers one colour channel of the four texels around a point.",
         coverage: Coverage { parses: true },
@@ -13259,7 +13275,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %total_smem_size",
         category: "Special Registers",
-        names: &S888,
+        names: &S891,
         anchor: "special-registers-total-smem-size",
         syntax: "",
         forms: &[
@@ -13281,7 +13297,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Miscellaneous Instructions: trap",
         category: "Miscellaneous Instructions",
-        names: &S889,
+        names: &S892,
         anchor: "miscellaneous-instructions-trap",
         syntax: "trap;",
         forms: &[
@@ -13313,7 +13329,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Texture Instructions: txq",
         category: "Texture Instructions",
-        names: &S890,
+        names: &S893,
         anchor: "texture-instructions-txq",
         syntax: "txq.tquery.b32         d, [a];       // texture attributes\ntxq.level.tlquery.b32  d, [a], lod;  // texture attributes\ntxq.squery.b32         d, [a];       // sampler attributes\n\n.tquery  = { .width, .height, .depth,\n             .channel_data_type, .channel_order,\n             .normalized_coords, .array_size,\n             .num_mipmap_levels, .num_samples};\n\n.tlquery = { .width, .height, .depth };\n\n.squery  = { .force_unnormalized_coords, .filter_mode,\n             .addr_mode_0, addr_mode_1, addr_mode_2 };",
         forms: &[
@@ -13323,7 +13339,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".tquery", optional: false, placeholder: true, values: &S891 },
+                    Slot { name: ".tquery", optional: false, placeholder: true, values: &S894 },
                     Slot { name: ".b32", optional: false, placeholder: false, values: &S12 },
                 ],
                 operands: &[
@@ -13337,8 +13353,8 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".level", optional: false, placeholder: false, values: &S824 },
-                    Slot { name: ".tlquery", optional: false, placeholder: true, values: &S892 },
+                    Slot { name: ".level", optional: false, placeholder: false, values: &S826 },
+                    Slot { name: ".tlquery", optional: false, placeholder: true, values: &S895 },
                     Slot { name: ".b32", optional: false, placeholder: false, values: &S12 },
                 ],
                 operands: &[
@@ -13353,7 +13369,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".squery", optional: false, placeholder: true, values: &S893 },
+                    Slot { name: ".squery", optional: false, placeholder: true, values: &S896 },
                     Slot { name: ".b32", optional: false, placeholder: false, values: &S12 },
                 ],
                 operands: &[
@@ -13363,32 +13379,32 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".tquery", values: &S891 },
-            Definition { name: ".tlquery", values: &S892 },
-            Definition { name: ".squery", values: &S893 },
+            Definition { name: ".tquery", values: &S894 },
+            Definition { name: ".tlquery", values: &S895 },
+            Definition { name: ".squery", values: &S896 },
         ],
         ptx: Some(PtxVersion::new(1, 5)),
         preview: false,
         target: TargetReq::All,
         ptx_gates: &[
             FeatureGate { feature: "Channel data type and channel order queries", modifiers: &S36, ptx: Some(PtxVersion::new(2, 1)), sm: None },
-            FeatureGate { feature: "The .force_unnormalized_coords query", modifiers: &S894, ptx: Some(PtxVersion::new(2, 2)), sm: None },
+            FeatureGate { feature: "The .force_unnormalized_coords query", modifiers: &S897, ptx: Some(PtxVersion::new(2, 2)), sm: None },
             FeatureGate { feature: "Indirect texture access", modifiers: &S36, ptx: Some(PtxVersion::new(3, 1)), sm: None },
-            FeatureGate { feature: ".array_size, .num_mipmap_levels, .num_samples samples queries", modifiers: &S895, ptx: Some(PtxVersion::new(4, 1)), sm: None },
-            FeatureGate { feature: "txq.level", modifiers: &S824, ptx: Some(PtxVersion::new(4, 3)), sm: None },
-            FeatureGate { feature: "txq.array_size.b32", modifiers: &S896, ptx: Some(PtxVersion::new(4, 1)), sm: None },
-            FeatureGate { feature: "txq.channel_data_type.b32", modifiers: &S777, ptx: Some(PtxVersion::new(2, 1)), sm: None },
-            FeatureGate { feature: "txq.channel_order.b32", modifiers: &S778, ptx: Some(PtxVersion::new(2, 1)), sm: None },
-            FeatureGate { feature: "txq.num_mipmap_levels.b32", modifiers: &S897, ptx: Some(PtxVersion::new(4, 1)), sm: None },
-            FeatureGate { feature: "txq.num_samples.b32", modifiers: &S898, ptx: Some(PtxVersion::new(4, 1)), sm: None },
+            FeatureGate { feature: ".array_size, .num_mipmap_levels, .num_samples samples queries", modifiers: &S898, ptx: Some(PtxVersion::new(4, 1)), sm: None },
+            FeatureGate { feature: "txq.level", modifiers: &S826, ptx: Some(PtxVersion::new(4, 3)), sm: None },
+            FeatureGate { feature: "txq.array_size.b32", modifiers: &S899, ptx: Some(PtxVersion::new(4, 1)), sm: None },
+            FeatureGate { feature: "txq.channel_data_type.b32", modifiers: &S779, ptx: Some(PtxVersion::new(2, 1)), sm: None },
+            FeatureGate { feature: "txq.channel_order.b32", modifiers: &S780, ptx: Some(PtxVersion::new(2, 1)), sm: None },
+            FeatureGate { feature: "txq.num_mipmap_levels.b32", modifiers: &S900, ptx: Some(PtxVersion::new(4, 1)), sm: None },
+            FeatureGate { feature: "txq.num_samples.b32", modifiers: &S901, ptx: Some(PtxVersion::new(4, 1)), sm: None },
         ],
         target_gates: &[
             FeatureGate { feature: "Indirect texture access", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "Querying the number of mipmap levels", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
             FeatureGate { feature: "Querying the number of samples", modifiers: &S36, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
-            FeatureGate { feature: "txq.level", modifiers: &S824, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
-            FeatureGate { feature: "txq.num_mipmap_levels.b32", modifiers: &S897, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
-            FeatureGate { feature: "txq.num_samples.b32", modifiers: &S898, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "txq.level", modifiers: &S826, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
+            FeatureGate { feature: "txq.num_mipmap_levels.b32", modifiers: &S900, ptx: None, sm: Some(SmTarget::sm(20, ArchVariant::Base)) },
+            FeatureGate { feature: "txq.num_samples.b32", modifiers: &S901, ptx: None, sm: Some(SmTarget::sm(30, ArchVariant::Base)) },
         ],
         summary: "Reads an attribute of a texture or sampler.",
         coverage: Coverage { parses: true },
@@ -13398,7 +13414,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vadd, vsub, vabsdiff, vmin, vmax",
         category: "Scalar Video Instructions",
-        names: &S899,
+        names: &S902,
         anchor: "scalar-video-instructions-vadd-vsub-vabsdiff-vmin-vmax",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvop.dtype.atype.btype{.sat}       d, a{.asel}, b{.bsel};\nvop.dtype.atype.btype{.sat}.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvop.dtype.atype.btype{.sat}  d.dsel, a{.asel}, b{.bsel}, c;\n\n vop   = { vadd, vsub, vabsdiff, vmin, vmax };\n.dtype = .atype = .btype = { .u32, .s32 };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -13458,13 +13474,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop", values: &S900 },
+            Definition { name: "vop", values: &S903 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".dsel", values: &S901 },
-            Definition { name: ".asel", values: &S901 },
-            Definition { name: ".bsel", values: &S901 },
+            Definition { name: ".dsel", values: &S904 },
+            Definition { name: ".asel", values: &S904 },
+            Definition { name: ".bsel", values: &S904 },
             Definition { name: ".op2", values: &S61 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
@@ -13482,7 +13498,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2",
         category: "SIMD Video Instructions",
-        names: &S902,
+        names: &S905,
         anchor: "simd-video-instructions-vadd2-vsub2-vavrg2-vabsdiff2-vmin2-vmax2",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop2.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop2.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n vop2  = { vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2 };\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .h0, .h1, .h10 };  // defaults to .h10\n.asel  = .bsel  = { .hxy, where x,y are from { 0, 1, 2, 3 } };\n   .asel defaults to .h10\n   .bsel defaults to .h32",
         forms: &[
@@ -13524,13 +13540,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop2", values: &S903 },
+            Definition { name: "vop2", values: &S906 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".mask", values: &S904 },
-            Definition { name: ".asel", values: &S905 },
-            Definition { name: ".bsel", values: &S905 },
+            Definition { name: ".mask", values: &S907 },
+            Definition { name: ".asel", values: &S908 },
+            Definition { name: ".bsel", values: &S908 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -13547,7 +13563,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4",
         category: "SIMD Video Instructions",
-        names: &S906,
+        names: &S909,
         anchor: "simd-video-instructions-vadd4-vsub4-vavrg4-vabsdiff4-vmin4-vmax4",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop4.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop4.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\nvop4  = { vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4 };\n\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .b0,\n           .b1, .b10\n           .b2, .b20, .b21, .b210,\n           .b3, .b30, .b31, .b310, .b32, .b320, .b321, .b3210 };\n    defaults to .b3210\n.asel = .bsel = .bxyzw, where x,y,z,w are from { 0, ..., 7 };\n   .asel defaults to .b3210\n   .bsel defaults to .b7654",
         forms: &[
@@ -13589,13 +13605,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop4", values: &S907 },
+            Definition { name: "vop4", values: &S910 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".mask", values: &S908 },
-            Definition { name: ".asel", values: &S909 },
-            Definition { name: ".bsel", values: &S909 },
+            Definition { name: ".mask", values: &S911 },
+            Definition { name: ".asel", values: &S912 },
+            Definition { name: ".bsel", values: &S912 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -13612,7 +13628,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vadd, vsub, vabsdiff, vmin, vmax",
         category: "Scalar Video Instructions",
-        names: &S899,
+        names: &S902,
         anchor: "scalar-video-instructions-vadd-vsub-vabsdiff-vmin-vmax",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvop.dtype.atype.btype{.sat}       d, a{.asel}, b{.bsel};\nvop.dtype.atype.btype{.sat}.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvop.dtype.atype.btype{.sat}  d.dsel, a{.asel}, b{.bsel}, c;\n\n vop   = { vadd, vsub, vabsdiff, vmin, vmax };\n.dtype = .atype = .btype = { .u32, .s32 };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -13672,13 +13688,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop", values: &S900 },
+            Definition { name: "vop", values: &S903 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".dsel", values: &S901 },
-            Definition { name: ".asel", values: &S901 },
-            Definition { name: ".bsel", values: &S901 },
+            Definition { name: ".dsel", values: &S904 },
+            Definition { name: ".asel", values: &S904 },
+            Definition { name: ".bsel", values: &S904 },
             Definition { name: ".op2", values: &S61 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
@@ -13696,7 +13712,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2",
         category: "SIMD Video Instructions",
-        names: &S902,
+        names: &S905,
         anchor: "simd-video-instructions-vadd2-vsub2-vavrg2-vabsdiff2-vmin2-vmax2",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop2.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop2.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n vop2  = { vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2 };\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .h0, .h1, .h10 };  // defaults to .h10\n.asel  = .bsel  = { .hxy, where x,y are from { 0, 1, 2, 3 } };\n   .asel defaults to .h10\n   .bsel defaults to .h32",
         forms: &[
@@ -13738,13 +13754,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop2", values: &S903 },
+            Definition { name: "vop2", values: &S906 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".mask", values: &S904 },
-            Definition { name: ".asel", values: &S905 },
-            Definition { name: ".bsel", values: &S905 },
+            Definition { name: ".mask", values: &S907 },
+            Definition { name: ".asel", values: &S908 },
+            Definition { name: ".bsel", values: &S908 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -13761,7 +13777,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4",
         category: "SIMD Video Instructions",
-        names: &S906,
+        names: &S909,
         anchor: "simd-video-instructions-vadd4-vsub4-vavrg4-vabsdiff4-vmin4-vmax4",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop4.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop4.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\nvop4  = { vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4 };\n\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .b0,\n           .b1, .b10\n           .b2, .b20, .b21, .b210,\n           .b3, .b30, .b31, .b310, .b32, .b320, .b321, .b3210 };\n    defaults to .b3210\n.asel = .bsel = .bxyzw, where x,y,z,w are from { 0, ..., 7 };\n   .asel defaults to .b3210\n   .bsel defaults to .b7654",
         forms: &[
@@ -13803,13 +13819,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop4", values: &S907 },
+            Definition { name: "vop4", values: &S910 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".mask", values: &S908 },
-            Definition { name: ".asel", values: &S909 },
-            Definition { name: ".bsel", values: &S909 },
+            Definition { name: ".mask", values: &S911 },
+            Definition { name: ".asel", values: &S912 },
+            Definition { name: ".bsel", values: &S912 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -13826,7 +13842,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2",
         category: "SIMD Video Instructions",
-        names: &S902,
+        names: &S905,
         anchor: "simd-video-instructions-vadd2-vsub2-vavrg2-vabsdiff2-vmin2-vmax2",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop2.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop2.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n vop2  = { vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2 };\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .h0, .h1, .h10 };  // defaults to .h10\n.asel  = .bsel  = { .hxy, where x,y are from { 0, 1, 2, 3 } };\n   .asel defaults to .h10\n   .bsel defaults to .h32",
         forms: &[
@@ -13868,13 +13884,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop2", values: &S903 },
+            Definition { name: "vop2", values: &S906 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".mask", values: &S904 },
-            Definition { name: ".asel", values: &S905 },
-            Definition { name: ".bsel", values: &S905 },
+            Definition { name: ".mask", values: &S907 },
+            Definition { name: ".asel", values: &S908 },
+            Definition { name: ".bsel", values: &S908 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -13892,7 +13908,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4",
         category: "SIMD Video Instructions",
-        names: &S906,
+        names: &S909,
         anchor: "simd-video-instructions-vadd4-vsub4-vavrg4-vabsdiff4-vmin4-vmax4",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop4.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop4.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\nvop4  = { vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4 };\n\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .b0,\n           .b1, .b10\n           .b2, .b20, .b21, .b210,\n           .b3, .b30, .b31, .b310, .b32, .b320, .b321, .b3210 };\n    defaults to .b3210\n.asel = .bsel = .bxyzw, where x,y,z,w are from { 0, ..., 7 };\n   .asel defaults to .b3210\n   .bsel defaults to .b7654",
         forms: &[
@@ -13934,13 +13950,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop4", values: &S907 },
+            Definition { name: "vop4", values: &S910 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".mask", values: &S908 },
-            Definition { name: ".asel", values: &S909 },
-            Definition { name: ".bsel", values: &S909 },
+            Definition { name: ".mask", values: &S911 },
+            Definition { name: ".asel", values: &S912 },
+            Definition { name: ".bsel", values: &S912 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -13958,7 +13974,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Directive,
         title: "PTX Module Directives: .version",
         category: "PTX Module Directives",
-        names: &S910,
+        names: &S913,
         anchor: "ptx-module-directives-version",
         syntax: ".version  major.minor    // major, minor are integers",
         forms: &[
@@ -13991,7 +14007,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Directive,
         title: "Linking Directives: .visible",
         category: "Linking Directives",
-        names: &S911,
+        names: &S914,
         anchor: "linking-directives-visible",
         syntax: ".visible identifier",
         forms: &[
@@ -14024,7 +14040,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vmad",
         category: "Scalar Video Instructions",
-        names: &S912,
+        names: &S915,
         anchor: "scalar-video-instructions-vmad",
         syntax: "// 32-bit scalar operation\nvmad.dtype.atype.btype{.sat}{.scale}     d, {-}a{.asel}, {-}b{.bsel},\n                                         {-}c;\nvmad.dtype.atype.btype.po{.sat}{.scale}  d, a{.asel}, b{.bsel}, c;\n\n.dtype = .atype = .btype = { .u32, .s32 };\n.asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.scale = { .shr7, .shr15 };",
         forms: &[
@@ -14038,7 +14054,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
                     Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
                     Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
-                    Slot { name: ".scale", optional: true, placeholder: true, values: &S913 },
+                    Slot { name: ".scale", optional: true, placeholder: true, values: &S916 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -14056,9 +14072,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
                     Slot { name: ".dtype", optional: false, placeholder: true, values: &S307 },
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
                     Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
-                    Slot { name: ".po", optional: false, placeholder: false, values: &S914 },
+                    Slot { name: ".po", optional: false, placeholder: false, values: &S917 },
                     Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
-                    Slot { name: ".scale", optional: true, placeholder: true, values: &S913 },
+                    Slot { name: ".scale", optional: true, placeholder: true, values: &S916 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -14072,9 +14088,9 @@ pub(crate) static ENTRIES: &[Entry] = &[
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".asel", values: &S901 },
-            Definition { name: ".bsel", values: &S901 },
-            Definition { name: ".scale", values: &S913 },
+            Definition { name: ".asel", values: &S904 },
+            Definition { name: ".bsel", values: &S904 },
+            Definition { name: ".scale", values: &S916 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
         preview: false,
@@ -14091,7 +14107,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vadd, vsub, vabsdiff, vmin, vmax",
         category: "Scalar Video Instructions",
-        names: &S899,
+        names: &S902,
         anchor: "scalar-video-instructions-vadd-vsub-vabsdiff-vmin-vmax",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvop.dtype.atype.btype{.sat}       d, a{.asel}, b{.bsel};\nvop.dtype.atype.btype{.sat}.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvop.dtype.atype.btype{.sat}  d.dsel, a{.asel}, b{.bsel}, c;\n\n vop   = { vadd, vsub, vabsdiff, vmin, vmax };\n.dtype = .atype = .btype = { .u32, .s32 };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -14151,13 +14167,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop", values: &S900 },
+            Definition { name: "vop", values: &S903 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".dsel", values: &S901 },
-            Definition { name: ".asel", values: &S901 },
-            Definition { name: ".bsel", values: &S901 },
+            Definition { name: ".dsel", values: &S904 },
+            Definition { name: ".asel", values: &S904 },
+            Definition { name: ".bsel", values: &S904 },
             Definition { name: ".op2", values: &S61 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
@@ -14175,7 +14191,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2",
         category: "SIMD Video Instructions",
-        names: &S902,
+        names: &S905,
         anchor: "simd-video-instructions-vadd2-vsub2-vavrg2-vabsdiff2-vmin2-vmax2",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop2.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop2.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n vop2  = { vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2 };\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .h0, .h1, .h10 };  // defaults to .h10\n.asel  = .bsel  = { .hxy, where x,y are from { 0, 1, 2, 3 } };\n   .asel defaults to .h10\n   .bsel defaults to .h32",
         forms: &[
@@ -14217,13 +14233,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop2", values: &S903 },
+            Definition { name: "vop2", values: &S906 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".mask", values: &S904 },
-            Definition { name: ".asel", values: &S905 },
-            Definition { name: ".bsel", values: &S905 },
+            Definition { name: ".mask", values: &S907 },
+            Definition { name: ".asel", values: &S908 },
+            Definition { name: ".bsel", values: &S908 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -14240,7 +14256,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4",
         category: "SIMD Video Instructions",
-        names: &S906,
+        names: &S909,
         anchor: "simd-video-instructions-vadd4-vsub4-vavrg4-vabsdiff4-vmin4-vmax4",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop4.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop4.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\nvop4  = { vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4 };\n\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .b0,\n           .b1, .b10\n           .b2, .b20, .b21, .b210,\n           .b3, .b30, .b31, .b310, .b32, .b320, .b321, .b3210 };\n    defaults to .b3210\n.asel = .bsel = .bxyzw, where x,y,z,w are from { 0, ..., 7 };\n   .asel defaults to .b3210\n   .bsel defaults to .b7654",
         forms: &[
@@ -14282,13 +14298,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop4", values: &S907 },
+            Definition { name: "vop4", values: &S910 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".mask", values: &S908 },
-            Definition { name: ".asel", values: &S909 },
-            Definition { name: ".bsel", values: &S909 },
+            Definition { name: ".mask", values: &S911 },
+            Definition { name: ".asel", values: &S912 },
+            Definition { name: ".bsel", values: &S912 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -14305,7 +14321,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vadd, vsub, vabsdiff, vmin, vmax",
         category: "Scalar Video Instructions",
-        names: &S899,
+        names: &S902,
         anchor: "scalar-video-instructions-vadd-vsub-vabsdiff-vmin-vmax",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvop.dtype.atype.btype{.sat}       d, a{.asel}, b{.bsel};\nvop.dtype.atype.btype{.sat}.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvop.dtype.atype.btype{.sat}  d.dsel, a{.asel}, b{.bsel}, c;\n\n vop   = { vadd, vsub, vabsdiff, vmin, vmax };\n.dtype = .atype = .btype = { .u32, .s32 };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -14365,13 +14381,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop", values: &S900 },
+            Definition { name: "vop", values: &S903 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".dsel", values: &S901 },
-            Definition { name: ".asel", values: &S901 },
-            Definition { name: ".bsel", values: &S901 },
+            Definition { name: ".dsel", values: &S904 },
+            Definition { name: ".asel", values: &S904 },
+            Definition { name: ".bsel", values: &S904 },
             Definition { name: ".op2", values: &S61 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
@@ -14389,7 +14405,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2",
         category: "SIMD Video Instructions",
-        names: &S902,
+        names: &S905,
         anchor: "simd-video-instructions-vadd2-vsub2-vavrg2-vabsdiff2-vmin2-vmax2",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop2.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop2.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n vop2  = { vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2 };\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .h0, .h1, .h10 };  // defaults to .h10\n.asel  = .bsel  = { .hxy, where x,y are from { 0, 1, 2, 3 } };\n   .asel defaults to .h10\n   .bsel defaults to .h32",
         forms: &[
@@ -14431,13 +14447,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop2", values: &S903 },
+            Definition { name: "vop2", values: &S906 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".mask", values: &S904 },
-            Definition { name: ".asel", values: &S905 },
-            Definition { name: ".bsel", values: &S905 },
+            Definition { name: ".mask", values: &S907 },
+            Definition { name: ".asel", values: &S908 },
+            Definition { name: ".bsel", values: &S908 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -14454,7 +14470,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4",
         category: "SIMD Video Instructions",
-        names: &S906,
+        names: &S909,
         anchor: "simd-video-instructions-vadd4-vsub4-vavrg4-vabsdiff4-vmin4-vmax4",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop4.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop4.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\nvop4  = { vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4 };\n\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .b0,\n           .b1, .b10\n           .b2, .b20, .b21, .b210,\n           .b3, .b30, .b31, .b310, .b32, .b320, .b321, .b3210 };\n    defaults to .b3210\n.asel = .bsel = .bxyzw, where x,y,z,w are from { 0, ..., 7 };\n   .asel defaults to .b3210\n   .bsel defaults to .b7654",
         forms: &[
@@ -14496,13 +14512,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop4", values: &S907 },
+            Definition { name: "vop4", values: &S910 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".mask", values: &S908 },
-            Definition { name: ".asel", values: &S909 },
-            Definition { name: ".bsel", values: &S909 },
+            Definition { name: ".mask", values: &S911 },
+            Definition { name: ".asel", values: &S912 },
+            Definition { name: ".bsel", values: &S912 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -14519,7 +14535,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Parallel Synchronization and Communication Instructions: vote.sync",
         category: "Parallel Synchronization and Communication Instructions",
-        names: &S915,
+        names: &S918,
         anchor: "parallel-synchronization-and-communication-instructions-vote-sync",
         syntax: "vote.sync.mode.pred  d, {!}a, membermask;\nvote.sync.ballot.b32 d, {!}a, membermask;  // 'ballot' form, returns bitmask\n\n.mode = { .all, .any, .uni };",
         forms: &[
@@ -14529,7 +14545,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".mode", optional: false, placeholder: true, values: &S916 },
+                    Slot { name: ".mode", optional: false, placeholder: true, values: &S919 },
                     Slot { name: ".pred", optional: false, placeholder: false, values: &S138 },
                 ],
                 operands: &[
@@ -14544,7 +14560,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 guard: false,
                 label: false,
                 slots: &[
-                    Slot { name: ".ballot", optional: false, placeholder: false, values: &S917 },
+                    Slot { name: ".ballot", optional: false, placeholder: false, values: &S920 },
                     Slot { name: ".b32", optional: false, placeholder: false, values: &S12 },
                 ],
                 operands: &[
@@ -14555,7 +14571,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: ".mode", values: &S916 },
+            Definition { name: ".mode", values: &S919 },
         ],
         ptx: Some(PtxVersion::new(5, 1)),
         preview: false,
@@ -14572,7 +14588,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vset",
         category: "Scalar Video Instructions",
-        names: &S918,
+        names: &S921,
         anchor: "scalar-video-instructions-vset",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvset.atype.btype.cmp       d, a{.asel}, b{.bsel};\nvset.atype.btype.cmp.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvset.atype.btype.cmp  d.dsel, a{.asel}, b{.bsel}, c;\n\n.atype = .btype = { .u32, .s32 };\n.cmp   = { .eq, .ne, .lt, .le, .gt, .ge };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -14584,7 +14600,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
                     Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
-                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S919 },
+                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S922 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -14600,7 +14616,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
                     Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
-                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S919 },
+                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S922 },
                     Slot { name: ".op2", optional: false, placeholder: true, values: &S61 },
                 ],
                 operands: &[
@@ -14618,7 +14634,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
                     Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
-                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S919 },
+                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S922 },
                 ],
                 operands: &[
                     OperandSpec { text: "d.dsel", name: "d", optional: false, negatable: false, address: false },
@@ -14631,10 +14647,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
         definitions: &[
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".cmp", values: &S919 },
-            Definition { name: ".dsel", values: &S901 },
-            Definition { name: ".asel", values: &S901 },
-            Definition { name: ".bsel", values: &S901 },
+            Definition { name: ".cmp", values: &S922 },
+            Definition { name: ".dsel", values: &S904 },
+            Definition { name: ".asel", values: &S904 },
+            Definition { name: ".bsel", values: &S904 },
             Definition { name: ".op2", values: &S61 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
@@ -14652,7 +14668,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vset2",
         category: "SIMD Video Instructions",
-        names: &S920,
+        names: &S923,
         anchor: "simd-video-instructions-vset2",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvset2.atype.btype.cmp  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvset2.atype.btype.cmp.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n.atype = .btype = { .u32, .s32 };\n.cmp   = { .eq, .ne, .lt, .le, .gt, .ge };\n.mask  = { .h0, .h1, .h10 };  // defaults to .h10\n.asel  = .bsel  = { .hxy, where x,y are from { 0, 1, 2, 3 } };\n   .asel defaults to .h10\n   .bsel defaults to .h32",
         forms: &[
@@ -14664,7 +14680,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
                     Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
-                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S919 },
+                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S922 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -14681,7 +14697,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
                     Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
-                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S919 },
+                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S922 },
                     Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
                 ],
                 operands: &[
@@ -14695,10 +14711,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
         definitions: &[
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".cmp", values: &S919 },
-            Definition { name: ".mask", values: &S904 },
-            Definition { name: ".asel", values: &S905 },
-            Definition { name: ".bsel", values: &S905 },
+            Definition { name: ".cmp", values: &S922 },
+            Definition { name: ".mask", values: &S907 },
+            Definition { name: ".asel", values: &S908 },
+            Definition { name: ".bsel", values: &S908 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -14715,7 +14731,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vset4",
         category: "SIMD Video Instructions",
-        names: &S921,
+        names: &S924,
         anchor: "simd-video-instructions-vset4",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvset4.atype.btype.cmp  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvset4.atype.btype.cmp.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n.atype = .btype = { .u32, .s32 };\n.cmp   = { .eq, .ne, .lt, .le, .gt, .ge };\n.mask  = { .b0,\n           .b1, .b10\n           .b2, .b20, .b21, .b210,\n           .b3, .b30, .b31, .b310, .b32, .b320, .b321, .b3210 };\n    defaults to .b3210\n.asel = .bsel = .bxyzw, where x,y,z,w are from { 0, ..., 7 };\n   .asel defaults to .b3210\n   .bsel defaults to .b7654",
         forms: &[
@@ -14727,7 +14743,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
                     Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
-                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S919 },
+                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S922 },
                 ],
                 operands: &[
                     OperandSpec { text: "d{.mask}", name: "d", optional: false, negatable: false, address: false },
@@ -14744,7 +14760,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                 slots: &[
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
                     Slot { name: ".btype", optional: false, placeholder: true, values: &S307 },
-                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S919 },
+                    Slot { name: ".cmp", optional: false, placeholder: true, values: &S922 },
                     Slot { name: ".add", optional: false, placeholder: false, values: &S57 },
                 ],
                 operands: &[
@@ -14758,10 +14774,10 @@ pub(crate) static ENTRIES: &[Entry] = &[
         definitions: &[
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".cmp", values: &S919 },
-            Definition { name: ".mask", values: &S908 },
-            Definition { name: ".asel", values: &S909 },
-            Definition { name: ".bsel", values: &S909 },
+            Definition { name: ".cmp", values: &S922 },
+            Definition { name: ".mask", values: &S911 },
+            Definition { name: ".asel", values: &S912 },
+            Definition { name: ".bsel", values: &S912 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -14778,7 +14794,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vshl, vshr",
         category: "Scalar Video Instructions",
-        names: &S922,
+        names: &S925,
         anchor: "scalar-video-instructions-vshl-vshr",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvop.dtype.atype.u32{.sat}.mode       d, a{.asel}, b{.bsel};\nvop.dtype.atype.u32{.sat}.mode.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvop.dtype.atype.u32{.sat}.mode  d.dsel, a{.asel}, b{.bsel}, c;\n\n vop   = { vshl, vshr };\n.dtype = .atype = { .u32, .s32 };\n.mode  = { .clamp, .wrap };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -14792,7 +14808,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
                     Slot { name: ".u32", optional: false, placeholder: false, values: &S136 },
                     Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
-                    Slot { name: ".mode", optional: false, placeholder: true, values: &S697 },
+                    Slot { name: ".mode", optional: false, placeholder: true, values: &S698 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -14810,7 +14826,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
                     Slot { name: ".u32", optional: false, placeholder: false, values: &S136 },
                     Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
-                    Slot { name: ".mode", optional: false, placeholder: true, values: &S697 },
+                    Slot { name: ".mode", optional: false, placeholder: true, values: &S698 },
                     Slot { name: ".op2", optional: false, placeholder: true, values: &S61 },
                 ],
                 operands: &[
@@ -14830,7 +14846,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
                     Slot { name: ".u32", optional: false, placeholder: false, values: &S136 },
                     Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
-                    Slot { name: ".mode", optional: false, placeholder: true, values: &S697 },
+                    Slot { name: ".mode", optional: false, placeholder: true, values: &S698 },
                 ],
                 operands: &[
                     OperandSpec { text: "d.dsel", name: "d", optional: false, negatable: false, address: false },
@@ -14841,13 +14857,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop", values: &S923 },
+            Definition { name: "vop", values: &S926 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
-            Definition { name: ".mode", values: &S697 },
-            Definition { name: ".dsel", values: &S901 },
-            Definition { name: ".asel", values: &S901 },
-            Definition { name: ".bsel", values: &S901 },
+            Definition { name: ".mode", values: &S698 },
+            Definition { name: ".dsel", values: &S904 },
+            Definition { name: ".asel", values: &S904 },
+            Definition { name: ".bsel", values: &S904 },
             Definition { name: ".op2", values: &S61 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
@@ -14865,7 +14881,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vshl, vshr",
         category: "Scalar Video Instructions",
-        names: &S922,
+        names: &S925,
         anchor: "scalar-video-instructions-vshl-vshr",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvop.dtype.atype.u32{.sat}.mode       d, a{.asel}, b{.bsel};\nvop.dtype.atype.u32{.sat}.mode.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvop.dtype.atype.u32{.sat}.mode  d.dsel, a{.asel}, b{.bsel}, c;\n\n vop   = { vshl, vshr };\n.dtype = .atype = { .u32, .s32 };\n.mode  = { .clamp, .wrap };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -14879,7 +14895,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
                     Slot { name: ".u32", optional: false, placeholder: false, values: &S136 },
                     Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
-                    Slot { name: ".mode", optional: false, placeholder: true, values: &S697 },
+                    Slot { name: ".mode", optional: false, placeholder: true, values: &S698 },
                 ],
                 operands: &[
                     OperandSpec { text: "d", name: "d", optional: false, negatable: false, address: false },
@@ -14897,7 +14913,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
                     Slot { name: ".u32", optional: false, placeholder: false, values: &S136 },
                     Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
-                    Slot { name: ".mode", optional: false, placeholder: true, values: &S697 },
+                    Slot { name: ".mode", optional: false, placeholder: true, values: &S698 },
                     Slot { name: ".op2", optional: false, placeholder: true, values: &S61 },
                 ],
                 operands: &[
@@ -14917,7 +14933,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
                     Slot { name: ".atype", optional: false, placeholder: true, values: &S307 },
                     Slot { name: ".u32", optional: false, placeholder: false, values: &S136 },
                     Slot { name: ".sat", optional: true, placeholder: false, values: &S15 },
-                    Slot { name: ".mode", optional: false, placeholder: true, values: &S697 },
+                    Slot { name: ".mode", optional: false, placeholder: true, values: &S698 },
                 ],
                 operands: &[
                     OperandSpec { text: "d.dsel", name: "d", optional: false, negatable: false, address: false },
@@ -14928,13 +14944,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop", values: &S923 },
+            Definition { name: "vop", values: &S926 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
-            Definition { name: ".mode", values: &S697 },
-            Definition { name: ".dsel", values: &S901 },
-            Definition { name: ".asel", values: &S901 },
-            Definition { name: ".bsel", values: &S901 },
+            Definition { name: ".mode", values: &S698 },
+            Definition { name: ".dsel", values: &S904 },
+            Definition { name: ".asel", values: &S904 },
+            Definition { name: ".bsel", values: &S904 },
             Definition { name: ".op2", values: &S61 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
@@ -14952,7 +14968,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Scalar Video Instructions: vadd, vsub, vabsdiff, vmin, vmax",
         category: "Scalar Video Instructions",
-        names: &S899,
+        names: &S902,
         anchor: "scalar-video-instructions-vadd-vsub-vabsdiff-vmin-vmax",
         syntax: "// 32-bit scalar operation, with optional secondary operation\nvop.dtype.atype.btype{.sat}       d, a{.asel}, b{.bsel};\nvop.dtype.atype.btype{.sat}.op2   d, a{.asel}, b{.bsel}, c;\n\n// 32-bit scalar operation, with optional data merge\nvop.dtype.atype.btype{.sat}  d.dsel, a{.asel}, b{.bsel}, c;\n\n vop   = { vadd, vsub, vabsdiff, vmin, vmax };\n.dtype = .atype = .btype = { .u32, .s32 };\n.dsel  = .asel  = .bsel  = { .b0, .b1, .b2, .b3, .h0, .h1 };\n.op2   = { .add, .min, .max };",
         forms: &[
@@ -15012,13 +15028,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop", values: &S900 },
+            Definition { name: "vop", values: &S903 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".dsel", values: &S901 },
-            Definition { name: ".asel", values: &S901 },
-            Definition { name: ".bsel", values: &S901 },
+            Definition { name: ".dsel", values: &S904 },
+            Definition { name: ".asel", values: &S904 },
+            Definition { name: ".bsel", values: &S904 },
             Definition { name: ".op2", values: &S61 },
         ],
         ptx: Some(PtxVersion::new(2, 0)),
@@ -15036,7 +15052,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2",
         category: "SIMD Video Instructions",
-        names: &S902,
+        names: &S905,
         anchor: "simd-video-instructions-vadd2-vsub2-vavrg2-vabsdiff2-vmin2-vmax2",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop2.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop2.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\n\n vop2  = { vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2 };\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .h0, .h1, .h10 };  // defaults to .h10\n.asel  = .bsel  = { .hxy, where x,y are from { 0, 1, 2, 3 } };\n   .asel defaults to .h10\n   .bsel defaults to .h32",
         forms: &[
@@ -15078,13 +15094,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop2", values: &S903 },
+            Definition { name: "vop2", values: &S906 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".mask", values: &S904 },
-            Definition { name: ".asel", values: &S905 },
-            Definition { name: ".bsel", values: &S905 },
+            Definition { name: ".mask", values: &S907 },
+            Definition { name: ".asel", values: &S908 },
+            Definition { name: ".bsel", values: &S908 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -15101,7 +15117,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "SIMD Video Instructions: vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4",
         category: "SIMD Video Instructions",
-        names: &S906,
+        names: &S909,
         anchor: "simd-video-instructions-vadd4-vsub4-vavrg4-vabsdiff4-vmin4-vmax4",
         syntax: "// SIMD instruction with secondary SIMD merge operation\nvop4.dtype.atype.btype{.sat}  d{.mask}, a{.asel}, b{.bsel}, c;\n\n// SIMD instruction with secondary accumulate operation\nvop4.dtype.atype.btype.add  d{.mask}, a{.asel}, b{.bsel}, c;\nvop4  = { vadd4, vsub4, vavrg4, vabsdiff4, vmin4, vmax4 };\n\n.dtype = .atype = .btype = { .u32, .s32 };\n.mask  = { .b0,\n           .b1, .b10\n           .b2, .b20, .b21, .b210,\n           .b3, .b30, .b31, .b310, .b32, .b320, .b321, .b3210 };\n    defaults to .b3210\n.asel = .bsel = .bxyzw, where x,y,z,w are from { 0, ..., 7 };\n   .asel defaults to .b3210\n   .bsel defaults to .b7654",
         forms: &[
@@ -15143,13 +15159,13 @@ pub(crate) static ENTRIES: &[Entry] = &[
             },
         ],
         definitions: &[
-            Definition { name: "vop4", values: &S907 },
+            Definition { name: "vop4", values: &S910 },
             Definition { name: ".dtype", values: &S307 },
             Definition { name: ".atype", values: &S307 },
             Definition { name: ".btype", values: &S307 },
-            Definition { name: ".mask", values: &S908 },
-            Definition { name: ".asel", values: &S909 },
-            Definition { name: ".bsel", values: &S909 },
+            Definition { name: ".mask", values: &S911 },
+            Definition { name: ".asel", values: &S912 },
+            Definition { name: ".bsel", values: &S912 },
         ],
         ptx: Some(PtxVersion::new(3, 0)),
         preview: false,
@@ -15166,7 +15182,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::SpecialRegister,
         title: "Special Registers: %warpid",
         category: "Special Registers",
-        names: &S924,
+        names: &S927,
         anchor: "special-registers-warpid",
         syntax: "",
         forms: &[
@@ -15221,7 +15237,7 @@ pub(crate) static ENTRIES: &[Entry] = &[
         kind: EntryKind::Instruction,
         title: "Logic and Shift Instructions: xor",
         category: "Logic and Shift Instructions",
-        names: &S925,
+        names: &S928,
         anchor: "logic-and-shift-instructions-xor",
         syntax: "xor.type d, a, b;\n\n.type = { .pred, .b16, .b32, .b64 };",
         forms: &[
