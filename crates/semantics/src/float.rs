@@ -725,7 +725,7 @@ pub fn testp_f64(op: TestOp, a: f64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::semantics::fp::{self, Decoded};
+    use crate::fp::{self, Decoded};
     use Rounding::*;
 
     const MODES: [Rounding; 4] = [Rn, Rz, Rm, Rp];
