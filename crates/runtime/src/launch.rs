@@ -27,10 +27,10 @@ pub struct LaunchOptions {
     /// Stack (local memory) bytes per thread, like `cudaLimitStackSize`: the bound on what
     /// calls, recursion and `alloca` use ([`DEFAULT_STACK_SIZE`], 64 KiB). A launch raises it
     /// to what the kernel's `.local` variables and non-recursive call tree need, up to
-    /// [`LOCAL_MAX`] (512 KiB, an sm_90 thread's most); a larger value also raises that cap.
+    /// [`LOCAL_MAX`](crate::LOCAL_MAX) (512 KiB, an sm_90 thread's most); a larger value also raises that cap.
     pub stack_size: u64,
     /// Shared memory bytes per block, static and dynamic together ([`SHARED_LIMIT`],
-    /// 227 KiB as on sm_90; at most [`SHARED_LIMIT_MAX`]).
+    /// 227 KiB as on sm_90; at most [`SHARED_LIMIT_MAX`](crate::SHARED_LIMIT_MAX)).
     pub shared_limit: u64,
     /// The printf FIFO, in bytes (CUDA's `cudaLimitPrintfFifoSize`; 1 MiB by default): how much
     /// printf output blocks after the lowest unfinished one may hold while they wait for their
