@@ -52,12 +52,14 @@
 //! # Ok::<(), ptxvm::Error>(())
 //! ```
 mod device;
+mod dtype;
 mod error;
 mod launch;
 mod limits;
 mod module;
 
 pub use device::{Device, DeviceBuffer, Element};
+pub use dtype::Dtype;
 pub use error::Error;
 pub use launch::{Arg, LaunchOptions, LaunchReport};
 pub use limits::{REGISTER_FILE_MAX, SHARED_LIMIT, SHARED_LIMIT_MAX};
@@ -66,6 +68,7 @@ pub use ptx_interp::coverage;
 pub use ptx_interp::exec::{DEFAULT_STACK_SIZE, LOCAL_MAX};
 pub use ptx_interp::launch::{LaunchStats, Progress, LOCAL_TOTAL};
 pub use ptx_interp::set_simd;
+pub use ptx_isa::{ScalarType, TypeKind};
 
 pub mod fuzz;
 
