@@ -853,6 +853,16 @@ def ptxas_names_entry(rows, v, opcode):
     return False
 
 
+def ptxas_warn_stale(keys, path=PTXAS_GATES):
+    """Says which entries of the probe's TSV the table no longer has (new sections can rename
+    keys: the entry would silently fall back to the text's gates until the probe is rerun)."""
+    rows, _targets = ptxas_rows(path)
+    stale = sorted(set(rows) - set(keys))
+    if stale:
+        sys.stderr.write("warning: %s names entries the table lacks (rerun tools/probe-gates.py): "
+                         "%s\n" % (os.path.relpath(path, ROOT), ", ".join(stale)))
+
+
 def ptxas_opcode(row):
     t = row["instance"].strip()
     if t.startswith("@"):
@@ -977,6 +987,7 @@ def summary_keys(data):
 def build(data):
     em = Emitter()
     keys = summary_keys(data)
+    ptxas_warn_stale(keys)
     entries = []
     stats = {"ptx": 0, "ptx_explicit": 0, "target": 0, "forms": 0, "no_forms": [],
              "ptx_gates": 0, "target_gates": 0}
