@@ -983,6 +983,16 @@ impl<'s, 'a> Cta<'s, 'a> {
     }
 
     /// Runs warp `wi` for one slice. Returns whether it made progress.
+    ///
+    /// One dispatch loop runs every instruction. The group's pc and mask stay in locals while
+    /// it runs computation, memory accesses and branches that the whole group takes (or none
+    /// of it), no-ops stepped over with [`Insn::skip`]. An instruction that may change the
+    /// group (a branch that splits it, a warp-synchronous instruction with lanes to wait for
+    /// or merge, `brx.idx`, calls, returns, barriers, `exit`, `trap`) ends the run:
+    /// [`Self::control`] executes it and sets the warp's next group. A run also ends at a
+    /// reconvergence point (the lowest pc of the other groups, `others_min`), at the end of
+    /// the slice, and when a starving group has used its [`STARVE_LIMIT`] steps (it runs one
+    /// more instruction, then yields).
     fn run_warp(&mut self, wi: usize) -> Result<bool, ExecError> {
         let prog = self.sh.prog;
         let code = &prog.code[..];
@@ -1028,105 +1038,118 @@ impl<'s, 'a> Cta<'s, 'a> {
                 w.cur = None;
                 break;
             }
-            // Fast path: straight-line computation, memory accesses and branches the whole
-            // group takes (or none of it), with pc and mask in locals. It stops where the
-            // general path below has decisions to make: a reconvergence point, the end of the
-            // slice, a starving group or any other instruction.
-            {
-                let limit = w.others_min;
-                let budget = if limit == u32::MAX {
-                    SLICE - steps
-                } else {
-                    (SLICE - steps).min(STARVE_LIMIT.saturating_sub(w.run_len))
-                };
-                // dispatches, and instructions run (no-ops stepped over included); thread
-                // instructions of those that lanes skipped (if-converted ones)
-                let (mut n, mut count, mut short) = (0u32, 0u32, 0u32);
-                // `code.len()` bounds the loop too, so that indexing it needs no check
-                let limit = limit.min(code.len() as u32);
-                while n < budget && pc < limit {
-                    let insn = &code[pc as usize];
-                    let m = mask & guard_lanes(&w.preds, insn);
-                    // an instruction guarded by if-conversion that some lanes skip counts for
-                    // the lanes that run it only (a warp instruction if any does), and the
-                    // no-ops after it are not stepped over (they count for some lanes each)
-                    if insn.converted && m != mask {
-                        match insn.op {
-                            Op::Alu(f) if m != 0 => f(&mut w.regs, &mut w.preds, insn, m),
-                            Op::Mem(f) if m != 0 => {
-                                let mut ctx = warp_ctx(w, &mut self.shared, self.sh);
-                                if let Err(e) = f(&mut ctx, insn, m) {
-                                    self.warps[wi].cur = Some((pc, mask));
-                                    return Err(self.fault(wi, insn, e, m));
-                                }
+            let limit = w.others_min;
+            // dispatches this run may make: at least one (a group at its starvation limit runs
+            // one more instruction before it yields)
+            let budget = if limit == u32::MAX {
+                SLICE - steps
+            } else {
+                (SLICE - steps)
+                    .min(STARVE_LIMIT.saturating_sub(w.run_len))
+                    .max(1)
+            };
+            // dispatches, and instructions run (no-ops stepped over included); thread
+            // instructions of those that lanes skipped (if-converted ones)
+            let (mut n, mut count, mut short) = (0u32, 0u32, 0u32);
+            // set when the run stops at an instruction for `control`
+            let mut other = false;
+            // `code.len()` bounds the loop too, so that indexing it needs no check
+            let limit = limit.min(code.len() as u32);
+            while n < budget && pc < limit {
+                let insn = &code[pc as usize];
+                let m = mask & guard_lanes(&w.preds, insn);
+                // an instruction guarded by if-conversion that some lanes skip counts for
+                // the lanes that run it only (a warp instruction if any does), and the
+                // no-ops after it are not stepped over (they count for some lanes each)
+                if insn.converted && m != mask {
+                    match insn.op {
+                        Op::Alu(f) if m != 0 => f(&mut w.regs, &mut w.preds, insn, m),
+                        Op::Mem(f) if m != 0 => {
+                            let mut ctx = warp_ctx(w, &mut self.shared, self.sh);
+                            if let Err(e) = f(&mut ctx, insn, m) {
+                                self.warps[wi].cur = Some((pc, mask));
+                                return Err(self.fault(wi, insn, e, m));
                             }
-                            Op::Alu(_) | Op::Mem(_) | Op::Nop => {}
-                            _ => break,
                         }
-                        short += (mask & !m).count_ones();
-                        warp_steps_skipped += (m == 0) as u32;
-                        n += 1;
-                        count += 1;
-                        pc += 1;
-                        continue;
+                        Op::Alu(_) | Op::Mem(_) | Op::Nop => {}
+                        _ => {
+                            other = true;
+                            break;
+                        }
                     }
-                    // whether the group falls through (over the no-ops after the instruction)
-                    let fall = match insn.op {
-                        Op::Alu(f) => {
-                            if m != 0 {
-                                f(&mut w.regs, &mut w.preds, insn, m);
-                            }
-                            true
-                        }
-                        // memory, and a warp-synchronous instruction whose members are all in
-                        // the group (nobody parked, no forced run: nothing to wait for or merge)
-                        Op::Mem(f) | Op::WarpSync(f) => {
-                            if let Op::WarpSync(_) = insn.op {
-                                if w.parked != 0 || w.force_sync {
-                                    break;
-                                }
-                                let member = if insn.b == u32::MAX {
-                                    FULL
-                                } else {
-                                    let l = m.trailing_zeros().min(31) as usize;
-                                    w.regs[insn.b as usize][l] as u32
-                                };
-                                if member & !w.exited & !mask != 0 {
-                                    break;
-                                }
-                            }
-                            if m != 0 {
-                                let mut ctx = warp_ctx(w, &mut self.shared, self.sh);
-                                if let Err(e) = f(&mut ctx, insn, m) {
-                                    self.warps[wi].cur = Some((pc, mask));
-                                    return Err(self.fault(wi, insn, e, m));
-                                }
-                            }
-                            true
-                        }
-                        Op::Nop => true,
-                        Op::Bra(t) if m == mask => {
-                            pc = t;
-                            false
-                        }
-                        Op::Bra(_) if m == 0 => true,
-                        _ => break,
-                    };
+                    short += (mask & !m).count_ones();
+                    warp_steps_skipped += (m == 0) as u32;
                     n += 1;
                     count += 1;
-                    if fall {
-                        pc += 1 + insn.skip as u32;
-                        count += insn.skip as u32;
-                    }
-                }
-                if n > 0 {
-                    steps += count;
-                    w.run_len = w.run_len.saturating_add(n);
-                    thread_insts += (count * mask.count_ones() - short) as u64;
-                    progress = true;
-                    w.cur = Some((pc, mask));
+                    pc += 1;
                     continue;
                 }
+                // whether the group falls through (over the no-ops after the instruction)
+                let fall = match insn.op {
+                    Op::Alu(f) => {
+                        if m != 0 {
+                            f(&mut w.regs, &mut w.preds, insn, m);
+                        }
+                        true
+                    }
+                    // memory, and a warp-synchronous instruction whose members are all in
+                    // the group (nobody parked, no forced run: nothing to wait for or merge)
+                    Op::Mem(f) | Op::WarpSync(f) => {
+                        if let Op::WarpSync(_) = insn.op {
+                            if w.parked != 0 || w.force_sync {
+                                other = true;
+                                break;
+                            }
+                            let member = if insn.b == u32::MAX {
+                                FULL
+                            } else {
+                                let l = m.trailing_zeros().min(31) as usize;
+                                w.regs[insn.b as usize][l] as u32
+                            };
+                            if member & !w.exited & !mask != 0 {
+                                other = true;
+                                break;
+                            }
+                        }
+                        if m != 0 {
+                            let mut ctx = warp_ctx(w, &mut self.shared, self.sh);
+                            if let Err(e) = f(&mut ctx, insn, m) {
+                                self.warps[wi].cur = Some((pc, mask));
+                                return Err(self.fault(wi, insn, e, m));
+                            }
+                        }
+                        true
+                    }
+                    Op::Nop => true,
+                    Op::Bra(t) if m == mask => {
+                        pc = t;
+                        false
+                    }
+                    Op::Bra(_) if m == 0 => true,
+                    _ => {
+                        other = true;
+                        break;
+                    }
+                };
+                n += 1;
+                count += 1;
+                if fall {
+                    pc += 1 + insn.skip as u32;
+                    count += insn.skip as u32;
+                }
+            }
+            steps += count;
+            w.run_len = w.run_len.saturating_add(n);
+            thread_insts += (count * mask.count_ones() - short) as u64;
+            w.cur = Some((pc, mask));
+            if n > 0 {
+                progress = true;
+            }
+            // a run that stopped at its budget or limit, or at an instruction for `control`
+            // once the slice is used up (no-ops stepped over may pass its end): the next
+            // round picks, preempts or ends the slice
+            if !other && n > 0 || other && steps >= SLICE {
+                continue;
             }
             // (lowering ends every function with an instruction that does not fall through,
             // so a pc is always inside the code; should that ever fail, the launch stops with
@@ -1135,170 +1158,177 @@ impl<'s, 'a> Cta<'s, 'a> {
                 self.warps[wi].cur = None;
                 return Err(self.past_end(wi, mask));
             };
+            let m = mask & guard_lanes(&w.preds, insn);
             steps += 1;
             w.run_len = w.run_len.saturating_add(1);
             progress = true;
-            let m = mask & guard_lanes(&w.preds, insn);
             thread_insts += if insn.converted {
                 warp_steps_skipped += (m == 0) as u32;
                 m.count_ones() as u64
             } else {
                 mask.count_ones() as u64
             };
-            match insn.op {
-                Op::Alu(f) => {
-                    if m != 0 {
-                        f(&mut w.regs, &mut w.preds, insn, m);
-                    }
-                    pc += 1;
-                    w.cur = Some((pc, mask));
-                }
-                Op::Mem(f) => {
-                    if m != 0 {
-                        let mut ctx = warp_ctx(w, &mut self.shared, self.sh);
-                        if let Err(e) = f(&mut ctx, insn, m) {
-                            return Err(self.fault(wi, insn, e, m));
-                        }
-                    }
-                    pc += 1;
-                    self.warps[wi].cur = Some((pc, mask));
-                }
-                Op::WarpSync(f) => {
-                    let member = if insn.b == u32::MAX {
-                        FULL
-                    } else {
-                        w.regs[insn.b as usize][m.trailing_zeros().min(31) as usize] as u32
-                    };
-                    let need = member & !w.exited;
-                    // merge lanes parked at this instruction
-                    let mut group = mask;
-                    for l in lane_bits(w.parked) {
-                        if w.pcs[l] == pc {
-                            group |= 1 << l;
-                        }
-                    }
-                    let forced = std::mem::take(&mut w.force_sync);
-                    if need & !group & !w.parked != 0 && !forced && m != 0 {
-                        // wait for the missing lanes
-                        w.parked |= mask;
-                        w.ready &= !mask;
-                        Self::save(w, pc, mask);
-                        w.cur = None;
-                        continue;
-                    }
-                    w.parked &= !group;
-                    w.ready |= group;
-                    // merged lanes take part only where the guard holds for them too
-                    let guard = guard_lanes(&w.preds, insn);
-                    let m = m | (group & !mask & guard);
-                    if m != 0 {
-                        let mut ctx = warp_ctx(w, &mut self.shared, self.sh);
-                        if let Err(e) = f(&mut ctx, insn, m) {
-                            return Err(self.fault(wi, insn, e, m));
-                        }
-                    }
-                    let w = &mut self.warps[wi];
-                    w.cur = Some((pc + 1, group));
-                    Self::pick_keep(w);
-                }
-                Op::Nop => {
-                    pc += 1;
-                    w.cur = Some((pc, mask));
-                }
-                Op::Bra(t) => {
-                    if m == mask {
-                        w.cur = Some((t, mask));
-                    } else if m == 0 {
-                        w.cur = Some((pc + 1, mask));
-                    } else {
-                        Self::save(w, t, m);
-                        Self::save(w, pc + 1, mask & !m);
-                        // the two halves and the groups already waiting (whose lowest pc is
-                        // `others_min`, exact unless a preempting group runs): the lower half
-                        // runs next when no waiting group is at or below it
-                        let (lo, lo_mask, hi) = if t < pc + 1 {
-                            (t, m, pc + 1)
-                        } else {
-                            (pc + 1, mask & !m, t)
-                        };
-                        let exact = w.others_min != u32::MAX || w.ready & !mask == 0;
-                        w.cur = if exact && lo < w.others_min {
-                            w.others_min = w.others_min.min(hi);
-                            w.run_len = 0;
-                            Some((lo, lo_mask))
-                        } else {
-                            None
-                        };
-                    }
-                }
-                Op::Brx(tab) => {
-                    let table = &prog.tables[tab as usize];
-                    let mut bad = None;
-                    for l in lane_bits(m) {
-                        let idx = w.regs[insn.a as usize][l] as u32;
-                        match table.get(idx as usize) {
-                            Some(&t) => w.pcs[l] = t,
-                            None => {
-                                bad = Some((l, idx));
-                                break;
-                            }
-                        }
-                    }
-                    if let Some((l, idx)) = bad {
-                        let e = Fault {
-                            kind: FaultKind::Other(format!(
-                                "brx.idx index {idx} is outside its target list of {} labels",
-                                table.len()
-                            )),
-                            lane: Some(l as u32),
-                        };
-                        return Err(self.fault(wi, insn, e, m));
-                    }
-                    Self::save(w, pc + 1, mask & !m);
-                    w.cur = None;
-                }
-                Op::Exit => {
-                    self.exit_lanes(wi, m)?;
-                    let w = &mut self.warps[wi];
-                    let rest = mask & !m;
-                    w.cur = if rest != 0 {
-                        Some((pc + 1, rest))
-                    } else {
-                        None
-                    };
-                }
-                Op::Trap => {
-                    if m != 0 {
-                        let l = m.trailing_zeros() as usize;
-                        return Err(ExecError::Trap(self.pos(wi, l, insn)));
-                    }
-                    w.cur = Some((pc + 1, mask));
-                }
-                Op::Unsupported(k) => {
-                    if m != 0 {
-                        let l = m.trailing_zeros() as usize;
-                        return Err(ExecError::Unsupported {
-                            message: prog.messages[k as usize].clone(),
-                            pos: self.pos(wi, l, insn),
-                        });
-                    }
-                    w.cur = Some((pc + 1, mask));
-                }
-                Op::Call(k) => {
-                    self.call(wi, pc, mask, m, k)?;
-                }
-                Op::Ret => {
-                    self.ret(wi, pc, mask, m)?;
-                }
-                Op::Bar(k) => {
-                    self.barrier(wi, pc, mask, m, k)?;
-                }
-            }
+            self.control(wi, pc, mask, m)?;
         }
         self.pending_insts += thread_insts;
         self.out.thread_insts += thread_insts;
         self.out.warp_insts += (steps - warp_steps_skipped) as u64;
         Ok(progress)
+    }
+
+    /// Executes the instruction at `pc` for the group `mask` of warp `wi` (`m`: the lanes whose
+    /// guard holds) where the run of [`Self::run_warp`] stopped: an instruction that may change
+    /// the group. Sets the warp's next group (`cur`, or `None` to pick one).
+    fn control(&mut self, wi: usize, pc: u32, mask: u32, m: u32) -> Result<(), ExecError> {
+        let prog = self.sh.prog;
+        let insn = &prog.code[pc as usize];
+        let w = &mut self.warps[wi];
+        match insn.op {
+            // (never sent here: the run executes these itself; the same for completeness)
+            Op::Alu(f) => {
+                if m != 0 {
+                    f(&mut w.regs, &mut w.preds, insn, m);
+                }
+                w.cur = Some((pc + 1, mask));
+            }
+            Op::Mem(f) => {
+                if m != 0 {
+                    let mut ctx = warp_ctx(w, &mut self.shared, self.sh);
+                    if let Err(e) = f(&mut ctx, insn, m) {
+                        return Err(self.fault(wi, insn, e, m));
+                    }
+                }
+                self.warps[wi].cur = Some((pc + 1, mask));
+            }
+            Op::Nop => w.cur = Some((pc + 1, mask)),
+            Op::WarpSync(f) => {
+                let member = if insn.b == u32::MAX {
+                    FULL
+                } else {
+                    w.regs[insn.b as usize][m.trailing_zeros().min(31) as usize] as u32
+                };
+                let need = member & !w.exited;
+                // merge lanes parked at this instruction
+                let mut group = mask;
+                for l in lane_bits(w.parked) {
+                    if w.pcs[l] == pc {
+                        group |= 1 << l;
+                    }
+                }
+                let forced = std::mem::take(&mut w.force_sync);
+                if need & !group & !w.parked != 0 && !forced && m != 0 {
+                    // wait for the missing lanes
+                    w.parked |= mask;
+                    w.ready &= !mask;
+                    Self::save(w, pc, mask);
+                    w.cur = None;
+                    return Ok(());
+                }
+                w.parked &= !group;
+                w.ready |= group;
+                // merged lanes take part only where the guard holds for them too
+                let guard = guard_lanes(&w.preds, insn);
+                let m = m | (group & !mask & guard);
+                if m != 0 {
+                    let mut ctx = warp_ctx(w, &mut self.shared, self.sh);
+                    if let Err(e) = f(&mut ctx, insn, m) {
+                        return Err(self.fault(wi, insn, e, m));
+                    }
+                }
+                let w = &mut self.warps[wi];
+                w.cur = Some((pc + 1, group));
+                Self::pick_keep(w);
+            }
+            Op::Bra(t) => {
+                if m == mask {
+                    w.cur = Some((t, mask));
+                } else if m == 0 {
+                    w.cur = Some((pc + 1, mask));
+                } else {
+                    Self::save(w, t, m);
+                    Self::save(w, pc + 1, mask & !m);
+                    // the two halves and the groups already waiting (whose lowest pc is
+                    // `others_min`, exact unless a preempting group runs): the lower half
+                    // runs next when no waiting group is at or below it
+                    let (lo, lo_mask, hi) = if t < pc + 1 {
+                        (t, m, pc + 1)
+                    } else {
+                        (pc + 1, mask & !m, t)
+                    };
+                    let exact = w.others_min != u32::MAX || w.ready & !mask == 0;
+                    w.cur = if exact && lo < w.others_min {
+                        w.others_min = w.others_min.min(hi);
+                        w.run_len = 0;
+                        Some((lo, lo_mask))
+                    } else {
+                        None
+                    };
+                }
+            }
+            Op::Brx(tab) => {
+                let table = &prog.tables[tab as usize];
+                let mut bad = None;
+                for l in lane_bits(m) {
+                    let idx = w.regs[insn.a as usize][l] as u32;
+                    match table.get(idx as usize) {
+                        Some(&t) => w.pcs[l] = t,
+                        None => {
+                            bad = Some((l, idx));
+                            break;
+                        }
+                    }
+                }
+                if let Some((l, idx)) = bad {
+                    let e = Fault {
+                        kind: FaultKind::Other(format!(
+                            "brx.idx index {idx} is outside its target list of {} labels",
+                            table.len()
+                        )),
+                        lane: Some(l as u32),
+                    };
+                    return Err(self.fault(wi, insn, e, m));
+                }
+                Self::save(w, pc + 1, mask & !m);
+                w.cur = None;
+            }
+            Op::Exit => {
+                self.exit_lanes(wi, m)?;
+                let w = &mut self.warps[wi];
+                let rest = mask & !m;
+                w.cur = if rest != 0 {
+                    Some((pc + 1, rest))
+                } else {
+                    None
+                };
+            }
+            Op::Trap => {
+                if m != 0 {
+                    let l = m.trailing_zeros() as usize;
+                    return Err(ExecError::Trap(self.pos(wi, l, insn)));
+                }
+                w.cur = Some((pc + 1, mask));
+            }
+            Op::Unsupported(k) => {
+                if m != 0 {
+                    let l = m.trailing_zeros() as usize;
+                    return Err(ExecError::Unsupported {
+                        message: prog.messages[k as usize].clone(),
+                        pos: self.pos(wi, l, insn),
+                    });
+                }
+                w.cur = Some((pc + 1, mask));
+            }
+            Op::Call(k) => {
+                self.call(wi, pc, mask, m, k)?;
+            }
+            Op::Ret => {
+                self.ret(wi, pc, mask, m)?;
+            }
+            Op::Bar(k) => {
+                self.barrier(wi, pc, mask, m, k)?;
+            }
+        }
+        Ok(())
     }
 
     /// After a warp-sync instruction: keep the group unless lower lanes are ready.
