@@ -19,12 +19,10 @@
 pub mod compile;
 pub mod coverage;
 pub mod exec;
-pub mod fifo;
 mod fuse;
 pub(crate) mod handlers;
 mod ifconv;
 mod invariant;
-pub mod launch;
 pub mod mem;
 pub(crate) mod ops_float;
 pub(crate) mod ops_int;
@@ -34,4 +32,5 @@ pub mod printf;
 pub mod program;
 pub mod semantics;
 
+pub use exec::{fifo, launch};
 pub use handlers::set_simd;

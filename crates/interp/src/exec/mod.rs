@@ -20,6 +20,9 @@
 //! where its threads are and what they are doing ([`Stuck`]); its set-up (zeroing shared and
 //! local memory) checks the deadline too.
 
+pub mod fifo;
+pub mod launch;
+
 use crate::invariant::launch_invariant;
 use crate::program::{
     for_lanes, lane_bits, BarKind, CallOperand, CallTarget, Ctx, Env, Fault, FaultKind, Insn,
