@@ -386,6 +386,9 @@ pub struct Program {
     /// The instructions ptxvm does not execute yet, as (function, instruction, message index):
     /// a launch is refused when any is listed (collected once, when the kernel is compiled).
     pub unsupported: Vec<(u32, u32, u32)>,
+    /// The superinstructions that `fuse` made (for the disassembler, [`crate::disasm`]; the
+    /// executor does not read it).
+    pub fused: Vec<crate::disasm::Fused>,
     /// Whether the code may `alloca`: local memory can then grow past the kernel's frame
     /// without a call, and a CTA must clear what the last one left.
     pub alloca: bool,
