@@ -141,8 +141,8 @@ pub struct Insn {
     /// `@!p`.
     pub neg: bool,
     /// How many no-ops ([`Op::Nop`]: hoisted or dead instructions) directly follow this one in
-    /// the same function: the executor's fast path steps over them (counting them as executed)
-    /// when it falls through.
+    /// the same function: the executor's dispatch loop steps over them (counting them as
+    /// executed) when it falls through.
     pub skip: u16,
     /// Guarded by if-conversion (module `ifconv`): counted as executed only by the lanes
     /// whose guard holds, as if the branch it replaced had skipped it for the others.
