@@ -389,23 +389,17 @@ impl<'s, 'a> Cta<'s, 'a> {
         let insn = &prog.code[pc as usize];
         let w = &mut self.warps[wi];
         match insn.op {
-            // (never sent here: the run executes these itself; the same for completeness)
-            Op::Alu(f) => {
-                if m != 0 {
-                    f(&mut w.regs, &mut w.preds, insn, m);
-                }
-                w.cur = Some((pc + 1, mask));
+            // (the run executes these itself and never stops at them)
+            Op::Alu(_) | Op::Mem(_) | Op::Nop => {
+                let e = Fault {
+                    kind: FaultKind::Other(
+                        "internal error: a lane-wise instruction was dispatched as a control one"
+                            .into(),
+                    ),
+                    lane: None,
+                };
+                return Err(self.fault(wi, insn, e, m));
             }
-            Op::Mem(f) => {
-                if m != 0 {
-                    let mut ctx = warp_ctx(w, &mut self.shared, self.sh);
-                    if let Err(e) = f(&mut ctx, insn, m) {
-                        return Err(self.fault(wi, insn, e, m));
-                    }
-                }
-                self.warps[wi].cur = Some((pc + 1, mask));
-            }
-            Op::Nop => w.cur = Some((pc + 1, mask)),
             Op::WarpSync(f) => {
                 let member = if insn.b == u32::MAX {
                     FULL
