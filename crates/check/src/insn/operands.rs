@@ -37,7 +37,16 @@ pub(crate) fn has_operand_rule(op: &str, mods: &[&str]) -> bool {
         | "st" | "cvta" | "bra" | "ret" | "exit" | "call" | "atom" | "red" | "bar" | "barrier" => {
             true
         }
-        "cvt" => !has(".pack"),
+        // Not yet the stochastic-rounding (.rs) and sub-byte/ue8m0 formats of PTX 8.6+.
+        "cvt" => {
+            !has(".pack")
+                && ![
+                    ".rs", ".e2m1x2", ".e2m3x2", ".e3m2x2", ".ue8m0x2", ".e2m1x4", ".e2m3x4",
+                    ".e3m2x4", ".e4m3x4", ".e5m2x4",
+                ]
+                .iter()
+                .any(|m| has(m))
+        }
         "shfl" | "vote" => has(".sync"),
         _ => false,
     }
