@@ -991,6 +991,218 @@ def check_without_reference(out_path, supplement, spec):
     )
     return 0
 
+# ---------------------------------------------------------------------------------------------
+# The typed instruction set: `Opcode`, `Modifier` and the per-opcode flags
+# (written to crates/isa/src/generated_ops.rs)
+# ---------------------------------------------------------------------------------------------
+
+DEFAULT_OPS_OUT = os.path.join(ROOT, "crates", "isa", "src", "generated_ops.rs")
+
+# Trailing path segments that the ISA writes in a form's path but that are modifiers of the
+# instruction, not part of its name: `add.cc` is `add` with `.cc`, `ld.global.nc` is `ld` with
+# `.global.nc`, `shfl.sync` is `shfl` with `.sync`.
+PATH_MODIFIER_TAILS = [
+    ("add", ".cc"), ("sub", ".cc"), ("mad", ".cc"), ("ld", ".global.nc"), ("brx", ".idx"),
+    ("rcp", ".approx.ftz.f64"), ("rsqrt", ".approx.ftz.f64"), ("shfl", ".sync"),
+    ("vote", ".sync"), ("redux", ".sync"), ("elect", ".sync"), ("match", ".sync"),
+]
+
+# Instructions that real PTX uses but that no form of the reference extract names yet; each is an
+# `Opcode` all the same, so that later stages can name it.
+EXTRA_OPCODES = [
+    "bfi", "bfind", "bmsk", "clusterlaunchcontrol", "ldmatrix", "mma", "mma.sp", "movmatrix",
+    "stmatrix", "tcgen05", "tensormap", "wgmma", "wmma", "vote", "shfl",
+]
+
+# Modifiers that every instruction may take, or that the ISA names only in prose.
+EXTRA_MODIFIERS = [".uni", ".sync", ".aligned", ".b128", ".v8", ".x4", ".x2", ".x1", ".trans"]
+
+# Per-opcode facts the later passes need (by opcode name):
+# - dest_first: the first operand is written and never read.
+# - no_dest: no operand is written (every register operand is read).
+# - pure: computed lane by lane from the operands alone (no memory, no warp state): hoistable.
+# - convertible: does the same for each lane with or without the other lanes present, so a
+#   branch around it may become a guard on it (if-conversion).
+OP_FLAGS = {
+    "dest_first": """abs activemask add addc and atom bfe bfi bfind bmsk brev clz cnot copysign
+        cos cvt cvt.pack cvta div dp2a dp4a elect ex2 fma fns isspacep ld ldu lg2 lop3 mad
+        mad24 madc mapa match max min mov mul mul24 neg not or popc prmt rcp redux rem rsqrt
+        sad selp set setp shf shfl shl shr sin slct sqrt sub subc szext tanh testp vote xor""",
+    "no_dest": """bra brx exit fence membar nanosleep pmevent prefetch prefetchu red ret st
+        trap""",
+    "pure": """abs add and bfe bfi bfind brev clz cnot cvt cvta mad mad24 max min mov mul mul24
+        neg not or popc prmt selp setp shl shr slct sub xor""",
+    "convertible": """abs add and atom bfe bfi bfind brev clz cnot cvt cvta ld mad mad24 max
+        min mov mul mul24 neg not or popc prmt red selp setp shl shr slct st sub xor""",
+}
+
+
+def opcode_of_path(path):
+    for op, tail in PATH_MODIFIER_TAILS:
+        if path == op + tail:
+            return op
+    return path
+
+
+def instruction_paths(data):
+    """Every instruction opcode name: the reference's form paths (modifier tails removed) and
+    the extra ones."""
+    names = set(EXTRA_OPCODES)
+    for e in data:
+        if kind_of(e["title"]) != "Instruction" or not e["syntax"].strip():
+            continue
+        forms, _ = parse_syntax(e)
+        for f in forms:
+            names.add(opcode_of_path(f["path"]))
+    return sorted(names)
+
+
+def vocabulary_suffixes():
+    """The suffixes of `ScalarType` and `StateSpace` (crates/isa/src/types.rs): each is a
+    modifier too."""
+    with open(os.path.join(ROOT, "crates", "isa", "src", "types.rs"), encoding="utf-8") as f:
+        return set(re.findall(r'=>? "(\.[a-z0-9_:]+)"', f.read()))
+
+
+def all_modifiers(data):
+    """Every single modifier spelling of the instruction forms: path segments after the opcode,
+    slot values and value-set definitions, split into single modifiers."""
+    mods = set(EXTRA_MODIFIERS) | vocabulary_suffixes()
+
+    def add(v):
+        for part in re.findall(r"\.[^.]+", v):
+            if re.match(r"^\.[A-Za-z0-9_]+(::[A-Za-z0-9_]+)*$", part):
+                mods.add(part)
+
+    for e in data:
+        if kind_of(e["title"]) != "Instruction" or not e["syntax"].strip():
+            continue
+        forms, defs = parse_syntax(e)
+        for f in forms:
+            for seg in f["path"].split(".")[1:]:
+                add("." + seg)
+            for sl in f["slots"]:
+                for v in sl["values"]:
+                    add(v)
+        for d in defs:
+            for v in d["values"]:
+                add(v)
+    return sorted(mods)
+
+
+def rust_ident(text):
+    """`.shared::cta` -> `SharedCta`, `cp.async.bulk` -> `CpAsyncBulk`, `.L2::64B` -> `L2_64B`."""
+    words = [w for w in re.split(r"[^A-Za-z0-9]+", text) if w]
+    out = ""
+    for w in words:
+        piece = w[0].upper() + w[1:]
+        if out and out[-1].isdigit() and piece[0].isdigit():
+            out += "_"
+        out += piece
+    if out[0].isdigit():
+        out = "N" + out
+    return out
+
+
+def build_ops(data):
+    ops = instruction_paths(data)
+    mods = all_modifiers(data)
+    flags = {k: set(v.split()) for k, v in OP_FLAGS.items()}
+    for k, names in flags.items():
+        unknown = names - set(ops)
+        assert not unknown, "OP_FLAGS[%s] names unknown opcodes %r" % (k, sorted(unknown))
+    op_ids = [rust_ident(o) for o in ops]
+    assert len(set(op_ids)) == len(op_ids), "opcode identifiers collide"
+    mod_ids = {}
+    for m in mods:
+        i = rust_ident(m)
+        while i in mod_ids.values():
+            i += "_"
+        mod_ids[m] = i
+    out = []
+    w = out.append
+    w("// @generated by tools/gen-isa.py from the PTX ISA reference extract. Do not edit by hand;")
+    w("// edit the generator (its OP_FLAGS, EXTRA_OPCODES, EXTRA_MODIFIERS) and run")
+    w("// `python3 tools/gen-isa.py`.")
+    w("")
+    w("use crate::opcode::OpFlags;")
+    w("")
+    w("/// A PTX instruction: the opcode and the path segments that name a distinct instruction")
+    w("/// (`cp.async.bulk.tensor`, `mbarrier.arrive`, `bar.warp.sync`); modifiers that only")
+    w("/// qualify it (`.cc`, `.sync`, `.global.nc`) are [`Modifier`]s.")
+    w("#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]")
+    w("pub enum Opcode {")
+    for o, i in zip(ops, op_ids):
+        w("    /// `%s`" % o)
+        w("    %s," % i)
+    w("}")
+    w("")
+    w("impl Opcode {")
+    w("    /// Every opcode, sorted by name.")
+    w("    pub const ALL: &'static [Opcode] = &[")
+    for i in op_ids:
+        w("        Opcode::%s," % i)
+    w("    ];")
+    w("")
+    w("    /// The name as PTX writes it: `cp.async.bulk`.")
+    w("    pub const fn name(self) -> &'static str {")
+    w("        match self {")
+    for o, i in zip(ops, op_ids):
+        w("            Opcode::%s => %s," % (i, rs_str(o)))
+    w("        }")
+    w("    }")
+    w("")
+    w("    /// What the later passes need to know of the instruction.")
+    w("    pub const fn flags(self) -> OpFlags {")
+    w("        match self {")
+    groups = {}
+    for o, i in zip(ops, op_ids):
+        fl = [k for k in ("dest_first", "no_dest", "pure", "convertible") if o in flags[k]]
+        groups.setdefault(tuple(fl), []).append(i)
+    for fl, ids in sorted(groups.items()):
+        expr = " .union(".join("OpFlags::" + f.upper() for f in fl)
+        if fl:
+            expr = "OpFlags::" + fl[0].upper() + "".join(".union(OpFlags::%s)" % f.upper() for f in fl[1:])
+        else:
+            expr = "OpFlags::NONE"
+        pat = " | ".join("Opcode::" + i for i in ids)
+        w("            %s => %s," % (pat, expr))
+    w("        }")
+    w("    }")
+    w("}")
+    w("")
+    w("/// One instruction modifier, as written after a dot: `.rn`, `.f32`, `.shared::cta`.")
+    w("#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]")
+    w("#[repr(u16)]")
+    w("pub enum Modifier {")
+    for m in mods:
+        w("    /// `%s`" % m)
+        w("    %s," % mod_ids[m])
+    w("}")
+    w("")
+    w("impl Modifier {")
+    w("    /// How many modifiers there are.")
+    w("    pub const COUNT: usize = %d;" % len(mods))
+    w("")
+    w("    /// Every modifier, sorted by spelling.")
+    w("    pub const ALL: &'static [Modifier] = &[")
+    for m in mods:
+        w("        Modifier::%s," % mod_ids[m])
+    w("    ];")
+    w("")
+    w("    /// The spelling with its leading dot: `.shared::cta`.")
+    w("    pub const fn text(self) -> &'static str {")
+    w("        MODIFIER_TEXT[self as usize]")
+    w("    }")
+    w("}")
+    w("")
+    w("/// The spelling of each modifier, in the order of [`Modifier::ALL`] (sorted: binary search).")
+    w("pub(crate) static MODIFIER_TEXT: [&str; %d] = [" % len(mods))
+    for m in mods:
+        w("    %s," % rs_str(m))
+    w("];")
+    return "\n".join(out) + "\n"
+
 
 def main(argv):
     spec, out_path = DEFAULT_SPEC, DEFAULT_OUT
@@ -999,6 +1211,9 @@ def main(argv):
         spec = args[args.index("--spec") + 1]
     if "--out" in args:
         out_path = args[args.index("--out") + 1]
+    ops_out_path = DEFAULT_OPS_OUT
+    if "--ops-out" in args:
+        ops_out_path = args[args.index("--ops-out") + 1]
     supplement = load_supplement(SUPPLEMENT)
     if not os.path.exists(spec) and "--check" in args:
         return check_without_reference(out_path, supplement, spec)
@@ -1020,14 +1235,17 @@ def main(argv):
         print("forms: %d; per-feature PTX gates: %d; per-feature target gates: %d"
               % (stats["forms"], stats["ptx_gates"], stats["target_gates"]))
         print("entries without syntax forms: %d: %s" % (len(stats["no_forms"]), " ".join(stats["no_forms"])))
+    outputs = [(out_path, text), (ops_out_path, build_ops(data))]
     if "--check" in args:
-        with open(out_path, encoding="utf-8") as f:
-            if f.read() != text:
-                sys.stderr.write("%s is out of date; run tools/gen-isa.py\n" % out_path)
-                return 1
+        for path, content in outputs:
+            with open(path, encoding="utf-8") as f:
+                if f.read() != content:
+                    sys.stderr.write("%s is out of date; run tools/gen-isa.py\n" % path)
+                    return 1
         return 0
-    with open(out_path, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
+    for path, content in outputs:
+        with open(path, "w", encoding="utf-8", newline="\n") as f:
+            f.write(content)
     return 0
 
 
