@@ -30,6 +30,15 @@ enum Want {
 /// coverage table, so the two cannot drift apart.
 pub(crate) fn has_operand_rule(op: &str, mods: &[&str]) -> bool {
     let has = |m: &str| mods.contains(&m);
+    // Forms of the supplement whose operands the rules below would misread: packed .f32x2
+    // (.b64 registers), mixed-precision .f32.f16/.bf16 (d and c .f32, a and b half) and
+    // st.bulk (an address, a size and the immediate 0).
+    if has(".f32x2")
+        || (matches!(op, "add" | "sub" | "fma") && has(".f32") && (has(".f16") || has(".bf16")))
+        || (op == "st" && has(".bulk"))
+    {
+        return false;
+    }
     match op {
         "add" | "sub" | "mul" | "min" | "max" | "and" | "or" | "xor" | "div" | "rem" | "addc"
         | "subc" | "copysign" | "mad" | "fma" | "madc" | "not" | "neg" | "abs" | "brev"
