@@ -14,7 +14,7 @@
 //! `.level::cache_hint` modifier and `cache-policy` operand go together, as the ISA requires). Each instance
 //! is wrapped in a module (variables in each state space, functions with and without
 //! parameters, call prototypes, call and branch target lists) and must parse and check with
-//! no error under one of a few headers, newest first (`.version 9.0` with `sm_100a`, `sm_90a`
+//! no error under one of a few headers, newest first (`.version 9.1` or 9.0 with `sm_100a`, `sm_90a`
 //! or `sm_120a`, then `.version 6.0` with `sm_60` for forms that newer targets dropped).
 //!
 //! Forms whose instances cannot be written this way — placeholders the table leaves
@@ -38,6 +38,7 @@ use std::path::Path;
 
 /// Headers tried in order; an instance passes if one of them gives no error.
 const HEADERS: &[(&str, &str)] = &[
+    ("9.1", "sm_100a"),
     ("9.0", "sm_100a"),
     ("9.0", "sm_90a"),
     ("9.0", "sm_120a"),

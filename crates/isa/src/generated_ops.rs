@@ -185,6 +185,10 @@ pub enum Opcode {
     Mul,
     /// `mul24`
     Mul24,
+    /// `multimem.cp.async.bulk`
+    MultimemCpAsyncBulk,
+    /// `multimem.cp.reduce.async.bulk`
+    MultimemCpReduceAsyncBulk,
     /// `multimem.ld_reduce`
     MultimemLdReduce,
     /// `multimem.red`
@@ -474,6 +478,8 @@ impl Opcode {
         Opcode::Movmatrix,
         Opcode::Mul,
         Opcode::Mul24,
+        Opcode::MultimemCpAsyncBulk,
+        Opcode::MultimemCpReduceAsyncBulk,
         Opcode::MultimemLdReduce,
         Opcode::MultimemRed,
         Opcode::MultimemSt,
@@ -665,6 +671,8 @@ impl Opcode {
             Opcode::Movmatrix => "movmatrix",
             Opcode::Mul => "mul",
             Opcode::Mul24 => "mul24",
+            Opcode::MultimemCpAsyncBulk => "multimem.cp.async.bulk",
+            Opcode::MultimemCpReduceAsyncBulk => "multimem.cp.reduce.async.bulk",
             Opcode::MultimemLdReduce => "multimem.ld_reduce",
             Opcode::MultimemRed => "multimem.red",
             Opcode::MultimemSt => "multimem.st",
@@ -769,7 +777,7 @@ impl Opcode {
     /// What the later passes need to know of the instruction.
     pub const fn flags(self) -> OpFlags {
         match self {
-            Opcode::Alloca | Opcode::Applypriority | Opcode::Bar | Opcode::BarWarpSync | Opcode::Barrier | Opcode::BarrierCluster | Opcode::Brkpt | Opcode::Call | Opcode::Clusterlaunchcontrol | Opcode::ClusterlaunchcontrolQueryCancel | Opcode::ClusterlaunchcontrolTryCancel | Opcode::CpAsync | Opcode::CpAsyncBulk | Opcode::CpAsyncBulkCommitGroup | Opcode::CpAsyncBulkPrefetch | Opcode::CpAsyncBulkPrefetchTensor | Opcode::CpAsyncBulkTensor | Opcode::CpAsyncBulkWaitGroup | Opcode::CpAsyncCommitGroup | Opcode::CpAsyncMbarrierArrive | Opcode::CpAsyncWaitAll | Opcode::CpAsyncWaitGroup | Opcode::CpReduceAsyncBulk | Opcode::CpReduceAsyncBulkTensor | Opcode::Createpolicy | Opcode::Discard | Opcode::Getctarank | Opcode::Griddepcontrol | Opcode::Istypep | Opcode::Ldmatrix | Opcode::Mbarrier | Opcode::MbarrierArrive | Opcode::MbarrierArriveDrop | Opcode::MbarrierCompleteTx | Opcode::MbarrierExpectTx | Opcode::MbarrierInit | Opcode::MbarrierInval | Opcode::MbarrierPendingCount | Opcode::MbarrierTestWait | Opcode::MbarrierTryWait | Opcode::Mma | Opcode::MmaSp | Opcode::Movmatrix | Opcode::MultimemLdReduce | Opcode::MultimemRed | Opcode::MultimemSt | Opcode::RedAsync | Opcode::Setmaxnreg | Opcode::StAsync | Opcode::StBulk | Opcode::Stackrestore | Opcode::Stacksave | Opcode::Stmatrix | Opcode::Suld | Opcode::Suq | Opcode::Sured | Opcode::Sust | Opcode::Tcgen05 | Opcode::Tcgen05Alloc | Opcode::Tcgen05Commit | Opcode::Tcgen05Cp | Opcode::Tcgen05Dealloc | Opcode::Tcgen05Ld | Opcode::Tcgen05Mma | Opcode::Tcgen05RelinquishAllocPermit | Opcode::Tcgen05Shift | Opcode::Tcgen05St | Opcode::Tensormap | Opcode::TensormapCpFenceproxy | Opcode::TensormapReplace | Opcode::Tex | Opcode::Tld4 | Opcode::Txq | Opcode::Vabsdiff | Opcode::Vabsdiff2 | Opcode::Vabsdiff4 | Opcode::Vadd | Opcode::Vadd2 | Opcode::Vadd4 | Opcode::Vavrg2 | Opcode::Vavrg4 | Opcode::Vmad | Opcode::Vmax | Opcode::Vmax2 | Opcode::Vmax4 | Opcode::Vmin | Opcode::Vmin2 | Opcode::Vmin4 | Opcode::Vset | Opcode::Vset2 | Opcode::Vset4 | Opcode::Vshl | Opcode::Vshr | Opcode::Vsub | Opcode::Vsub2 | Opcode::Vsub4 | Opcode::Wgmma | Opcode::WgmmaCommitGroup | Opcode::WgmmaFence | Opcode::WgmmaMmaAsync | Opcode::WgmmaMmaAsyncSp | Opcode::WgmmaWaitGroup | Opcode::Wmma | Opcode::WmmaLoad | Opcode::WmmaMma | Opcode::WmmaStore => OpFlags::NONE,
+            Opcode::Alloca | Opcode::Applypriority | Opcode::Bar | Opcode::BarWarpSync | Opcode::Barrier | Opcode::BarrierCluster | Opcode::Brkpt | Opcode::Call | Opcode::Clusterlaunchcontrol | Opcode::ClusterlaunchcontrolQueryCancel | Opcode::ClusterlaunchcontrolTryCancel | Opcode::CpAsync | Opcode::CpAsyncBulk | Opcode::CpAsyncBulkCommitGroup | Opcode::CpAsyncBulkPrefetch | Opcode::CpAsyncBulkPrefetchTensor | Opcode::CpAsyncBulkTensor | Opcode::CpAsyncBulkWaitGroup | Opcode::CpAsyncCommitGroup | Opcode::CpAsyncMbarrierArrive | Opcode::CpAsyncWaitAll | Opcode::CpAsyncWaitGroup | Opcode::CpReduceAsyncBulk | Opcode::CpReduceAsyncBulkTensor | Opcode::Createpolicy | Opcode::Discard | Opcode::Getctarank | Opcode::Griddepcontrol | Opcode::Istypep | Opcode::Ldmatrix | Opcode::Mbarrier | Opcode::MbarrierArrive | Opcode::MbarrierArriveDrop | Opcode::MbarrierCompleteTx | Opcode::MbarrierExpectTx | Opcode::MbarrierInit | Opcode::MbarrierInval | Opcode::MbarrierPendingCount | Opcode::MbarrierTestWait | Opcode::MbarrierTryWait | Opcode::Mma | Opcode::MmaSp | Opcode::Movmatrix | Opcode::MultimemCpAsyncBulk | Opcode::MultimemCpReduceAsyncBulk | Opcode::MultimemLdReduce | Opcode::MultimemRed | Opcode::MultimemSt | Opcode::RedAsync | Opcode::Setmaxnreg | Opcode::StAsync | Opcode::StBulk | Opcode::Stackrestore | Opcode::Stacksave | Opcode::Stmatrix | Opcode::Suld | Opcode::Suq | Opcode::Sured | Opcode::Sust | Opcode::Tcgen05 | Opcode::Tcgen05Alloc | Opcode::Tcgen05Commit | Opcode::Tcgen05Cp | Opcode::Tcgen05Dealloc | Opcode::Tcgen05Ld | Opcode::Tcgen05Mma | Opcode::Tcgen05RelinquishAllocPermit | Opcode::Tcgen05Shift | Opcode::Tcgen05St | Opcode::Tensormap | Opcode::TensormapCpFenceproxy | Opcode::TensormapReplace | Opcode::Tex | Opcode::Tld4 | Opcode::Txq | Opcode::Vabsdiff | Opcode::Vabsdiff2 | Opcode::Vabsdiff4 | Opcode::Vadd | Opcode::Vadd2 | Opcode::Vadd4 | Opcode::Vavrg2 | Opcode::Vavrg4 | Opcode::Vmad | Opcode::Vmax | Opcode::Vmax2 | Opcode::Vmax4 | Opcode::Vmin | Opcode::Vmin2 | Opcode::Vmin4 | Opcode::Vset | Opcode::Vset2 | Opcode::Vset4 | Opcode::Vshl | Opcode::Vshr | Opcode::Vsub | Opcode::Vsub2 | Opcode::Vsub4 | Opcode::Wgmma | Opcode::WgmmaCommitGroup | Opcode::WgmmaFence | Opcode::WgmmaMmaAsync | Opcode::WgmmaMmaAsyncSp | Opcode::WgmmaWaitGroup | Opcode::Wmma | Opcode::WmmaLoad | Opcode::WmmaMma | Opcode::WmmaStore => OpFlags::NONE,
             Opcode::Activemask | Opcode::Addc | Opcode::Bmsk | Opcode::Copysign | Opcode::Cos | Opcode::CvtPack | Opcode::Div | Opcode::Dp2a | Opcode::Dp4a | Opcode::Elect | Opcode::Ex2 | Opcode::Fma | Opcode::Fns | Opcode::Isspacep | Opcode::Ldu | Opcode::Lg2 | Opcode::Lop3 | Opcode::Madc | Opcode::Mapa | Opcode::Match | Opcode::Rcp | Opcode::Redux | Opcode::Rem | Opcode::Rsqrt | Opcode::Sad | Opcode::Set | Opcode::Shf | Opcode::Shfl | Opcode::Sin | Opcode::Sqrt | Opcode::Subc | Opcode::Szext | Opcode::Tanh | Opcode::Testp | Opcode::Vote => OpFlags::DEST_FIRST,
             Opcode::Atom | Opcode::Ld => OpFlags::DEST_FIRST.union(OpFlags::CONVERTIBLE),
             Opcode::Abs | Opcode::Add | Opcode::And | Opcode::Bfe | Opcode::Bfi | Opcode::Bfind | Opcode::Brev | Opcode::Clz | Opcode::Cnot | Opcode::Cvt | Opcode::Cvta | Opcode::Mad | Opcode::Mad24 | Opcode::Max | Opcode::Min | Opcode::Mov | Opcode::Mul | Opcode::Mul24 | Opcode::Neg | Opcode::Not | Opcode::Or | Opcode::Popc | Opcode::Prmt | Opcode::Selp | Opcode::Setp | Opcode::Shl | Opcode::Shr | Opcode::Slct | Opcode::Sub | Opcode::Xor => OpFlags::DEST_FIRST.union(OpFlags::PURE).union(OpFlags::CONVERTIBLE),
@@ -857,6 +865,8 @@ pub enum Modifier {
     A2dms,
     /// `.abs`
     Abs,
+    /// `.acc::f32`
+    AccF32,
     /// `.acq_rel`
     AcqRel,
     /// `.acquire`
@@ -893,6 +903,8 @@ pub enum Modifier {
     ArriveDrop,
     /// `.async`
     Async,
+    /// `.async::generic`
+    AsyncGeneric,
     /// `.b`
     B,
     /// `.b0`
@@ -1591,6 +1603,8 @@ pub enum Modifier {
     Mma,
     /// `.mma_async`
     MmaAsync,
+    /// `.mmio`
+    Mmio,
     /// `.multicast::cluster`
     MulticastCluster,
     /// `.multicast::cluster::all`
@@ -1635,6 +1649,10 @@ pub enum Modifier {
     Pack16b,
     /// `.param`
     Param,
+    /// `.param::entry`
+    ParamEntry,
+    /// `.param::func`
+    ParamFunc,
     /// `.parity`
     Parity,
     /// `.pending_count`
@@ -1707,6 +1725,8 @@ pub enum Modifier {
     S16x2,
     /// `.s2`
     S2,
+    /// `.s2f6x2`
+    S2f6x2,
     /// `.s32`
     S32,
     /// `.s4`
@@ -1763,6 +1783,10 @@ pub enum Modifier {
     SwizzleMode,
     /// `.sync`
     Sync,
+    /// `.sync_restrict::shared::cluster`
+    SyncRestrictSharedCluster,
+    /// `.sync_restrict::shared::cta`
+    SyncRestrictSharedCta,
     /// `.sys`
     Sys,
     /// `.tensor`
@@ -1921,7 +1945,7 @@ pub enum Modifier {
 
 impl Modifier {
     /// How many modifiers there are.
-    pub const COUNT: usize = 567;
+    pub const COUNT: usize = 575;
 
     /// Every modifier, sorted by spelling.
     pub const ALL: &'static [Modifier] = &[
@@ -1962,6 +1986,7 @@ impl Modifier {
         Modifier::A2d,
         Modifier::A2dms,
         Modifier::Abs,
+        Modifier::AccF32,
         Modifier::AcqRel,
         Modifier::Acquire,
         Modifier::Acube,
@@ -1980,6 +2005,7 @@ impl Modifier {
         Modifier::Arrive,
         Modifier::ArriveDrop,
         Modifier::Async,
+        Modifier::AsyncGeneric,
         Modifier::B,
         Modifier::B0,
         Modifier::B1,
@@ -2329,6 +2355,7 @@ impl Modifier {
         Modifier::Min,
         Modifier::Mma,
         Modifier::MmaAsync,
+        Modifier::Mmio,
         Modifier::MulticastCluster,
         Modifier::MulticastClusterAll,
         Modifier::Nan,
@@ -2351,6 +2378,8 @@ impl Modifier {
         Modifier::Pack,
         Modifier::Pack16b,
         Modifier::Param,
+        Modifier::ParamEntry,
+        Modifier::ParamFunc,
         Modifier::Parity,
         Modifier::PendingCount,
         Modifier::Po,
@@ -2387,6 +2416,7 @@ impl Modifier {
         Modifier::S16,
         Modifier::S16x2,
         Modifier::S2,
+        Modifier::S2f6x2,
         Modifier::S32,
         Modifier::S4,
         Modifier::S64,
@@ -2415,6 +2445,8 @@ impl Modifier {
         Modifier::SwizzleAtomicity,
         Modifier::SwizzleMode,
         Modifier::Sync,
+        Modifier::SyncRestrictSharedCluster,
+        Modifier::SyncRestrictSharedCta,
         Modifier::Sys,
         Modifier::Tensor,
         Modifier::Tensormap,
@@ -2501,7 +2533,7 @@ impl Modifier {
 }
 
 /// The spelling of each modifier, in the order of [`Modifier::ALL`] (sorted: binary search).
-pub(crate) static MODIFIER_TEXT: [&str; 567] = [
+pub(crate) static MODIFIER_TEXT: [&str; 575] = [
     ".128x128b",
     ".128x256b",
     ".16x128b",
@@ -2539,6 +2571,7 @@ pub(crate) static MODIFIER_TEXT: [&str; 567] = [
     ".a2d",
     ".a2dms",
     ".abs",
+    ".acc::f32",
     ".acq_rel",
     ".acquire",
     ".acube",
@@ -2557,6 +2590,7 @@ pub(crate) static MODIFIER_TEXT: [&str; 567] = [
     ".arrive",
     ".arrive_drop",
     ".async",
+    ".async::generic",
     ".b",
     ".b0",
     ".b1",
@@ -2906,6 +2940,7 @@ pub(crate) static MODIFIER_TEXT: [&str; 567] = [
     ".min",
     ".mma",
     ".mma_async",
+    ".mmio",
     ".multicast::cluster",
     ".multicast::cluster::all",
     ".nan",
@@ -2928,6 +2963,8 @@ pub(crate) static MODIFIER_TEXT: [&str; 567] = [
     ".pack",
     ".pack::16b",
     ".param",
+    ".param::entry",
+    ".param::func",
     ".parity",
     ".pending_count",
     ".po",
@@ -2964,6 +3001,7 @@ pub(crate) static MODIFIER_TEXT: [&str; 567] = [
     ".s16",
     ".s16x2",
     ".s2",
+    ".s2f6x2",
     ".s32",
     ".s4",
     ".s64",
@@ -2992,6 +3030,8 @@ pub(crate) static MODIFIER_TEXT: [&str; 567] = [
     ".swizzle_atomicity",
     ".swizzle_mode",
     ".sync",
+    ".sync_restrict::shared::cluster",
+    ".sync_restrict::shared::cta",
     ".sys",
     ".tensor",
     ".tensormap",

@@ -32,10 +32,10 @@ pub(crate) fn has_operand_rule(op: &str, mods: &[&str]) -> bool {
     let has = |m: &str| mods.contains(&m);
     // Forms of the supplement whose operands the rules below would misread: packed .f32x2
     // (.b64 registers), mixed-precision .f32.f16/.bf16 (d and c .f32, a and b half) and
-    // st.bulk (an address, a size and the immediate 0).
+    // st.bulk (an address, a size and the immediate 0), the st.async form without an mbarrier.
     if has(".f32x2")
         || (matches!(op, "add" | "sub" | "fma") && has(".f32") && (has(".f16") || has(".bf16")))
-        || (op == "st" && has(".bulk"))
+        || (op == "st" && (has(".bulk") || (has(".async") && has(".release"))))
     {
         return false;
     }
@@ -73,6 +73,21 @@ pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
     match op {
         "add" | "sub" | "mul" | "min" | "max" | "and" | "or" | "xor" | "div" | "rem" | "addc"
         | "subc" | "copysign" => {
+            // min/max of three .f32 inputs (PTX 8.8, sm_100)
+            if matches!(op, "min" | "max") && ty == Some(T::F32) && ins.operands.len() == 4 {
+                run(
+                    c,
+                    ins,
+                    &[
+                        Want::Dst(T::F32),
+                        Want::Val(T::F32),
+                        Want::Val(T::F32),
+                        Want::Val(T::F32),
+                    ],
+                    false,
+                );
+                return;
+            }
             if !arity(c, ins, 3, 3, "d, a, b") {
                 return;
             }
