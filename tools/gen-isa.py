@@ -913,6 +913,8 @@ def validate_supplement(supp):
         if not forms:
             problems.append("%s: the syntax has no forms" % where)
         paths = {f["path"] for f in forms}
+        if kind_of(sec["title"]) != "Instruction":
+            continue  # directive examples are whole kernels
         for f in forms:
             if f["path"].split(".")[0] not in sec["opcode"].split("/"):
                 problems.append("%s: form %r does not start with the opcode" % (where, f["text"]))

@@ -51,6 +51,8 @@ def find_ptxas():
 
 
 def wrap(line, version, target):
+    """A module around `line`: in the kernel body, or at module level for a kernel or
+    directive example (a line that starts with `.`)."""
     b128 = tuple(int(x) for x in version.split(".")) >= (8, 3)
     regs = [
         ".reg .pred %p<16>;",
@@ -63,6 +65,8 @@ def wrap(line, version, target):
     ]
     if b128:
         regs.append(".reg .b128 %q<8>;")
+    module = line if line.startswith(".") else ""
+    body = [] if module else [line]
     return "\n".join(
         [
             ".version %s" % version,
@@ -75,7 +79,8 @@ def wrap(line, version, target):
             ".shared .align 16 .b8 smem[4096];",
         ]
         + regs
-        + [line, "ret;", "}", ""]
+        + body
+        + ["ret;", "}", module, ""]
     )
 
 
@@ -83,7 +88,7 @@ def example_lines(text):
     for raw in text.split("\n"):
         code = raw.split("//", 1)[0].strip()
         if code:
-            yield code if code.endswith(";") else code + ";"
+            yield code if code.endswith((";", "}")) else code + ";"
 
 
 def assemble(ptxas, src, target):

@@ -583,6 +583,7 @@ const DIRECTIVE_INSTANCES: &[(&str, Result<Place, &str>)] = &[
     (".common identifier", Ok(Place::Module(".common .global .align 4 .b32 cg;"))),
     (".entry kernel-name ( param-list ) kernel-body", Ok(Place::Module(".visible .entry k2(.param .u64 p, .param .align 8 .b8 s[16])\n{\n\tret;\n}"))),
     (".entry kernel-name kernel-body", Ok(Place::Module(".visible .entry k3\n{\n\tret;\n}"))),
+    (".blocksareclusters", Ok(Place::Attr(".reqntid 32, 1, 1 .reqnctapercluster 2, 1, 1 .blocksareclusters"))),
     (".explicitcluster", Ok(Place::Attr(".explicitcluster"))),
     (".extern identifier", Ok(Place::Module(".extern .global .align 4 .b8 ext[];"))),
     (".file file_index \\\"filename\\\" {, timestamp, file_size}", Ok(Place::Module(".file 1 \"kernel.cu\", 1700000000, 1234"))),
