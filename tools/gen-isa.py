@@ -764,7 +764,7 @@ def build(data):
         b("        title: %s," % rs_str(e["title"]))
         b("        category: %s," % rs_str(category_of(e["title"])))
         b("        names: &%s," % em.str_list(title_names(e["title"])))
-        b("        anchor: %s," % rs_str(anchor_of(e["title"])))
+        b("        anchor: %s," % rs_str(e.get("anchor") or anchor_of(e["title"])))
         b("        syntax: %s," % rs_str(e["syntax"]))
         b("        forms: &[")
         for f in forms:
@@ -860,8 +860,9 @@ def build(data):
 #
 # crates/isa/data/supplement.json holds two lists:
 #   "sections":   new entries in the reference's shape: title, opcode, syntax, isa_notes,
-#                 target_notes, examples, plus `summary` (one line in our own words). The text
-#                 fields may be a string or a list of lines.
+#                 target_notes, examples, plus `summary` (one line in our own words) and, where
+#                 the ISA's link anchor is not the one derived from the title, `anchor`. The
+#                 text fields may be a string or a list of lines.
 #   "extensions": additions to a reference section: `title` (and `occurrence`, 1-based, when
 #                 several sections share the title) names it; `syntax`, `isa_notes`,
 #                 `target_notes` and `examples` are appended to its fields after a blank line,
@@ -872,6 +873,7 @@ def build(data):
 # may override them.
 
 SECTION_FIELDS = ("title", "opcode", "syntax", "isa_notes", "target_notes", "examples", "summary")
+OPTIONAL_SECTION_FIELDS = ("anchor",)  # where the ISA's anchor is not derived from the title
 EXTENSION_FIELDS = ("title", "occurrence", "syntax", "isa_notes", "target_notes", "examples")
 TEXT_FIELDS = ("syntax", "isa_notes", "target_notes", "examples")
 
@@ -899,7 +901,7 @@ def validate_supplement(supp):
     for i, e in enumerate(supp.get("sections", [])):
         where = "sections[%d] (%s)" % (i, e.get("title"))
         missing = [k for k in SECTION_FIELDS if k not in e]
-        extra = [k for k in e if k not in SECTION_FIELDS]
+        extra = [k for k in e if k not in SECTION_FIELDS + OPTIONAL_SECTION_FIELDS]
         if missing or extra:
             problems.append("%s: missing %r, unknown %r" % (where, missing, extra))
             continue

@@ -372,6 +372,19 @@ fn supplement_sections_are_in_the_table() {
             "{name} is not in the table"
         );
     }
+    // anchors of the official document that are not derived from the title
+    assert_eq!(
+        section("wmma", "wmma.load").anchor,
+        "warp-level-matrix-instructions-wmma-ld"
+    );
+    assert_eq!(
+        section("tcgen05", "tcgen05.cp").anchor,
+        "tcgen05-instructions-tcgen05-cp"
+    );
+    assert_eq!(
+        single("bfind").anchor,
+        "integer-arithmetic-instructions-bfind"
+    );
     // the non-sync warp operations sit beside their .sync sections
     assert_eq!(lookup("vote").len(), 2);
     assert_eq!(lookup("shfl").len(), 2);
