@@ -268,9 +268,13 @@ impl Form {
             let seg = m.trim_start_matches('.');
             self.path.split('.').skip(1).any(|p| p == seg)
                 || self.slots.iter().any(|s| {
-                    s.values
-                        .iter()
-                        .any(|v| v == m || modifier_parts(v).any(|p| p == *m))
+                    // `contains` first: a cheap filter before splitting the value
+                    s.values.iter().any(|v| {
+                        v == m
+                            || (v.len() > m.len()
+                                && v.contains(*m)
+                                && modifier_parts(v).any(|p| p == *m))
+                    })
                 })
         })
     }
