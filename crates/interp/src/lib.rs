@@ -32,6 +32,7 @@ pub(crate) mod ops_move;
 pub(crate) mod ops_warp;
 pub mod printf;
 pub mod program;
-pub mod semantics;
+/// The scalar semantics, now the `ptx-semantics` crate, under the path the handlers use.
+pub use ptx_semantics as semantics;
 
 pub use handlers::set_simd;
