@@ -14,7 +14,7 @@
 //! `.level::cache_hint` modifier and `cache-policy` operand go together, as the ISA requires). Each instance
 //! is wrapped in a module (variables in each state space, functions with and without
 //! parameters, call prototypes, call and branch target lists) and must parse and check with
-//! no error under one of a few headers, newest first (`.version 9.0` with `sm_100a`, `sm_90a`
+//! no error under one of a few headers, newest first (`.version 9.1` or 9.0 with `sm_100a`, `sm_90a`
 //! or `sm_120a`, then `.version 6.0` with `sm_60` for forms that newer targets dropped).
 //!
 //! Forms whose instances cannot be written this way — placeholders the table leaves
@@ -38,6 +38,7 @@ use std::path::Path;
 
 /// Headers tried in order; an instance passes if one of them gives no error.
 const HEADERS: &[(&str, &str)] = &[
+    ("9.1", "sm_100a"),
     ("9.0", "sm_100a"),
     ("9.0", "sm_90a"),
     ("9.0", "sm_120a"),
@@ -582,6 +583,7 @@ const DIRECTIVE_INSTANCES: &[(&str, Result<Place, &str>)] = &[
     (".common identifier", Ok(Place::Module(".common .global .align 4 .b32 cg;"))),
     (".entry kernel-name ( param-list ) kernel-body", Ok(Place::Module(".visible .entry k2(.param .u64 p, .param .align 8 .b8 s[16])\n{\n\tret;\n}"))),
     (".entry kernel-name kernel-body", Ok(Place::Module(".visible .entry k3\n{\n\tret;\n}"))),
+    (".blocksareclusters", Ok(Place::Attr(".reqntid 32, 1, 1 .reqnctapercluster 2, 1, 1 .blocksareclusters"))),
     (".explicitcluster", Ok(Place::Attr(".explicitcluster"))),
     (".extern identifier", Ok(Place::Module(".extern .global .align 4 .b8 ext[];"))),
     (".file file_index \\\"filename\\\" {, timestamp, file_size}", Ok(Place::Module(".file 1 \"kernel.cu\", 1700000000, 1234"))),

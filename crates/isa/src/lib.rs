@@ -11,13 +11,19 @@
 //! returns the integer, floating-point, half-precision and extended-precision sections.
 //!
 //! The table lives in `src/generated.rs`, written by `tools/gen-isa.py` from the reference
-//! extract (`shared/spec/isa-reference.json`, outside the repository) and committed, so a
-//! fresh clone builds without it. The generator extracts facts only (grammar, versions,
-//! targets) and takes the summaries from its own hand-written `SUMMARIES` table.
+//! extract (`shared/spec/isa-reference.json`, outside the repository) merged with the
+//! committed supplement `data/supplement.json` (the PTX ISA 9.x instructions and forms the
+//! extract lacks: `wmma`, `mma`, `wgmma`, `tcgen05`, `.b128`, `.v8`, the newer `cvt`
+//! formats, ...), and committed, so a fresh clone builds without the extract. The generator
+//! extracts facts only (grammar, versions, targets) and takes the summaries from its own
+//! hand-written `SUMMARIES` table (the supplement's sections carry their own).
 //!
-//! To add an instruction: add (or update) its section in the reference extract, write its
-//! summary in `SUMMARIES` in `tools/gen-isa.py`, run `python3 tools/gen-isa.py`, and commit
-//! the regenerated file; `python3 tools/gen-isa.py --check` verifies it is up to date.
+//! To add an instruction: add a section to `data/supplement.json` (or an extension that
+//! appends forms to an existing section), with examples that ptxas accepts
+//! (`python3 tools/validate-supplement.py`), run `python3 tools/gen-isa.py --spec
+//! ../shared/spec/isa-reference.json`, and commit the regenerated files;
+//! `python3 tools/gen-isa.py --check` verifies they are up to date (without the extract it
+//! checks the supplement and the input digests recorded in `generated.rs`).
 //!
 //! How far the later stages support an entry is not data of the table: the checker and the
 //! interpreter depend on this crate, not the other way round, so they report it themselves
@@ -262,9 +268,13 @@ impl Form {
             let seg = m.trim_start_matches('.');
             self.path.split('.').skip(1).any(|p| p == seg)
                 || self.slots.iter().any(|s| {
-                    s.values
-                        .iter()
-                        .any(|v| v == m || modifier_parts(v).any(|p| p == *m))
+                    // `contains` first: a cheap filter before splitting the value
+                    s.values.iter().any(|v| {
+                        v == m
+                            || (v.len() > m.len()
+                                && v.contains(*m)
+                                && modifier_parts(v).any(|p| p == *m))
+                    })
                 })
         })
     }

@@ -30,6 +30,15 @@ enum Want {
 /// coverage table, so the two cannot drift apart.
 pub(crate) fn has_operand_rule(op: &str, mods: &[&str]) -> bool {
     let has = |m: &str| mods.contains(&m);
+    // Forms of the supplement whose operands the rules below would misread: packed .f32x2
+    // (.b64 registers), mixed-precision .f32.f16/.bf16 (d and c .f32, a and b half) and
+    // st.bulk (an address, a size and the immediate 0), the st.async form without an mbarrier.
+    if has(".f32x2")
+        || (matches!(op, "add" | "sub" | "fma") && has(".f32") && (has(".f16") || has(".bf16")))
+        || (op == "st" && (has(".bulk") || (has(".async") && has(".release"))))
+    {
+        return false;
+    }
     match op {
         "add" | "sub" | "mul" | "min" | "max" | "and" | "or" | "xor" | "div" | "rem" | "addc"
         | "subc" | "copysign" | "mad" | "fma" | "madc" | "not" | "neg" | "abs" | "brev"
@@ -37,7 +46,16 @@ pub(crate) fn has_operand_rule(op: &str, mods: &[&str]) -> bool {
         | "st" | "cvta" | "bra" | "ret" | "exit" | "call" | "atom" | "red" | "bar" | "barrier" => {
             true
         }
-        "cvt" => !has(".pack"),
+        // Not yet the stochastic-rounding (.rs) and sub-byte/ue8m0 formats of PTX 8.6+.
+        "cvt" => {
+            !has(".pack")
+                && ![
+                    ".rs", ".e2m1x2", ".e2m3x2", ".e3m2x2", ".ue8m0x2", ".e2m1x4", ".e2m3x4",
+                    ".e3m2x4", ".e4m3x4", ".e5m2x4",
+                ]
+                .iter()
+                .any(|m| has(m))
+        }
         "shfl" | "vote" => has(".sync"),
         _ => false,
     }
@@ -55,6 +73,21 @@ pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
     match op {
         "add" | "sub" | "mul" | "min" | "max" | "and" | "or" | "xor" | "div" | "rem" | "addc"
         | "subc" | "copysign" => {
+            // min/max of three .f32 inputs (PTX 8.8, sm_100)
+            if matches!(op, "min" | "max") && ty == Some(T::F32) && ins.operands.len() == 4 {
+                run(
+                    c,
+                    ins,
+                    &[
+                        Want::Dst(T::F32),
+                        Want::Val(T::F32),
+                        Want::Val(T::F32),
+                        Want::Val(T::F32),
+                    ],
+                    false,
+                );
+                return;
+            }
             if !arity(c, ins, 3, 3, "d, a, b") {
                 return;
             }
