@@ -21,6 +21,7 @@
 //! positives on real compiler output are treated as bugs: when in doubt, accept.
 
 pub mod codes;
+mod consts;
 pub mod fuzz;
 mod header;
 mod insn;
@@ -110,6 +111,7 @@ pub fn check_module(module: &Module, opts: &CheckOptions) -> Checked {
         }
     }
     limits::check_limits(module, &header, &mut diags);
+    consts::check_constants(module, &mut diags);
     out.module_symbols = globals.symbols;
     out.diagnostics = diags;
     out

@@ -203,12 +203,12 @@ impl<'m> ModuleTable<'m> {
                     if let Some(&i) = t.by_name.get(&f.name.text) {
                         if t.symbols[i].kind == SymbolKind::Function {
                             if is_def && defined[i].0 && !(weak || defined[i].1) {
-                                diags.push(duplicate(
-                                    &f.name.text,
-                                    s.span,
-                                    t.symbols[i].span,
-                                    "function",
-                                ));
+                                // ptxas names the line of the second body's opening brace
+                                let at = f.body.as_ref().map_or(s.span, |b| b.open.0);
+                                diags.push(
+                                    duplicate(&f.name.text, at, t.symbols[i].span, "function")
+                                        .with_secondary(s.span, "defined again here"),
+                                );
                             }
                             if is_def {
                                 defined[i].0 = true;
