@@ -20,7 +20,9 @@ fn expr(e: &Expr, diags: &mut Vec<Diagnostic>) {
                 d.loc.0,
             )
             .with_label_message("the divisor is a constant zero")
-            .with_help("integer division and remainder by zero have no value in PTX; fix the divisor"),
+            .with_help(
+                "integer division and remainder by zero have no value in PTX; fix the divisor",
+            ),
         );
     }
 }

@@ -123,6 +123,7 @@ pub(crate) fn check_instruction(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
         }
     }
     crate::insn::operands::check(c, ins);
+    memory::check_address_space(c, ins);
 }
 
 fn check_modifiers(
@@ -481,6 +482,7 @@ fn needs_target(full: &str, feature: &str, need: &str, have: &str, span: Span) -
 }
 
 pub(crate) mod call;
+pub(crate) mod memory;
 pub(crate) mod operands;
 
 /// Helpers shared by the operand rules.

@@ -129,9 +129,11 @@ fn conditional(c: Value, x: Value, y: Value) -> Option<Value> {
     };
     let pick = if bits != 0 { x } else { y };
     match (x, y, pick) {
-        (Value::Int { unsigned: u1, .. }, Value::Int { unsigned: u2, .. }, Value::Int { bits, .. }) => {
-            Some(int(bits, u1 || u2))
-        }
+        (
+            Value::Int { unsigned: u1, .. },
+            Value::Int { unsigned: u2, .. },
+            Value::Int { bits, .. },
+        ) => Some(int(bits, u1 || u2)),
         (Value::Float(_), Value::Float(_), _) => Some(pick),
         _ => None,
     }
@@ -359,7 +361,8 @@ mod tests {
             let Some(crate::ast::Initializer::Expr(e)) = &v.declarators[0].init else {
                 panic!("{s}");
             };
-            division_by_zero(e).map(|d| src[d.loc.0.start as usize..d.loc.0.end as usize].to_string())
+            division_by_zero(e)
+                .map(|d| src[d.loc.0.start as usize..d.loc.0.end as usize].to_string())
         };
         assert_eq!(find("7 % 0").as_deref(), Some("7 % 0"));
         assert!(find("7 % (2-2)").is_some());

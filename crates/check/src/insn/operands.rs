@@ -43,8 +43,69 @@ pub(crate) fn has_operand_rule(op: &str, mods: &[&str]) -> bool {
     }
 }
 
+/// The comparison operator of `setp`/`set` against the type it compares (the last type
+/// modifier): bit types take `eq`/`ne`; signed types also `lt`, `le`, `gt`, `ge`; unsigned
+/// types those and `lo`, `ls`, `hi`, `hs`; floating-point types the ordered six and the
+/// unordered `equ`…`geu`, `num`, `nan` (as ptxas 13.5 accepts them).
+fn check_compare(c: &mut FnChecker<'_, '_>, ins: &Instruction) -> bool {
+    const ORDERED: &[&str] = &[".eq", ".ne", ".lt", ".le", ".gt", ".ge"];
+    const UNSIGNED: &[&str] = &[".lo", ".ls", ".hi", ".hs"];
+    const UNORDERED: &[&str] = &[
+        ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan",
+    ];
+    let Some(t) = types_of(ins).last().copied() else {
+        return true;
+    };
+    let Some(m) = ins.modifiers.iter().find(|m| {
+        let t = m.text.as_str();
+        ORDERED.contains(&t) || UNSIGNED.contains(&t) || UNORDERED.contains(&t)
+    }) else {
+        return true;
+    };
+    let cmp = m.text.as_str();
+    let (ok, takes) = match t.kind() {
+        TypeKind::Bit => (matches!(cmp, ".eq" | ".ne"), "`.eq` and `.ne`"),
+        TypeKind::Signed => (ORDERED.contains(&cmp), "`.eq .ne .lt .le .gt .ge`"),
+        TypeKind::Unsigned => (
+            ORDERED.contains(&cmp) || UNSIGNED.contains(&cmp),
+            "`.eq .ne .lt .le .gt .ge .lo .ls .hi .hs`",
+        ),
+        TypeKind::Float => (
+            !UNSIGNED.contains(&cmp),
+            "the ordered and unordered comparisons, not `.lo .ls .hi .hs`",
+        ),
+        TypeKind::Pred => (true, ""),
+    };
+    if ok {
+        return true;
+    }
+    let help = if t.kind() == TypeKind::Bit {
+        format!(
+            "compare as signed (`.s{0}`) or unsigned (`.u{0}`) to order values",
+            t.size_bits()
+        )
+    } else {
+        format!("{t} comparisons are {takes}")
+    };
+    c.diags.push(
+        Diagnostic::error(
+            codes::COMPARE_TYPE,
+            format!(
+                "mismatch between instruction type and comparison: `{cmp}` does not compare {t} values"
+            ),
+            m.loc.0,
+        )
+        .with_label_message(format!("{t} takes {takes}"))
+        .with_help(help),
+    );
+    false
+}
+
 pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
     let op = ins.opcode.text.as_str();
+    if matches!(op, "setp" | "set") && !check_compare(c, ins) {
+        return;
+    }
     let mods: Vec<&str> = ins.modifiers.iter().map(|m| m.text.as_str()).collect();
     if !has_operand_rule(op, &mods) {
         return;
@@ -400,6 +461,7 @@ fn check_operand(
             match &e.kind {
                 ExprKind::Symbol(name) => {
                     let Some((rt, decl)) = reg_type(c, name) else {
+                        not_a_register(c, ins, e.loc.0, name, w);
                         return;
                     };
                     match w {
@@ -497,6 +559,40 @@ fn check_operand(
         }
         _ => {}
     }
+}
+
+/// A variable or parameter named where a register value goes (`add.u32 %r1, p, 1;` with a
+/// kernel parameter `p`): only `mov` (and `cvta`) take a variable's address that way.
+fn not_a_register(c: &mut FnChecker<'_, '_>, ins: &Instruction, span: Span, name: &str, w: Want) {
+    if ins.opcode.text == "mov" || matches!(w, Want::Any) {
+        return;
+    }
+    let (what, decl, ty) = match c.resolve(name) {
+        Resolved::Symbol(s) => match s.kind {
+            SymbolKind::Param | SymbolKind::ReturnParam => {
+                ("parameter", s.span, s.type_name.clone())
+            }
+            SymbolKind::Variable => ("variable", s.span, s.type_name.clone()),
+            _ => return,
+        },
+        _ => return,
+    };
+    let full = ins.full_opcode();
+    let help = if what == "parameter" {
+        format!("load it first: `ld.param{ty} %r, [{name}];`, then use the register")
+    } else {
+        format!("load its value with `ld{ty}`, or take its address with `mov.u64 %rd, {name};`")
+    };
+    c.diags.push(
+        Diagnostic::error(
+            codes::WRONG_KIND,
+            format!("this operand of `{full}` must be a register, but `{name}` is a {what}"),
+            span,
+        )
+        .with_label_message(format!("a {what}, not a register"))
+        .with_secondary(decl, "declared here")
+        .with_help(help),
+    );
 }
 
 fn float_help(t: ScalarType, e: &ptx_syntax::ast::Expr) -> String {

@@ -1,0 +1,129 @@
+//! Memory operands against the variables they name: the instruction's state space must be the
+//! variable's (`ld.shared` of a `.global` variable; a generic access cannot reach `.const` or
+//! `.param` variables), and a function's input parameters are read-only (`st.param` to a
+//! kernel parameter). ptxas: "State space mismatch between instruction and address", "Illegal
+//! to write to function input parameter".
+
+use crate::codes;
+use crate::scope::{FnChecker, Resolved, Symbol, SymbolKind};
+use ptx_diag::{Diagnostic, Span};
+use ptx_isa::StateSpace;
+use ptx_syntax::ast::{BinaryOp, Expr, ExprKind, Instruction, Operand};
+
+/// The variable an address names (`[g]`, `[g+8]`, `[arr+4-2]`), with the span of the name.
+fn base_name(e: &Expr) -> Option<(&str, Span)> {
+    match &e.kind {
+        ExprKind::Symbol(n) => Some((n.as_str(), e.loc.0)),
+        ExprKind::Binary(BinaryOp::Add | BinaryOp::Sub, a, _) => base_name(a),
+        _ => None,
+    }
+}
+
+/// The space a memory space modifier selects, sub-spaces folded (`.shared::cta` is `.shared`,
+/// `.param::entry` is `.param`).
+fn space_of_modifier(m: &str) -> Option<StateSpace> {
+    let base = m.split("::").next().unwrap_or(m);
+    let s = StateSpace::from_suffix(base)?;
+    matches!(
+        s,
+        StateSpace::Global
+            | StateSpace::Shared
+            | StateSpace::Local
+            | StateSpace::Const
+            | StateSpace::Param
+    )
+    .then_some(s)
+}
+
+/// Whether an instruction of space `insn` (None: generic) may access a variable of space `var`.
+fn space_fits(insn: Option<StateSpace>, var: StateSpace) -> bool {
+    use StateSpace as S;
+    let var = match var {
+        S::SharedCta | S::SharedCluster => S::Shared,
+        v => v,
+    };
+    match insn {
+        // generic addressing covers .global, .shared and .local windows, not .const or .param
+        None => matches!(var, S::Global | S::Shared | S::Local),
+        Some(s) => s == var,
+    }
+}
+
+/// Checks the address operand of `ld`, `ldu`, `st`, `atom`, `red`, `prefetch`, `prefetchu`
+/// against the variable it names.
+pub(crate) fn check_address_space(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
+    let op = ins.opcode.text.as_str();
+    let writes = matches!(op, "st" | "atom" | "red");
+    if !(writes || matches!(op, "ld" | "ldu" | "prefetch" | "prefetchu")) {
+        return;
+    }
+    let Some(addr) = ins.operands.iter().find_map(|o| match o {
+        Operand::Address(a) => Some(a),
+        _ => None,
+    }) else {
+        return;
+    };
+    let Some(Operand::Expr(e)) = addr.items.first() else {
+        return;
+    };
+    let Some((name, span)) = base_name(e) else {
+        return;
+    };
+    let sym: Symbol = match c.resolve(name) {
+        Resolved::Symbol(s)
+            if matches!(
+                s.kind,
+                SymbolKind::Variable | SymbolKind::Param | SymbolKind::ReturnParam
+            ) =>
+        {
+            s.clone()
+        }
+        _ => return,
+    };
+    let Some(var_space) = sym.space else { return };
+    let modifier = ins
+        .modifiers
+        .iter()
+        .find(|m| space_of_modifier(&m.text).is_some());
+    let insn_space = modifier.and_then(|m| space_of_modifier(&m.text));
+    let full = ins.full_opcode();
+    if !space_fits(insn_space, var_space) {
+        let what = match insn_space {
+            Some(s) => format!("`{full}` accesses {s} memory"),
+            None => format!("`{full}` is a generic access"),
+        };
+        let help = match var_space {
+            StateSpace::Const | StateSpace::Param => format!(
+                "write `{op}{var_space}`: generic addresses do not reach {var_space} variables"
+            ),
+            _ => format!("write `{op}{var_space}` (or leave the space out for a generic access)"),
+        };
+        c.diags.push(
+            Diagnostic::error(
+                codes::STATE_SPACE,
+                format!(
+                    "state space mismatch between instruction and address: {what}, `{name}` is a {var_space} variable"
+                ),
+                span,
+            )
+            .with_label_message(format!("a {var_space} variable"))
+            .with_secondary(sym.span, "declared here")
+            .with_help(help),
+        );
+        return;
+    }
+    if writes && sym.kind == SymbolKind::Param && sym.scope == 0 {
+        c.diags.push(
+            Diagnostic::error(
+                codes::INPUT_PARAM_WRITE,
+                format!("illegal to write to function input parameter `{name}`"),
+                span,
+            )
+            .with_label_message("input parameters are read-only")
+            .with_secondary(sym.span, "declared here")
+            .with_help(format!(
+                "load it with `ld.param` into a register and change the register instead of `{name}`"
+            )),
+        );
+    }
+}
