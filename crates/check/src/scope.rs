@@ -206,8 +206,15 @@ impl<'m> ModuleTable<'m> {
                                 // ptxas names the line of the second body's opening brace
                                 let at = f.body.as_ref().map_or(s.span, |b| b.open.0);
                                 diags.push(
-                                    duplicate(&f.name.text, at, t.symbols[i].span, "function")
-                                        .with_secondary(s.span, "defined again here"),
+                                    Diagnostic::error(
+                                        codes::DUPLICATE,
+                                        format!("duplicate definition of function `{}`", f.name.text),
+                                        at,
+                                    )
+                                    .with_label_message("a second body")
+                                    .with_secondary(s.span, "for this function")
+                                    .with_secondary(t.symbols[i].span, "first declared here")
+                                    .with_help("a function has one definition: remove one body, or rename one function"),
                                 );
                             }
                             if is_def {

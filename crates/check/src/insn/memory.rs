@@ -80,7 +80,10 @@ pub(crate) fn check_address_space(c: &mut FnChecker<'_, '_>, ins: &Instruction) 
         }
         _ => return,
     };
-    let Some(var_space) = sym.space else { return };
+    // only memory variables (a `.reg` parameter of a `.func` is a register)
+    let Some(var_space) = sym.space.filter(|s| s.is_memory()) else {
+        return;
+    };
     let modifier = ins
         .modifiers
         .iter()
@@ -124,6 +127,96 @@ pub(crate) fn check_address_space(c: &mut FnChecker<'_, '_>, ins: &Instruction) 
             .with_help(format!(
                 "load it with `ld.param` into a register and change the register instead of `{name}`"
             )),
+        );
+    }
+}
+
+/// Vectors of `ld`/`st` wider than 128 bits (`.v4.b64`, `.v8.b32`): PTX ISA 8.8 and sm_100 on,
+/// global (or generic) memory only, `.v8` with 32-bit element types only, never a vector of
+/// `.b128` (ptxas: "Feature '256 bit wide load/store' requires PTX ISA .version 8.8 or later",
+/// "... requires .target sm_100 or higher", "global state space expected", "Vector type too
+/// large, exceeds 128 bit limit").
+pub(crate) fn check_wide_vector(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
+    let op = ins.opcode.text.as_str();
+    if !matches!(op, "ld" | "st") {
+        return;
+    }
+    let Some((vm, n)) = ins.modifiers.iter().find_map(|m| {
+        let n: u32 = m.text.strip_prefix(".v")?.parse().ok()?;
+        Some((m, n))
+    }) else {
+        return;
+    };
+    let Some((tw, t)) = ins
+        .modifiers
+        .iter()
+        .rev()
+        .find_map(|m| Some((m, ptx_isa::ScalarType::from_suffix(&m.text)?)))
+    else {
+        return;
+    };
+    let bits = n * t.size_bits();
+    let full = ins.full_opcode();
+    let span = vm.loc.0.to(tw.loc.0);
+    let error = |code, message: String, label: &str, help: &str| {
+        Diagnostic::error(code, message, span)
+            .with_label_message(label.to_string())
+            .with_help(help.to_string())
+    };
+    if t.size_bits() == 128 && n > 1 {
+        c.diags.push(error(
+            codes::VECTOR_WIDTH,
+            format!("vector type of `{full}` too large: {bits} bits exceed the 128-bit limit"),
+            "`.b128` values are not vectorised",
+            "load or store each `.b128` value on its own",
+        ));
+        return;
+    }
+    if n == 8 && (t.size_bits() != 32 || t.lanes() != 1) {
+        c.diags.push(error(
+            codes::INSTRUCTION_TYPES,
+            format!("unexpected instruction types `.v8{t}` for `{op}`"),
+            "`.v8` takes 32-bit element types (`.b32`, `.u32`, `.s32`, `.f32`)",
+            "use `.v8.b32` to move the same bits",
+        ));
+        return;
+    }
+    if bits <= 128 {
+        return;
+    }
+    let h = *c.header;
+    let need_v = ptx_isa::PtxVersion::new(8, 8);
+    let need_t = ptx_isa::SmTarget::sm(100, ptx_isa::ArchVariant::Base);
+    let feature = "256 bit wide load/store";
+    if let Some(v) = h.version.filter(|v| *v < need_v) {
+        c.diags.push(error(
+            codes::NEEDS_VERSION,
+            format!("`{full}` requires PTX ISA .version {need_v} or later, but the module declares .version {v}"),
+            &format!("'{feature}' was introduced in PTX ISA {need_v}"),
+            "raise `.version` to 8.8 or later, or split the access into two of 128 bits",
+        ));
+    }
+    if let Some(t) = h.target.filter(|t| !t.supports(&need_t)) {
+        c.diags.push(error(
+            codes::NEEDS_TARGET,
+            format!("`{full}` requires .target {need_t} or higher, but the module targets {t}"),
+            &format!("'{feature}' needs {need_t}"),
+            "compile for sm_100 or later, or split the access into two of 128 bits",
+        ));
+    }
+    if let Some(m) = ins
+        .modifiers
+        .iter()
+        .find(|m| space_of_modifier(&m.text).is_some_and(|s| s != StateSpace::Global))
+    {
+        c.diags.push(
+            Diagnostic::error(
+                codes::STATE_SPACE,
+                format!("`{full}`: 256-bit loads and stores need global memory, not {}", m.text),
+                m.loc.0,
+            )
+            .with_label_message("global state space expected")
+            .with_help(format!("write `{op}.global` (or a generic address), or split the access into two of 128 bits")),
         );
     }
 }

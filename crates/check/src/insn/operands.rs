@@ -568,6 +568,8 @@ fn not_a_register(c: &mut FnChecker<'_, '_>, ins: &Instruction, span: Span, name
         return;
     }
     let (what, decl, ty) = match c.resolve(name) {
+        // `.reg` parameters of a `.func` are registers
+        Resolved::Symbol(s) if s.space == Some(ptx_isa::StateSpace::Reg) => return,
         Resolved::Symbol(s) => match s.kind {
             SymbolKind::Param | SymbolKind::ReturnParam => {
                 ("parameter", s.span, s.type_name.clone())
