@@ -633,6 +633,7 @@ fn needs_target(full: &str, feature: &str, need: &str, have: &str, span: Span) -
 pub(crate) mod call;
 pub(crate) mod memory;
 pub(crate) mod operands;
+pub(crate) mod roles;
 
 /// Helpers shared by the operand rules.
 pub(crate) fn is_int_literal(e: &Expr) -> bool {

@@ -333,13 +333,16 @@ mod support {
         assert_eq!(of("cvt", "Data"), Support::Yes);
         assert_eq!(of("shfl", "Data"), Support::Yes);
         assert_eq!(of("bar", "Parallel"), Support::Yes);
-        assert_eq!(of("prmt", "Data"), Support::Partial);
+        // from the operand roles of the table
+        assert_eq!(of("prmt", "Data"), Support::Yes);
+        assert_eq!(of("lop3", "Logic"), Support::Yes);
+        assert_eq!(of("mbarrier", "Parallel"), Support::Yes);
         assert_eq!(of("tex", "Texture"), Support::Partial);
         assert_eq!(of(".version", "PTX Module"), Support::Yes);
         assert_eq!(of(".callprototype", "Control Flow"), Support::Yes);
         assert_eq!(of(".extern", "Linking"), Support::Partial);
         assert_eq!(of(".pragma", ""), Support::No);
-        assert_eq!(of("%tid", "Special"), Support::Partial);
+        assert_eq!(of("%tid", "Special"), Support::Yes);
         // `cvt.pack` is outside the `cvt` operand rule.
         let pack = lookup("cvt")
             .iter()

@@ -104,6 +104,8 @@ enum Role {
 fn role(op: &str, o: &OperandSpec) -> Role {
     use ScalarType as T;
     match (op, o.name) {
+        ("applypriority" | "discard", "size") => Role::Text("128"),
+        ("pmevent", "a") => Role::Text("1"),
         ("shl" | "shr", "b") | ("popc" | "clz", "d") | ("bfe", "b" | "c") | ("mapa", "b") => {
             Role::Fixed(T::U32)
         }
@@ -128,6 +130,7 @@ fn role(op: &str, o: &OperandSpec) -> Role {
         (_, "imm-reg-count") => Role::Text("32"),
         (_, "immAlign") => Role::Text("8"),
         (_, "immLut") => Role::Text("0x80"),
+
         (_, "_") => Role::Text("_"),
         (_, "sreg") => Role::Text("%tid.x"),
         (_, "fname") => Role::Text("f_0"),

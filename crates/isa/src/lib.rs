@@ -31,12 +31,16 @@
 mod doc;
 #[rustfmt::skip]
 mod generated;
+#[rustfmt::skip]
+mod generated_roles;
+mod roles;
 mod sreg;
 mod suggest;
 mod types;
 mod version;
 
 pub use doc::{coverage_markdown, render_doc, render_list, DocError, DOC_BASE_URL};
+pub use roles::{role_rules, roles_for, OperandRole, RoleCheck, RoleKind, RoleRule, RoleType};
 pub use sreg::{is_directive, special_register, SpecialRegister, DIRECTIVES, SPECIAL_REGISTERS};
 pub use suggest::{edit_distance, suggest, suggest_modifier};
 pub use types::{ScalarType, StateSpace, TypeKind};

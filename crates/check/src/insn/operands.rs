@@ -7,12 +7,12 @@ use crate::codes;
 use crate::scope::{FnChecker, Resolved, SymbolKind};
 use crate::types::{compatible, widened};
 use ptx_diag::{Diagnostic, Span};
-use ptx_isa::{ScalarType, TypeKind};
+use ptx_isa::{RoleCheck, ScalarType, TypeKind};
 use ptx_syntax::ast::{ExprKind, Instruction, Operand, UnaryOp};
 
 /// What an operand position wants.
 #[derive(Clone, Copy)]
-enum Want {
+pub(crate) enum Want {
     /// A value of this type (register or immediate).
     Val(ScalarType),
     /// A destination register of this type.
@@ -23,24 +23,6 @@ enum Want {
     PredDst,
     /// Anything (not checked).
     Any,
-}
-
-/// Whether the rules below check an instruction with opcode `op` and modifiers `mods` operand
-/// by operand (count, types, shapes). [`crate::support`] reads the same answer for the
-/// coverage table, so the two cannot drift apart.
-pub(crate) fn has_operand_rule(op: &str, mods: &[&str]) -> bool {
-    let has = |m: &str| mods.contains(&m);
-    match op {
-        "add" | "sub" | "mul" | "min" | "max" | "and" | "or" | "xor" | "div" | "rem" | "addc"
-        | "subc" | "copysign" | "mad" | "fma" | "madc" | "not" | "neg" | "abs" | "brev"
-        | "cnot" | "popc" | "clz" | "shl" | "shr" | "setp" | "selp" | "mov" | "ld" | "ldu"
-        | "st" | "cvta" | "bra" | "ret" | "exit" | "call" | "atom" | "red" | "bar" | "barrier" => {
-            true
-        }
-        "cvt" => !has(".pack"),
-        "shfl" | "vote" => has(".sync"),
-        _ => false,
-    }
 }
 
 /// The comparison operator of `setp`/`set` against the type it compares (the last type
@@ -107,15 +89,21 @@ pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
         return;
     }
     let mods: Vec<&str> = ins.modifiers.iter().map(|m| m.text.as_str()).collect();
-    if !has_operand_rule(op, &mods) {
-        return;
+    // The table says how the operands are checked: by the generic pass from the roles, by the
+    // hand rules below, or (named with a reason) not yet.
+    match ptx_isa::roles_for(op, &mods) {
+        Some(rule) => match rule.check {
+            RoleCheck::Operands(ops) => return super::roles::check(c, ins, rule, ops),
+            RoleCheck::Hand(_) => {}
+            RoleCheck::Unchecked(_) => return,
+        },
+        None => return,
     }
     let tys = types_of(ins);
     let ty = tys.last().copied();
     use ScalarType as T;
     match op {
-        "add" | "sub" | "mul" | "min" | "max" | "and" | "or" | "xor" | "div" | "rem" | "addc"
-        | "subc" | "copysign" => {
+        "add" | "sub" | "mul" | "min" | "max" | "div" | "addc" | "subc" => {
             if !arity(c, ins, 3, 3, "d, a, b") {
                 return;
             }
@@ -148,38 +136,6 @@ pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
                 c,
                 ins,
                 &[Want::Dst(d), Want::Val(t), Want::Val(t), Want::Val(d)],
-                false,
-            );
-        }
-        "not" | "neg" | "abs" | "brev" | "cnot" => {
-            if !arity(c, ins, 2, 2, "d, a") {
-                return;
-            }
-            let Some(t) = need_type(c, ins, ty) else {
-                return;
-            };
-            run(c, ins, &[Want::Dst(t), Want::Val(t)], false);
-        }
-        "popc" | "clz" => {
-            if !arity(c, ins, 2, 2, "d, a") {
-                return;
-            }
-            let Some(t) = need_type(c, ins, ty) else {
-                return;
-            };
-            run(c, ins, &[Want::Dst(T::U32), Want::Val(t)], false);
-        }
-        "shl" | "shr" => {
-            if !arity(c, ins, 3, 3, "d, a, b") {
-                return;
-            }
-            let Some(t) = need_type(c, ins, ty) else {
-                return;
-            };
-            run(
-                c,
-                ins,
-                &[Want::Dst(t), Want::Val(t), Want::Val(T::U32)],
                 false,
             );
         }
@@ -216,25 +172,6 @@ pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
                 false,
             );
         }
-        "selp" => {
-            if !arity(c, ins, 4, 4, "d, a, b, c") {
-                return;
-            }
-            let Some(t) = need_type(c, ins, ty) else {
-                return;
-            };
-            run(
-                c,
-                ins,
-                &[
-                    Want::Dst(t),
-                    Want::Val(t),
-                    Want::Val(t),
-                    Want::Pred { neg: false },
-                ],
-                false,
-            );
-        }
         "mov" => check_mov(c, ins, ty),
         "ld" | "ldu" => check_ld_st(c, ins, ty, true),
         "st" => check_ld_st(c, ins, ty, false),
@@ -252,9 +189,6 @@ pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
                 return;
             }
             check_branch_target(c, &ins.operands[0]);
-        }
-        "ret" | "exit" => {
-            arity(c, ins, 0, 0, "");
         }
         "call" => super::call::check_call(c, ins),
         "atom" | "red" => check_atom(c, ins, ty, op == "atom"),
@@ -356,7 +290,7 @@ fn instr_span(ins: &Instruction) -> Span {
 }
 
 /// Checks the operand count; returns whether it is within `min..=max`.
-fn arity(
+pub(crate) fn arity(
     c: &mut FnChecker<'_, '_>,
     ins: &Instruction,
     min: usize,
@@ -433,7 +367,7 @@ fn reg_type(c: &FnChecker<'_, '_>, name: &str) -> Option<(ScalarType, Span)> {
     }
 }
 
-fn check_operand(
+pub(crate) fn check_operand(
     c: &mut FnChecker<'_, '_>,
     ins: &Instruction,
     o: &Operand,
