@@ -251,8 +251,17 @@ fn check_types(c: &mut FnChecker<'_, '_>, ins: &Instruction, entries: &[&'static
     if types.is_empty() {
         return true;
     }
-    let texts: Vec<&str> = types.iter().map(|w| w.text.as_str()).collect();
+    // Where the table leaves an instruction's operands unchecked (textures, surfaces, tensor and
+    // matrix forms) its value sets are not reliable either: the reference extract keeps one
+    // `.ctype` for both forms of `sured`, so `sured.b.add.2d.u32` would look wrong. Accept.
     let mods: Vec<&str> = ins.modifiers.iter().map(|m| m.text.as_str()).collect();
+    if matches!(
+        ptx_isa::roles_for(&ins.opcode.text, &mods).map(|r| r.check),
+        Some(ptx_isa::RoleCheck::Unchecked(_))
+    ) {
+        return true;
+    }
+    let texts: Vec<&str> = types.iter().map(|w| w.text.as_str()).collect();
     let mut applicable = false;
     for f in entries.iter().flat_map(|e| e.forms.iter()) {
         // the form applies when the instruction spells its whole path (`redux.sync`)

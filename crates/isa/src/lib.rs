@@ -32,6 +32,8 @@ mod doc;
 #[rustfmt::skip]
 mod generated;
 #[rustfmt::skip]
+mod generated_examples;
+#[rustfmt::skip]
 mod generated_roles;
 mod roles;
 mod sreg;
@@ -330,6 +332,13 @@ pub fn lookup(opcode: &str) -> &'static [Entry] {
 /// reference. Modifiers after the opcode are ignored: `add.f32` is known.
 pub fn is_known_opcode(name: &str) -> bool {
     !lookup(name).is_empty()
+}
+
+/// The example code of every instruction section of the reference, as `(section title,
+/// code)`: statements as the ISA document shows them (declarations, labels and comments
+/// included), for tests that run each through the parser and the checker.
+pub fn examples() -> &'static [(&'static str, &'static str)] {
+    generated_examples::EXAMPLES
 }
 
 /// All lookup names (no `%`/`.` prefix), sorted.
