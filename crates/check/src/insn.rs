@@ -1,5 +1,6 @@
-//! Instruction checks: opcode and modifiers against the table, version and target gates, and
-//! operand shapes and types for the core instructions compilers emit.
+//! Instruction checks: opcode and modifiers against the table, type modifiers against the
+//! forms' typed slots, version and target gates, then the operands (by the table's roles in
+//! [`roles`], or the hand rules of [`operands`]) and the memory rules of [`memory`].
 
 use crate::codes;
 use crate::header::Header;
@@ -106,7 +107,11 @@ pub(crate) fn check_instruction(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
         operand_names(o, &mut names);
     }
     for (n, sp) in names {
-        if c.use_name(&n, sp) && n.starts_with('%') && matches!(c.resolve(&n), Resolved::Special) {
+        // `use_name` records what the name resolved to: no second lookup for the gate
+        if c.use_name(&n, sp)
+            && matches!(c.table.uses.last(), Some((_, crate::NameRef::Special)))
+            && n.starts_with('%')
+        {
             check_special_gates(c, &n, sp);
         }
     }
@@ -189,6 +194,11 @@ fn check_modifiers(
             continue;
         }
         let op = ins.opcode.text.as_str();
+        if matches!(op, "ld" | "st") && matches!(t, ".param::entry" | ".param::func") {
+            // the ISA's `.param{::entry, ::func}`, which the reference extract's value set of
+            // `.ss` lacks (ptxas takes `ld.param::entry.u32 %r, [p];`)
+            continue;
+        }
         if matches!(op, "st" | "atom" | "red") && ptx_isa::StateSpace::from_suffix(t).is_some() {
             // A state space the instruction cannot use: reported as E0208 by the operand rules.
             continue;
@@ -216,6 +226,27 @@ fn check_modifiers(
         c.diags.push(d);
     }
     ok
+}
+
+/// Whether a slot of the table takes type modifiers (some value is or contains a type):
+/// computed once for the whole (static) table, by slot address.
+fn typed_slot(slot: &Slot) -> bool {
+    use std::sync::OnceLock;
+    static TYPED: OnceLock<std::collections::HashSet<usize>> = OnceLock::new();
+    let typed = TYPED.get_or_init(|| {
+        ptx_isa::entries()
+            .iter()
+            .flat_map(|e| e.forms.iter())
+            .flat_map(|f| f.slots.iter())
+            .filter(|s| {
+                s.values
+                    .iter()
+                    .any(|v| modifier_parts(v).any(|p| ScalarType::from_suffix(p).is_some()))
+            })
+            .map(|s| s as *const Slot as usize)
+            .collect()
+    });
+    typed.contains(&(slot as *const Slot as usize))
 }
 
 /// Whether a slot value (`.u32`, `.xorsign.abs`) is or contains the type modifier `t`.
@@ -273,15 +304,7 @@ fn check_types(c: &mut FnChecker<'_, '_>, ins: &Instruction, entries: &[&'static
         {
             continue;
         }
-        let typed: Vec<&Slot> = f
-            .slots
-            .iter()
-            .filter(|s| {
-                s.values
-                    .iter()
-                    .any(|v| modifier_parts(v).any(|p| ScalarType::from_suffix(p).is_some()))
-            })
-            .collect();
+        let typed: Vec<&Slot> = f.slots.iter().filter(|s| typed_slot(s)).collect();
         if typed.is_empty() {
             continue;
         }
@@ -328,6 +351,7 @@ fn check_combination(
             !(matches!(ins.opcode.text.as_str(), "st" | "atom" | "red")
                 && ptx_isa::StateSpace::from_suffix(m).is_some())
         })
+        .filter(|m| !matches!(*m, ".param::entry" | ".param::func"))
         .collect();
     let fits = |ms: &[&str]| {
         entries

@@ -294,14 +294,30 @@ pub(crate) enum Resolved<'s> {
 
 impl<'a, 'm> FnChecker<'a, 'm> {
     fn lookup_local(&self, name: &str) -> Option<usize> {
+        // the ways `name` splits into a family stem and a number (`%r12`: `%r1` 2, `%r` 12),
+        // worked out once rather than once per family in scope
+        let mut splits = [("", 0u64); 20];
+        let mut n_splits = 0;
+        for split in ptx_syntax::ast::family_splits(name) {
+            if n_splits == splits.len() {
+                break;
+            }
+            splits[n_splits] = split;
+            n_splits += 1;
+        }
+        let splits = &splits[..n_splits];
         for f in self.frames.iter().rev() {
             if let Some(&i) = f.names.get(name) {
                 return Some(i);
             }
+            if splits.is_empty() {
+                continue;
+            }
             for &i in &f.families {
                 let s = &self.table.symbols[i];
-                if ptx_syntax::ast::family_splits(name)
-                    .any(|(stem, n)| stem == s.name && Some(n) < s.count)
+                if splits
+                    .iter()
+                    .any(|&(stem, n)| stem == s.name && Some(n) < s.count)
                 {
                     return Some(i);
                 }

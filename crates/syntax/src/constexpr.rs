@@ -181,6 +181,9 @@ pub fn division_by_zero(e: &Expr) -> Option<&Expr> {
                 go(a, found);
                 None
             }
+            // names are no constants here (`WARP_SZ` aside): no `eval`, whose error clones `e`
+            ExprKind::Symbol(n) => (n.as_str() == "WARP_SZ").then(|| int(32, false)),
+            ExprKind::Sink => None,
             _ => eval(e, &|_| None).ok(),
         }
     }

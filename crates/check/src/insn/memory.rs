@@ -5,7 +5,7 @@
 //! to write to function input parameter".
 
 use crate::codes;
-use crate::scope::{FnChecker, Resolved, Symbol, SymbolKind};
+use crate::scope::{FnChecker, Resolved, SymbolKind};
 use ptx_diag::{Diagnostic, Span};
 use ptx_isa::StateSpace;
 use ptx_syntax::ast::{BinaryOp, Expr, ExprKind, Instruction, Operand};
@@ -69,19 +69,19 @@ pub(crate) fn check_address_space(c: &mut FnChecker<'_, '_>, ins: &Instruction) 
     let Some((name, span)) = base_name(e) else {
         return;
     };
-    let sym: Symbol = match c.resolve(name) {
+    let (kind, scope, decl, space) = match c.resolve(name) {
         Resolved::Symbol(s)
             if matches!(
                 s.kind,
                 SymbolKind::Variable | SymbolKind::Param | SymbolKind::ReturnParam
             ) =>
         {
-            s.clone()
+            (s.kind, s.scope, s.span, s.space)
         }
         _ => return,
     };
     // only memory variables (a `.reg` parameter of a `.func` is a register)
-    let Some(var_space) = sym.space.filter(|s| s.is_memory()) else {
+    let Some(var_space) = space.filter(|s| s.is_memory()) else {
         return;
     };
     let modifier = ins
@@ -110,12 +110,12 @@ pub(crate) fn check_address_space(c: &mut FnChecker<'_, '_>, ins: &Instruction) 
                 span,
             )
             .with_label_message(format!("a {var_space} variable"))
-            .with_secondary(sym.span, "declared here")
+            .with_secondary(decl, "declared here")
             .with_help(help),
         );
         return;
     }
-    if writes && sym.kind == SymbolKind::Param && sym.scope == 0 {
+    if writes && kind == SymbolKind::Param && scope == 0 {
         c.diags.push(
             Diagnostic::error(
                 codes::INPUT_PARAM_WRITE,
@@ -123,7 +123,7 @@ pub(crate) fn check_address_space(c: &mut FnChecker<'_, '_>, ins: &Instruction) 
                 span,
             )
             .with_label_message("input parameters are read-only")
-            .with_secondary(sym.span, "declared here")
+            .with_secondary(decl, "declared here")
             .with_help(format!(
                 "load it with `ld.param` into a register and change the register instead of `{name}`"
             )),

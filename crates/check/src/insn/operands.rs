@@ -1,6 +1,7 @@
-//! Operand rules for the core instructions (`mov`, `ld`, `st`, arithmetic, `setp`, `selp`,
-//! `cvt`, `cvta`, `bra`, `call`, `ret`, logic and shifts, `atom`/`red`, `bar`, `shfl.sync`,
-//! `vote.sync`).
+//! The hand-written operand rules, for the instructions the table's roles mark `hand`
+//! (`mov`, `ld`/`ldu`/`st`, the `.wide` arithmetic, `mad`/`fma`, `setp`, `cvt`, `cvta`, `bra`,
+//! `call`, `atom`/`red`, `bar`/`barrier`, `shfl.sync`, `vote.sync`), and the operand checks
+//! (`check_operand`, `arity`) the generic roles pass shares with them.
 
 use super::{has, is_float_literal, is_int_literal, types_of, vec_width};
 use crate::codes;
