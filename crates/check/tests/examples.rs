@@ -309,10 +309,7 @@ fn module_for(stmt: &str, version: &str, target: &str) -> Result<String, String>
 fn accepted(stmt: &str) -> Result<(), String> {
     let mut first = None;
     for (v, t) in HEADERS {
-        let src = match module_for(stmt, v, t) {
-            Ok(s) => s,
-            Err(e) => return Err(e),
-        };
+        let src = module_for(stmt, v, t)?;
         let parsed = ptx_syntax::parse(&src);
         let mut errors: Vec<String> = parsed
             .diagnostics
