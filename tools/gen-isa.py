@@ -1195,6 +1195,16 @@ cp.reduce.async.bulk.tensor ...  # the tensor coordinates are a vector inside th
 createpolicy    cache-policy>b64 a*? primary-size*? total-size*?
 cvt             hand    # the rounding and .ftz rules per conversion
 cvt.pack        ...     # the packed conversions' operand types are not checked yet
+cvt.rs          ...     # stochastic rounding: a third (random bits) operand; not checked yet
+cvt.e2m1x2      ...     # sub-byte formats of PTX 8.6+: operand types not checked yet
+cvt.e2m3x2      ...     # sub-byte formats of PTX 8.6+: operand types not checked yet
+cvt.e3m2x2      ...     # sub-byte formats of PTX 8.6+: operand types not checked yet
+cvt.ue8m0x2     ...     # sub-byte formats of PTX 8.6+: operand types not checked yet
+cvt.e2m1x4      ...     # packed x4 formats: operand types not checked yet
+cvt.e2m3x4      ...     # packed x4 formats: operand types not checked yet
+cvt.e3m2x4      ...     # packed x4 formats: operand types not checked yet
+cvt.e4m3x4      ...     # packed x4 formats: operand types not checked yet
+cvt.e5m2x4      ...     # packed x4 formats: operand types not checked yet
 cvta            hand    # a register or a variable, checked with the variable rules
 discard         a[] size#
 div             hand    # shares the arithmetic rule of add
@@ -1204,6 +1214,7 @@ elect           d>b32|p membermask<b32
 ex2             d>T a<T
 exit            ()
 fence           ()
+fence.proxy.tensormap::generic a[]? size#?
 fma             hand    # the rounding modifier and the relu forms
 fma.f32.f16     d>f32 a<f16 b<f16 c<f32
 fma.f32.bf16    d>f32 a<bf16 b<bf16 c<f32
@@ -1224,8 +1235,10 @@ madc            hand    # shares the rule of mad
 mapa            d>T a* b<u32
 match           d>b32|p a<T membermask<b32
 max             hand    # shares the arithmetic rule of add
+max.f32         d>T a<T b<T c<T?
 membar          ()
 min             hand    # shares the arithmetic rule of add
+min.f32         d>T a<T b<T c<T?
 mma             ...     # matrix fragments are vectors of registers per shape and type
 movmatrix       d>b32 a<b32
 mov             hand    # pack/unpack vectors, special registers, variable addresses

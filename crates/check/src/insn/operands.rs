@@ -678,7 +678,10 @@ fn check_ld_st(c: &mut FnChecker<'_, '_>, ins: &Instruction, ty: Option<ScalarTy
         );
         return;
     }
-    let shape = match (is_ld, has(ins, ".async")) {
+    // `st.async` to an mbarrier's CTA takes `[mbar]`; the `.release` (and `.mmio`) forms of PTX
+    // 8.7+ do not
+    let with_mbar = has(ins, ".async") && !has(ins, ".release") && !has(ins, ".mmio");
+    let shape = match (is_ld, with_mbar) {
         (true, _) => "d, [a]",
         (false, false) => "[a], b",
         (false, true) => "[a], b, [mbar]",
