@@ -1499,5 +1499,380 @@ SUMMARIES.update({
     "xor": "Bitwise exclusive OR of two values (or of predicates).",
 })
 
+
+# ---------------------------------------------------------------------------------------------
+# Operand roles (written to crates/isa/src/generated_roles.rs; read by the checker's generic
+# operand pass). Hand-written, in our own notation, from the operand descriptions of the ISA;
+# independent of the reference extract, so a fresh clone regenerates it without ../shared.
+#
+# One line per opcode, optionally narrowed by modifiers that must all be written (`cp.async.bulk`
+# is opcode `cp` with `.async` and `.bulk`; the line naming the most of an instruction's
+# modifiers applies): `SELECTOR OPERAND...`, or `SELECTOR hand` for the irregular instructions
+# whose operand rules are written by hand in crates/check/src/insn/operands.rs (the reason
+# follows as a comment), or `SELECTOR ...` for operand lists the pass does not check (each with
+# its reason), or `SELECTOR ()` for none. An operand is a name (used in the help lines) and a role:
+#
+#   d>TYPE    destination register (`_` allowed); `d>TYPE|p` may be paired with a predicate
+#             destination (`d|p`)
+#   a<TYPE    source: register or immediate of TYPE (integer literals only for non-float TYPE)
+#   c<pred    predicate source; `c<!pred` may be negated (`!%p`)
+#   p>pred    predicate destination
+#   n#        immediate only (a constant expression)
+#   a[]       memory address in brackets
+#   t@        label
+#   x*        anything (texture handles, vectors, variables where the role is not fixed)
+#   ...?      a trailing `?` makes the operand optional (optional operands come last)
+#
+# TYPE is `T` (the instruction's last type modifier), `T1`/`T2`/`T3` (its first, second, third
+# type modifier: `set.dtype.stype`), `W` (twice the width of T: `mul.wide`), `A` (an address:
+# .u64, or .u32 under `.address_size 32`), or a type without its dot (`u32`, `b64`, `f16`).
+# An operand whose TYPE cannot be resolved (no type modifier written) is checked for shape only.
+# ---------------------------------------------------------------------------------------------
+
+DEFAULT_ROLES_OUT = os.path.join(ROOT, "crates", "isa", "src", "generated_roles.rs")
+
+ROLES = """
+abs             d>T a<T
+activemask      d>b32
+add             hand    # .wide doubles the destination; .cc and the packed and mixed forms
+add.f32.f16     d>f32 a<f16 c<f32
+add.f32.bf16    d>f32 a<bf16 c<f32
+add.f32x2       d>b64 a<b64 b<b64
+addc            hand    # shares the arithmetic rule of add
+alloca          ptr>T size<T immAlign#?
+and             d>T a<T b<T
+applypriority   a[] size#
+atom            hand    # operands depend on .cas, .exch/.and/.or/.xor, the cache hint, vectors
+bar             hand    # bar.sync, bar.arrive, bar.red and bar.warp.sync differ
+barrier         hand    # as bar; barrier.cluster takes none
+bfe             d>T a<T b<u32 c<u32
+bfi             f>T a<T b<T c<u32 d<u32
+bfind           d>u32 a<T
+bmsk            d>b32 a<u32 b<u32
+bra             hand    # the target must be a label of the function
+brev            d>T a<T
+brkpt           ()
+brx             index<u32 tlist@
+call            hand    # arguments against the callee's or prototype's parameters
+clusterlaunchcontrol ...  # query and try_cancel forms differ in every operand
+clz             d>u32 a<T
+cnot            d>T a<T
+copysign        d>T a<T b<T
+cos             d>T a<T
+cp              ...     # a cp form this table does not name
+cp.async        dst[] src[] cp-size# src-size*? cache-policy*?
+cp.async.commit_group ()
+cp.async.wait_group N#
+cp.async.wait_all ()
+cp.async.mbarrier.arrive addr[]
+cp.async.bulk   dstMem[] srcMem[] size<u32 mbar*? ctaMask*? cache-policy*?
+cp.async.bulk.commit_group ()
+cp.async.bulk.wait_group N#
+cp.async.bulk.prefetch srcMem[] size<u32 cache-policy*?
+cp.async.bulk.tensor ...  # the tensor coordinates are a vector inside the address
+cp.async.bulk.prefetch.tensor ...  # the tensor coordinates are a vector inside the address
+cp.reduce.async.bulk dstMem[] srcMem[] size<u32 mbar*? cache-policy*?
+cp.reduce.async.bulk.tensor ...  # the tensor coordinates are a vector inside the address
+createpolicy    cache-policy>b64 a*? primary-size*? total-size*?
+cvt             hand    # the rounding and .ftz rules per conversion
+cvt.pack        ...     # the packed conversions' operand types are not checked yet
+cvt.rs          ...     # stochastic rounding: a third (random bits) operand; not checked yet
+cvt.e2m1x2      ...     # sub-byte formats of PTX 8.6+: operand types not checked yet
+cvt.e2m3x2      ...     # sub-byte formats of PTX 8.6+: operand types not checked yet
+cvt.e3m2x2      ...     # sub-byte formats of PTX 8.6+: operand types not checked yet
+cvt.ue8m0x2     ...     # sub-byte formats of PTX 8.6+: operand types not checked yet
+cvt.e2m1x4      ...     # packed x4 formats: operand types not checked yet
+cvt.e2m3x4      ...     # packed x4 formats: operand types not checked yet
+cvt.e3m2x4      ...     # packed x4 formats: operand types not checked yet
+cvt.e4m3x4      ...     # packed x4 formats: operand types not checked yet
+cvt.e5m2x4      ...     # packed x4 formats: operand types not checked yet
+cvta            hand    # a register or a variable, checked with the variable rules
+discard         a[] size#
+div             hand    # shares the arithmetic rule of add
+dp2a            d>b32 a<b32 b<b32 c<b32
+dp4a            d>b32 a<b32 b<b32 c<b32
+elect           d>b32|p membermask<b32
+ex2             d>T a<T
+exit            ()
+fence           ()
+fence.proxy.tensormap::generic a[]? size#?
+fma             hand    # the rounding modifier and the relu forms
+fma.f32.f16     d>f32 a<f16 b<f16 c<f32
+fma.f32.bf16    d>f32 a<bf16 b<bf16 c<f32
+fma.f32x2       d>b64 a<b64 b<b64 c<b64
+fns             d>b32 mask<b32 base<b32 offset<b32
+getctarank      d>u32 a*
+griddepcontrol  ()
+isspacep        p>pred a*    # ptxas takes 32- and 64-bit address registers alike
+istypep         p>pred a*
+ld              hand    # vectors, cache hints and the address
+ldmatrix        ...     # vector destinations whose width depends on .num
+ldu             hand    # as ld
+lg2             d>T a<T
+lop3            d>b32|p a<b32 b<b32 c<b32 immLut# q<!pred?
+mad             hand    # .wide, .hi/.lo and the rounding rules of mad.f32
+mad24           d>T a<T b<T c<T
+madc            hand    # shares the rule of mad
+mapa            d>T a* b<u32
+match           d>b32|p a<T membermask<b32
+max             hand    # shares the arithmetic rule of add
+max.f32         d>T a<T b<T c<T?
+membar          ()
+min             hand    # shares the arithmetic rule of add
+min.f32         d>T a<T b<T c<T?
+mma             ...     # matrix fragments are vectors of registers per shape and type
+movmatrix       d>b32 a<b32
+mov             hand    # pack/unpack vectors, special registers, variable addresses
+mul             hand    # .wide doubles the destination
+mul.f32x2       d>b64 a<b64 b<b64
+mul24           d>T a<T b<T
+multimem        ...     # ld_reduce, st and red take different operands and vectors
+nanosleep       t<u32
+neg             d>T a<T
+not             d>T a<T
+or              d>T a<T b<T
+pmevent         a#
+popc            d>u32 a<T
+prefetch        a[]
+prefetchu       a[]
+prmt            d>b32 a<b32 b<b32 c<b32
+rcp             d>T a<T
+red             hand    # as atom
+redux           dst>T src<T membermask<b32
+rem             d>T a<T b<T
+ret             ()
+rsqrt           d>T a<T
+sad             d>T a<T b<T c<T
+selp            d>T a<T b<T c<pred
+set             d>T1 a<T2 b<T2 c<!pred?
+setmaxnreg      imm-reg-count#
+setp            hand    # predicate pairs and the .ftz rule per type
+shf             d>b32 a<b32 b<b32 c<u32
+shfl            d>b32|p a<b32 b<b32 c<b32
+shfl.sync       hand    # the member mask and the d|p pair
+shl             d>T a<T b<u32
+shr             d>T a<T b<u32
+sin             d>T a<T
+slct            d>T1 a<T1 b<T1 c<T2
+sqrt            d>T a<T
+st              hand    # vectors, cache hints, .async and the address
+st.bulk         a[] size* initval#
+stackrestore    a<T
+stacksave       d>T
+stmatrix        ...     # vector sources whose width depends on .num
+sub             hand    # shares the arithmetic rule of add
+sub.f32.f16     d>f32 a<f16 c<f32
+sub.f32.bf16    d>f32 a<bf16 c<f32
+sub.f32x2       d>b64 a<b64 b<b64
+subc            hand    # shares the arithmetic rule of add
+suld            ...     # vector destinations and [surface, coordinates] addresses
+suq             d>b32 a[]
+sured           ...     # [surface, coordinates] addresses
+sust            ...     # [surface, coordinates] addresses and vector sources
+szext           d>T a<T b<u32
+tanh            d>T a<T
+tcgen05         ...     # tensor memory addresses and descriptors per sub-instruction
+tensormap       ...     # replace and cp_fenceproxy take different operands
+testp           p>pred a<T
+tex             ...     # vector destinations and [texture, sampler, coordinates] addresses
+tld4            ...     # vector destinations and [texture, sampler, coordinates] addresses
+trap            ()
+txq             d>b32 a[] lod*?
+vabsdiff        d>T1 a<T2 b<T3 c<T1?
+vabsdiff2       d>T1 a<T2 b<T3 c<T1
+vabsdiff4       d>T1 a<T2 b<T3 c<T1
+vadd            d>T1 a<T2 b<T3 c<T1?
+vadd2           d>T1 a<T2 b<T3 c<T1
+vadd4           d>T1 a<T2 b<T3 c<T1
+vavrg2          d>T1 a<T2 b<T3 c<T1
+vavrg4          d>T1 a<T2 b<T3 c<T1
+vmad            d>T1 a<T2 b<T3 c<T1
+vmax            d>T1 a<T2 b<T3 c<T1?
+vmax2           d>T1 a<T2 b<T3 c<T1
+vmax4           d>T1 a<T2 b<T3 c<T1
+vmin            d>T1 a<T2 b<T3 c<T1?
+vmin2           d>T1 a<T2 b<T3 c<T1
+vmin4           d>T1 a<T2 b<T3 c<T1
+vote            d>pred a<!pred
+vote.ballot     d>b32 a<!pred
+vote.sync       hand    # the member mask, and .ballot writes a .b32
+vote.sync.ballot hand   # as vote.sync
+vset            d>u32 a<T1 b<T2 c<u32?
+vset2           d>u32 a<T1 b<T2 c<u32
+vset4           d>u32 a<T1 b<T2 c<u32
+vshl            d>T1 a<T2 b<u32 c<T1?
+vshr            d>T1 a<T2 b<u32 c<T1?
+vsub            d>T1 a<T2 b<T3 c<T1?
+vsub2           d>T1 a<T2 b<T3 c<T1
+vsub4           d>T1 a<T2 b<T3 c<T1
+wgmma           ...     # matrix descriptors and fragment vectors per shape
+wmma            ...     # fragment vectors per shape, layout and type
+xor             d>T a<T b<T
+mbarrier        ...     # an mbarrier form this table does not name
+mbarrier.init   addr[] count<b32
+mbarrier.arrive state>b64 addr[] count<b32?
+mbarrier.arrive_drop state>b64 addr[] count<b32?
+mbarrier.arrive.expect_tx state>b64 addr[] txCount<b32
+mbarrier.arrive_drop.expect_tx state>b64 addr[] txCount<b32
+mbarrier.expect_tx addr[] txCount<b32
+mbarrier.complete_tx addr[] txCount<b32
+mbarrier.inval  addr[]
+mbarrier.pending_count count>u32 state<b64
+mbarrier.test_wait waitComplete>pred addr[] state<b64
+mbarrier.test_wait.parity waitComplete>pred addr[] phaseParity<b32
+mbarrier.try_wait waitComplete>pred addr[] state<b64 suspendTimeHint<u32?
+mbarrier.try_wait.parity waitComplete>pred addr[] phaseParity<b32 suspendTimeHint<u32?
+"""
+
+ROLE_TYPES = {"T": "Ty::Last", "W": "Ty::Wide", "A": "Ty::Address", "T1": "Ty::Nth(0)",
+              "T2": "Ty::Nth(1)", "T3": "Ty::Nth(2)"}
+SCALAR_NAMES = {"b8": "B8", "b16": "B16", "b32": "B32", "b64": "B64", "b128": "B128",
+                "u8": "U8", "u16": "U16", "u32": "U32", "u64": "U64", "s8": "S8", "s16": "S16",
+                "s32": "S32", "s64": "S64", "f16": "F16", "bf16": "Bf16", "f32": "F32",
+                "f64": "F64", "pred": "Pred"}
+ROLE_RE = re.compile(r"^([A-Za-z_][\w-]*)(>|<!|<|#|\[\]|@|\*)([A-Za-z0-9]*)(\|[A-Za-z]\w*)?(\?)?$")
+
+
+def role_type(t, line):
+    if t in ROLE_TYPES:
+        return ROLE_TYPES[t]
+    if t in SCALAR_NAMES:
+        return "Ty::Fixed(S::%s)" % SCALAR_NAMES[t]
+    raise SystemExit("roles: unknown type %r in %r" % (t, line))
+
+
+def parse_roles():
+    """The ROLES lines as (opcode, when, kind, operands, comment); kind is 'list', 'hand' or
+    'unchecked'; each operand (name, kind, type, pair, optional)."""
+    rules, seen = [], set()
+    for raw in ROLES.strip().splitlines():
+        # a comment is a `#` standing alone (an immediate's `#` is glued to its name)
+        parts = re.split(r"\s#(?:\s|$)", raw, maxsplit=1)
+        line, comment = parts[0], (parts[1] if len(parts) > 1 else "")
+        words = line.split()
+        sel, rest = words[0], words[1:]
+        if sel in seen:
+            raise SystemExit("roles: %s twice" % sel)
+        seen.add(sel)
+        opcode, *when = sel.split(".")
+        when = ["." + w for w in when]
+        comment = comment.strip()
+        if rest == ["hand"] or rest == ["..."]:
+            if not comment:
+                raise SystemExit("roles: %s needs a reason" % sel)
+            rules.append((opcode, when, "hand" if rest == ["hand"] else "unchecked", [], comment))
+            continue
+        if rest == ["()"]:
+            rest = []
+        ops, optional_seen = [], False
+        for w in rest:
+            m = ROLE_RE.match(w)
+            if not m:
+                raise SystemExit("roles: bad operand %r in %r" % (w, raw))
+            name, sig, ty, pair, opt = m.groups()
+            kind = {">": "Dst", "<": "Src", "<!": "Src", "#": "Imm", "[]": "Address", "@": "Label",
+                    "*": "Any"}[sig]
+            if sig in (">", "<") and not ty:
+                raise SystemExit("roles: %r needs a type" % w)
+            if ty == "pred" and sig == ">":
+                kind, ty = "PredDst", ""
+            elif ty == "pred" and sig in ("<", "<!"):
+                kind, ty = ("Pred { negatable: true }" if sig == "<!" else "Pred { negatable: false }"), ""
+            elif sig == "<!":
+                raise SystemExit("roles: only predicates are negated: %r" % raw)
+            if opt:
+                optional_seen = True
+            elif optional_seen:
+                raise SystemExit("roles: optional operands come last: %r" % raw)
+            rty = role_type(ty, raw) if ty else "Ty::None"
+            ops.append((name, kind, rty, pair[1:] if pair else None, bool(opt)))
+        rules.append((opcode, when, "list", ops, ""))
+    rules.sort(key=lambda r: (r[0], r[1]))
+    return rules
+
+
+def build_roles():
+    out = [
+        "// @generated by tools/gen-isa.py from its ROLES table: do not edit by hand.",
+        "//! The operand roles of every instruction (see `crate::roles`).",
+        "",
+        "use crate::roles::{OperandRole as R, RoleCheck, RoleKind as K, RoleRule, RoleType as Ty};",
+        "use crate::ScalarType as S;",
+        "",
+        "/// Every rule, sorted by opcode, then by the modifiers that select it.",
+        "pub(crate) static ROLE_RULES: &[RoleRule] = &[",
+    ]
+    for opcode, when, kind, ops, comment in parse_roles():
+        whens = ", ".join(rs_str(w) for w in when)
+        if kind == "list":
+            items = []
+            for name, k, ty, pair, opt in ops:
+                items.append("R { name: %s, kind: K::%s, ty: %s, pair: %s, optional: %s }" % (
+                    rs_str(name), k, ty, "Some(%s)" % rs_str(pair) if pair else "None",
+                    "true" if opt else "false"))
+            check = "RoleCheck::Operands(&[%s])" % ", ".join(items)
+        elif kind == "hand":
+            check = "RoleCheck::Hand(%s)" % rs_str(comment)
+        else:
+            check = "RoleCheck::Unchecked(%s)" % rs_str(comment)
+        out.append("    RoleRule { opcode: %s, when: &[%s], check: %s }," % (rs_str(opcode), whens, check))
+    out.append("];")
+    return "\n".join(out) + "\n"
+
+
+DEFAULT_EXAMPLES_OUT = os.path.join(ROOT, "crates", "isa", "src", "generated_examples.rs")
+
+
+def build_examples(data):
+    """The example code of every instruction section, as the reference gives it (verbatim:
+    the form test of crates/check reads each statement), deduplicated."""
+    out = [
+        "// @generated by tools/gen-isa.py from the reference's examples: do not edit by hand.",
+        "//! The example code of each instruction section (see `crate::examples`).",
+        "",
+        "/// `(section title, example code)`, in the order of the reference.",
+        "pub(crate) static EXAMPLES: &[(&str, &str)] = &[",
+    ]
+    seen = set()
+    for e in data:
+        ex = (e.get("examples") or "").strip()
+        if not ex or kind_of(e["title"]) != "Instruction" or ex in seen:
+            continue
+        seen.add(ex)
+        out.append("    (%s, %s)," % (rs_str(e["title"]), rs_str(ex)))
+    out.append("];")
+    return "\n".join(out) + "\n"
+
+
+def roles_main(argv):
+    """Writes (or with --check verifies) generated_roles.rs and generated_examples.rs; runs
+    after main()."""
+    if "--template" in argv or "--stats" in argv:
+        return 0
+    spec = argv[argv.index("--spec") + 1] if "--spec" in argv else DEFAULT_SPEC
+    outputs = [(DEFAULT_ROLES_OUT, build_roles())]
+    if os.path.exists(spec):
+        with open(spec, encoding="utf-8") as f:
+            outputs.append((DEFAULT_EXAMPLES_OUT, build_examples(json.load(f))))
+    elif "--check" not in argv:
+        sys.stderr.write("%s not found: cannot write the examples\n" % spec)
+        return 1
+    # (a fresh clone without ../shared checks the roles; the examples need the reference)
+    for path, text in outputs:
+        if "--check" in argv:
+            try:
+                with open(path, encoding="utf-8") as f:
+                    current = f.read()
+            except OSError:
+                current = None
+            if current != text:
+                sys.stderr.write("%s is out of date; run tools/gen-isa.py\n" % path)
+                return 1
+            continue
+        with open(path, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+    return 0
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main(sys.argv[1:]) or roles_main(sys.argv[1:]))

@@ -105,6 +105,11 @@ enum Role {
 fn role(op: &str, o: &OperandSpec) -> Role {
     use ScalarType as T;
     match (op, o.name) {
+        ("applypriority" | "discard", "size") => Role::Text("128"),
+        ("pmevent", "a") => Role::Text("1"),
+        ("movmatrix", _) => Role::Fixed(T::B32),
+        ("st", "initval") => Role::Text("0"),
+        ("fence", "size") => Role::Text("128"),
         ("shl" | "shr", "b") | ("popc" | "clz", "d") | ("bfe", "b" | "c") | ("mapa", "b") => {
             Role::Fixed(T::U32)
         }
@@ -129,6 +134,7 @@ fn role(op: &str, o: &OperandSpec) -> Role {
         (_, "imm-reg-count") => Role::Text("32"),
         (_, "immAlign") => Role::Text("8"),
         (_, "immLut") => Role::Text("0x80"),
+
         (_, "_") => Role::Text("_"),
         (_, "sreg") => Role::Text("%tid.x"),
         (_, "fname") => Role::Text("f_0"),
@@ -220,12 +226,27 @@ impl Builder<'_> {
         }
     }
 
+    /// `.f32x2` (two packed f32 in a 64-bit register) is no scalar type of the table.
+    fn untyped_default(&self) -> ScalarType {
+        if self.mods.contains(&".f32x2") {
+            ScalarType::B64
+        } else {
+            ScalarType::B32
+        }
+    }
+
     fn dst_type(&self) -> ScalarType {
-        self.types.first().copied().unwrap_or(ScalarType::B32)
+        self.types
+            .first()
+            .copied()
+            .unwrap_or_else(|| self.untyped_default())
     }
 
     fn src_type(&self) -> ScalarType {
-        self.types.last().copied().unwrap_or(ScalarType::B32)
+        self.types
+            .last()
+            .copied()
+            .unwrap_or_else(|| self.untyped_default())
     }
 
     fn var(&self) -> &'static str {
@@ -280,7 +301,17 @@ impl Builder<'_> {
                 self.value(i, t)
             }
             Role::Src => {
-                let t = self.src_type();
+                // mixed precision (`add.f32.f16 d, a, c`, `fma.rn.f32.bf16 d, a, b, c`): the
+                // accumulator `c` has the destination's type
+                let mixed = matches!(self.op, "add" | "sub" | "fma")
+                    && o.name == "c"
+                    && self.types.len() == 2
+                    && self.types[0] == ScalarType::F32;
+                let t = if mixed {
+                    self.dst_type()
+                } else {
+                    self.src_type()
+                };
                 self.value(i, t)
             }
             Role::Fixed(t) => self.reg(format!("%o{i}"), t),

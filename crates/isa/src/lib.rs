@@ -38,8 +38,13 @@ mod doc;
 #[rustfmt::skip]
 mod generated;
 #[rustfmt::skip]
+mod generated_examples;
+#[rustfmt::skip]
 mod generated_ops;
+#[rustfmt::skip]
+mod generated_roles;
 mod opcode;
+mod roles;
 mod sreg;
 mod suggest;
 mod types;
@@ -47,6 +52,7 @@ mod version;
 
 pub use doc::{coverage_markdown, render_doc, render_list, DocError, DOC_BASE_URL};
 pub use opcode::{ModSet, Modifier, OpFlags, Opcode};
+pub use roles::{role_rules, roles_for, OperandRole, RoleCheck, RoleKind, RoleRule, RoleType};
 pub use sreg::{is_directive, special_register, SpecialRegister, DIRECTIVES, SPECIAL_REGISTERS};
 pub use suggest::{edit_distance, suggest, suggest_modifier};
 pub use types::{ScalarType, StateSpace, TypeKind};
@@ -340,6 +346,13 @@ pub fn lookup(opcode: &str) -> &'static [Entry] {
 /// reference. Modifiers after the opcode are ignored: `add.f32` is known.
 pub fn is_known_opcode(name: &str) -> bool {
     !lookup(name).is_empty()
+}
+
+/// The example code of every instruction section of the reference, as `(section title,
+/// code)`: statements as the ISA document shows them (declarations, labels and comments
+/// included), for tests that run each through the parser and the checker.
+pub fn examples() -> &'static [(&'static str, &'static str)] {
+    generated_examples::EXAMPLES
 }
 
 /// All lookup names (no `%`/`.` prefix), sorted.
