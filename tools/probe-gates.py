@@ -1006,10 +1006,12 @@ def main(argv):
 
 
 def load_spec(path):
-    if hasattr(G, "load_spec"):
-        return G.load_spec(path)
+    """The reference extract with gen-isa's supplement merged in, as gen-isa builds the table."""
     with open(path, encoding="utf-8") as f:
-        return json.load(f)
+        data = json.load(f)
+    if hasattr(G, "merge_supplement"):
+        data = G.merge_supplement(data, G.load_supplement(G.SUPPLEMENT))
+    return data
 
 
 # ---------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@
 //! 2 kernel fault (trap, out-of-bounds access, deadlock, instruction budget or timeout).
 
 mod bench;
+mod bytecode;
 mod input;
 mod npy;
 mod run;
@@ -95,6 +96,13 @@ enum Command {
     Ir {
         /// The PTX file.
         file: String,
+        /// Print each kernel's bytecode instead, as the interpreter runs it (after slot
+        /// assignment, hoisting, if-conversion and fusion).
+        #[arg(long)]
+        bytecode: bool,
+        /// With `--bytecode`: only this kernel.
+        #[arg(long, requires = "bytecode")]
+        kernel: Option<String>,
     },
 }
 
@@ -125,7 +133,12 @@ fn main() -> ExitCode {
         Command::Check { files, target } => check(&files, target, color),
         Command::Fmt { file, check } => fmt(&file, check, color),
         Command::Explain { code } => explain(&code),
-        Command::Ir { file } => ir(&file, color),
+        Command::Ir {
+            file,
+            bytecode: true,
+            kernel,
+        } => bytecode::bytecode(&file, kernel.as_deref(), color),
+        Command::Ir { file, .. } => ir(&file, color),
         Command::Bench(opts) => bench::bench(&opts, color),
         Command::Run(opts) => run::run(opts, color),
         Command::Doc {
