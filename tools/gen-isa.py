@@ -819,7 +819,13 @@ def follow_ptxas(key, opcode, forms, kind, ptx, tbase, pgates, tgates, path=PTXA
         hits = [r for r in rows if g["mods"] and all(ptxas_has_mod(r, m, forms) for m in g["mods"])]
         if hits and g["sm"] is not None:
             req = ptxas_target_req(hits, targets)
-            if req is not None and target_set(req, targets) > target_set(("min", g["sm"]), targets):
+            text = target_set(("min", g["sm"]), targets)
+            if req is None:  # no one target says it: the widest one within what ptxas takes
+                union = frozenset().union(*[ptxas_accepting(r, targets) for r in hits])
+                fits = [("min", sm_of(t)) for t in targets
+                        if text <= target_set(("min", sm_of(t)), targets) <= union]
+                req = max(fits, key=lambda q: len(target_set(q, targets)), default=None)
+            if req is not None and target_set(req, targets) > text:
                 changes.append(("gate", g["feature"], fmt_target_req(("min", g["sm"])),
                                 fmt_target_req(req), True))
                 g["sm"] = None if req == "all" else req[1]

@@ -998,7 +998,8 @@ def main(argv):
     log.write("ptxas runs: %d\n" % ptxas.runs)
     rows = result_rows(data, keys, live, instances, skipped, versions, targets)
     write_tsv(a.tsv, rows, versions, targets, floors)
-    write_md(a.md, data, keys, rows, versions, targets, a.tsv)
+    written, _meta = read_tsv(a.tsv)  # the page is made from the file, as --md-only makes it
+    write_md(a.md, data, keys, written, versions, targets, a.tsv)
     log.close()
     print("%d instances probed, %d accepted somewhere, %d ptxas runs; log in %s"
           % (len(live), sum(1 for r in rows if r[5] != "-"), ptxas.runs, logdir))
