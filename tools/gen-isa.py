@@ -636,6 +636,297 @@ def parse_target_notes(entry, kind):
 
 
 # ---------------------------------------------------------------------------------------------
+# ptxas gates: where ptxas and the ISA text disagree, ptxas wins
+# ---------------------------------------------------------------------------------------------
+# tools/probe-gates.py records, per probed instance, the least .version and .target at which
+# ptxas accepts it (crates/isa/data/ptxas-gates.tsv, committed); follow_ptxas() makes the
+# entry's gates and its per-feature gates agree with those rows. docs/ptxas-gates.md lists
+# every change (tools/probe-gates.py --md-only rewrites it from the TSV).
+
+PTXAS_GATES = os.path.join(ROOT, "crates", "isa", "data", "ptxas-gates.tsv")
+_PTXAS = {}
+
+
+def ptxas_rows(path=PTXAS_GATES):
+    """(rows by entry key, every target ptxas knows in order) from the probe's TSV."""
+    if path in _PTXAS:
+        return _PTXAS[path]
+    rows, targets, cols = {}, [], None
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                line = line.rstrip("\n")
+                if line.startswith("# targets:"):
+                    targets = line.split(":", 1)[1].split()
+                    continue
+                if not line or line.startswith("#"):
+                    continue
+                cells = line.split("\t")
+                if cols is None:
+                    cols = cells
+                    continue
+                r = dict(zip(cols, cells))
+                r["mods"] = ptxas_instance_mods(r["instance"])
+                rows.setdefault(r["key"], []).append(r)
+    _PTXAS[path] = (rows, targets)
+    return rows, targets
+
+
+def ptxas_instance_mods(text):
+    t = text.strip()
+    if t.startswith("@"):
+        t = t.split(None, 1)[1]
+    head = t.split(None, 1)[0]
+    return re.findall(r"\.[^.]+", head[head.find("."):]) if "." in head else []
+
+
+def sm_of(text):
+    m = re.match(r"^sm_(\d+)([af]?)$", text or "")
+    return (int(m.group(1)), m.group(2)) if m else None
+
+
+def sm_supports(have, need):
+    """SmTarget::supports: may code for `have` use a feature that requires `need`?"""
+    if need[1] == "":
+        return have[0] >= need[0]
+    if need[1] == "a":
+        return have == need
+    return have[1] in ("a", "f") and have[0] // 10 == need[0] // 10 and have[0] >= need[0]
+
+
+def ptxas_accepting(row, targets):
+    """The targets on which ptxas accepts a row's instance (at the newest .version)."""
+    if row["targets"]:
+        return frozenset(row["targets"].split(","))
+    need = sm_of(row["min_target"])
+    return frozenset(t for t in targets if sm_supports(sm_of(t), need))
+
+
+def ptxas_version(row):
+    """(least version, exact?) of a row: `<=` marks an upper bound."""
+    v = row["min_ptx"]
+    return tuple(int(x) for x in v.lstrip("<=").split(".")), not v.startswith("<=")
+
+
+def ptxas_target_req(rows, targets, any_of=False):
+    """The target requirement that describes exactly where ptxas accepts `rows` (any of them),
+    as gen-isa's target base (`'all'` or `('min', sm)`; with `any_of`, also `('any', [sm..])`:
+    one of several, as `setmaxnreg` on sm_90a and the sm_100+ families), or None."""
+    union = frozenset().union(*[ptxas_accepting(r, targets) for r in rows])
+    if not union:
+        return None
+    order = {t: n for n, t in enumerate(targets)}
+    least = min(union, key=lambda t: order[t])
+    exact = frozenset(t for t in targets if sm_supports(sm_of(t), sm_of(least)))
+    if exact == union:
+        return "all" if least == targets[0] else ("min", sm_of(least))
+    if not any_of:
+        return None
+    # the fewest requirements, in target order, whose targets together are the accepted ones
+    cover, got = [], frozenset()
+    for t in sorted(union, key=lambda t: order[t]):
+        mine = target_set(("min", sm_of(t)), targets)
+        if t not in got and mine <= union:
+            cover.append(sm_of(t))
+            got |= mine
+    return ("any", cover) if got == union else None
+
+
+def target_set(req, targets):
+    if req == "all":
+        return frozenset(targets)
+    needs = req[1] if req[0] == "any" else [req[1]]
+    return frozenset(t for t in targets if any(sm_supports(sm_of(t), n) for n in needs))
+
+
+def ptxas_least_version(rows):
+    best, exact = None, False
+    for r in rows:
+        v, ex = ptxas_version(r)
+        if best is None or v < best or (v == best and ex):
+            best, exact = v, ex
+    return best, exact
+
+
+def fmt_target_req(req):
+    if req is None:
+        return "unstated"
+    if req == "all":
+        return "all targets"
+    if req[0] == "any":
+        return " or ".join("sm_%d%s" % n for n in req[1])
+    return "sm_%d%s" % req[1]
+
+
+def follow_ptxas(key, opcode, forms, kind, ptx, tbase, pgates, tgates, path=PTXAS_GATES):
+    """The entry's gates made to agree with ptxas; returns (ptx, tbase, pgates, tgates, changes).
+
+    Entry level, over all the entry's rows: a version or target ptxas accepts that the text
+    does not is always taken; a stricter one only where every form of the entry has a probed
+    base instance and the version is exact. Per feature, over the rows that carry all of a text
+    gate's modifiers: the gate is relaxed to ptxas's least version/target where ptxas accepts
+    more (never made stricter: the rows may not be the feature's earliest). Then a gate is added
+    for every probed instance that ptxas accepts later or on fewer targets than the entry, keyed
+    on all of its modifiers (see ptxas_gate_mods).
+    """
+    nforms = len(forms)
+    rows_by_key, targets = ptxas_rows(path)
+    rows = [r for r in rows_by_key.get(key, []) if r["min_target"] != "-"]
+    if kind != "SpecialRegister":  # `bar` and `barrier` share sections but not their gates
+        rows = [r for r in rows if ptxas_opcode(r) in opcode.split("/")]
+    changes = []
+    if not rows or not targets:
+        return ptx, tbase, pgates, tgates, changes
+    whole = rows
+    forms_probed = set(int(r["form"]) for r in rows if r["form"] != "-" and r["source"] == "base")
+    complete = bool(whole) and (
+        forms_probed == set(range(nforms)) if nforms else kind == "SpecialRegister")
+    if whole:
+        v, exact = ptxas_least_version(whole)
+        if ptx is not None and (v < ptx or (v > ptx and exact)):
+            ok = v < ptx or (complete and ptxas_names_entry(whole, v, opcode))
+            changes.append(("entry", "", "PTX %s" % fmt_v(ptx), "PTX %s" % fmt_v(v), ok))
+            ptx = v if ok else ptx
+        elif ptx is None and exact and complete and ptxas_names_entry(whole, v, opcode):
+            changes.append(("entry", "", "PTX unstated", "PTX %s" % fmt_v(v), True))
+            ptx = v
+        req = ptxas_target_req(whole, targets, any_of=True)
+        have = None if req is None else target_set(req, targets)
+        text = frozenset(targets) if tbase is None else target_set(tbase, targets)
+        if req is None:
+            lst = sorted(frozenset().union(*[ptxas_accepting(r, targets) for r in whole]),
+                         key=targets.index)
+            if frozenset(lst) != text:
+                changes.append(("entry", "", fmt_target_req(tbase),
+                                "only " + ", ".join(lst), False))
+        elif have != text:
+            ok = have > text or complete
+            changes.append(("entry", "", fmt_target_req(tbase), fmt_target_req(req), ok))
+            tbase = req if ok else tbase
+    new_p, new_t = [], []
+    for g in pgates:
+        g = dict(g)
+        hits = [r for r in rows if g["mods"] and all(ptxas_has_mod(r, m, forms) for m in g["mods"])]
+        if hits and g["ptx"] is not None:
+            v, exact = ptxas_least_version(hits)
+            if v < g["ptx"]:
+                changes.append(("gate", g["feature"], "PTX %s" % fmt_v(g["ptx"]),
+                                "PTX %s" % fmt_v(v), True))
+                g["ptx"] = v
+        new_p.append(g)
+    for g in tgates:
+        g = dict(g)
+        hits = [r for r in rows if g["mods"] and all(ptxas_has_mod(r, m, forms) for m in g["mods"])]
+        if hits and g["sm"] is not None:
+            req = ptxas_target_req(hits, targets)
+            text = target_set(("min", g["sm"]), targets)
+            if req is None:  # no one target says it: the widest one within what ptxas takes
+                union = frozenset().union(*[ptxas_accepting(r, targets) for r in hits])
+                fits = [("min", sm_of(t)) for t in targets
+                        if text <= target_set(("min", sm_of(t)), targets) <= union]
+                req = max(fits, key=lambda q: len(target_set(q, targets)), default=None)
+            if req is not None and target_set(req, targets) > text:
+                changes.append(("gate", g["feature"], fmt_target_req(("min", g["sm"])),
+                                fmt_target_req(req), True))
+                g["sm"] = None if req == "all" else req[1]
+        new_t.append(g)
+    # Gates ptxas has that the text does not state.
+    entry_set = frozenset(targets) if tbase is None else target_set(tbase, targets)
+    for r in rows:
+        v, exact = ptxas_version(r)
+        if exact and (ptx is None or v > ptx):
+            mods = ptxas_gate_mods(r, rows, forms, lambda o: ptxas_version(o)[0] >= v)
+            if mods is not None and not covered(new_p, mods, "ptx", v):
+                feat = ptxas_opcode(r) + "".join(mods)
+                new_p.append({"feature": feat, "mods": mods, "ptx": v, "ptxas": True})
+                changes.append(("new", feat, "-", "PTX %s" % fmt_v(v), bool(mods)))
+        req = ptxas_target_req([r], targets)
+        if req not in (None, "all") and not (target_set(req, targets) >= entry_set):
+            mine = target_set(req, targets)
+            mods = ptxas_gate_mods(
+                r, rows, forms, lambda o: ptxas_target_req([o], targets) is not None
+                and ptxas_accepting(o, targets) <= mine)
+            if mods is not None and not covered(new_t, mods, "sm", req[1]):
+                feat = ptxas_opcode(r) + "".join(mods)
+                new_t.append({"feature": feat, "mods": mods, "sm": req[1], "ptxas": True})
+                changes.append(("new", feat, "-", fmt_target_req(req), bool(mods)))
+    return ptx, tbase, new_p, new_t, changes
+
+
+def ptxas_names_entry(rows, v, opcode):
+    """Whether ptxas, just below version `v`, rejects the rows that need `v` for the instruction
+    itself ("Feature 'sub.cc' requires ...") rather than for a modifier of the form the table
+    writes ("Feature '.approx' requires ...": `sin.f32` without `.approx` is PTX 1.0 syntax that
+    the table's forms do not spell, so the entry as a whole does not need 1.4)."""
+    names = set(n.lstrip("%") for n in opcode.split("/"))
+    for r in rows:
+        if ptxas_version(r)[0] != v:
+            continue
+        m = re.search(r"^(?:Feature|Instruction) '%?([\w]+)", r.get("message", ""))
+        if m and m.group(1) in names:
+            return True
+    return False
+
+
+def ptxas_warn_stale(keys, path=PTXAS_GATES):
+    """Says which entries of the probe's TSV the table no longer has (new sections can rename
+    keys: the entry would silently fall back to the text's gates until the probe is rerun)."""
+    rows, _targets = ptxas_rows(path)
+    stale = sorted(set(rows) - set(keys))
+    if stale:
+        sys.stderr.write("warning: %s names entries the table lacks (rerun tools/probe-gates.py): "
+                         "%s\n" % (os.path.relpath(path, ROOT), ", ".join(stale)))
+
+
+def ptxas_opcode(row):
+    t = row["instance"].strip()
+    if t.startswith("@"):
+        t = t.split(None, 1)[1]
+    return t.split(None, 1)[0].split(".")[0]
+
+
+def ptxas_has_mod(row, m, forms):
+    """Whether a row's instance carries the gate modifier `m`, as the checker matches it
+    (`gate_mod_present`): the modifier itself, a `::sub` ending, or a value of the placeholder
+    slot that `m` names (`.sem` for `.acquire`)."""
+    if m.startswith("::"):
+        return any(x.endswith(m) for x in row["mods"])
+    if m in row["mods"]:
+        return True
+    return any(s["placeholder"] and s["name"] == m and any(x in s["values"] for x in row["mods"])
+               for f in forms for s in f["slots"])
+
+
+def ptxas_gate_mods(row, rows, forms, at_least):
+    """The modifiers a derived gate keys on: all of the row's modifiers, if every probed row
+    the checker would apply the gate to (ptxas_has_mod) needs as much as the row (`at_least`);
+    else None (the requirement comes from an operand or from a modifier left out, as with
+    generic addressing, and no gate on modifiers can say it). No fewer modifiers: the probe
+    varies one slot at a time, so a single modifier's rows (`atom.min` only with `.f16`
+    vectors) say little about its other uses."""
+    full = list(row["mods"])
+    if all(at_least(o) for o in rows if all(ptxas_has_mod(o, m, forms) for m in full)):
+        return full
+    return None
+
+
+def covered(gates, mods, field, value):
+    """An existing gate already asks at least `value` of every instruction carrying `mods`."""
+    for g in gates:
+        if g.get(field) is None or not g["mods"] or not set(g["mods"]) <= set(mods):
+            continue
+        if field == "ptx" and g["ptx"] >= value:
+            return True
+        if field == "sm" and g["sm"] == value:
+            return True
+    return False
+
+
+def fmt_v(v):
+    return "%d.%d" % v if v else "unstated"
+
+
+# ---------------------------------------------------------------------------------------------
 # Rust emission
 # ---------------------------------------------------------------------------------------------
 
@@ -719,6 +1010,7 @@ def reference_summary_keys(data):
 def build(data):
     em = Emitter()
     keys = summary_keys(data)
+    ptxas_warn_stale(keys)
     entries = []
     stats = {"ptx": 0, "ptx_explicit": 0, "target": 0, "forms": 0, "no_forms": [],
              "ptx_gates": 0, "target_gates": 0}
@@ -727,6 +1019,8 @@ def build(data):
         forms, defs = parse_syntax(e) if e["syntax"].strip() else ([], [])
         ptx, explicit, preview, pgates = parse_ptx_notes(e, kind)
         tbase, tgates = parse_target_notes(e, kind)
+        ptx, tbase, pgates, tgates, _ = follow_ptxas(
+            keys[idx], e["opcode"], forms, kind, ptx, tbase, pgates, tgates)
         stats["ptx"] += ptx is not None
         stats["ptx_explicit"] += explicit
         stats["target"] += tbase is not None or bool(tgates)
@@ -813,6 +1107,9 @@ def build(data):
             b("        target: TargetReq::Unstated,")
         elif tbase == "all":
             b("        target: TargetReq::All,")
+        elif tbase[0] == "any":
+            b("        target: TargetReq::AnyOf(&[%s]),"
+              % ", ".join(rs_sm(n)[5:-1] for n in tbase[1]))
         else:
             b("        target: TargetReq::Min(%s)," % rs_sm(tbase[1])[5:-1])
         b("        ptx_gates: &[")
@@ -971,9 +1268,10 @@ def file_digest(path):
 
 def digest_line():
     """A header line that lets `--check` verify the file without the reference extract."""
-    return "// inputs: supplement.json sha256 %s, gen-isa.py sha256 %s" % (
+    return "// inputs: supplement.json sha256 %s, gen-isa.py sha256 %s, ptxas-gates.tsv sha256 %s" % (
         file_digest(SUPPLEMENT),
         file_digest(os.path.abspath(__file__)),
+        file_digest(PTXAS_GATES),
     )
 
 

@@ -540,10 +540,12 @@ fn check_gates(c: &mut FnChecker<'_, '_>, ins: &Instruction, entries: &[&'static
         let reqs: Vec<_> = cands
             .iter()
             .map(|e| match e.target {
-                TargetReq::Min(r) => Some(r),
+                TargetReq::Min(r) => Some(vec![r]),
+                TargetReq::AnyOf(rs) => Some(rs.to_vec()),
                 _ => None,
             })
             .collect::<Option<Vec<_>>>()
+            .map(|v| v.concat())
             .unwrap_or_default();
         if !reqs.is_empty() && !reqs.iter().any(|r| t.supports(r)) {
             let need = reqs[0];
