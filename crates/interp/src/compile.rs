@@ -19,7 +19,7 @@ use crate::program::{
     BarKind, Barrier, CallOperand, CallSite, CallTarget, FuncInfo, Insn, Op, Program, RedOp,
     SregInit,
 };
-use ptx_ir::{Base, FunctionKind, Imm, Operand};
+use ptx_ir::{Base, FunctionKind, Imm, Modifier, Opcode, Operand};
 use ptx_isa::{ScalarType, StateSpace, TypeKind};
 use std::collections::HashMap;
 
@@ -251,7 +251,7 @@ impl<'b, 'm> Dec<'b, 'm> {
         self.inst.types().collect()
     }
     /// Whether modifier `m` is present.
-    pub fn has(&self, m: &str) -> bool {
+    pub fn has(&self, m: Modifier) -> bool {
         self.inst.has(m)
     }
     /// The operand at `k`.
@@ -647,8 +647,7 @@ pub fn compile(
             };
             let decoded = match func.unsupported.iter().find(|(at, _)| *at == k as u32) {
                 Some((_, why)) => Err(why.clone()),
-                None => crate::coverage::check_executes(&inst.opcode, &inst.mods)
-                    .and_then(|()| decode(&mut d)),
+                None => decode(&mut d),
             };
             let mut insn = match decoded {
                 Ok(i) => i,
@@ -670,7 +669,7 @@ pub fn compile(
     // a copy that every reader reads from its source instead is dead (still counted; decided
     // after the plan, which needs the copy decoded to see that its readers can be hoisted)
     for (k, inst) in m.functions[kernel as usize].insts.iter().enumerate() {
-        if let (Some(Operand::Reg(r)), true) = (inst.operands.first(), inst.opcode == "mov") {
+        if let (Some(Operand::Reg(r)), true) = (inst.operands.first(), inst.op == Opcode::Mov) {
             let r = *r as usize;
             if b.copies.get(r).is_some_and(|c| c.is_some()) && !b.read_direct[r] {
                 code[k].op = Op::Nop;
@@ -731,7 +730,7 @@ pub fn compile(
         alloca: m
             .functions
             .iter()
-            .any(|f| f.insts.iter().any(|i| i.opcode == "alloca")),
+            .any(|f| f.insts.iter().any(|i| i.op == Opcode::Alloca)),
     })
 }
 
@@ -750,57 +749,144 @@ fn reaches(m: &ptx_ir::Module, from: u32, to: u32) -> bool {
     false
 }
 
-/// Decodes one instruction.
+/// Decodes one instruction: one arm per opcode of the table, so that an opcode added to the
+/// table without a handler (or an entry in [`crate::coverage::NOT_EXECUTED`]) does not compile.
 fn decode(d: &mut Dec<'_, '_>) -> R<Insn> {
-    let op = d.inst.opcode.as_str();
+    use crate::coverage::not_executed;
+    use crate::ops_float::{self as fl, Ar};
+    use crate::ops_int as int;
+    use crate::ops_move as mv;
+    use crate::ops_warp as warp;
+    let op = d.inst.op;
     let mut insn = Insn::new(Op::Nop, d.f, 0);
+    let i = &mut insn;
     let entry = d.b.funcs[d.fi as usize].entry;
+    // the opcodes of both families are floating-point arithmetic on a floating-point type
+    let float = d.inst.types().last().is_some_and(is_float);
     match op {
-        "bra" => {
+        Opcode::Bra => {
             let t = match d.operand(0)? {
                 Operand::Label(l) => *l,
                 o => return Err(format!("unsupported branch target {o:?}")),
             };
-            insn.op = Op::Bra(entry + t);
+            i.op = Op::Bra(entry + t);
         }
-        "brx" => {
-            insn.a = d.src(0, ScalarType::U32)?;
+        Opcode::Brx => {
+            i.a = d.src(0, ScalarType::U32)?;
             let t = match d.operand(1)? {
                 Operand::Targets(t) => t.iter().map(|x| entry + x).collect(),
                 o => return Err(format!("unsupported brx.idx target list {o:?}")),
             };
             d.b.tables.push(t);
-            insn.op = Op::Brx(d.b.tables.len() as u32 - 1);
+            i.op = Op::Brx(d.b.tables.len() as u32 - 1);
         }
-        "ret" => insn.op = Op::Ret,
-        "exit" => insn.op = Op::Exit,
-        "trap" => insn.op = Op::Trap,
-        "brkpt" | "nanosleep" | "membar" | "fence" | "prefetch" | "prefetchu" | "pmevent"
-        | "discard" | "applypriority" | "createpolicy" => {
-            if op == "createpolicy" {
-                // a cache policy value: any 64-bit value will do
-                insn.d = d.dst(0)?;
-                insn.op = crate::alu1!(i, a => 0);
-                insn.a = d.b.konst(0);
-            } else {
-                insn.op = Op::Nop;
-            }
+        Opcode::Ret => i.op = Op::Ret,
+        Opcode::Exit => i.op = Op::Exit,
+        Opcode::Trap => i.op = Op::Trap,
+        // hints and orderings with no effect in an interpreter that runs memory operations in
+        // program order
+        Opcode::Brkpt
+        | Opcode::Nanosleep
+        | Opcode::Membar
+        | Opcode::Fence
+        | Opcode::Prefetch
+        | Opcode::Prefetchu
+        | Opcode::Pmevent
+        | Opcode::Discard
+        | Opcode::Applypriority => i.op = Op::Nop,
+        Opcode::Createpolicy => {
+            // a cache policy value: any 64-bit value will do
+            i.d = d.dst(0)?;
+            i.op = crate::alu1!(i, a => 0);
+            i.a = d.b.konst(0);
         }
-        "call" => decode_call(d, &mut insn)?,
-        "bar" | "barrier" => decode_bar(d, &mut insn)?,
-        _ => {
-            if let Some(r) = crate::ops_move::decode(d, &mut insn) {
-                r?;
-            } else if let Some(r) = crate::ops_int::decode(d, &mut insn) {
-                r?;
-            } else if let Some(r) = crate::ops_float::decode(d, &mut insn) {
-                r?;
-            } else if let Some(r) = crate::ops_warp::decode(d, &mut insn) {
-                r?;
-            } else {
-                return Err(format!("ptxvm does not execute `{op}`"));
-            }
+        Opcode::Call => decode_call(d, i)?,
+        Opcode::Bar | Opcode::Barrier | Opcode::BarWarpSync => decode_bar(d, i)?,
+        // data movement
+        Opcode::Mov => mv::decode_mov(d, i)?,
+        Opcode::Ld | Opcode::Ldu => mv::decode_ld_st(d, i, false)?,
+        Opcode::St => mv::decode_ld_st(d, i, true)?,
+        Opcode::Cvta => mv::decode_cvta(d, i)?,
+        Opcode::Isspacep => mv::decode_isspacep(d, i)?,
+        Opcode::Alloca => mv::decode_alloca(d, i)?,
+        Opcode::Stacksave => mv::decode_stacksave(d, i)?,
+        Opcode::Stackrestore => mv::decode_stackrestore(d, i)?,
+        Opcode::Activemask => mv::decode_activemask(d, i)?,
+        // floating-point forms of the opcodes shared with the integer family
+        Opcode::Add if float => fl::arith(d, i, Ar::Add)?,
+        Opcode::Sub if float => fl::arith(d, i, Ar::Sub)?,
+        Opcode::Mul if float => fl::arith(d, i, Ar::Mul)?,
+        Opcode::Mad if float => fl::arith(d, i, Ar::Mad)?,
+        Opcode::Div if float => fl::arith(d, i, Ar::Div)?,
+        Opcode::Min if float => fl::arith(d, i, Ar::Min)?,
+        Opcode::Max if float => fl::arith(d, i, Ar::Max)?,
+        Opcode::Abs if float => fl::arith(d, i, Ar::Abs)?,
+        Opcode::Neg if float => fl::arith(d, i, Ar::Neg)?,
+        // integer arithmetic and logic
+        Opcode::Add | Opcode::Sub if d.has(Modifier::Cc) => {
+            int::carry(d, i, op == Opcode::Sub, false)?
         }
+        Opcode::Add => int::add_sub(d, i, false)?,
+        Opcode::Sub => int::add_sub(d, i, true)?,
+        Opcode::Addc => int::carry(d, i, false, true)?,
+        Opcode::Subc => int::carry(d, i, true, true)?,
+        Opcode::Mul => int::mul(d, i)?,
+        Opcode::Mad if d.has(Modifier::Cc) => int::mad_carry(d, i, false)?,
+        Opcode::Mad => int::mad(d, i)?,
+        Opcode::Madc => int::mad_carry(d, i, true)?,
+        Opcode::Mul24 => int::mul24(d, i, false)?,
+        Opcode::Mad24 => int::mul24(d, i, true)?,
+        Opcode::Sad => int::sad(d, i)?,
+        Opcode::Div => int::div(d, i)?,
+        Opcode::Rem => int::rem(d, i)?,
+        Opcode::Abs => int::abs(d, i)?,
+        Opcode::Neg => int::neg(d, i)?,
+        Opcode::Min => int::min_max(d, i, false)?,
+        Opcode::Max => int::min_max(d, i, true)?,
+        Opcode::Popc | Opcode::Clz | Opcode::Brev => int::bits1(d, i, op)?,
+        Opcode::Bfind => int::bfind(d, i)?,
+        Opcode::Fns => int::fns(d, i)?,
+        Opcode::Bfe => int::bfe(d, i)?,
+        Opcode::Bfi => int::bfi(d, i)?,
+        Opcode::Bmsk => int::bmsk(d, i)?,
+        Opcode::Szext => int::szext(d, i)?,
+        Opcode::Dp4a => int::dot(d, i, false)?,
+        Opcode::Dp2a => int::dot(d, i, true)?,
+        Opcode::And | Opcode::Or | Opcode::Xor | Opcode::Not | Opcode::Cnot => {
+            int::logic(d, i, op)?
+        }
+        Opcode::Lop3 => int::lop3(d, i)?,
+        Opcode::Shf => int::shf(d, i)?,
+        Opcode::Shl => int::shift(d, i, false)?,
+        Opcode::Shr => int::shift(d, i, true)?,
+        Opcode::Prmt => int::prmt(d, i)?,
+        // floating point, comparisons and conversions
+        Opcode::Fma => fl::arith(d, i, Ar::Fma)?,
+        Opcode::Rcp => fl::arith(d, i, Ar::Rcp)?,
+        Opcode::Sqrt => fl::arith(d, i, Ar::Sqrt)?,
+        Opcode::Rsqrt => fl::arith(d, i, Ar::Rsqrt)?,
+        Opcode::Sin => fl::arith(d, i, Ar::Sin)?,
+        Opcode::Cos => fl::arith(d, i, Ar::Cos)?,
+        Opcode::Lg2 => fl::arith(d, i, Ar::Lg2)?,
+        Opcode::Ex2 => fl::arith(d, i, Ar::Ex2)?,
+        Opcode::Tanh => fl::arith(d, i, Ar::Tanh)?,
+        Opcode::Copysign => fl::arith(d, i, Ar::Copysign)?,
+        Opcode::Testp => fl::arith(d, i, Ar::Testp)?,
+        Opcode::Set => fl::decode_set(d, i)?,
+        Opcode::Setp => fl::decode_setp(d, i)?,
+        Opcode::Selp => fl::decode_selp(d, i)?,
+        Opcode::Slct => fl::decode_slct(d, i)?,
+        Opcode::Cvt => fl::decode_cvt(d, i)?,
+        Opcode::CvtPack => fl::decode_cvt_pack(d, i)?,
+        // warp-level and atomic
+        Opcode::Shfl => warp::decode_shfl(d, i)?,
+        Opcode::Vote => warp::decode_vote(d, i)?,
+        Opcode::Match => warp::decode_match(d, i)?,
+        Opcode::Redux => warp::decode_redux(d, i)?,
+        Opcode::Elect => warp::decode_elect(d, i)?,
+        Opcode::Atom => warp::decode_atom(d, i, false)?,
+        Opcode::Red => warp::decode_atom(d, i, true)?,
+        not_executed!() => return Err(crate::coverage::refusal(op)),
     }
     Ok(insn)
 }
@@ -854,10 +940,9 @@ fn decode_call(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
 }
 
 fn decode_bar(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
-    let mods: Vec<&str> = d.inst.mods.iter().map(|m| m.as_str()).collect();
-    let has = |m: &str| mods.contains(&m);
-    let is_barrier = d.inst.opcode == "barrier";
-    if has(".warp") {
+    let has = |m: Modifier| d.inst.has(m);
+    let is_barrier = d.inst.op == Opcode::Barrier;
+    if d.inst.op == Opcode::BarWarpSync {
         // bar.warp.sync membermask
         insn.b = d.src(0, ScalarType::B32)?;
         fn nop(_: &mut crate::program::Ctx<'_>, _: &Insn, _: u32) -> crate::program::MemResult {
@@ -866,21 +951,21 @@ fn decode_bar(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
         insn.op = Op::WarpSync(nop);
         return Ok(());
     }
-    let kind = if has(".arrive") {
+    let kind = if has(Modifier::Arrive) {
         BarKind::Arrive
-    } else if has(".red") {
+    } else if has(Modifier::Red) {
         BarKind::Red
     } else {
         BarKind::Sync
     };
-    let aligned = !is_barrier || has(".aligned");
+    let aligned = !is_barrier || has(Modifier::Aligned);
     let mut k = 0;
     let mut red = None;
     let mut red_dst = 0;
     if kind == BarKind::Red {
-        let op = if has(".popc") {
+        let op = if has(Modifier::Popc) {
             RedOp::Popc
-        } else if has(".and") {
+        } else if has(Modifier::And) {
             RedOp::And
         } else {
             RedOp::Or

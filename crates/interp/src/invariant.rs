@@ -21,15 +21,8 @@
 use crate::compile::Builder;
 use crate::program::{Insn, Op, SregInit};
 use ptx_ir::dataflow::{all_effects, interference, liveness, maybe_uninit, Effects, Liveness};
-use ptx_ir::{Base, Operand, RegId};
+use ptx_ir::{Base, Modifier, OpFlags, Opcode, Operand, RegId};
 use ptx_isa::{ScalarType, StateSpace};
-
-/// Opcodes computed lane by lane from their operands alone.
-const PURE: &[&str] = &[
-    "abs", "add", "and", "bfe", "bfi", "bfind", "brev", "clz", "cnot", "cvt", "cvta", "mad",
-    "mad24", "max", "min", "mov", "mul", "mul24", "neg", "not", "or", "popc", "prmt", "selp",
-    "setp", "shl", "shr", "slct", "sub", "xor",
-];
 
 /// Result of [`plan`].
 #[derive(Default)]
@@ -153,7 +146,7 @@ impl Facts {
                 Operand::Special(sr) => crate::compile::sreg_of(sr).is_some(),
                 _ => false,
             };
-            if inst.opcode == "mov"
+            if inst.op == Opcode::Mov
                 && ty != ScalarType::Pred
                 && copyable
                 && e.certain
@@ -258,11 +251,10 @@ pub(crate) fn plan(b: &Builder<'_>, kernel: u32, facts: &Facts, code: &mut [Insn
 /// scalar load of a kernel parameter at a constant, in-bounds offset. Without `op` (before
 /// decoding), whether it can be one.
 fn pure_or_param_load(inst: &ptx_ir::Inst, kf: &ptx_ir::Function, op: Option<&Op>) -> bool {
-    let opcode = inst.opcode.as_str();
-    if inst.mods.iter().any(|m| m == ".cc") {
+    if inst.has(Modifier::Cc) {
         return false;
     }
-    if opcode == "ld" {
+    if inst.op == Opcode::Ld {
         if !matches!(op, None | Some(Op::Mem(_))) || inst.space() != Some(StateSpace::Param) {
             return false;
         }
@@ -277,14 +269,14 @@ fn pure_or_param_load(inst: &ptx_ir::Inst, kf: &ptx_ir::Function, op: Option<&Op
             return false;
         };
         let at = param.offset as i64 + off;
-        let vector = inst.mods.iter().any(|m| m.starts_with(".v"));
+        let vector = inst.vector_width().is_some() || inst.has(Modifier::Volatile);
         return !vector && at >= 0 && at % size == 0 && at + size <= kf.param_size as i64;
     }
     // generic addresses of `.local` and `.param` variables depend on the thread
-    if opcode == "cvta" && !inst.has(".global") {
+    if inst.op == Opcode::Cvta && !inst.has(Modifier::Global) {
         return false;
     }
-    matches!(op, None | Some(Op::Alu(_))) && PURE.contains(&opcode)
+    matches!(op, None | Some(Op::Alu(_))) && inst.is(OpFlags::PURE)
 }
 
 /// Whether a source operand has the same value in every CTA, apart from registers (which the

@@ -26,7 +26,7 @@ use crate::semantics::cvt::{self, CvtMods, CvtRound, FloatType, Fp8, IntType, Pa
 use crate::semantics::float::{self as fl, MinMax, TestOp};
 use crate::semantics::half::{self, HalfMods};
 use crate::semantics::{IntRounding, Rounding};
-use ptx_ir::Operand;
+use ptx_ir::{Modifier, Operand};
 use ptx_isa::{ScalarType as T, TypeKind};
 
 type R<T> = Result<T, String>;
@@ -173,45 +173,43 @@ struct Mods {
     satfinite: bool,
     approx: bool,
     full: bool,
-    pack: bool,
     cmp: Option<CmpOp>,
     boolop: Option<BoolOp>,
     test: Option<TestOp>,
 }
 
 impl Mods {
-    fn parse<'a>(mods: impl Iterator<Item = &'a str>) -> Mods {
+    fn parse(mods: impl Iterator<Item = Modifier>) -> Mods {
         let mut m = Mods::default();
         for s in mods {
             match s {
-                ".rn" => m.rnd = Some(Rounding::Rn),
-                ".rz" => m.rnd = Some(Rounding::Rz),
-                ".rm" => m.rnd = Some(Rounding::Rm),
-                ".rp" => m.rnd = Some(Rounding::Rp),
-                ".rna" => m.rnd = Some(Rounding::Rna),
-                ".rni" => m.irnd = Some(IntRounding::Rni),
-                ".rzi" => m.irnd = Some(IntRounding::Rzi),
-                ".rmi" => m.irnd = Some(IntRounding::Rmi),
-                ".rpi" => m.irnd = Some(IntRounding::Rpi),
-                ".ftz" => m.ftz = true,
-                ".sat" => m.sat = true,
-                ".relu" => m.relu = true,
-                ".NaN" => m.nan = true,
-                ".xorsign" => m.xorsign_abs = true,
-                ".oob" => m.oob = true,
-                ".satfinite" => m.satfinite = true,
-                ".approx" => m.approx = true,
-                ".full" => m.full = true,
-                ".pack" => m.pack = true,
-                ".and" => m.boolop = Some(BoolOp::And),
-                ".or" => m.boolop = Some(BoolOp::Or),
-                ".xor" => m.boolop = Some(BoolOp::Xor),
-                ".finite" => m.test = Some(TestOp::Finite),
-                ".infinite" => m.test = Some(TestOp::Infinite),
-                ".number" => m.test = Some(TestOp::Number),
-                ".notanumber" => m.test = Some(TestOp::NotANumber),
-                ".normal" => m.test = Some(TestOp::Normal),
-                ".subnormal" => m.test = Some(TestOp::Subnormal),
+                Modifier::Rn => m.rnd = Some(Rounding::Rn),
+                Modifier::Rz => m.rnd = Some(Rounding::Rz),
+                Modifier::Rm => m.rnd = Some(Rounding::Rm),
+                Modifier::Rp => m.rnd = Some(Rounding::Rp),
+                Modifier::Rna => m.rnd = Some(Rounding::Rna),
+                Modifier::Rni => m.irnd = Some(IntRounding::Rni),
+                Modifier::Rzi => m.irnd = Some(IntRounding::Rzi),
+                Modifier::Rmi => m.irnd = Some(IntRounding::Rmi),
+                Modifier::Rpi => m.irnd = Some(IntRounding::Rpi),
+                Modifier::Ftz => m.ftz = true,
+                Modifier::Sat => m.sat = true,
+                Modifier::Relu => m.relu = true,
+                Modifier::NaN => m.nan = true,
+                Modifier::Xorsign => m.xorsign_abs = true,
+                Modifier::Oob => m.oob = true,
+                Modifier::Satfinite => m.satfinite = true,
+                Modifier::Approx => m.approx = true,
+                Modifier::Full => m.full = true,
+                Modifier::And => m.boolop = Some(BoolOp::And),
+                Modifier::Or => m.boolop = Some(BoolOp::Or),
+                Modifier::Xor => m.boolop = Some(BoolOp::Xor),
+                Modifier::Finite => m.test = Some(TestOp::Finite),
+                Modifier::Infinite => m.test = Some(TestOp::Infinite),
+                Modifier::Number => m.test = Some(TestOp::Number),
+                Modifier::Notanumber => m.test = Some(TestOp::NotANumber),
+                Modifier::Normal => m.test = Some(TestOp::Normal),
+                Modifier::Subnormal => m.test = Some(TestOp::Subnormal),
                 _ => {
                     if let Some(k) = CMP_NAMES.iter().position(|n| *n == s) {
                         m.cmp = Some(CMP_OPS[k]);
@@ -261,9 +259,25 @@ impl Mods {
 /// The operators in the order of their `aux` codes.
 const CMP_OPS: [CmpOp; 18] = CmpOp::ALL;
 
-const CMP_NAMES: [&str; 18] = [
-    ".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs", ".equ", ".neu", ".ltu",
-    ".leu", ".gtu", ".geu", ".num", ".nan",
+const CMP_NAMES: [Modifier; 18] = [
+    Modifier::Eq,
+    Modifier::Ne,
+    Modifier::Lt,
+    Modifier::Le,
+    Modifier::Gt,
+    Modifier::Ge,
+    Modifier::Lo,
+    Modifier::Ls,
+    Modifier::Hi,
+    Modifier::Hs,
+    Modifier::Equ,
+    Modifier::Neu,
+    Modifier::Ltu,
+    Modifier::Leu,
+    Modifier::Gtu,
+    Modifier::Geu,
+    Modifier::Num,
+    Modifier::Nan,
 ];
 
 fn cmp_code(op: CmpOp) -> u64 {
@@ -293,40 +307,25 @@ fn test_of(aux: u64) -> TestOp {
 // ---------------------------------------------------------------------------------------------
 // Entry point.
 
-/// Decodes the instructions of this family; `None` when `d` is not one of them.
-pub(crate) fn decode(d: &mut Dec<'_, '_>, insn: &mut Insn) -> Option<Result<(), String>> {
-    let op = d.inst.opcode.as_str();
-    let ar = match op {
-        "set" => return Some(decode_set(d, insn)),
-        "setp" => return Some(decode_setp(d, insn)),
-        "selp" => return Some(decode_selp(d, insn)),
-        "slct" => return Some(decode_slct(d, insn)),
-        "cvt" => return Some(decode_cvt(d, insn)),
-        _ => Ar::of(op)?,
-    };
+/// Decodes floating-point arithmetic `ar` (the decoder sends the opcodes shared with the
+/// integer family here only for a floating-point type).
+pub(crate) fn arith(d: &mut Dec<'_, '_>, insn: &mut Insn, ar: Ar) -> R<()> {
     let ty = match d.inst.types().last() {
         Some(t) => t,
-        None if ar.shared_with_int() => return None,
-        None => return Some(Err(format!("`{}` has no type", d.inst.full_name()))),
+        None => return Err(format!("`{}` has no type", d.inst.full_name())),
     };
     if ty.kind() != TypeKind::Float {
-        // Integer forms of the shared opcodes are ops_int's; a float-only opcode on an integer
-        // type is invalid PTX, reported the same way.
-        return if ar.shared_with_int() {
-            None
-        } else {
-            Some(Err(format!(
-                "`{}` needs a floating-point type",
-                d.inst.full_name()
-            )))
-        };
+        return Err(format!(
+            "`{}` needs a floating-point type",
+            d.inst.full_name()
+        ));
     }
-    Some(decode_arith(d, insn, ar, ty))
+    decode_arith(d, insn, ar, ty)
 }
 
 /// The floating-point arithmetic opcodes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Ar {
+pub(crate) enum Ar {
     Add,
     Sub,
     Mul,
@@ -350,6 +349,7 @@ enum Ar {
 }
 
 impl Ar {
+    #[cfg(test)]
     fn of(op: &str) -> Option<Ar> {
         Some(match op {
             "add" => Ar::Add,
@@ -376,14 +376,6 @@ impl Ar {
         })
     }
 
-    /// Opcodes that also exist on integer types (those are decoded by `ops_int`).
-    fn shared_with_int(self) -> bool {
-        matches!(
-            self,
-            Ar::Add | Ar::Sub | Ar::Mul | Ar::Mad | Ar::Div | Ar::Abs | Ar::Neg | Ar::Min | Ar::Max
-        )
-    }
-
     /// Number of source operands.
     fn arity(self) -> usize {
         match self {
@@ -395,7 +387,7 @@ impl Ar {
 }
 
 fn decode_arith(d: &mut Dec<'_, '_>, insn: &mut Insn, ar: Ar, ty: T) -> R<()> {
-    let m = Mods::parse(d.inst.mods.iter().map(|s| s.as_str()));
+    let m = Mods::parse(d.inst.mods.iter().copied());
     let n = ar.arity();
     if matches!(ar, Ar::Min | Ar::Max) && d.inst.operands.len() > 3 {
         return Err("three-input `min`/`max` is not supported yet".into());
@@ -932,8 +924,8 @@ fn setp_x2(r: &mut [Lanes], p: &mut [u32], i: &Insn, mask: u32) {
     write_pred(p, i.v[1], hi, mask);
 }
 
-fn decode_setp(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
-    let m = Mods::parse(d.inst.mods.iter().map(|s| s.as_str()));
+pub(crate) fn decode_setp(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+    let m = Mods::parse(d.inst.mods.iter().copied());
     let ty = d.ty()?;
     let class = cmp_class(ty)?;
     let op = m.cmp.ok_or("`setp` needs a comparison operator")?;
@@ -999,8 +991,8 @@ fn set_h(r: &mut [Lanes], p: &mut [u32], i: &Insn, mask: u32) {
     }
 }
 
-fn decode_set(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
-    let m = Mods::parse(d.inst.mods.iter().map(|s| s.as_str()));
+pub(crate) fn decode_set(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+    let m = Mods::parse(d.inst.mods.iter().copied());
     let types = d.types();
     let (dt, st) = match types.as_slice() {
         [dt, st] => (*dt, *st),
@@ -1094,7 +1086,7 @@ fn selp_lanes(d: &CellLanes, x: &CellLanes, y: &CellLanes, pick: u32, mask: u32,
     }
 }
 
-fn decode_selp(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+pub(crate) fn decode_selp(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     let ty = d.ty()?;
     if ty.size_bits() > 64 || ty == T::Pred {
         return Err(format!("`selp` on `{}`", ty.suffix()));
@@ -1110,8 +1102,8 @@ fn decode_selp(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     Ok(())
 }
 
-fn decode_slct(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
-    let m = Mods::parse(d.inst.mods.iter().map(|s| s.as_str()));
+pub(crate) fn decode_slct(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+    let m = Mods::parse(d.inst.mods.iter().copied());
     let types = d.types();
     let (dt, ct) = match types.as_slice() {
         [dt, ct] => (*dt, *ct),
@@ -1423,11 +1415,8 @@ fn fp8(aux: u64) -> Fp8 {
     }
 }
 
-fn decode_cvt(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
-    let m = Mods::parse(d.inst.mods.iter().map(|s| s.as_str()));
-    if m.pack {
-        return decode_cvt_pack(d, insn);
-    }
+pub(crate) fn decode_cvt(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+    let m = Mods::parse(d.inst.mods.iter().copied());
     let types = d.types();
     let (dt, at) = match types.as_slice() {
         [dt, at] => (*dt, *at),
@@ -1536,7 +1525,8 @@ fn select_cvt(dt: T, at: T, m: &Mods, aux: &mut u64) -> R<(Op, usize)> {
     Ok((op, 1))
 }
 
-fn decode_cvt_pack(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+/// `cvt.pack.sat`.
+pub(crate) fn decode_cvt_pack(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     let types = d.types();
     let ct = *types.first().ok_or("`cvt.pack` needs a type")?;
     let pt = match ct {
@@ -1589,7 +1579,12 @@ mod tests {
     use crate::program::FULL;
 
     fn mods(s: &[&str]) -> Mods {
-        Mods::parse(s.iter().copied())
+        // (an empty string stands for no modifier)
+        Mods::parse(
+            s.iter()
+                .filter(|x| !x.is_empty())
+                .map(|x| Modifier::parse(x).expect("a modifier")),
+        )
     }
 
     /// An instruction over slots d=0, a=1, b=2, c=3; predicate d=0, q=1, c=2.
@@ -2419,7 +2414,7 @@ mod tests {
         assert_eq!(m.cmp, Some(CmpOp::Lt));
         assert_eq!(m.boolop, Some(BoolOp::And));
         for (k, n) in CMP_NAMES.iter().enumerate() {
-            let m = mods(&[n]);
+            let m = Mods::parse(std::iter::once(*n));
             assert_eq!(cmp_of(cmp_code(m.cmp.unwrap()) << CMP_SHIFT), CMP_OPS[k]);
         }
         for r in [

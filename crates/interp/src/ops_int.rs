@@ -18,7 +18,7 @@ use crate::program::{lane_bits, AluFn, Insn, Lanes, Op, FULL};
 use crate::semantics::int::{self as si, CarryOps, IntOps, SignedOps, WideOps};
 use crate::semantics::logic::{self as sl, PrmtMode, ShfDir};
 use crate::semantics::ClampMode;
-use ptx_ir::{Imm, Operand};
+use ptx_ir::{Imm, Modifier, Opcode, Operand};
 use ptx_isa::{ScalarType, TypeKind};
 
 type R<T> = Result<T, String>;
@@ -480,45 +480,29 @@ macro_rules! carry_op {
 
 // ---- decoding ---------------------------------------------------------------------------------
 
-/// Decodes the instructions of this family; `None` when `d` is not one of them (including the
-/// float forms of `add sub mul mad div min max abs neg`).
-pub(crate) fn decode(d: &mut Dec<'_, '_>, insn: &mut Insn) -> Option<R<()>> {
-    let op = d.inst.opcode.as_str();
-    let float = d.inst.types().any(crate::compile::is_float);
-    let r = match op {
-        "add" | "sub" | "mul" | "mad" | "div" | "min" | "max" | "abs" | "neg" if float => {
-            return None
-        }
-        "add" | "sub" if d.has(".cc") => carry(d, insn, op == "sub", false),
-        "add" | "sub" => add_sub(d, insn, op == "sub"),
-        "addc" | "subc" => carry(d, insn, op == "subc", true),
-        "mul" => mul(d, insn),
-        "mad" if d.has(".cc") => mad_carry(d, insn, false),
-        "mad" => mad(d, insn),
-        "madc" => mad_carry(d, insn, true),
-        "mul24" | "mad24" => mul24(d, insn, op == "mad24"),
-        "sad" => int3(d, insn, |k| Ok(int_op!(k, sad_h))),
-        "div" => int2(d, insn, |k| Ok(int_op!(k, div_h))),
-        "rem" => int2(d, insn, |k| Ok(int_op!(k, rem_h))),
-        "abs" => int1(d, insn, |k| Ok(signed_op!(k, abs_h))),
-        "neg" => int1(d, insn, |k| Ok(signed_op!(k, neg_h))),
-        "min" | "max" => min_max(d, insn, op == "max"),
-        "popc" | "clz" | "brev" => bits1(d, insn, op),
-        "bfind" => bfind(d, insn),
-        "fns" => fns(d, insn),
-        "bfe" => bfe(d, insn),
-        "bfi" => bfi(d, insn),
-        "bmsk" => bmsk(d, insn),
-        "szext" => szext(d, insn),
-        "dp4a" | "dp2a" => dot(d, insn, op == "dp2a"),
-        "and" | "or" | "xor" | "not" | "cnot" => logic(d, insn, op),
-        "lop3" => lop3(d, insn),
-        "shf" => shf(d, insn),
-        "shl" | "shr" => shift(d, insn, op == "shr"),
-        "prmt" => prmt(d, insn),
-        _ => return None,
-    };
-    Some(r)
+/// `sad d, a, b, c`.
+pub(crate) fn sad(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+    int3(d, insn, |k| Ok(int_op!(k, sad_h)))
+}
+
+/// Integer `div d, a, b`.
+pub(crate) fn div(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+    int2(d, insn, |k| Ok(int_op!(k, div_h)))
+}
+
+/// `rem d, a, b`.
+pub(crate) fn rem(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+    int2(d, insn, |k| Ok(int_op!(k, rem_h)))
+}
+
+/// Integer `abs d, a`.
+pub(crate) fn abs(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+    int1(d, insn, |k| Ok(signed_op!(k, abs_h)))
+}
+
+/// Integer `neg d, a`.
+pub(crate) fn neg(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+    int1(d, insn, |k| Ok(signed_op!(k, neg_h)))
 }
 
 /// `d, a` with `a` of type `ty`.
@@ -570,10 +554,10 @@ fn int3(d: &mut Dec<'_, '_>, insn: &mut Insn, f: impl Fn(IntTy) -> R<Op>) -> R<(
     Ok(())
 }
 
-fn add_sub(d: &mut Dec<'_, '_>, insn: &mut Insn, sub: bool) -> R<()> {
+pub(crate) fn add_sub(d: &mut Dec<'_, '_>, insn: &mut Insn, sub: bool) -> R<()> {
     let ty = d.ty()?;
     ops2(d, insn, ty, ty)?;
-    let sat = d.has(".sat");
+    let sat = d.has(Modifier::Sat);
     insn.op = match ty {
         ScalarType::U16x2 | ScalarType::S16x2 if !sub && !sat => {
             crate::alu2!(i, a, b => si::add_u16x2(a as u32, b as u32) as u64)
@@ -581,7 +565,7 @@ fn add_sub(d: &mut Dec<'_, '_>, insn: &mut Insn, sub: bool) -> R<()> {
         ScalarType::U16x2 | ScalarType::S16x2 => {
             return Err(format!(
                 "`{}` takes `.u16x2`/`.s16x2` only as plain `add`",
-                d.inst.opcode
+                d.inst.op
             ))
         }
         ScalarType::S32 if sat && sub => {
@@ -606,16 +590,16 @@ enum Mode {
 }
 
 fn mode(d: &Dec<'_, '_>) -> Mode {
-    if d.has(".hi") {
+    if d.has(Modifier::Hi) {
         Mode::Hi
-    } else if d.has(".wide") {
+    } else if d.has(Modifier::Wide) {
         Mode::Wide
     } else {
         Mode::Lo
     }
 }
 
-fn mul(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+pub(crate) fn mul(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     let ty = d.ty()?;
     ops2(d, insn, ty, ty)?;
     let k = int_ty(ty)?;
@@ -627,7 +611,7 @@ fn mul(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     Ok(())
 }
 
-fn mad(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+pub(crate) fn mad(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     let ty = d.ty()?;
     let k = int_ty(ty)?;
     let mode = mode(d);
@@ -637,7 +621,7 @@ fn mad(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
         ty
     };
     ops3(d, insn, ty, ty, tc)?;
-    insn.op = match (mode, d.has(".sat")) {
+    insn.op = match (mode, d.has(Modifier::Sat)) {
         (Mode::Hi, true) if k == IntTy::S32 => crate::alu3!(i, a, b, c =>
             si::mad_hi_sat_s32(a as i32, b as i32, c as i32) as u32 as u64),
         (_, true) => return Err(".sat applies only to mad.hi.s32".into()),
@@ -649,29 +633,29 @@ fn mad(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
 }
 
 /// `add.cc`, `sub.cc` (`cin = false`), `addc{.cc}`, `subc{.cc}` (`cin = true`).
-fn carry(d: &mut Dec<'_, '_>, insn: &mut Insn, sub: bool, cin: bool) -> R<()> {
+pub(crate) fn carry(d: &mut Dec<'_, '_>, insn: &mut Insn, sub: bool, cin: bool) -> R<()> {
     let ty = d.ty()?;
     ops2(d, insn, ty, ty)?;
     insn.v[0] = d.b.cc_slot;
     insn.aux = if cin { CC_IN } else { 0 }
-        | if d.has(".cc") { CC_OUT } else { 0 }
+        | if d.has(Modifier::Cc) { CC_OUT } else { 0 }
         | if sub { CC_SUB } else { 0 };
     insn.op = carry_op!(int_ty(ty)?, addc_h);
     Ok(())
 }
 
 /// `mad{.lo,.hi}.cc` (`cin = false`) and `madc{.lo,.hi}{.cc}` (`cin = true`).
-fn mad_carry(d: &mut Dec<'_, '_>, insn: &mut Insn, cin: bool) -> R<()> {
+pub(crate) fn mad_carry(d: &mut Dec<'_, '_>, insn: &mut Insn, cin: bool) -> R<()> {
     let ty = d.ty()?;
     let k = int_ty(ty)?;
     let mode = mode(d);
-    if mode == Mode::Wide || d.has(".sat") {
+    if mode == Mode::Wide || d.has(Modifier::Sat) {
         return Err("the carry-chain `mad` takes `.lo` or `.hi` only".into());
     }
     ops3(d, insn, ty, ty, ty)?;
     insn.v[0] = d.b.cc_slot;
     insn.aux = if cin { CC_IN } else { 0 }
-        | if d.has(".cc") { CC_OUT } else { 0 }
+        | if d.has(Modifier::Cc) { CC_OUT } else { 0 }
         | if mode == Mode::Hi { CC_HI } else { 0 }
         | if ty.kind() == TypeKind::Signed {
             CC_SIGNED
@@ -682,7 +666,7 @@ fn mad_carry(d: &mut Dec<'_, '_>, insn: &mut Insn, cin: bool) -> R<()> {
     Ok(())
 }
 
-fn mul24(d: &mut Dec<'_, '_>, insn: &mut Insn, mad: bool) -> R<()> {
+pub(crate) fn mul24(d: &mut Dec<'_, '_>, insn: &mut Insn, mad: bool) -> R<()> {
     let ty = d.ty()?;
     let k = int_ty(ty)?;
     if !matches!(k, IntTy::U32 | IntTy::S32) {
@@ -693,7 +677,7 @@ fn mul24(d: &mut Dec<'_, '_>, insn: &mut Insn, mad: bool) -> R<()> {
     } else {
         ops2(d, insn, ty, ty)?;
     }
-    let (hi, s, sat) = (mode(d) == Mode::Hi, k == IntTy::S32, d.has(".sat"));
+    let (hi, s, sat) = (mode(d) == Mode::Hi, k == IntTy::S32, d.has(Modifier::Sat));
     if sat && !(mad && hi && s) {
         return Err(".sat applies only to mad24.hi.s32".into());
     }
@@ -712,10 +696,10 @@ fn mul24(d: &mut Dec<'_, '_>, insn: &mut Insn, mad: bool) -> R<()> {
     Ok(())
 }
 
-fn min_max(d: &mut Dec<'_, '_>, insn: &mut Insn, max: bool) -> R<()> {
+pub(crate) fn min_max(d: &mut Dec<'_, '_>, insn: &mut Insn, max: bool) -> R<()> {
     let ty = d.ty()?;
     ops2(d, insn, ty, ty)?;
-    let relu = d.has(".relu");
+    let relu = d.has(Modifier::Relu);
     insn.op = match (ty, relu, max) {
         (ScalarType::U16x2, false, false) => {
             crate::alu2!(i, a, b => si::min_u16x2(a as u32, b as u32) as u64)
@@ -749,25 +733,31 @@ fn min_max(d: &mut Dec<'_, '_>, insn: &mut Insn, max: bool) -> R<()> {
 }
 
 /// `popc`, `clz`, `brev` on `.b32`/`.b64`.
-fn bits1(d: &mut Dec<'_, '_>, insn: &mut Insn, op: &str) -> R<()> {
+pub(crate) fn bits1(d: &mut Dec<'_, '_>, insn: &mut Insn, op: Opcode) -> R<()> {
     let ty = d.ty()?;
     ops1(d, insn, ty)?;
     insn.op = match (op, int_ty(ty)?) {
-        ("popc", IntTy::U32 | IntTy::S32) => crate::alu1!(i, a => sl::popc_b32(a as u32) as u64),
-        ("popc", IntTy::U64 | IntTy::S64) => crate::alu1!(i, a => sl::popc_b64(a) as u64),
-        ("clz", IntTy::U32 | IntTy::S32) => crate::alu1!(i, a => sl::clz_b32(a as u32) as u64),
-        ("clz", IntTy::U64 | IntTy::S64) => crate::alu1!(i, a => sl::clz_b64(a) as u64),
-        ("brev", IntTy::U32 | IntTy::S32) => crate::alu1!(i, a => sl::brev_b32(a as u32) as u64),
-        ("brev", IntTy::U64 | IntTy::S64) => crate::alu1!(i, a => sl::brev_b64(a)),
+        (Opcode::Popc, IntTy::U32 | IntTy::S32) => {
+            crate::alu1!(i, a => sl::popc_b32(a as u32) as u64)
+        }
+        (Opcode::Popc, IntTy::U64 | IntTy::S64) => crate::alu1!(i, a => sl::popc_b64(a) as u64),
+        (Opcode::Clz, IntTy::U32 | IntTy::S32) => {
+            crate::alu1!(i, a => sl::clz_b32(a as u32) as u64)
+        }
+        (Opcode::Clz, IntTy::U64 | IntTy::S64) => crate::alu1!(i, a => sl::clz_b64(a) as u64),
+        (Opcode::Brev, IntTy::U32 | IntTy::S32) => {
+            crate::alu1!(i, a => sl::brev_b32(a as u32) as u64)
+        }
+        (Opcode::Brev, IntTy::U64 | IntTy::S64) => crate::alu1!(i, a => sl::brev_b64(a)),
         _ => return Err("the type must be .b32 or .b64".into()),
     };
     Ok(())
 }
 
-fn bfind(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+pub(crate) fn bfind(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     let ty = d.ty()?;
     ops1(d, insn, ty)?;
-    let sh = d.has(".shiftamt");
+    let sh = d.has(Modifier::Shiftamt);
     let f: AluFn = match (int_ty(ty)?, sh) {
         (IntTy::U32, false) => bfind_h::<32, false, false>,
         (IntTy::U32, true) => bfind_h::<32, false, true>,
@@ -784,13 +774,13 @@ fn bfind(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
 }
 
 /// `fns.b32 d, mask, base, offset`.
-fn fns(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+pub(crate) fn fns(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     ops3(d, insn, ScalarType::B32, ScalarType::U32, ScalarType::S32)?;
     insn.op = crate::alu3!(i, a, b, c => sl::fns(a as u32, b as u32, c as u32 as i32) as u64);
     Ok(())
 }
 
-fn bfe(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+pub(crate) fn bfe(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     let ty = d.ty()?;
     ops3(d, insn, ty, ScalarType::U32, ScalarType::U32)?;
     let f: AluFn = match int_ty(ty)? {
@@ -805,7 +795,7 @@ fn bfe(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
 }
 
 /// `bfi.type f, a, b, c, d` (`d`, the length, in `v[0]`).
-fn bfi(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+pub(crate) fn bfi(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     let ty = d.ty()?;
     ops3(d, insn, ty, ty, ScalarType::U32)?;
     insn.v[0] = d.src(4, ScalarType::U32)?;
@@ -820,16 +810,16 @@ fn bfi(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
 
 /// The `.clamp`/`.wrap` mode (required by `bmsk`, `szext`, `shf`).
 fn clamp_mode(d: &Dec<'_, '_>) -> R<ClampMode> {
-    if d.has(".clamp") {
+    if d.has(Modifier::Clamp) {
         Ok(ClampMode::Clamp)
-    } else if d.has(".wrap") {
+    } else if d.has(Modifier::Wrap) {
         Ok(ClampMode::Wrap)
     } else {
         Err("missing `.clamp` or `.wrap`".into())
     }
 }
 
-fn bmsk(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+pub(crate) fn bmsk(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     ops2(d, insn, ScalarType::U32, ScalarType::U32)?;
     insn.op = match clamp_mode(d)? {
         ClampMode::Clamp => {
@@ -842,7 +832,7 @@ fn bmsk(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     Ok(())
 }
 
-fn szext(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+pub(crate) fn szext(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     let ty = d.ty()?;
     ops2(d, insn, ty, ScalarType::U32)?;
     insn.op = match (clamp_mode(d)?, int_ty(ty)?) {
@@ -860,7 +850,7 @@ fn szext(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
 }
 
 /// `dp4a.atype.btype` and `dp2a.{lo,hi}.atype.btype`.
-fn dot(d: &mut Dec<'_, '_>, insn: &mut Insn, dp2a: bool) -> R<()> {
+pub(crate) fn dot(d: &mut Dec<'_, '_>, insn: &mut Insn, dp2a: bool) -> R<()> {
     let types = d.types();
     let [ta, tb] = types[..] else {
         return Err("expected two types (`.atype.btype`)".into());
@@ -880,8 +870,8 @@ fn dot(d: &mut Dec<'_, '_>, insn: &mut Insn, dp2a: bool) -> R<()> {
     };
     ops3(d, insn, ta, tb, tc)?;
     let f: AluFn = if dp2a {
-        let hi = d.has(".hi");
-        if !hi && !d.has(".lo") {
+        let hi = d.has(Modifier::Hi);
+        if !hi && !d.has(Modifier::Lo) {
             return Err("missing `.lo` or `.hi`".into());
         }
         match (hi, sa, sb) {
@@ -907,11 +897,11 @@ fn dot(d: &mut Dec<'_, '_>, insn: &mut Insn, dp2a: bool) -> R<()> {
 }
 
 /// `and or xor not cnot`, on values and (but `cnot`) on predicates.
-fn logic(d: &mut Dec<'_, '_>, insn: &mut Insn, op: &str) -> R<()> {
+pub(crate) fn logic(d: &mut Dec<'_, '_>, insn: &mut Insn, op: Opcode) -> R<()> {
     let ty = d.ty()?;
-    let unary = matches!(op, "not" | "cnot");
+    let unary = matches!(op, Opcode::Not | Opcode::Cnot);
     if ty == ScalarType::Pred {
-        if op == "cnot" {
+        if op == Opcode::Cnot {
             return Err("`cnot` does not take `.pred`".into());
         }
         insn.d = d.pred_dst(0)?;
@@ -921,9 +911,9 @@ fn logic(d: &mut Dec<'_, '_>, insn: &mut Insn, op: &str) -> R<()> {
         insn.b = b;
         insn.aux = na as u64 | (nb as u64) << 1;
         let f: AluFn = match op {
-            "and" => pred_logic_h::<AND>,
-            "or" => pred_logic_h::<OR>,
-            "xor" => pred_logic_h::<XOR>,
+            Opcode::And => pred_logic_h::<AND>,
+            Opcode::Or => pred_logic_h::<OR>,
+            Opcode::Xor => pred_logic_h::<XOR>,
             _ => pred_logic_h::<NOT>,
         };
         insn.op = Op::Alu(f);
@@ -940,18 +930,18 @@ fn logic(d: &mut Dec<'_, '_>, insn: &mut Insn, op: &str) -> R<()> {
         IntTy::U64 | IntTy::S64 => 64,
     };
     let f: AluFn = match (op, w) {
-        ("and", 16) => logic2_h::<AND, 16>,
-        ("and", 32) => logic2_h::<AND, 32>,
-        ("and", _) => logic2_h::<AND, 64>,
-        ("or", 16) => logic2_h::<OR, 16>,
-        ("or", 32) => logic2_h::<OR, 32>,
-        ("or", _) => logic2_h::<OR, 64>,
-        ("xor", 16) => logic2_h::<XOR, 16>,
-        ("xor", 32) => logic2_h::<XOR, 32>,
-        ("xor", _) => logic2_h::<XOR, 64>,
-        ("not", 16) => not_h::<16>,
-        ("not", 32) => not_h::<32>,
-        ("not", _) => not_h::<64>,
+        (Opcode::And, 16) => logic2_h::<AND, 16>,
+        (Opcode::And, 32) => logic2_h::<AND, 32>,
+        (Opcode::And, _) => logic2_h::<AND, 64>,
+        (Opcode::Or, 16) => logic2_h::<OR, 16>,
+        (Opcode::Or, 32) => logic2_h::<OR, 32>,
+        (Opcode::Or, _) => logic2_h::<OR, 64>,
+        (Opcode::Xor, 16) => logic2_h::<XOR, 16>,
+        (Opcode::Xor, 32) => logic2_h::<XOR, 32>,
+        (Opcode::Xor, _) => logic2_h::<XOR, 64>,
+        (Opcode::Not, 16) => not_h::<16>,
+        (Opcode::Not, 32) => not_h::<32>,
+        (Opcode::Not, _) => not_h::<64>,
         (_, 16) => cnot_h::<16>,
         (_, 32) => cnot_h::<32>,
         _ => cnot_h::<64>,
@@ -970,7 +960,7 @@ fn value_dst(d: &mut Dec<'_, '_>, o: &Operand) -> R<u32> {
 }
 
 /// `lop3.b32 d, a, b, c, immLut` and `lop3.{and,or}.b32 d|p, a, b, c, immLut, q`.
-fn lop3(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+pub(crate) fn lop3(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     let lut = match d.operand(4)? {
         Operand::Imm(Imm::Int(v)) if *v <= 0xFF => *v,
         _ => return Err("immLut must be an integer constant in 0..=255".into()),
@@ -979,9 +969,9 @@ fn lop3(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     insn.b = d.src(2, ScalarType::B32)?;
     insn.c = d.src(3, ScalarType::B32)?;
     insn.aux = lut;
-    let bool_op = if d.has(".or") {
+    let bool_op = if d.has(Modifier::Or) {
         Some(true)
-    } else if d.has(".and") {
+    } else if d.has(Modifier::And) {
         Some(false)
     } else {
         None
@@ -1005,11 +995,11 @@ fn lop3(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
 }
 
 /// `shf.{l,r}.{clamp,wrap}.b32 d, a, b, c`.
-fn shf(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+pub(crate) fn shf(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     ops3(d, insn, ScalarType::B32, ScalarType::B32, ScalarType::U32)?;
-    let dir = if d.has(".l") {
+    let dir = if d.has(Modifier::L) {
         ShfDir::L
-    } else if d.has(".r") {
+    } else if d.has(Modifier::R) {
         ShfDir::R
     } else {
         return Err("missing `.l` or `.r`".into());
@@ -1028,7 +1018,7 @@ fn shf(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
 }
 
 /// `shl.bN` and `shr.{b,u,s}N`; the amount is `.u32`.
-fn shift(d: &mut Dec<'_, '_>, insn: &mut Insn, right: bool) -> R<()> {
+pub(crate) fn shift(d: &mut Dec<'_, '_>, insn: &mut Insn, right: bool) -> R<()> {
     let ty = d.ty()?;
     ops2(d, insn, ty, ScalarType::U32)?;
     insn.op = match (right, int_ty(ty)?) {
@@ -1054,10 +1044,17 @@ fn shift(d: &mut Dec<'_, '_>, insn: &mut Insn, right: bool) -> R<()> {
 }
 
 /// `prmt.b32{.mode} d, a, b, c`.
-fn prmt(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+pub(crate) fn prmt(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     ops3(d, insn, ScalarType::B32, ScalarType::B32, ScalarType::B32)?;
-    let modes = [".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"];
-    let m = modes.iter().position(|m| d.has(m)).map_or(0, |k| k + 1);
+    let modes = [
+        Modifier::F4e,
+        Modifier::B4e,
+        Modifier::Rc8,
+        Modifier::Ecl,
+        Modifier::Ecr,
+        Modifier::Rc16,
+    ];
+    let m = modes.iter().position(|&m| d.has(m)).map_or(0, |k| k + 1);
     let f: AluFn = match m {
         1 => prmt_h::<1>,
         2 => prmt_h::<2>,
@@ -1107,16 +1104,7 @@ mod tests {
             let insts = insts
                 .into_iter()
                 .map(|(text, operands)| {
-                    let mut parts = text.split('.');
-                    let opcode = parts.next().unwrap_or_default();
-                    Inst {
-                        guard: None,
-                        opcode: opcode.into(),
-                        mods: parts.map(|m| format!(".{m}").into()).collect(),
-                        operands,
-                        span: Default::default(),
-                        src: None,
-                    }
+                    Inst::named(text, operands, Default::default()).expect("a known instruction")
                 })
                 .collect();
             let f = Function {

@@ -8,7 +8,7 @@ use crate::mem::{
     WINDOW_SIZE,
 };
 use crate::program::{for_lanes, lane_bits, Ctx, Fault, FaultKind, Insn, MemResult, Op, FULL};
-use ptx_ir::{Base, Operand};
+use ptx_ir::{Base, Modifier, Operand};
 use ptx_isa::{ScalarType, TypeKind};
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -643,15 +643,10 @@ fn type_bytes(ty: ScalarType) -> R<u32> {
     Ok(bits.div_ceil(8))
 }
 
-fn decode_ld_st(d: &mut Dec<'_, '_>, insn: &mut Insn, store: bool) -> R<()> {
+pub(crate) fn decode_ld_st(d: &mut Dec<'_, '_>, insn: &mut Insn, store: bool) -> R<()> {
     let ty = d.ty()?;
     let size = type_bytes(ty)?;
-    let vec: u32 = d
-        .inst
-        .mods
-        .iter()
-        .find_map(|m| m.strip_prefix(".v").and_then(|n| n.parse().ok()))
-        .unwrap_or(1);
+    let vec: u32 = d.inst.vector_width().unwrap_or(1);
     if vec > 4 {
         return Err(format!(".v{vec} accesses are not supported yet"));
     }
@@ -830,61 +825,59 @@ fn isspacep(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     Ok(())
 }
 
-/// Decodes the data-movement family.
-pub(crate) fn decode(d: &mut Dec<'_, '_>, insn: &mut Insn) -> Option<R<()>> {
-    let r = match d.inst.opcode.as_str() {
-        "mov" => decode_mov(d, insn),
-        "ld" | "ldu" => decode_ld_st(d, insn, false),
-        "st" => decode_ld_st(d, insn, true),
-        "cvta" => decode_cvta(d, insn),
-        "isspacep" => (|| {
-            insn.d = d.pred_dst(0)?;
-            insn.a = d.src(1, ScalarType::U64)?;
-            insn.aux = match d.inst.space() {
-                Some(ptx_isa::StateSpace::Global) => 0,
-                Some(ptx_isa::StateSpace::Const) => 1,
-                Some(
-                    ptx_isa::StateSpace::Shared
-                    | ptx_isa::StateSpace::SharedCta
-                    | ptx_isa::StateSpace::SharedCluster,
-                ) => 2,
-                Some(ptx_isa::StateSpace::Local) => 3,
-                _ => 4,
-            };
-            insn.op = Op::Mem(isspacep);
-            Ok(())
-        })(),
-        "alloca" => (|| {
-            insn.d = d.dst(0)?;
-            insn.a = d.src(1, ScalarType::U64)?;
-            insn.aux = match d.inst.operands.get(2) {
-                Some(Operand::Imm(ptx_ir::Imm::Int(a))) => *a,
-                _ => 8,
-            };
-            insn.op = Op::Mem(alloca);
-            Ok(())
-        })(),
-        "stacksave" => (|| {
-            insn.d = d.dst(0)?;
-            insn.op = Op::Mem(stacksave);
-            Ok(())
-        })(),
-        "stackrestore" => (|| {
-            insn.a = d.src(0, ScalarType::U64)?;
-            insn.op = Op::Mem(stackrestore);
-            Ok(())
-        })(),
-        "activemask" => (|| {
-            insn.d = d.dst(0)?;
-            insn.op = Op::Mem(activemask);
-            Ok(())
-        })(),
-        _ => return None,
+/// `isspacep.space p, a`.
+pub(crate) fn decode_isspacep(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+    insn.d = d.pred_dst(0)?;
+    insn.a = d.src(1, ScalarType::U64)?;
+    insn.aux = match d.inst.space() {
+        Some(ptx_isa::StateSpace::Global) => 0,
+        Some(ptx_isa::StateSpace::Const) => 1,
+        Some(
+            ptx_isa::StateSpace::Shared
+            | ptx_isa::StateSpace::SharedCta
+            | ptx_isa::StateSpace::SharedCluster,
+        ) => 2,
+        Some(ptx_isa::StateSpace::Local) => 3,
+        _ => 4,
     };
-    Some(r)
+    insn.op = Op::Mem(isspacep);
+    Ok(())
 }
 
-fn decode_mov(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+/// `alloca d, size{, align}`.
+pub(crate) fn decode_alloca(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+    insn.d = d.dst(0)?;
+    insn.a = d.src(1, ScalarType::U64)?;
+    insn.aux = match d.inst.operands.get(2) {
+        Some(Operand::Imm(ptx_ir::Imm::Int(a))) => *a,
+        _ => 8,
+    };
+    insn.op = Op::Mem(alloca);
+    Ok(())
+}
+
+/// `stacksave d`.
+pub(crate) fn decode_stacksave(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+    insn.d = d.dst(0)?;
+    insn.op = Op::Mem(stacksave);
+    Ok(())
+}
+
+/// `stackrestore a`.
+pub(crate) fn decode_stackrestore(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+    insn.a = d.src(0, ScalarType::U64)?;
+    insn.op = Op::Mem(stackrestore);
+    Ok(())
+}
+
+/// `activemask d`.
+pub(crate) fn decode_activemask(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+    insn.d = d.dst(0)?;
+    insn.op = Op::Mem(activemask);
+    Ok(())
+}
+
+pub(crate) fn decode_mov(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     let ty = d.ty()?;
     if ty == ScalarType::Pred {
         insn.d = d.pred_dst(0)?;
@@ -1006,8 +999,8 @@ fn unpack(r: &mut [crate::program::Lanes], _p: &mut [u32], i: &Insn, mask: u32) 
     }
 }
 
-fn decode_cvta(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
-    let to = d.has(".to");
+pub(crate) fn decode_cvta(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+    let to = d.has(Modifier::To);
     let window = match d.inst.space() {
         Some(
             ptx_isa::StateSpace::Shared

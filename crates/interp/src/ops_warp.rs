@@ -37,7 +37,7 @@ use crate::program::{lane_bits, Ctx, Insn, Lanes, MemFn, MemResult, Op, FULL};
 use crate::semantics::float::{self, MinMax};
 use crate::semantics::half::{self, HalfMods};
 use crate::semantics::Rounding;
-use ptx_ir::Operand;
+use ptx_ir::{Modifier, Operand};
 use ptx_isa::ScalarType;
 use std::sync::atomic::Ordering;
 
@@ -45,21 +45,6 @@ type R<T> = Result<T, String>;
 
 /// "No slot": no predicate destination, or (in `Insn::b`) no member mask operand.
 const NONE: u32 = u32::MAX;
-
-/// Decodes the instructions of this family; `None` when `d` is not one of them.
-pub(crate) fn decode(d: &mut Dec<'_, '_>, insn: &mut Insn) -> Option<R<()>> {
-    let r = match d.inst.opcode.as_str() {
-        "shfl" => decode_shfl(d, insn),
-        "vote" => decode_vote(d, insn),
-        "match" => decode_match(d, insn),
-        "redux" => decode_redux(d, insn),
-        "elect" => decode_elect(d, insn),
-        "atom" => decode_atom(d, insn, false),
-        "red" => decode_atom(d, insn, true),
-        _ => return None,
-    };
-    Some(r)
-}
 
 // ---------------------------------------------------------------------------------------------
 // Shared helpers
@@ -105,8 +90,8 @@ fn dst_pair(d: &mut Dec<'_, '_>, k: usize) -> R<(u32, u32)> {
 }
 
 /// The first of `names` among the instruction's modifiers, as its index.
-fn which(d: &Dec<'_, '_>, names: &[&str]) -> Option<u64> {
-    names.iter().position(|n| d.has(n)).map(|k| k as u64)
+fn which(d: &Dec<'_, '_>, names: &[Modifier]) -> Option<u64> {
+    names.iter().position(|&n| d.has(n)).map(|k| k as u64)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -116,9 +101,13 @@ const SHFL_UP: u64 = 0;
 const SHFL_DOWN: u64 = 1;
 const SHFL_BFLY: u64 = 2;
 
-fn decode_shfl(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+pub(crate) fn decode_shfl(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     // shfl{.sync}.mode.b32 d[|p], a, b, c{, membermask}
-    let mode = which(d, &[".up", ".down", ".bfly", ".idx"]).ok_or("`shfl` without a mode")?;
+    let mode = which(
+        d,
+        &[Modifier::Up, Modifier::Down, Modifier::Bfly, Modifier::Idx],
+    )
+    .ok_or("`shfl` without a mode")?;
     if d.ty()?.size_bits() != 32 {
         return Err("`shfl` moves 32-bit values only".into());
     }
@@ -140,7 +129,7 @@ fn decode_shfl(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
             f = h;
         }
     }
-    if d.has(".sync") {
+    if d.has(Modifier::Sync) {
         insn.b = d.src(4, ScalarType::B32)?;
         insn.op = Op::WarpSync(f);
     } else {
@@ -490,9 +479,18 @@ const VOTE_UNI: u64 = 2;
 const VOTE_BALLOT: u64 = 3;
 const VOTE_NEG: u64 = 1 << 8;
 
-fn decode_vote(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+pub(crate) fn decode_vote(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     // vote{.sync}.mode.pred d, {!}a{, membermask}; vote{.sync}.ballot.b32 d, {!}a{, membermask}
-    let mode = which(d, &[".all", ".any", ".uni", ".ballot"]).ok_or("`vote` without a mode")?;
+    let mode = which(
+        d,
+        &[
+            Modifier::All,
+            Modifier::Any,
+            Modifier::Uni,
+            Modifier::Ballot,
+        ],
+    )
+    .ok_or("`vote` without a mode")?;
     let (a, neg) = d.pred_src(1)?;
     insn.a = a;
     insn.d = if mode == VOTE_BALLOT {
@@ -502,7 +500,7 @@ fn decode_vote(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
         d.pred_dst(0)?
     };
     insn.aux = mode | if neg { VOTE_NEG } else { 0 };
-    if d.has(".sync") {
+    if d.has(Modifier::Sync) {
         insn.b = d.src(2, ScalarType::B32)?;
         insn.op = Op::WarpSync(vote);
     } else {
@@ -546,12 +544,12 @@ fn vote(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
 const MATCH_ALL: u64 = 1;
 const MATCH_B64: u64 = 2;
 
-fn decode_match(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+pub(crate) fn decode_match(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     // match.any.sync.type d, a, membermask; match.all.sync.type d[|p], a, membermask
-    if !d.has(".sync") {
+    if !d.has(Modifier::Sync) {
         return Err("`match` needs `.sync`".into());
     }
-    let all = match which(d, &[".any", ".all"]) {
+    let all = match which(d, &[Modifier::Any, Modifier::All]) {
         Some(k) => k == 1,
         None => return Err("`match.sync` without `.any` or `.all`".into()),
     };
@@ -608,13 +606,23 @@ const REDUX_F32: u64 = 1 << 9;
 const REDUX_ABS: u64 = 1 << 10;
 const REDUX_NAN: u64 = 1 << 11;
 
-fn decode_redux(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+pub(crate) fn decode_redux(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     // redux.sync.op{.abs}{.NaN}.type dst, src, membermask
-    if !d.has(".sync") {
+    if !d.has(Modifier::Sync) {
         return Err("`redux` needs `.sync`".into());
     }
-    let op = which(d, &[".add", ".min", ".max", ".and", ".or", ".xor"])
-        .ok_or("`redux.sync` without an operation")?;
+    let op = which(
+        d,
+        &[
+            Modifier::Add,
+            Modifier::Min,
+            Modifier::Max,
+            Modifier::And,
+            Modifier::Or,
+            Modifier::Xor,
+        ],
+    )
+    .ok_or("`redux.sync` without an operation")?;
     let ty = d.ty()?;
     let mut aux = op;
     match ty {
@@ -622,10 +630,10 @@ fn decode_redux(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
         ScalarType::S32 => aux |= REDUX_SIGNED,
         ScalarType::F32 if op == REDUX_MIN || op == REDUX_MAX => {
             aux |= REDUX_F32;
-            if d.has(".abs") {
+            if d.has(Modifier::Abs) {
                 aux |= REDUX_ABS;
             }
-            if d.has(".NaN") {
+            if d.has(Modifier::NaN) {
                 aux |= REDUX_NAN;
             }
         }
@@ -706,9 +714,9 @@ fn redux(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
 // ---------------------------------------------------------------------------------------------
 // elect
 
-fn decode_elect(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+pub(crate) fn decode_elect(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     // elect.sync d|p, membermask
-    if !d.has(".sync") {
+    if !d.has(Modifier::Sync) {
         return Err("`elect` needs `.sync`".into());
     }
     let (dv, dp) = dst_pair(d, 0)?;
@@ -752,8 +760,17 @@ const A_INC: u64 = 6;
 const A_DEC: u64 = 7;
 const A_MIN: u64 = 8;
 const A_MAX: u64 = 9;
-const ATOM_OPS: [&str; 10] = [
-    ".and", ".or", ".xor", ".cas", ".exch", ".add", ".inc", ".dec", ".min", ".max",
+const ATOM_OPS: [Modifier; 10] = [
+    Modifier::And,
+    Modifier::Or,
+    Modifier::Xor,
+    Modifier::Cas,
+    Modifier::Exch,
+    Modifier::Add,
+    Modifier::Inc,
+    Modifier::Dec,
+    Modifier::Min,
+    Modifier::Max,
 ];
 
 // Types (aux bits 4..8).
@@ -804,11 +821,11 @@ fn is_float(t: u64) -> bool {
     t >= T_F32
 }
 
-fn decode_atom(d: &mut Dec<'_, '_>, insn: &mut Insn, is_red: bool) -> R<()> {
+pub(crate) fn decode_atom(d: &mut Dec<'_, '_>, insn: &mut Insn, is_red: bool) -> R<()> {
     // atom{.sem}{.scope}{.space}.op{.hint}{.vN}.type d, [a], b{, c}{, cache-policy}
     // red {.sem}{.scope}{.space}.op{.hint}{.vN}.type [a], b{, cache-policy}
     let name = if is_red { "red" } else { "atom" };
-    if d.has(".async") {
+    if d.has(Modifier::Async) {
         return Err(format!("`{name}.async` is not supported yet"));
     }
     let op = which(d, &ATOM_OPS).ok_or_else(|| format!("`{name}` without an operation"))?;
@@ -826,12 +843,7 @@ fn decode_atom(d: &mut Dec<'_, '_>, insn: &mut Insn, is_red: bool) -> R<()> {
             sty.suffix()
         ));
     }
-    let n: u32 = d
-        .inst
-        .mods
-        .iter()
-        .find_map(|m| m.strip_prefix(".v").and_then(|k| k.parse().ok()))
-        .unwrap_or(1);
+    let n: u32 = d.inst.vector_width().unwrap_or(1);
     if !matches!(n, 1 | 2 | 4 | 8) || (n == 8 && type_bytes(ty) != 2) {
         return Err(format!("`{name}.v{n}{}` is not supported", sty.suffix()));
     }

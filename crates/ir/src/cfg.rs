@@ -7,12 +7,12 @@
 //! Cooper, Harvey and Kennedy ("A Simple, Fast Dominance Algorithm"); blocks that cannot reach
 //! the exit (infinite loops) have no immediate post-dominator.
 
-use crate::{Block, Function, Inst, Operand};
+use crate::{Block, Function, Inst, Opcode, Operand};
 
 /// The ways an instruction leaves straight-line flow.
 fn branch_targets(i: &Inst) -> Option<Vec<u32>> {
-    match i.opcode.as_str() {
-        "bra" => Some(
+    match i.op {
+        Opcode::Bra => Some(
             i.operands
                 .iter()
                 .filter_map(|o| match o {
@@ -21,7 +21,7 @@ fn branch_targets(i: &Inst) -> Option<Vec<u32>> {
                 })
                 .collect(),
         ),
-        "brx" => Some(
+        Opcode::Brx => Some(
             i.operands
                 .iter()
                 .flat_map(|o| match o {
@@ -30,7 +30,7 @@ fn branch_targets(i: &Inst) -> Option<Vec<u32>> {
                 })
                 .collect(),
         ),
-        "ret" | "exit" | "trap" => Some(Vec::new()),
+        Opcode::Ret | Opcode::Exit | Opcode::Trap => Some(Vec::new()),
         _ => None,
     }
 }

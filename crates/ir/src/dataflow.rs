@@ -14,77 +14,7 @@
 //! of every CTA, and treats the others as free to hold anything before their first write. The
 //! analysis is per thread: in SIMT execution each lane follows one path of the CFG.
 
-use crate::{Base, Function, Inst, Operand, RegId};
-
-/// Opcodes whose first operand is written and never read.
-const DEST_FIRST: &[&str] = &[
-    "abs",
-    "activemask",
-    "add",
-    "addc",
-    "and",
-    "atom",
-    "bfe",
-    "bfi",
-    "bfind",
-    "bmsk",
-    "brev",
-    "clz",
-    "cnot",
-    "copysign",
-    "cos",
-    "cvt",
-    "cvta",
-    "div",
-    "dp2a",
-    "dp4a",
-    "elect",
-    "ex2",
-    "fma",
-    "fns",
-    "isspacep",
-    "ld",
-    "ldu",
-    "lg2",
-    "lop3",
-    "mad",
-    "mad24",
-    "madc",
-    "mapa",
-    "match",
-    "max",
-    "min",
-    "mov",
-    "mul",
-    "mul24",
-    "neg",
-    "not",
-    "or",
-    "popc",
-    "prmt",
-    "rcp",
-    "redux",
-    "rem",
-    "rsqrt",
-    "sad",
-    "selp",
-    "set",
-    "setp",
-    "shf",
-    "shfl",
-    "shl",
-    "shr",
-    "sin",
-    "slct",
-    "sqrt",
-    "sub",
-    "subc",
-    "szext",
-    "tanh",
-    "testp",
-    "vote",
-    "xor",
-];
+use crate::{Base, Function, Inst, Modifier, OpFlags, Opcode, Operand, RegId};
 
 /// How one instruction touches registers.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -98,33 +28,16 @@ pub struct Effects {
     pub certain: bool,
 }
 
-/// Opcodes that write no register: every register operand is a read (`st [a], b`).
-const NO_DEST: &[&str] = &[
-    "bra",
-    "brx",
-    "exit",
-    "fence",
-    "membar",
-    "nanosleep",
-    "pmevent",
-    "prefetch",
-    "prefetchu",
-    "red",
-    "ret",
-    "st",
-    "trap",
-];
-
-/// Whether `inst` writes no register at all: the [`NO_DEST`] opcodes, and barriers other than
-/// the reducing ones (`bar.red.popc.u32 d, …` writes `d`).
+/// Whether `inst` writes no register at all: the opcodes flagged [`OpFlags::NO_DEST`] in the
+/// table, and barriers other than the reducing ones (`bar.red.popc.u32 d, …` writes `d`).
 fn writes_nothing(inst: &Inst) -> bool {
-    let op = inst.opcode.as_str();
-    NO_DEST.binary_search(&op).is_ok() || matches!(op, "bar" | "barrier") && !inst.has(".red")
+    inst.is(OpFlags::NO_DEST)
+        || matches!(inst.op, Opcode::Bar | Opcode::Barrier) && !inst.has(Modifier::Red)
 }
 
-/// Whether `opcode`'s first operand is a pure destination.
-pub fn writes_first_operand(opcode: &str) -> bool {
-    DEST_FIRST.binary_search(&opcode).is_ok()
+/// Whether `op`'s first operand is a pure destination ([`OpFlags::DEST_FIRST`]).
+pub fn writes_first_operand(op: Opcode) -> bool {
+    op.is(OpFlags::DEST_FIRST)
 }
 
 fn regs_of(o: &Operand, out: &mut Vec<RegId>) {
@@ -147,7 +60,7 @@ pub fn effects(inst: &Inst) -> Effects {
     if let Some(g) = inst.guard {
         e.reads.push(g.reg);
     }
-    let known = writes_first_operand(&inst.opcode)
+    let known = writes_first_operand(inst.op)
         && matches!(
             inst.operands.first(),
             Some(Operand::Reg(_) | Operand::Vector(_) | Operand::Pair(..) | Operand::Sink)
@@ -450,12 +363,6 @@ mod tests {
             .filter(|(_, &u)| u)
             .map(|(r, _)| f.regs[r].name.to_string())
             .collect()
-    }
-
-    #[test]
-    fn dest_tables_are_sorted() {
-        assert!(DEST_FIRST.windows(2).all(|w| w[0] < w[1]));
-        assert!(NO_DEST.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]

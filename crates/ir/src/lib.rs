@@ -4,10 +4,11 @@
 //! every name is resolved: registers become typed slots of their function ([`RegId`]), variables
 //! become module [`Global`]s or function [`LocalVar`]s with byte layouts and evaluated
 //! initializers (addresses of other symbols as [`Reloc`]s), labels become instruction indices,
-//! and callees become function indices. Instructions keep their opcode and modifiers as written
-//! (the interpreter decodes them once, when it compiles its bytecode); operands are typed
-//! [`Operand`]s. Each function carries its control-flow graph ([`Block`]s with successors) and
-//! the immediate post-dominator of every block: the reconvergence point of a divergent branch.
+//! and callees become function indices. Instructions are typed: an [`Opcode`] resolved once
+//! here and the [`Modifier`]s that follow its name (the interpreter decodes them once, when it
+//! compiles its bytecode); operands are typed [`Operand`]s. Each function carries its
+//! control-flow graph ([`Block`]s with successors) and the immediate post-dominator of every
+//! block: the reconvergence point of a divergent branch.
 //! [`verify`] checks the invariants the interpreter relies on, [`dataflow`] gives register
 //! reads and writes, definite assignment and interference, and [`print`] writes the text form
 //! that `ptxvm ir FILE` shows.
@@ -28,6 +29,7 @@ pub use print::print;
 pub use verify::verify;
 
 use ptx_diag::Span;
+pub use ptx_isa::{ModSet, Modifier, OpFlags, Opcode};
 use ptx_isa::{ScalarType, StateSpace};
 use ptx_syntax::ast::Name;
 
@@ -248,15 +250,18 @@ pub struct SrcLoc {
     pub col: u32,
 }
 
-/// An instruction.
+/// An instruction: its opcode, resolved once when lowering, and its typed modifiers.
 #[derive(Clone, Debug)]
 pub struct Inst {
     /// Guard predicate.
     pub guard: Option<Guard>,
-    /// Opcode, e.g. `add`.
-    pub opcode: Name,
-    /// Modifiers in source order with their dots, e.g. `.rn`, `.f32`.
-    pub mods: Vec<Name>,
+    /// Opcode, e.g. [`Opcode::Add`], [`Opcode::CpAsyncBulk`].
+    pub op: Opcode,
+    /// Modifiers in source order, without the path segments that the opcode's name consumed
+    /// (`cp.async.bulk.shared::cluster…` keeps `.shared::cluster…`), e.g. `.rn`, `.f32`.
+    pub mods: Vec<Modifier>,
+    /// The same modifiers as a set, for membership tests.
+    pub modset: ModSet,
     /// Operands in source order.
     pub operands: Vec<Operand>,
     /// The instruction's text in the PTX file.
@@ -266,23 +271,56 @@ pub struct Inst {
 }
 
 impl Inst {
+    /// An unguarded instruction without a source position.
+    pub fn new(op: Opcode, mods: Vec<Modifier>, operands: Vec<Operand>, span: Span) -> Inst {
+        Inst {
+            guard: None,
+            op,
+            modset: mods.iter().copied().collect(),
+            mods,
+            operands,
+            span,
+            src: None,
+        }
+    }
+    /// The unguarded instruction written `text` (`mad.lo.cc.u32`), or `None` when the typed
+    /// instruction set does not know its opcode or one of its modifiers.
+    pub fn named(text: &str, operands: Vec<Operand>, span: Span) -> Option<Inst> {
+        let mut parts = text.split('.');
+        let word = parts.next()?;
+        let all: Vec<String> = parts.map(|p| format!(".{p}")).collect();
+        let (op, consumed) = Opcode::resolve(word, &all)?;
+        let mods = all[consumed..]
+            .iter()
+            .map(|m| Modifier::parse(m))
+            .collect::<Option<Vec<_>>>()?;
+        Some(Inst::new(op, mods, operands, span))
+    }
     /// Whether the instruction has this modifier.
-    pub fn has(&self, m: &str) -> bool {
-        self.mods.iter().any(|x| x == m)
+    pub fn has(&self, m: Modifier) -> bool {
+        self.modset.contains(m)
+    }
+    /// Whether the opcode has all of the flags `f`.
+    pub fn is(&self, f: OpFlags) -> bool {
+        self.op.is(f)
     }
     /// The fundamental types among the modifiers, in order.
     pub fn types(&self) -> impl Iterator<Item = ScalarType> + '_ {
-        self.mods.iter().filter_map(|m| ScalarType::from_suffix(m))
+        self.mods.iter().filter_map(|m| m.scalar_type())
     }
     /// The state space among the modifiers.
     pub fn space(&self) -> Option<StateSpace> {
-        self.mods.iter().find_map(|m| StateSpace::from_suffix(m))
+        self.mods.iter().find_map(|m| m.state_space())
     }
-    /// `opcode.mod1.mod2`.
+    /// The vector width among the modifiers (`.v2`, `.v4`, `.v8`).
+    pub fn vector_width(&self) -> Option<u32> {
+        self.mods.iter().find_map(|m| m.vector_width())
+    }
+    /// `opcode.mod1.mod2`, as written.
     pub fn full_name(&self) -> String {
-        let mut s = self.opcode.to_string();
+        let mut s = self.op.name().to_string();
         for m in &self.mods {
-            s.push_str(m);
+            s.push_str(m.text());
         }
         s
     }

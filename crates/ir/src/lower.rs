@@ -10,7 +10,7 @@ use crate::{
     Module, Operand, Param, RegId, RegInfo, Reloc, SpecialReg, SrcLoc, SymbolRef,
 };
 use ptx_diag::{Diagnostic, Span};
-use ptx_isa::{special_register, ScalarType, StateSpace};
+use ptx_isa::{special_register, Modifier, Opcode, ScalarType, StateSpace};
 use ptx_syntax::ast::{self, Expr, ExprKind, Initializer, Name, Statement, VarDecl};
 use ptx_syntax::constexpr::{eval, Value};
 use std::collections::HashMap;
@@ -692,18 +692,16 @@ impl<'a> FuncCx<'a> {
             None => true,
             Some(i) => {
                 i.guard.is_some()
-                    || !matches!(i.opcode.as_str(), "ret" | "exit" | "bra" | "brx" | "trap")
+                    || !matches!(
+                        i.op,
+                        Opcode::Ret | Opcode::Exit | Opcode::Bra | Opcode::Brx | Opcode::Trap
+                    )
             }
         };
         if falls || label_at_end {
-            self.func.insts.push(Inst {
-                guard: None,
-                opcode: Name::from("ret"),
-                mods: Vec::new(),
-                operands: Vec::new(),
-                span: close,
-                src: self.src,
-            });
+            let mut ret = Inst::new(Opcode::Ret, Vec::new(), Vec::new(), close);
+            ret.src = self.src;
+            self.func.insts.push(ret);
         }
     }
 
@@ -842,14 +840,42 @@ impl<'a> FuncCx<'a> {
                 }
             });
         let operands = i.operands.iter().map(|o| self.operand(o)).collect();
-        Inst {
-            guard,
-            opcode: i.opcode.text.clone(),
-            mods: i.modifiers.iter().map(|m| m.text.clone()).collect(),
-            operands,
-            span: i.loc.0,
-            src: self.src,
+        let (op, mods) = self.resolve_opcode(i);
+        let mut inst = Inst::new(op, mods, operands, i.loc.0);
+        inst.guard = guard;
+        inst.src = self.src;
+        inst
+    }
+
+    /// The typed opcode and modifiers of `i`, resolved once for every later stage. A modifier
+    /// the typed instruction set does not know (an instruction the table does not describe
+    /// yet) makes the instruction unsupported (the diagnostic is collected per instruction);
+    /// an opcode word it does not know, which the checker rejects, is an error.
+    fn resolve_opcode(&mut self, i: &ast::Instruction) -> (Opcode, Vec<Modifier>) {
+        let texts: Vec<&str> = i.modifiers.iter().map(|m| m.text.as_str()).collect();
+        let Some((op, consumed)) = Opcode::resolve(&i.opcode.text, &texts) else {
+            self.diags.push(Diagnostic::error(
+                UNRESOLVED,
+                format!("unknown instruction `{}`", i.opcode.text),
+                i.opcode.loc.0,
+            ));
+            return (Opcode::Trap, Vec::new());
+        };
+        let mut mods = Vec::with_capacity(i.modifiers.len() - consumed);
+        for m in &i.modifiers[consumed..] {
+            match Modifier::parse(&m.text) {
+                Some(x) => mods.push(x),
+                None => self.diags.push(unsupported(
+                    format!(
+                        "modifier `{}` of `{}` is not one ptxvm knows",
+                        m.text,
+                        i.full_opcode()
+                    ),
+                    m.loc.0,
+                )),
+            }
         }
+        (op, mods)
     }
 
     fn operand(&mut self, o: &ast::Operand) -> Operand {
@@ -1041,7 +1067,7 @@ mod tests {
     }
 
     fn opcodes(f: &Function) -> Vec<&str> {
-        f.insts.iter().map(|i| i.opcode.as_str()).collect()
+        f.insts.iter().map(|i| i.op.name()).collect()
     }
 
     #[test]

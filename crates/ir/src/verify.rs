@@ -1,6 +1,6 @@
 //! The IR verifier: invariants the interpreter relies on.
 
-use crate::{Base, Function, Module, Operand};
+use crate::{Base, Function, Module, Opcode, Operand};
 
 /// Checks every function of `m`; returns one message per violation (empty: valid).
 pub fn verify(m: &Module) -> Vec<String> {
@@ -65,7 +65,10 @@ fn verify_function(m: &Module, f: &Function, errs: &mut Vec<String>) {
         // control never runs past the last instruction (lowering adds the implicit `ret`)
         let falls = f.insts.last().is_none_or(|i| {
             i.guard.is_some()
-                || !matches!(i.opcode.as_str(), "ret" | "exit" | "bra" | "brx" | "trap")
+                || !matches!(
+                    i.op,
+                    Opcode::Ret | Opcode::Exit | Opcode::Bra | Opcode::Brx | Opcode::Trap
+                )
         });
         if falls {
             err(

@@ -682,9 +682,9 @@ impl Opcode {
     pub const fn flags(self) -> OpFlags {
         match self {
             Opcode::Alloca | Opcode::Applypriority | Opcode::Bar | Opcode::BarWarpSync | Opcode::Barrier | Opcode::BarrierCluster | Opcode::Brkpt | Opcode::Call | Opcode::Clusterlaunchcontrol | Opcode::CpAsync | Opcode::CpAsyncBulk | Opcode::CpAsyncBulkCommitGroup | Opcode::CpAsyncBulkPrefetch | Opcode::CpAsyncBulkPrefetchTensor | Opcode::CpAsyncBulkTensor | Opcode::CpAsyncBulkWaitGroup | Opcode::CpAsyncCommitGroup | Opcode::CpAsyncMbarrierArrive | Opcode::CpAsyncWaitAll | Opcode::CpAsyncWaitGroup | Opcode::CpReduceAsyncBulk | Opcode::CpReduceAsyncBulkTensor | Opcode::Createpolicy | Opcode::Discard | Opcode::Getctarank | Opcode::Griddepcontrol | Opcode::Istypep | Opcode::Ldmatrix | Opcode::Mbarrier | Opcode::MbarrierArrive | Opcode::MbarrierArriveDrop | Opcode::MbarrierCompleteTx | Opcode::MbarrierExpectTx | Opcode::MbarrierInit | Opcode::MbarrierInval | Opcode::MbarrierPendingCount | Opcode::MbarrierTestWait | Opcode::MbarrierTryWait | Opcode::Mma | Opcode::MmaSp | Opcode::Movmatrix | Opcode::MultimemLdReduce | Opcode::MultimemRed | Opcode::MultimemSt | Opcode::RedAsync | Opcode::Setmaxnreg | Opcode::StAsync | Opcode::Stackrestore | Opcode::Stacksave | Opcode::Stmatrix | Opcode::Suld | Opcode::Suq | Opcode::Sured | Opcode::Sust | Opcode::Tcgen05 | Opcode::Tensormap | Opcode::Tex | Opcode::Tld4 | Opcode::Txq | Opcode::Vabsdiff | Opcode::Vabsdiff2 | Opcode::Vabsdiff4 | Opcode::Vadd | Opcode::Vadd2 | Opcode::Vadd4 | Opcode::Vavrg2 | Opcode::Vavrg4 | Opcode::Vmad | Opcode::Vmax | Opcode::Vmax2 | Opcode::Vmax4 | Opcode::Vmin | Opcode::Vmin2 | Opcode::Vmin4 | Opcode::Vset | Opcode::Vset2 | Opcode::Vset4 | Opcode::Vshl | Opcode::Vshr | Opcode::Vsub | Opcode::Vsub2 | Opcode::Vsub4 | Opcode::Wgmma | Opcode::Wmma => OpFlags::NONE,
-            Opcode::Activemask | Opcode::Addc | Opcode::Bmsk | Opcode::Copysign | Opcode::Cos | Opcode::CvtPack | Opcode::Div | Opcode::Dp2a | Opcode::Dp4a | Opcode::Elect | Opcode::Ex2 | Opcode::Fma | Opcode::Fns | Opcode::Isspacep | Opcode::Ldu | Opcode::Lg2 | Opcode::Lop3 | Opcode::Madc | Opcode::Mapa | Opcode::Match | Opcode::Rcp | Opcode::Redux | Opcode::Rem | Opcode::Rsqrt | Opcode::Sad | Opcode::Set | Opcode::Shf | Opcode::Shfl | Opcode::Sin | Opcode::Sqrt | Opcode::Subc | Opcode::Szext | Opcode::Tanh | Opcode::Testp | Opcode::Vote => OpFlags::DEST_FIRST,
+            Opcode::Activemask | Opcode::Addc | Opcode::Bmsk | Opcode::Copysign | Opcode::Cos | Opcode::Div | Opcode::Dp2a | Opcode::Dp4a | Opcode::Elect | Opcode::Ex2 | Opcode::Fma | Opcode::Fns | Opcode::Isspacep | Opcode::Ldu | Opcode::Lg2 | Opcode::Lop3 | Opcode::Madc | Opcode::Mapa | Opcode::Match | Opcode::Rcp | Opcode::Redux | Opcode::Rem | Opcode::Rsqrt | Opcode::Sad | Opcode::Set | Opcode::Shf | Opcode::Shfl | Opcode::Sin | Opcode::Sqrt | Opcode::Subc | Opcode::Szext | Opcode::Tanh | Opcode::Testp | Opcode::Vote => OpFlags::DEST_FIRST,
             Opcode::Atom | Opcode::Ld => OpFlags::DEST_FIRST.union(OpFlags::CONVERTIBLE),
-            Opcode::Abs | Opcode::Add | Opcode::And | Opcode::Bfe | Opcode::Bfi | Opcode::Bfind | Opcode::Brev | Opcode::Clz | Opcode::Cnot | Opcode::Cvt | Opcode::Cvta | Opcode::Mad | Opcode::Mad24 | Opcode::Max | Opcode::Min | Opcode::Mov | Opcode::Mul | Opcode::Mul24 | Opcode::Neg | Opcode::Not | Opcode::Or | Opcode::Popc | Opcode::Prmt | Opcode::Selp | Opcode::Setp | Opcode::Shl | Opcode::Shr | Opcode::Slct | Opcode::Sub | Opcode::Xor => OpFlags::DEST_FIRST.union(OpFlags::PURE).union(OpFlags::CONVERTIBLE),
+            Opcode::Abs | Opcode::Add | Opcode::And | Opcode::Bfe | Opcode::Bfi | Opcode::Bfind | Opcode::Brev | Opcode::Clz | Opcode::Cnot | Opcode::Cvt | Opcode::CvtPack | Opcode::Cvta | Opcode::Mad | Opcode::Mad24 | Opcode::Max | Opcode::Min | Opcode::Mov | Opcode::Mul | Opcode::Mul24 | Opcode::Neg | Opcode::Not | Opcode::Or | Opcode::Popc | Opcode::Prmt | Opcode::Selp | Opcode::Setp | Opcode::Shl | Opcode::Shr | Opcode::Slct | Opcode::Sub | Opcode::Xor => OpFlags::DEST_FIRST.union(OpFlags::PURE).union(OpFlags::CONVERTIBLE),
             Opcode::Bra | Opcode::Brx | Opcode::Exit | Opcode::Fence | Opcode::Membar | Opcode::Nanosleep | Opcode::Pmevent | Opcode::Prefetch | Opcode::Prefetchu | Opcode::Ret | Opcode::Trap => OpFlags::NO_DEST,
             Opcode::Red | Opcode::St => OpFlags::NO_DEST.union(OpFlags::CONVERTIBLE),
         }
@@ -857,6 +857,8 @@ pub enum Modifier {
     Clamp,
     /// `.cluster`
     Cluster,
+    /// `.col`
+    Col,
     /// `.commit_group`
     CommitGroup,
     /// `.complete_tx`
@@ -873,6 +875,8 @@ pub enum Modifier {
     Cv,
     /// `.cvt`
     Cvt,
+    /// `.d`
+    D,
     /// `.dec`
     Dec,
     /// `.depth`
@@ -921,6 +925,8 @@ pub enum Modifier {
     F4e,
     /// `.f64`
     F64,
+    /// `.fence`
+    Fence,
     /// `.filter_mode`
     FilterMode,
     /// `.finite`
@@ -995,6 +1001,8 @@ pub enum Modifier {
     LevelCacheHint,
     /// `.lo`
     Lo,
+    /// `.load`
+    Load,
     /// `.local`
     Local,
     /// `.ls`
@@ -1005,6 +1013,16 @@ pub enum Modifier {
     Ltu,
     /// `.lu`
     Lu,
+    /// `.m16n16k16`
+    M16n16k16,
+    /// `.m16n8k16`
+    M16n8k16,
+    /// `.m16n8k8`
+    M16n8k8,
+    /// `.m64n64k16`
+    M64n64k16,
+    /// `.m8n8`
+    M8n8,
     /// `.mask`
     Mask,
     /// `.max`
@@ -1019,6 +1037,10 @@ pub enum Modifier {
     MemoryLayout,
     /// `.min`
     Min,
+    /// `.mma`
+    Mma,
+    /// `.mma_async`
+    MmaAsync,
     /// `.multicast::cluster`
     MulticastCluster,
     /// `.nan`
@@ -1105,6 +1127,8 @@ pub enum Modifier {
     Rna,
     /// `.rni`
     Rni,
+    /// `.row`
+    Row,
     /// `.rp`
     Rp,
     /// `.rpi`
@@ -1141,6 +1165,8 @@ pub enum Modifier {
     SharedCluster,
     /// `.shared::cta`
     SharedCta,
+    /// `.shiftamt`
+    Shiftamt,
     /// `.shr15`
     Shr15,
     /// `.shr7`
@@ -1149,6 +1175,8 @@ pub enum Modifier {
     Sreg,
     /// `.st`
     St,
+    /// `.store`
+    Store,
     /// `.subnormal`
     Subnormal,
     /// `.surfref`
@@ -1161,6 +1189,8 @@ pub enum Modifier {
     Tensor,
     /// `.tensormap`
     Tensormap,
+    /// `.tensormap::generic`
+    TensormapGeneric,
     /// `.test_wait`
     TestWait,
     /// `.tex`
@@ -1283,7 +1313,7 @@ pub enum Modifier {
 
 impl Modifier {
     /// How many modifiers there are.
-    pub const COUNT: usize = 292;
+    pub const COUNT: usize = 307;
 
     /// Every modifier, sorted by spelling.
     pub const ALL: &'static [Modifier] = &[
@@ -1368,6 +1398,7 @@ impl Modifier {
         Modifier::ChannelOrder,
         Modifier::Clamp,
         Modifier::Cluster,
+        Modifier::Col,
         Modifier::CommitGroup,
         Modifier::CompleteTx,
         Modifier::Const,
@@ -1376,6 +1407,7 @@ impl Modifier {
         Modifier::Cube,
         Modifier::Cv,
         Modifier::Cvt,
+        Modifier::D,
         Modifier::Dec,
         Modifier::Depth,
         Modifier::Down,
@@ -1400,6 +1432,7 @@ impl Modifier {
         Modifier::F32,
         Modifier::F4e,
         Modifier::F64,
+        Modifier::Fence,
         Modifier::FilterMode,
         Modifier::Finite,
         Modifier::ForceUnnormalizedCoords,
@@ -1437,11 +1470,17 @@ impl Modifier {
         Modifier::Level,
         Modifier::LevelCacheHint,
         Modifier::Lo,
+        Modifier::Load,
         Modifier::Local,
         Modifier::Ls,
         Modifier::Lt,
         Modifier::Ltu,
         Modifier::Lu,
+        Modifier::M16n16k16,
+        Modifier::M16n8k16,
+        Modifier::M16n8k8,
+        Modifier::M64n64k16,
+        Modifier::M8n8,
         Modifier::Mask,
         Modifier::Max,
         Modifier::Mbarrier,
@@ -1449,6 +1488,8 @@ impl Modifier {
         Modifier::MbarrierInit,
         Modifier::MemoryLayout,
         Modifier::Min,
+        Modifier::Mma,
+        Modifier::MmaAsync,
         Modifier::MulticastCluster,
         Modifier::Nan,
         Modifier::Nc,
@@ -1492,6 +1533,7 @@ impl Modifier {
         Modifier::Rn,
         Modifier::Rna,
         Modifier::Rni,
+        Modifier::Row,
         Modifier::Rp,
         Modifier::Rpi,
         Modifier::Rz,
@@ -1510,16 +1552,19 @@ impl Modifier {
         Modifier::Shared,
         Modifier::SharedCluster,
         Modifier::SharedCta,
+        Modifier::Shiftamt,
         Modifier::Shr15,
         Modifier::Shr7,
         Modifier::Sreg,
         Modifier::St,
+        Modifier::Store,
         Modifier::Subnormal,
         Modifier::Surfref,
         Modifier::Sync,
         Modifier::Sys,
         Modifier::Tensor,
         Modifier::Tensormap,
+        Modifier::TensormapGeneric,
         Modifier::TestWait,
         Modifier::Tex,
         Modifier::Texref,
@@ -1588,7 +1633,7 @@ impl Modifier {
 }
 
 /// The spelling of each modifier, in the order of [`Modifier::ALL`] (sorted: binary search).
-pub(crate) static MODIFIER_TEXT: [&str; 292] = [
+pub(crate) static MODIFIER_TEXT: [&str; 307] = [
     ".1d",
     ".2d",
     ".2dms",
@@ -1670,6 +1715,7 @@ pub(crate) static MODIFIER_TEXT: [&str; 292] = [
     ".channel_order",
     ".clamp",
     ".cluster",
+    ".col",
     ".commit_group",
     ".complete_tx",
     ".const",
@@ -1678,6 +1724,7 @@ pub(crate) static MODIFIER_TEXT: [&str; 292] = [
     ".cube",
     ".cv",
     ".cvt",
+    ".d",
     ".dec",
     ".depth",
     ".down",
@@ -1702,6 +1749,7 @@ pub(crate) static MODIFIER_TEXT: [&str; 292] = [
     ".f32",
     ".f4e",
     ".f64",
+    ".fence",
     ".filter_mode",
     ".finite",
     ".force_unnormalized_coords",
@@ -1739,11 +1787,17 @@ pub(crate) static MODIFIER_TEXT: [&str; 292] = [
     ".level",
     ".level::cache_hint",
     ".lo",
+    ".load",
     ".local",
     ".ls",
     ".lt",
     ".ltu",
     ".lu",
+    ".m16n16k16",
+    ".m16n8k16",
+    ".m16n8k8",
+    ".m64n64k16",
+    ".m8n8",
     ".mask",
     ".max",
     ".mbarrier",
@@ -1751,6 +1805,8 @@ pub(crate) static MODIFIER_TEXT: [&str; 292] = [
     ".mbarrier_init",
     ".memory_layout",
     ".min",
+    ".mma",
+    ".mma_async",
     ".multicast::cluster",
     ".nan",
     ".nc",
@@ -1794,6 +1850,7 @@ pub(crate) static MODIFIER_TEXT: [&str; 292] = [
     ".rn",
     ".rna",
     ".rni",
+    ".row",
     ".rp",
     ".rpi",
     ".rz",
@@ -1812,16 +1869,19 @@ pub(crate) static MODIFIER_TEXT: [&str; 292] = [
     ".shared",
     ".shared::cluster",
     ".shared::cta",
+    ".shiftamt",
     ".shr15",
     ".shr7",
     ".sreg",
     ".st",
+    ".store",
     ".subnormal",
     ".surfref",
     ".sync",
     ".sys",
     ".tensor",
     ".tensormap",
+    ".tensormap::generic",
     ".test_wait",
     ".tex",
     ".texref",
