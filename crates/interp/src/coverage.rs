@@ -184,7 +184,7 @@ pub fn executes(e: &Entry) -> Support {
                 Some((stem, _)) => format!("%{stem}0"),
                 None => format!("%{}", e.opcode),
             };
-            if crate::compile::special_register_executes(&name) {
+            if crate::decode::special_register_executes(&name) {
                 Support::Yes
             } else {
                 Support::No

@@ -36,7 +36,7 @@ pub(crate) fn fuse(
     funcs: &[(u32, u32)],
     code: &mut [Insn],
     targets: &[u32],
-    (kernel, facts): (u32, &crate::invariant::Facts),
+    (kernel, facts): (u32, &super::invariant::Facts),
 ) -> usize {
     let mut is_target = vec![false; code.len() + 1];
     for &t in targets {

@@ -18,7 +18,7 @@
 //! pure lane-wise operations and loads of kernel parameters (read-only for the launch) are
 //! hoisted; anything guarded, touching the carry flag or reading other state stays in place.
 
-use crate::compile::Builder;
+use crate::decode::{sreg_of, Builder};
 use crate::program::{Insn, Op, SregInit};
 use ptx_ir::dataflow::{all_effects, interference, liveness, maybe_uninit, Effects, Liveness};
 use ptx_ir::{Base, Modifier, OpFlags, Opcode, Operand, RegId};
@@ -143,7 +143,7 @@ impl Facts {
             let r = *r as usize;
             let copyable = match o {
                 Operand::Imm(_) | Operand::Symbol(..) => true,
-                Operand::Special(sr) => crate::compile::sreg_of(sr).is_some(),
+                Operand::Special(sr) => sreg_of(sr).is_some(),
                 _ => false,
             };
             if inst.op == Opcode::Mov
@@ -284,7 +284,7 @@ fn pure_or_param_load(inst: &ptx_ir::Inst, kf: &ptx_ir::Function, op: Option<&Op
 fn source_is_fixed(o: &Operand, kf: &ptx_ir::Function) -> bool {
     match o {
         Operand::Reg(_) | Operand::Imm(_) | Operand::Sink => true,
-        Operand::Special(sr) => crate::compile::sreg_of(sr).is_some_and(launch_invariant),
+        Operand::Special(sr) => sreg_of(sr).is_some_and(launch_invariant),
         Operand::Symbol(Base::Global(_) | Base::Function(_), _) => true,
         // a `.shared` variable declared in the kernel body: a fixed offset in shared memory
         Operand::Symbol(Base::Local(l), _) => kf
