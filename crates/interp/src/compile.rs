@@ -166,7 +166,7 @@ pub fn compile(
                 (
                     l.map(|l| l.offset).unwrap_or(0),
                     p.size,
-                    p.reg.map(|r| b.reg_slot[pi][r as usize]),
+                    p.reg.map(|r| b.reg_slot[pi][r.index()]),
                 )
             };
         let find_local = |name: &str| {
@@ -223,7 +223,7 @@ pub fn compile(
             insn.func = f;
             insn.inst = k as u32;
             if let Some(g) = inst.guard {
-                insn.guard = b.reg_slot[pi][g.reg as usize];
+                insn.guard = b.reg_slot[pi][g.reg.index()];
                 insn.neg = g.negated;
             }
             code.push(insn);
@@ -234,7 +234,7 @@ pub fn compile(
     // after the plan, which needs the copy decoded to see that its readers can be hoisted)
     for (k, inst) in m.functions[kernel as usize].insts.iter().enumerate() {
         if let (Some(Operand::Reg(r)), true) = (inst.operands.first(), inst.op == Opcode::Mov) {
-            let r = *r as usize;
+            let r = r.index();
             if b.copies.get(r).is_some_and(|c| c.is_some()) && !b.read_direct[r] {
                 code[k].op = Op::Nop;
                 plan.prelude.retain(|i| i.inst != k as u32);

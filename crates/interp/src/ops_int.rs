@@ -413,7 +413,7 @@ mod tests {
     use ptx_isa::ScalarType::{self, *};
 
     fn r(k: u32) -> Operand {
-        Operand::Reg(k)
+        Operand::Reg(ptx_ir::RegId::new(k))
     }
 
     fn imm(v: i64) -> Operand {

@@ -89,16 +89,19 @@ pub fn all_effects(f: &Function) -> Vec<Effects> {
 }
 
 /// A set of registers as bits, 64 to a word.
-fn has(v: &[u64], r: RegId) -> bool {
-    v[r as usize / 64] >> (r % 64) & 1 != 0
+fn has(v: &[u64], r: impl Into<usize>) -> bool {
+    let r = r.into();
+    v[r / 64] >> (r % 64) & 1 != 0
 }
 
-fn insert(v: &mut [u64], r: RegId) {
-    v[r as usize / 64] |= 1 << (r % 64);
+fn insert(v: &mut [u64], r: impl Into<usize>) {
+    let r = r.into();
+    v[r / 64] |= 1 << (r % 64);
 }
 
-fn remove(v: &mut [u64], r: RegId) {
-    v[r as usize / 64] &= !(1 << (r % 64));
+fn remove(v: &mut [u64], r: impl Into<usize>) {
+    let r = r.into();
+    v[r / 64] &= !(1 << (r % 64));
 }
 
 /// Largest bit matrix (blocks × registers) [`maybe_uninit`] builds before it gives the
@@ -176,7 +179,7 @@ pub fn maybe_uninit(f: &Function, effects: &[Effects]) -> Vec<bool> {
         for e in block_effects(blk) {
             for &r in &e.reads {
                 if !has(&cur, r) {
-                    out[r as usize] = true;
+                    out[r.index()] = true;
                 }
             }
             if e.certain {
@@ -197,14 +200,14 @@ impl Interference {
     /// Whether registers `a` and `b` may not share storage (a register does not interfere
     /// with itself).
     pub fn interferes(&self, a: RegId, b: RegId) -> bool {
-        has(&self.bits, a * self.n as RegId + b)
+        has(&self.bits, a.index() * self.n + b.index())
     }
 
     fn add(&mut self, a: RegId, b: RegId) {
         if a != b {
-            let n = self.n as RegId;
-            insert(&mut self.bits, a * n + b);
-            insert(&mut self.bits, b * n + a);
+            let n = self.n;
+            insert(&mut self.bits, a.index() * n + b.index());
+            insert(&mut self.bits, b.index() * n + a.index());
         }
     }
 }
@@ -321,7 +324,7 @@ pub fn interference(f: &Function, effects: &[Effects], live: &Liveness) -> Optio
                 for (k, &word) in cur.iter().enumerate() {
                     let mut m = word;
                     while m != 0 {
-                        let r = (k * 64) as RegId + m.trailing_zeros();
+                        let r = RegId::new((k * 64) as u32 + m.trailing_zeros());
                         m &= m - 1;
                         g.add(w, r);
                     }
@@ -418,7 +421,7 @@ mod tests {
         // `st` has no destination: its registers are reads; a `call` result is not a certain
         // write either (family members get registers in the order the body names them)
         let e = effects(&kernel(".reg .b64 %rd<3>;\n st.global.u64 [%rd1], %rd2;\n ret;").insts[0]);
-        assert_eq!(e.reads, vec![0, 1]);
+        assert_eq!(e.reads, vec![RegId::new(0), RegId::new(1)]);
         assert!(!e.certain);
         let e = effects(
             &kernel(".reg .b32 %r<3>;\n .reg .pred %p<2>;\n setp.lt.u32 %p0|%p1, %r1, %r2;\n ret;")
@@ -433,7 +436,8 @@ mod tests {
         f.regs
             .iter()
             .position(|r| r.name == name)
-            .expect("register") as RegId
+            .map(|k| RegId::new(k as u32))
+            .expect("register")
     }
 
     #[test]

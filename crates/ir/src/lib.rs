@@ -32,9 +32,103 @@ use ptx_diag::Span;
 pub use ptx_isa::{ModSet, Modifier, OpFlags, Opcode};
 use ptx_isa::{ScalarType, StateSpace};
 use ptx_syntax::ast::Name;
+use std::marker::PhantomData;
+
+/// A typed index into one of the IR's vectors: `Handle<RegInfo>` is an index into
+/// [`Function::regs`], so that a register cannot be used where a block, a global or a plain
+/// number is meant. It is a `u32`, free to copy; [`Handle::index`] gives the `usize` for
+/// slices, and `vec[handle]` indexes a `Vec<T>` or `[T]` by a `Handle<T>` directly.
+pub struct Handle<T> {
+    raw: u32,
+    _of: PhantomData<fn() -> T>,
+}
+
+impl<T> Handle<T> {
+    /// The handle of element `raw`.
+    pub const fn new(raw: u32) -> Handle<T> {
+        Handle {
+            raw,
+            _of: PhantomData,
+        }
+    }
+    /// The element's index.
+    pub const fn index(self) -> usize {
+        self.raw as usize
+    }
+    /// The element's index as stored.
+    pub const fn raw(self) -> u32 {
+        self.raw
+    }
+}
+
+impl<T> Clone for Handle<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Handle<T> {}
+impl<T> PartialEq for Handle<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.raw == other.raw
+    }
+}
+impl<T> Eq for Handle<T> {}
+impl<T> PartialOrd for Handle<T> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl<T> Ord for Handle<T> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.raw.cmp(&other.raw)
+    }
+}
+impl<T> std::hash::Hash for Handle<T> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.raw.hash(state)
+    }
+}
+/// The bare number, as the indices were shown before they were typed.
+impl<T> std::fmt::Debug for Handle<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.raw.fmt(f)
+    }
+}
+impl<T> From<Handle<T>> for usize {
+    fn from(h: Handle<T>) -> usize {
+        h.index()
+    }
+}
+impl<T> std::fmt::Display for Handle<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.raw.fmt(f)
+    }
+}
+impl<T> std::ops::Index<Handle<T>> for [T] {
+    type Output = T;
+    fn index(&self, h: Handle<T>) -> &T {
+        &self[h.index()]
+    }
+}
+impl<T> std::ops::IndexMut<Handle<T>> for [T] {
+    fn index_mut(&mut self, h: Handle<T>) -> &mut T {
+        &mut self[h.index()]
+    }
+}
+impl<T> std::ops::Index<Handle<T>> for Vec<T> {
+    type Output = T;
+    fn index(&self, h: Handle<T>) -> &T {
+        &self[h.index()]
+    }
+}
+impl<T> std::ops::IndexMut<Handle<T>> for Vec<T> {
+    fn index_mut(&mut self, h: Handle<T>) -> &mut T {
+        &mut self[h.index()]
+    }
+}
 
 /// A register slot of a function: an index into [`Function::regs`].
-pub type RegId = u32;
+pub type RegId = Handle<RegInfo>;
 
 /// A lowered module.
 #[derive(Clone, Debug, Default)]

@@ -535,7 +535,7 @@ impl<'a> FuncCx<'a> {
                             &mut func.params[pi - 1]
                         };
                         if is_reg {
-                            let r = func.regs.len() as RegId;
+                            let r = RegId::new(func.regs.len() as u32);
                             func.regs.push(RegInfo {
                                 name: d.name.text.clone(),
                                 ty: p.ty.unwrap_or(ScalarType::B32),
@@ -787,7 +787,7 @@ impl<'a> FuncCx<'a> {
     }
 
     fn new_reg(&mut self, name: Name, ty: ScalarType) -> RegId {
-        let r = self.func.regs.len() as RegId;
+        let r = RegId::new(self.func.regs.len() as u32);
         self.func.regs.push(RegInfo { name, ty });
         r
     }

@@ -17,7 +17,7 @@ fn verify_function(m: &Module, f: &Function, errs: &mut Vec<String>) {
     let mut err = |k: usize, msg: String| errs.push(format!("{}: inst {k}: {msg}", f.name));
     for (k, i) in f.insts.iter().enumerate() {
         if let Some(g) = i.guard {
-            match f.regs.get(g.reg as usize) {
+            match f.regs.get(g.reg.index()) {
                 Some(r) if r.ty == ptx_isa::ScalarType::Pred => {}
                 _ => err(k, format!("guard register {} is not a predicate", g.reg)),
             }
@@ -28,7 +28,7 @@ fn verify_function(m: &Module, f: &Function, errs: &mut Vec<String>) {
                 Operand::Reg(r)
                 | Operand::Address(Base::Reg(r), _)
                 | Operand::Symbol(Base::Reg(r), _)
-                    if *r >= nregs =>
+                    if r.raw() >= nregs =>
                 {
                     err(k, format!("register {r} out of range"))
                 }

@@ -17,7 +17,7 @@ mod warp;
 use crate::program::{
     func_addr, Barrier, CallSite, FuncInfo, GlobalAddrs, Insn, Op, Space, SregInit,
 };
-use ptx_ir::{Base, FunctionKind, Imm, Modifier, Opcode, Operand};
+use ptx_ir::{Base, FunctionKind, Imm, Modifier, Opcode, Operand, RegId};
 use ptx_isa::{ScalarType, StateSpace, TypeKind};
 use std::collections::HashMap;
 
@@ -214,36 +214,36 @@ impl<'b, 'm> Dec<'b, 'm> {
             .ok_or_else(|| format!("`{}` is missing operand {}", self.inst.full_name(), k + 1))
     }
     /// The slot of register `r`, for a read (or a read and write) of it.
-    fn reg_slot(&mut self, r: u32) -> u32 {
+    fn reg_slot(&mut self, r: RegId) -> u32 {
         if self.fi == 0 {
-            if let Some(x) = self.b.read_direct.get_mut(r as usize) {
+            if let Some(x) = self.b.read_direct.get_mut(r.index()) {
                 *x = true;
             }
         }
-        self.b.reg_slot[self.fi as usize][r as usize]
+        self.b.reg_slot[self.fi as usize][r.index()]
     }
     /// The slot to read register `r` from when it is a copy of an operand whose slot holds
     /// the same bits whenever `r` is read ([`crate::rewrite::invariant::Facts::copies`], kernel
     /// registers only).
-    fn copy_slot(&mut self, r: u32) -> Option<u32> {
+    fn copy_slot(&mut self, r: RegId) -> Option<u32> {
         if self.fi != 0 {
             return None;
         }
-        let (o, ty) = self.b.copies.get(r as usize).copied().flatten()?;
+        let (o, ty) = self.b.copies.get(r.index()).copied().flatten()?;
         self.src_op(o, ty).ok()
     }
-    fn is_pred_reg(&self, r: u32) -> bool {
-        self.func.regs[r as usize].ty == ScalarType::Pred
+    fn is_pred_reg(&self, r: RegId) -> bool {
+        self.func.regs[r].ty == ScalarType::Pred
     }
     /// Type of register `r`.
-    pub fn reg_ty(&self, r: u32) -> ScalarType {
-        self.func.regs[r as usize].ty
+    pub fn reg_ty(&self, r: RegId) -> ScalarType {
+        self.func.regs[r].ty
     }
     /// Value slot written by operand `k` (a register; `_` gets a scratch slot).
     pub fn dst(&mut self, k: usize) -> R<u32> {
         match self.operand(k)? {
             Operand::Reg(r) if !self.is_pred_reg(*r) => {
-                Ok(self.b.reg_slot[self.fi as usize][*r as usize])
+                Ok(self.b.reg_slot[self.fi as usize][r.index()])
             }
             Operand::Sink => Ok(self.b.new_slot()),
             o => Err(format!("unsupported destination operand {o:?}")),

@@ -24,7 +24,7 @@
 
 use crate::handlers::{cells, slot, store_lanes, CellLanes};
 use crate::program::{Ctx, Insn, Lanes, MemResult, Op, FULL, LANE_BIT64, NO_PRED};
-use ptx_ir::{Modifier, Opcode, Operand};
+use ptx_ir::{Modifier, Opcode, Operand, RegId};
 use ptx_isa::ScalarType;
 
 /// Fuses the pairs and triples of `code` that qualify; `funcs` gives each program function's
@@ -59,7 +59,7 @@ pub(crate) fn fuse(
             (&own.0[..], own.1.as_ref())
         };
         // whether register `r` is never read after instruction `k`
-        let dead = |k: usize, r: u32| live.is_some_and(|l| l.dead_after(f, effects, k, r));
+        let dead = |k: usize, r: RegId| live.is_some_and(|l| l.dead_after(f, effects, k, r));
         let mut k = 0;
         while k + 1 < f.insts.len() {
             let pc = entry as usize + k;
@@ -132,7 +132,7 @@ pub(crate) fn fuse(
 fn scan_step(
     insts: [&ptx_ir::Inst; 3],
     code: [&Insn; 3],
-    dead: impl Fn(usize, u32) -> bool,
+    dead: impl Fn(usize, RegId) -> bool,
 ) -> Option<Insn> {
     let ([sh, se, ad], [ci, cs, ca]) = (insts, code);
     if sh.op != Opcode::Shfl || !plain(se, Opcode::Selp, BITS32) || !plain(ad, Opcode::Add, INT32) {
@@ -159,7 +159,7 @@ fn scan_step(
     if !dead(1, t) || !dead(2, *s) {
         return None;
     }
-    let is = |o: Option<&Operand>, r: u32| o == Some(&Operand::Reg(r));
+    let is = |o: Option<&Operand>, r: RegId| o == Some(&Operand::Reg(r));
     // `selp s, a, b, q` takes `a` where the predicate holds
     let (y, t_is_b) = if is(se.operands.get(1), t) {
         (cs.b, false)
@@ -202,7 +202,7 @@ fn scan_step(
 fn indexed(
     insts: [&ptx_ir::Inst; 3],
     code: [&Insn; 3],
-    dead: impl Fn(usize, u32) -> bool,
+    dead: impl Fn(usize, RegId) -> bool,
 ) -> Option<Insn> {
     let ([mw, ad, mem], [cm, ca, cx]) = (insts, code);
     let guard = |i: &Insn| (i.guard, i.neg, i.converted);

@@ -83,7 +83,7 @@ impl Facts {
         let mut defs = vec![0u32; kf.regs.len()];
         for e in &effects {
             for &r in &e.writes {
-                defs[r as usize] += 1;
+                defs[r.index()] += 1;
             }
         }
         Facts {
@@ -109,14 +109,14 @@ impl Facts {
                 && !e.writes.is_empty()
                 && e.writes
                     .iter()
-                    .all(|&r| self.defs[r as usize] == 1 && !self.uninit[r as usize])
-                && e.reads.iter().all(|&r| invariant[r as usize])
+                    .all(|&r| self.defs[r.index()] == 1 && !self.uninit[r.index()])
+                && e.reads.iter().all(|&r| invariant[r.index()])
                 && inst.operands[1..].iter().all(|o| source_is_fixed(o, kf))
                 && op_ok(k, inst);
             if h {
                 hoist[k] = true;
                 for &r in &e.writes {
-                    invariant[r as usize] = true;
+                    invariant[r.index()] = true;
                 }
             }
         }
@@ -140,7 +140,7 @@ impl Facts {
             ) else {
                 continue;
             };
-            let r = *r as usize;
+            let r = r.index();
             let copyable = match o {
                 Operand::Imm(_) | Operand::Symbol(..) => true,
                 Operand::Special(sr) => sreg_of(sr).is_some(),
@@ -180,7 +180,7 @@ impl Facts {
             if info.ty == ScalarType::Pred || self.uninit[r] || invariant[r] {
                 continue;
             }
-            let r = r as RegId;
+            let r = RegId::new(r as u32);
             let c = match members
                 .iter()
                 .position(|m| m.iter().all(|&x| !g.interferes(r, x)))
@@ -192,7 +192,7 @@ impl Facts {
                 }
             };
             members[c].push(r);
-            out[r as usize] = Some(c as u32);
+            out[r.index()] = Some(c as u32);
         }
         out
     }
