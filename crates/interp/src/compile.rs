@@ -50,9 +50,9 @@ pub fn compile(
     for g in &m.globals {
         for r in &g.relocs {
             if let ptx_ir::SymbolRef::Function(f) = r.target {
-                if m.functions[f as usize].defined && !seen[f as usize] {
-                    seen[f as usize] = true;
-                    order.push(f);
+                if m.functions[f].defined && !seen[f.index()] {
+                    seen[f.index()] = true;
+                    order.push(f.raw());
                 }
             }
         }
@@ -61,9 +61,9 @@ pub fn compile(
     while i < order.len() {
         let f = &m.functions[order[i] as usize];
         for &c in &f.callees {
-            if !seen[c as usize] && m.functions[c as usize].defined {
-                seen[c as usize] = true;
-                order.push(c);
+            if !seen[c.index()] && m.functions[c].defined {
+                seen[c.index()] = true;
+                order.push(c.raw());
             }
         }
         i += 1;
@@ -299,7 +299,8 @@ pub fn compile(
 }
 
 fn reaches(m: &ptx_ir::Module, from: u32, to: u32) -> bool {
-    let mut stack: Vec<u32> = m.functions[from as usize].callees.clone();
+    let callees = |f: u32| m.functions[f as usize].callees.iter().map(|c| c.raw());
+    let mut stack: Vec<u32> = callees(from).collect();
     let mut seen = vec![false; m.functions.len()];
     while let Some(f) = stack.pop() {
         if f == to {
@@ -308,7 +309,7 @@ fn reaches(m: &ptx_ir::Module, from: u32, to: u32) -> bool {
         if std::mem::replace(&mut seen[f as usize], true) {
             continue;
         }
-        stack.extend(m.functions[f as usize].callees.iter().copied());
+        stack.extend(callees(f));
     }
     false
 }

@@ -132,7 +132,7 @@ pub fn maybe_uninit(f: &Function, effects: &[Effects]) -> Vec<bool> {
     let mut preds: Vec<Vec<u32>> = vec![Vec::new(); nblocks];
     for (b, blk) in f.blocks.iter().enumerate() {
         for &s in &blk.succs {
-            preds[s as usize].push(b as u32);
+            preds[s.index()].push(b as u32);
         }
     }
     // assigned on entry to each block: the entry block starts empty, the others at "all"
@@ -235,7 +235,7 @@ impl Liveness {
     fn live_out(&self, blk: &crate::Block, out: &mut [u64]) {
         out.fill(0);
         for &s in &blk.succs {
-            let s = s as usize;
+            let s = s.index();
             let live = &self.live_in[s * self.words..(s + 1) * self.words];
             for (c, x) in out.iter_mut().zip(live) {
                 *c |= x;

@@ -1,7 +1,8 @@
 //! `ptx-ir`: the program representation between the checked AST and execution.
 //!
 //! Lowering ([`lower`]) turns a checked [`ptx_syntax::ast::Module`] into a [`Module`] in which
-//! every name is resolved: registers become typed slots of their function ([`RegId`]), variables
+//! every name is resolved: registers become typed slots of their function ([`RegId`], a
+//! [`Handle`]), variables
 //! become module [`Global`]s or function [`LocalVar`]s with byte layouts and evaluated
 //! initializers (addresses of other symbols as [`Reloc`]s), labels become instruction indices,
 //! and callees become function indices. Instructions are typed: an [`Opcode`] resolved once
@@ -13,9 +14,11 @@
 //! reads and writes, definite assignment and interference, and [`print`] writes the text form
 //! that `ptxvm ir FILE` shows.
 //!
-//! Storage is arena-style: each function owns flat vectors (`regs`, `locals`, `insts`,
-//! `blocks`) and refers to their elements by `u32` indices, so the IR is compact, cheap to
-//! clone and free of reference cycles.
+//! Storage is arena-style: the module and each function own flat vectors (`globals`,
+//! `functions`, `regs`, `locals`, `insts`, `blocks`) and refer to their elements by typed
+//! [`Handle`]s (`Handle<RegInfo>`, `Handle<Block>`, `Handle<Global>`, `Handle<Function>`,
+//! `Handle<LocalVar>`; `u32`s underneath), so the IR is compact, cheap to clone, free of
+//! reference cycles, and an index of one kind cannot be used for another.
 
 mod cfg;
 pub mod dataflow;
@@ -202,10 +205,10 @@ pub struct Reloc {
 /// A symbol that has an address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SymbolRef {
-    /// A module variable: index into [`Module::globals`].
-    Global(u32),
-    /// A function: index into [`Module::functions`].
-    Function(u32),
+    /// A module variable.
+    Global(Handle<Global>),
+    /// A function.
+    Function(Handle<Function>),
 }
 
 /// `.entry` or `.func`.
@@ -248,11 +251,11 @@ pub struct Function {
     /// Basic blocks, in instruction order.
     pub blocks: Vec<Block>,
     /// Immediate post-dominator of each block (`None`: the virtual exit, or no path to exit).
-    pub ipdom: Vec<Option<u32>>,
+    pub ipdom: Vec<Option<Handle<Block>>>,
     /// Module globals this function refers to (shared-memory layout needs them).
-    pub uses_globals: Vec<u32>,
+    pub uses_globals: Vec<Handle<Global>>,
     /// Functions this function calls directly or takes the address of.
-    pub callees: Vec<u32>,
+    pub callees: Vec<Handle<Function>>,
     /// Instructions with a construct lowering cannot represent (texture and surface
     /// operands, …): the instruction's index and why. They stay in `insts` (operands that
     /// could not be lowered are `Sink`) so that the module loads and its other kernels run.
@@ -321,7 +324,7 @@ pub struct Block {
     /// One past the last instruction.
     pub end: u32,
     /// Successor blocks.
-    pub succs: Vec<u32>,
+    pub succs: Vec<Handle<Block>>,
 }
 
 /// `@p` / `@!p`.
@@ -446,13 +449,13 @@ pub enum Base {
     /// A register's value.
     Reg(RegId),
     /// A module variable.
-    Global(u32),
-    /// A variable of this function's frame or shared memory (index into `locals`).
-    Local(u32),
+    Global(Handle<Global>),
+    /// A variable of this function's frame or shared memory.
+    Local(Handle<LocalVar>),
     /// A kernel parameter (index into `params`; kernels only).
     KernelParam(u32),
     /// A function (its address is an opaque code address).
-    Function(u32),
+    Function(Handle<Function>),
     /// No base: an absolute address.
     Absolute,
 }

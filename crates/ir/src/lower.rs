@@ -6,8 +6,8 @@
 //! names it cannot resolve when it is given an unchecked tree.
 
 use crate::{
-    build_cfg, post_dominators, Base, Function, FunctionKind, Global, Guard, Imm, Inst, LocalVar,
-    Module, Operand, Param, RegId, RegInfo, Reloc, SpecialReg, SrcLoc, SymbolRef,
+    build_cfg, post_dominators, Base, Function, FunctionKind, Global, Guard, Handle, Imm, Inst,
+    LocalVar, Module, Operand, Param, RegId, RegInfo, Reloc, SpecialReg, SrcLoc, SymbolRef,
 };
 use ptx_diag::{Diagnostic, Span};
 use ptx_isa::{special_register, Modifier, Opcode, ScalarType, StateSpace};
@@ -37,12 +37,12 @@ pub fn lower(module: &ast::Module) -> Result<Module, Vec<Diagnostic>> {
 #[derive(Default)]
 struct ModuleCx {
     out: Module,
-    globals: HashMap<Name, u32>,
+    globals: HashMap<Name, Handle<Global>>,
     /// Module-scope families (`.global .b32 g<N>`): (stem, count, stride, global). A family is
     /// one variable of `count` members `stride` bytes apart, so its cost follows its size, not
     /// its member count.
-    families: Vec<(Name, u64, u64, u32)>,
-    functions: HashMap<Name, u32>,
+    families: Vec<(Name, u64, u64, Handle<Global>)>,
+    functions: HashMap<Name, Handle<Function>>,
     diags: Vec<Diagnostic>,
 }
 
@@ -121,7 +121,7 @@ impl ModuleCx {
                             Some(n) => {
                                 let stride = align_up(size, align);
                                 let stem = decl.name.text.clone();
-                                self.families.push((stem, n, stride, idx));
+                                self.families.push((stem, n, stride, Handle::new(idx)));
                                 (
                                     Name::from(format!("{}<{n}>", decl.name.text)),
                                     stride.saturating_mul(n),
@@ -132,7 +132,7 @@ impl ModuleCx {
                                 if self.globals.contains_key(&name) {
                                     continue;
                                 }
-                                self.globals.insert(name.clone(), idx);
+                                self.globals.insert(name.clone(), Handle::new(idx));
                                 (name, size)
                             }
                         };
@@ -155,12 +155,12 @@ impl ModuleCx {
                 ast::Directive::Function(f) => {
                     if let Some(&i) = self.functions.get(&f.name.text) {
                         if f.body.is_some() {
-                            self.out.functions[i as usize] = header(f);
+                            self.out.functions[i] = header(f);
                         }
                         continue;
                     }
                     let i = self.out.functions.len() as u32;
-                    self.functions.insert(f.name.text.clone(), i);
+                    self.functions.insert(f.name.text.clone(), Handle::new(i));
                     self.out.functions.push(header(f));
                 }
                 _ => {}
@@ -181,7 +181,7 @@ impl ModuleCx {
                 let Some(&idx) = self.globals.get(&decl.name.text) else {
                     continue;
                 };
-                let g = &self.out.globals[idx as usize];
+                let g = &self.out.globals[idx];
                 let mut data = InitData {
                     bytes: Vec::new(),
                     size: g.size,
@@ -194,7 +194,7 @@ impl ModuleCx {
                     self.diags.push(d);
                     continue;
                 }
-                let g = &mut self.out.globals[idx as usize];
+                let g = &mut self.out.globals[idx];
                 g.init = data.bytes;
                 g.relocs = data.relocs;
             }
@@ -284,7 +284,7 @@ impl ModuleCx {
             self.diags.extend(diags);
             func.blocks = build_cfg(&func);
             func.ipdom = post_dominators(&func.blocks);
-            self.out.functions[idx as usize] = func;
+            self.out.functions[idx] = func;
         }
     }
 }
@@ -472,7 +472,7 @@ fn header(f: &ast::Function) -> Function {
 #[derive(Clone, Copy, Debug)]
 enum Binding {
     Reg(RegId),
-    Local(u32),
+    Local(Handle<LocalVar>),
     KernelParam(u32),
 }
 
@@ -553,7 +553,7 @@ impl<'a> FuncCx<'a> {
                                 init: Vec::new(),
                                 span: d.name.loc.0,
                             });
-                            scope.insert(d.name.text.clone(), Binding::Local(l));
+                            scope.insert(d.name.text.clone(), Binding::Local(Handle::new(l)));
                         }
                     }
                 }
@@ -776,7 +776,7 @@ impl<'a> FuncCx<'a> {
                 init,
                 span: d.name.loc.0,
             });
-            self.bind(d.name.text.clone(), Binding::Local(l));
+            self.bind(d.name.text.clone(), Binding::Local(Handle::new(l)));
         }
     }
 
@@ -1093,7 +1093,7 @@ mod tests {
             ".reg .pred %p<2>;\n.reg .b32 %r<2>;\nsetp.eq.u32 %p1, 1, 1;\n@%p1 bra E;\nmov.u32 %r1, 1;\nE:",
         );
         assert_eq!(opcodes(&f), ["setp", "bra", "mov", "ret"]);
-        assert_eq!(f.ipdom[0], Some(2));
+        assert_eq!(f.ipdom[0], Some(crate::Handle::new(2)));
     }
 
     #[test]

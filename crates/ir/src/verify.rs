@@ -37,16 +37,16 @@ fn verify_function(m: &Module, f: &Function, errs: &mut Vec<String>) {
                     err(k, "branch target out of range".into())
                 }
                 Operand::Address(b, _) | Operand::Symbol(b, _) => match *b {
-                    Base::Global(g) if g as usize >= m.globals.len() => {
+                    Base::Global(g) if g.index() >= m.globals.len() => {
                         err(k, format!("global {g} out of range"))
                     }
-                    Base::Local(l) if l as usize >= f.locals.len() => {
+                    Base::Local(l) if l.index() >= f.locals.len() => {
                         err(k, format!("local {l} out of range"))
                     }
                     Base::KernelParam(p) if p as usize >= f.params.len() => {
                         err(k, format!("param {p} out of range"))
                     }
-                    Base::Function(x) if x as usize >= m.functions.len() => {
+                    Base::Function(x) if x.index() >= m.functions.len() => {
                         err(k, format!("function {x} out of range"))
                     }
                     _ => {}
@@ -88,7 +88,7 @@ fn verify_function(m: &Module, f: &Function, errs: &mut Vec<String>) {
                 );
             }
             covered = blk.end;
-            if blk.succs.iter().any(|&s| s as usize >= f.blocks.len()) {
+            if blk.succs.iter().any(|&s| s.index() >= f.blocks.len()) {
                 err(
                     blk.start as usize,
                     format!("block {b} has an invalid successor"),

@@ -536,8 +536,8 @@ impl Module {
             let mut bytes = g.init.clone();
             for r in &g.relocs {
                 let target = match r.target {
-                    SymbolRef::Global(t) => addr.get(t as usize).copied().unwrap_or(0),
-                    SymbolRef::Function(f) => func_addr(f),
+                    SymbolRef::Global(t) => addr.get(t.index()).copied().unwrap_or(0),
+                    SymbolRef::Function(f) => func_addr(f.raw()),
                 };
                 let v = target.wrapping_add(r.addend as u64);
                 let at = r.offset as usize;
@@ -1200,7 +1200,7 @@ impl Kernel<'_> {
             .position(|x| x.start <= inst && inst < x.end)?;
         let succs: Vec<Vec<usize>> = blocks
             .iter()
-            .map(|x| x.succs.iter().map(|&s| s as usize).collect())
+            .map(|x| x.succs.iter().map(|&s| s.index()).collect())
             .collect();
         let mut preds = vec![Vec::new(); blocks.len()];
         for (x, ss) in succs.iter().enumerate() {

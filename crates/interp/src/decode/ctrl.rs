@@ -22,7 +22,7 @@ pub(super) fn decode_call(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     let conv = |d: &mut Dec<'_, '_>, o: &Operand| -> R<CallOperand> {
         Ok(match o {
             Operand::Symbol(Base::Local(l), k) => {
-                let local = &d.func.locals[*l as usize];
+                let local = &d.func.locals[l.index()];
                 CallOperand::Frame(local.offset + *k as u64, local.size)
             }
             Operand::Reg(r) => CallOperand::Slot(d.reg_slot(*r)),
@@ -34,9 +34,9 @@ pub(super) fn decode_call(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     let args = args.iter().map(|o| conv(d, o)).collect::<R<Vec<_>>>()?;
     let target = match target {
         Operand::Symbol(Base::Function(f), 0) => {
-            let callee = &d.b.m.functions[*f as usize];
+            let callee = &d.b.m.functions[f.index()];
             if callee.defined {
-                CallTarget::Func(d.b.func_of_ir[*f as usize].ok_or("callee not compiled")?)
+                CallTarget::Func(d.b.func_of_ir[f.index()].ok_or("callee not compiled")?)
             } else {
                 match callee.name.as_str() {
                     "vprintf" => CallTarget::Vprintf,

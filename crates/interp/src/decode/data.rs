@@ -198,7 +198,7 @@ pub(crate) fn decode_mov(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
                 None => {
                     // frame variable: fp + offset (a local-space address)
                     insn.a = d.b.fp_slot;
-                    insn.imm = d.func.locals[*l as usize].offset as i64 + k;
+                    insn.imm = d.func.locals[l.index()].offset as i64 + k;
                     insn.op = crate::alu1!(i, a => a.wrapping_add(i.imm as u64));
                 }
             }
@@ -230,7 +230,7 @@ pub(crate) fn decode_cvta(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     match d.operand(1)? {
         Operand::Symbol(base @ Base::Local(l), k) if d.symbol_const(*base, *k)?.is_none() => {
             insn.a = d.b.fp_slot;
-            insn.imm = d.func.locals[*l as usize].offset as i64 + k;
+            insn.imm = d.func.locals[l.index()].offset as i64 + k;
         }
         _ => {
             insn.a = d.src(1, ty)?;

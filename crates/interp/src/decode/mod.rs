@@ -309,12 +309,12 @@ impl<'b, 'm> Dec<'b, 'm> {
     pub fn symbol_const(&mut self, base: Base, k: i64) -> R<Option<u64>> {
         Ok(Some(match base {
             Base::Global(g) => {
-                let glob = &self.b.m.globals[g as usize];
+                let glob = &self.b.m.globals[g.index()];
                 let a = match glob.space {
                     StateSpace::Shared | StateSpace::SharedCta | StateSpace::SharedCluster => {
-                        *self.b.shared_off.get(&g).unwrap_or(&0)
+                        *self.b.shared_off.get(&g.raw()).unwrap_or(&0)
                     }
-                    _ => self.b.globals.addr.get(g as usize).copied().unwrap_or(0),
+                    _ => self.b.globals.addr.get(g.index()).copied().unwrap_or(0),
                 };
                 if a == 0 && !matches!(glob.space, StateSpace::Shared | StateSpace::SharedCta) {
                     return Err(format!(
@@ -325,16 +325,20 @@ impl<'b, 'm> Dec<'b, 'm> {
                 a.wrapping_add(k as u64)
             }
             Base::Local(l) => {
-                let local = &self.func.locals[l as usize];
+                let local = &self.func.locals[l.index()];
                 if local.space == StateSpace::Shared {
-                    let off = *self.b.local_shared_off.get(&(self.f, l)).unwrap_or(&0);
+                    let off = *self
+                        .b
+                        .local_shared_off
+                        .get(&(self.f, l.raw()))
+                        .unwrap_or(&0);
                     off.wrapping_add(k as u64)
                 } else {
                     return Ok(None);
                 }
             }
             Base::KernelParam(p) => self.func.params[p as usize].offset.wrapping_add(k as u64),
-            Base::Function(f) => func_addr(f).wrapping_add(k as u64),
+            Base::Function(f) => func_addr(f.raw()).wrapping_add(k as u64),
             Base::Absolute => k as u64,
             Base::Reg(_) => return Ok(None),
         }))
@@ -370,9 +374,13 @@ impl<'b, 'm> Dec<'b, 'm> {
         Ok(match base {
             Base::Reg(r) => (self.reg_slot(r), off, space),
             Base::Local(l) => {
-                let local = &self.func.locals[l as usize];
+                let local = &self.func.locals[l.index()];
                 if local.space == StateSpace::Shared {
-                    let o = *self.b.local_shared_off.get(&(self.f, l)).unwrap_or(&0);
+                    let o = *self
+                        .b
+                        .local_shared_off
+                        .get(&(self.f, l.raw()))
+                        .unwrap_or(&0);
                     if space == Space::Generic {
                         (zero, (crate::mem::SHARED_WINDOW + o) as i64 + off, space)
                     } else {
@@ -398,7 +406,7 @@ impl<'b, 'm> Dec<'b, 'm> {
                 }
             }
             Base::Global(g) => {
-                let glob = &self.b.m.globals[g as usize];
+                let glob = &self.b.m.globals[g.index()];
                 let is_shared = matches!(glob.space, StateSpace::Shared | StateSpace::SharedCta);
                 let v = self.symbol_const(base, off)?.unwrap_or(0);
                 if is_shared && space == Space::Generic {

@@ -289,7 +289,7 @@ fn source_is_fixed(o: &Operand, kf: &ptx_ir::Function) -> bool {
         // a `.shared` variable declared in the kernel body: a fixed offset in shared memory
         Operand::Symbol(Base::Local(l), _) => kf
             .locals
-            .get(*l as usize)
+            .get(l.index())
             .is_some_and(|l| l.space == StateSpace::Shared),
         Operand::Address(Base::KernelParam(_), _) => true,
         Operand::Vector(v) => v.iter().all(|o| source_is_fixed(o, kf)),
