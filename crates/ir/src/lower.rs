@@ -852,8 +852,14 @@ impl<'a> FuncCx<'a> {
     /// yet) makes the instruction unsupported (the diagnostic is collected per instruction);
     /// an opcode word it does not know, which the checker rejects, is an error.
     fn resolve_opcode(&mut self, i: &ast::Instruction) -> (Opcode, Vec<Modifier>) {
-        let texts: Vec<&str> = i.modifiers.iter().map(|m| m.text.as_str()).collect();
-        let Some((op, consumed)) = Opcode::resolve(&i.opcode.text, &texts) else {
+        // an opcode's name has at most a few path segments: the leading modifiers suffice, on
+        // the stack
+        let mut lead = [""; 8];
+        let n = i.modifiers.len().min(lead.len());
+        for (t, m) in lead.iter_mut().zip(&i.modifiers) {
+            *t = m.text.as_str();
+        }
+        let Some((op, consumed)) = Opcode::resolve(&i.opcode.text, &lead[..n]) else {
             self.diags.push(Diagnostic::error(
                 UNRESOLVED,
                 format!("unknown instruction `{}`", i.opcode.text),
