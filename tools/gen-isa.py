@@ -1317,7 +1317,10 @@ EXTRA_OPCODES = [
 ]
 
 # Modifiers that every instruction may take, or that the ISA names only in prose.
-EXTRA_MODIFIERS = [".uni", ".sync", ".aligned", ".b128", ".v8", ".x4", ".x2", ".x1", ".trans"]
+EXTRA_MODIFIERS = [".uni", ".sync", ".aligned", ".b128", ".v8", ".x4", ".x2", ".x1", ".trans",
+                   ".shiftamt", ".tensormap::generic", ".row", ".col", ".load", ".store", ".mma",
+                   ".mma_async", ".d", ".m8n8", ".m16n8k8", ".m16n8k16", ".m16n16k16",
+                   ".m64n64k16", ".fence"]
 
 # Per-opcode facts the later passes need (by opcode name):
 # - dest_first: the first operand is written and never read.
@@ -1332,10 +1335,10 @@ OP_FLAGS = {
         sad selp set setp shf shfl shl shr sin slct sqrt sub subc szext tanh testp vote xor""",
     "no_dest": """bra brx exit fence membar nanosleep pmevent prefetch prefetchu red ret st
         trap""",
-    "pure": """abs add and bfe bfi bfind brev clz cnot cvt cvta mad mad24 max min mov mul mul24
-        neg not or popc prmt selp setp shl shr slct sub xor""",
-    "convertible": """abs add and atom bfe bfi bfind brev clz cnot cvt cvta ld mad mad24 max
-        min mov mul mul24 neg not or popc prmt red selp setp shl shr slct st sub xor""",
+    "pure": """abs add and bfe bfi bfind brev clz cnot cvt cvt.pack cvta mad mad24 max min mov
+        mul mul24 neg not or popc prmt selp setp shl shr slct sub xor""",
+    "convertible": """abs add and atom bfe bfi bfind brev clz cnot cvt cvt.pack cvta ld mad mad24
+        max min mov mul mul24 neg not or popc prmt red selp setp shl shr slct st sub xor""",
 }
 
 

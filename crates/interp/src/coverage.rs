@@ -1,150 +1,184 @@
 //! What the interpreter executes, per entry of the ISA table: the "execute" column of
 //! `ptxvm doc --list --coverage` and `docs/isa-coverage.md`.
 //!
-//! [`EXECUTED`] lists every instruction name that [`crate::compile`] turns into bytecode; the
-//! `coverage` test of `ptxvm-cli` checks that each of them is exercised, with expected values, by
-//! a run test under `tests/run/`. Special registers go through the same function that gives them
+//! [`NOT_EXECUTED`] is the one list of the opcodes the interpreter does not execute, each with
+//! its reason; every other [`Opcode`] has a decoder arm (the decoder matches every opcode, so
+//! an opcode added to the table without a handler or an entry here does not compile). The list
+//! feeds the decoder's refusal, the coverage column, and the `coverage` test of `ptxvm-cli`,
+//! which checks that every executed table name is exercised, with expected values, by a run
+//! test under `tests/run/`. Special registers go through the same function that gives them
 //! their values.
 
-use ptx_isa::{Entry, EntryKind, Support};
+use ptx_isa::{Entry, EntryKind, Opcode, Support};
 
-/// Instruction names (as the table's entries name them) that the interpreter executes in every
-/// form the table lists.
-pub const EXECUTED: &[&str] = &[
-    "abs",
-    "activemask",
-    "add",
-    "add.cc",
-    "addc",
-    "alloca",
-    "and",
-    "applypriority",
-    "atom",
-    "bar",
-    "bar.warp.sync",
-    "barrier",
-    "bfe",
-    "bfi",
-    "bfind",
-    "bmsk",
-    "bra",
-    "brev",
-    "brkpt",
-    "brx.idx",
-    "call",
-    "clz",
-    "cnot",
-    "copysign",
-    "cos",
-    "createpolicy",
-    "cvt",
-    "cvt.pack",
-    "cvta",
-    "discard",
-    "div",
-    "dp2a",
-    "dp4a",
-    "elect.sync",
-    "ex2",
-    "exit",
-    "fence",
-    "fma",
-    "fns",
-    "isspacep",
-    "ld",
-    "ld.global.nc",
-    "ldu",
-    "lg2",
-    "lop3",
-    "mad",
-    "mad.cc",
-    "mad24",
-    "madc",
-    "match.sync",
-    "max",
-    "membar",
-    "min",
-    "mov",
-    "mul",
-    "mul24",
-    "nanosleep",
-    "neg",
-    "not",
-    "or",
-    "pmevent",
-    "popc",
-    "prefetch",
-    "prefetchu",
-    "prmt",
-    "rcp",
-    "rcp.approx.ftz.f64",
-    "red",
-    "redux.sync",
-    "rem",
-    "ret",
-    "rsqrt",
-    "rsqrt.approx.ftz.f64",
-    "sad",
-    "selp",
-    "set",
-    "setp",
-    "shf",
-    "shfl.sync",
-    "shl",
-    "shr",
-    "sin",
-    "slct",
-    "sqrt",
-    "st",
-    "stackrestore",
-    "stacksave",
-    "sub",
-    "sub.cc",
-    "subc",
-    "szext",
-    "tanh",
-    "testp",
-    "trap",
-    "vote.sync",
-    "xor",
-];
+/// Declares [`NOT_EXECUTED`] and the pattern `not_executed!()` that matches its opcodes (the
+/// decoder's arm for them), from one list.
+macro_rules! not_executed_list {
+    ($($op:ident: $why:expr,)*) => {
+        /// The opcodes the interpreter does not execute yet, with the reason.
+        pub const NOT_EXECUTED: &[(Opcode, &str)] = &[$((Opcode::$op, $why),)*];
 
-/// The table name that instruction `opcode` with modifiers `mods` (each with its leading dot,
-/// as the IR keeps them) is an instance of: among the names of the table's entries for the
-/// opcode, the longest whose every part after the opcode is among the modifiers
-/// (`barrier.cluster.arrive` is `barrier.cluster`, `bar.warp.sync` is `bar.warp.sync`,
-/// `ld.global.nc.f32` is `ld.global.nc`, `ld.global.f32` is `ld`). `None` when the table has
-/// no name for it.
-pub fn table_name<S: AsRef<str>>(opcode: &str, mods: &[S]) -> Option<&'static str> {
-    let has = |part: &str| {
-        mods.iter().any(|m| {
-            m.as_ref()
-                .trim_start_matches('.')
-                .split('.')
-                .any(|x| x == part)
-        })
+        /// The pattern matching the opcodes of [`NOT_EXECUTED`].
+        macro_rules! not_executed {
+            () => { $(Opcode::$op)|* };
+        }
+        pub(crate) use not_executed;
     };
-    ptx_isa::lookup(opcode)
+}
+
+const CLUSTER: &str = "ptxvm runs every CTA as a cluster of one and models no distributed \
+                       shared memory";
+const ASYNC: &str = "ptxvm models no asynchronous copy engine (TMA, cp.async groups)";
+const MBARRIER: &str = "ptxvm models no mbarrier objects";
+const MATRIX: &str = "ptxvm does not execute the warp-level matrix instructions yet";
+const TEXTURE: &str = "ptxvm models no textures or surfaces";
+const TMEM: &str = "ptxvm models no tensor memory (tcgen05)";
+const MULTIMEM: &str = "ptxvm models one device: no multimem addresses";
+const VIDEO: &str = "ptxvm does not execute the video instructions yet";
+
+not_executed_list! {
+    BarrierCluster: CLUSTER,
+    Clusterlaunchcontrol: CLUSTER,
+    ClusterlaunchcontrolQueryCancel: CLUSTER,
+    ClusterlaunchcontrolTryCancel: CLUSTER,
+    CpAsync: ASYNC,
+    CpAsyncBulk: ASYNC,
+    CpAsyncBulkCommitGroup: ASYNC,
+    CpAsyncBulkPrefetch: ASYNC,
+    CpAsyncBulkPrefetchTensor: ASYNC,
+    CpAsyncBulkTensor: ASYNC,
+    CpAsyncBulkWaitGroup: ASYNC,
+    CpAsyncCommitGroup: ASYNC,
+    CpAsyncMbarrierArrive: ASYNC,
+    CpAsyncWaitAll: ASYNC,
+    CpAsyncWaitGroup: ASYNC,
+    CpReduceAsyncBulk: ASYNC,
+    CpReduceAsyncBulkTensor: ASYNC,
+    Getctarank: CLUSTER,
+    Griddepcontrol: "ptxvm runs one grid at a time and models no programmatic dependent launch",
+    Istypep: TEXTURE,
+    Ldmatrix: MATRIX,
+    Mapa: CLUSTER,
+    Mbarrier: MBARRIER,
+    MbarrierArrive: MBARRIER,
+    MbarrierArriveDrop: MBARRIER,
+    MbarrierCompleteTx: MBARRIER,
+    MbarrierExpectTx: MBARRIER,
+    MbarrierInit: MBARRIER,
+    MbarrierInval: MBARRIER,
+    MbarrierPendingCount: MBARRIER,
+    MbarrierTestWait: MBARRIER,
+    MbarrierTryWait: MBARRIER,
+    Mma: MATRIX,
+    MmaSp: MATRIX,
+    Movmatrix: MATRIX,
+    MultimemCpAsyncBulk: MULTIMEM,
+    MultimemCpReduceAsyncBulk: MULTIMEM,
+    MultimemLdReduce: MULTIMEM,
+    MultimemRed: MULTIMEM,
+    MultimemSt: MULTIMEM,
+    RedAsync: CLUSTER,
+    Setmaxnreg: "ptxvm allocates no hardware registers to warpgroups",
+    StAsync: CLUSTER,
+    StBulk: ASYNC,
+    Stmatrix: MATRIX,
+    Suld: TEXTURE,
+    Suq: TEXTURE,
+    Sured: TEXTURE,
+    Sust: TEXTURE,
+    Tcgen05: TMEM,
+    Tcgen05Alloc: TMEM,
+    Tcgen05Commit: TMEM,
+    Tcgen05Cp: TMEM,
+    Tcgen05Dealloc: TMEM,
+    Tcgen05Ld: TMEM,
+    Tcgen05Mma: TMEM,
+    Tcgen05RelinquishAllocPermit: TMEM,
+    Tcgen05Shift: TMEM,
+    Tcgen05St: TMEM,
+    Tensormap: ASYNC,
+    TensormapCpFenceproxy: ASYNC,
+    TensormapReplace: ASYNC,
+    Tex: TEXTURE,
+    Tld4: TEXTURE,
+    Txq: TEXTURE,
+    Vabsdiff: VIDEO,
+    Vabsdiff2: VIDEO,
+    Vabsdiff4: VIDEO,
+    Vadd: VIDEO,
+    Vadd2: VIDEO,
+    Vadd4: VIDEO,
+    Vavrg2: VIDEO,
+    Vavrg4: VIDEO,
+    Vmad: VIDEO,
+    Vmax: VIDEO,
+    Vmax2: VIDEO,
+    Vmax4: VIDEO,
+    Vmin: VIDEO,
+    Vmin2: VIDEO,
+    Vmin4: VIDEO,
+    Vset: VIDEO,
+    Vset2: VIDEO,
+    Vset4: VIDEO,
+    Vshl: VIDEO,
+    Vshr: VIDEO,
+    Vsub: VIDEO,
+    Vsub2: VIDEO,
+    Vsub4: VIDEO,
+    Wgmma: MATRIX,
+    WgmmaCommitGroup: MATRIX,
+    WgmmaFence: MATRIX,
+    WgmmaMmaAsync: MATRIX,
+    WgmmaMmaAsyncSp: MATRIX,
+    WgmmaWaitGroup: MATRIX,
+    Wmma: MATRIX,
+    WmmaLoad: MATRIX,
+    WmmaMma: MATRIX,
+    WmmaStore: MATRIX,
+}
+
+/// Why the interpreter does not execute `op`, or `None` when it does.
+pub fn not_executed_reason(op: Opcode) -> Option<&'static str> {
+    NOT_EXECUTED
+        .iter()
+        .find(|(o, _)| *o == op)
+        .map(|(_, why)| *why)
+}
+
+/// Whether the interpreter executes `op` (every form of it the checker accepts).
+pub fn opcode_executes(op: Opcode) -> bool {
+    not_executed_reason(op).is_none()
+}
+
+/// The refusal of the decoder for an opcode of [`NOT_EXECUTED`].
+pub(crate) fn refusal(op: Opcode) -> String {
+    let why = not_executed_reason(op).unwrap_or("not executed yet");
+    format!(
+        "ptxvm does not execute `{}` instructions yet ({why})",
+        op.name()
+    )
+}
+
+/// The opcode a table name (`ld.global.nc`, `cp.async.bulk`) is an instance of.
+pub fn opcode_of_name(name: &str) -> Option<Opcode> {
+    let mut parts = name.split('.');
+    let word = parts.next()?;
+    let mods: Vec<String> = parts.map(|p| format!(".{p}")).collect();
+    Opcode::resolve(word, &mods).map(|(op, _)| op)
+}
+
+/// Every instruction name of the table whose opcode the interpreter executes (`add.cc`,
+/// `ld.global.nc`), sorted and without repeats.
+pub fn executed_names() -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = ptx_isa::entries()
         .iter()
         .filter(|e| e.kind == EntryKind::Instruction)
         .flat_map(|e| e.names.iter().copied())
-        .filter(|n| {
-            let mut parts = n.split('.');
-            parts.next() == Some(opcode) && parts.all(has)
-        })
-        .max_by_key(|n| n.split('.').count())
-}
-
-/// Whether the interpreter executes instruction `opcode` with modifiers `mods`, by [`EXECUTED`]
-/// (the one list of what executes): `Err` with the reason when it does not. An instruction the
-/// table has no name for is left to the decoder.
-pub fn check_executes<S: AsRef<str>>(opcode: &str, mods: &[S]) -> Result<(), String> {
-    match table_name(opcode, mods) {
-        Some(n) if !EXECUTED.contains(&n) => {
-            Err(format!("ptxvm does not execute `{n}` instructions yet"))
-        }
-        _ => Ok(()),
-    }
+        .filter(|n| opcode_of_name(n).is_some_and(opcode_executes))
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    v
 }
 
 /// Directives of cluster launches, which ptxvm does not model (every CTA is a cluster of one).
@@ -157,7 +191,11 @@ const CLUSTER_DIRECTIVES: &[&str] = &["explicitcluster", "maxclusterrank", "reqn
 pub fn executes(e: &Entry) -> Support {
     match e.kind {
         EntryKind::Instruction => {
-            let n = e.names.iter().filter(|n| EXECUTED.contains(n)).count();
+            let n = e
+                .names
+                .iter()
+                .filter(|n| opcode_of_name(n).is_some_and(opcode_executes))
+                .count();
             if n == 0 {
                 Support::No
             } else if n == e.names.len() {
@@ -172,7 +210,7 @@ pub fn executes(e: &Entry) -> Support {
                 Some((stem, _)) => format!("%{stem}0"),
                 None => format!("%{}", e.opcode),
             };
-            if crate::compile::special_register_executes(&name) {
+            if crate::decode::special_register_executes(&name) {
                 Support::Yes
             } else {
                 Support::No

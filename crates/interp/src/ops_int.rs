@@ -3,30 +3,22 @@
 //! szext dp4a dp2a`, `add.cc addc sub.cc subc mad.cc madc`, `and or xor not cnot lop3 shf shl shr
 //! prmt` (and `and or xor not` on predicates).
 //!
-//! Float forms of the opcodes shared with the float family (`add.f32`, `mad.rn.f64`,
-//! `min.f16x2`, `div.rn.f32`, …) are not decoded here: [`decode`] returns `None` for them.
-//!
-//! Every modifier is resolved at decode time: a handler is a generic function instantiated per
+//! This module holds the handlers; `crate::decode::int` picks them. Every modifier is resolved
+//! at decode time: a handler is a generic function instantiated per
 //! instruction type (`add_h::<i16>`) and per modifier combination (const parameters), so the lane
 //! loops test nothing per lane. What a lane computes comes from [`crate::semantics::int`] and
 //! [`crate::semantics::logic`]. Results are written zero-extended above the instruction type's
 //! width.
 
-use crate::compile::Dec;
 use crate::handlers::{cells, slot, store_lanes, CellLanes};
-use crate::program::{lane_bits, AluFn, Insn, Lanes, Op, FULL};
+use crate::program::{lane_bits, Insn, Lanes, FULL};
 use crate::semantics::int::{self as si, CarryOps, IntOps, SignedOps, WideOps};
-use crate::semantics::logic::{self as sl, PrmtMode, ShfDir};
-use crate::semantics::ClampMode;
-use ptx_ir::{Imm, Operand};
-use ptx_isa::{ScalarType, TypeKind};
-
-type R<T> = Result<T, String>;
+use crate::semantics::logic::{self as sl, PrmtMode};
 
 // ---- lanes -----------------------------------------------------------------------------------
 
 /// An instruction-type value held in the low bits of a register lane.
-trait Lane: Copy {
+pub(crate) trait Lane: Copy {
     /// The value in the low bits of `v`.
     fn get(v: u64) -> Self;
     /// The value zero-extended to a lane.
@@ -120,7 +112,7 @@ int_map!(map4, full4, full4_v3, x: 0, y: 1, z: 2, w: 3);
 
 /// Writes `v` into predicate slot `d` (unless it is `_`) for the lanes of `mask`.
 #[inline(always)]
-fn write_pred(p: &mut [u32], d: u32, v: u32, mask: u32) {
+pub(crate) fn write_pred(p: &mut [u32], d: u32, v: u32, mask: u32) {
     if d != u32::MAX {
         let x = &mut p[d as usize];
         *x = (*x & !mask) | (v & mask);
@@ -129,7 +121,7 @@ fn write_pred(p: &mut [u32], d: u32, v: u32, mask: u32) {
 
 /// The low `W` bits of `v`.
 #[inline(always)]
-fn low<const W: u32>(v: u64) -> u64 {
+pub(crate) fn low<const W: u32>(v: u64) -> u64 {
     if W >= 64 {
         v
     } else {
@@ -141,7 +133,7 @@ fn low<const W: u32>(v: u64) -> u64 {
 
 macro_rules! gen1 {
     ($name:ident, $tr:ident, $f:ident) => {
-        fn $name<T: Lane + $tr>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, m: u32) {
+        pub(crate) fn $name<T: Lane + $tr>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, m: u32) {
             map1(r, i, m, |a| T::$f(T::get(a)).put())
         }
     };
@@ -149,7 +141,7 @@ macro_rules! gen1 {
 
 macro_rules! gen2 {
     ($name:ident, $tr:ident, $f:ident) => {
-        fn $name<T: Lane + $tr>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, m: u32) {
+        pub(crate) fn $name<T: Lane + $tr>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, m: u32) {
             map2(r, i, m, |a, b| T::$f(T::get(a), T::get(b)).put())
         }
     };
@@ -157,7 +149,7 @@ macro_rules! gen2 {
 
 macro_rules! gen3 {
     ($name:ident, $tr:ident, $f:ident) => {
-        fn $name<T: Lane + $tr>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, m: u32) {
+        pub(crate) fn $name<T: Lane + $tr>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, m: u32) {
             map3(r, i, m, |a, b, c| {
                 T::$f(T::get(a), T::get(b), T::get(c)).put()
             })
@@ -179,14 +171,14 @@ gen3!(sad_h, IntOps, isad);
 gen1!(abs_h, SignedOps, iabs);
 gen1!(neg_h, SignedOps, ineg);
 
-fn mul_wide_h<T: Lane + WideOps>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, m: u32)
+pub(crate) fn mul_wide_h<T: Lane + WideOps>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, m: u32)
 where
     T::Wide: Lane,
 {
     map2(r, i, m, |a, b| T::mul_wide(T::get(a), T::get(b)).put())
 }
 
-fn mad_wide_h<T: Lane + WideOps>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, m: u32)
+pub(crate) fn mad_wide_h<T: Lane + WideOps>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, m: u32)
 where
     T::Wide: Lane,
 {
@@ -196,14 +188,14 @@ where
 }
 
 // aux bits of the carry-chain handlers
-const CC_IN: u64 = 1;
-const CC_OUT: u64 = 2;
-const CC_HI: u64 = 4;
-const CC_SIGNED: u64 = 8;
-const CC_SUB: u64 = 16;
+pub(crate) const CC_IN: u64 = 1;
+pub(crate) const CC_OUT: u64 = 2;
+pub(crate) const CC_HI: u64 = 4;
+pub(crate) const CC_SIGNED: u64 = 8;
+pub(crate) const CC_SUB: u64 = 16;
 
 /// `add.cc`, `addc{.cc}`, `sub.cc`, `subc{.cc}`: CC.CF is the lane's value in slot `v[0]`.
-fn addc_h<T: Lane + CarryOps>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, mask: u32) {
+pub(crate) fn addc_h<T: Lane + CarryOps>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, mask: u32) {
     let cc = i.v[0] as usize;
     let (cin, cout, sub) = (i.aux & CC_IN != 0, i.aux & CC_OUT != 0, i.aux & CC_SUB != 0);
     let mut m = mask;
@@ -226,7 +218,7 @@ fn addc_h<T: Lane + CarryOps>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, mask: u
 }
 
 /// `mad{.lo,.hi}.cc`, `madc{.lo,.hi}{.cc}`.
-fn madc_h<T: Lane + CarryOps>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, mask: u32) {
+pub(crate) fn madc_h<T: Lane + CarryOps>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, mask: u32) {
     let cc = i.v[0] as usize;
     let (cin, cout) = (i.aux & CC_IN != 0, i.aux & CC_OUT != 0);
     let (hi, signed) = (i.aux & CC_HI != 0, i.aux & CC_SIGNED != 0);
@@ -248,11 +240,16 @@ fn madc_h<T: Lane + CarryOps>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, mask: u
 
 // ---- handlers with modifiers as const parameters ----------------------------------------------
 
-fn mul24_h<const HI: bool, const S: bool>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, m: u32) {
+pub(crate) fn mul24_h<const HI: bool, const S: bool>(
+    r: &mut [Lanes],
+    _p: &mut [u32],
+    i: &Insn,
+    m: u32,
+) {
     map2(r, i, m, |a, b| si::mul24(a as u32, b as u32, HI, S) as u64)
 }
 
-fn mad24_h<const HI: bool, const S: bool, const SAT: bool>(
+pub(crate) fn mad24_h<const HI: bool, const S: bool, const SAT: bool>(
     r: &mut [Lanes],
     _p: &mut [u32],
     i: &Insn,
@@ -263,7 +260,7 @@ fn mad24_h<const HI: bool, const S: bool, const SAT: bool>(
     })
 }
 
-fn bfind_h<const W: u32, const S: bool, const SH: bool>(
+pub(crate) fn bfind_h<const W: u32, const S: bool, const SH: bool>(
     r: &mut [Lanes],
     _p: &mut [u32],
     i: &Insn,
@@ -272,21 +269,31 @@ fn bfind_h<const W: u32, const S: bool, const SH: bool>(
     map1(r, i, m, |a| sl::bfind(a, W, S, SH) as u64)
 }
 
-fn bfe_h<const W: u32, const S: bool>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, m: u32) {
+pub(crate) fn bfe_h<const W: u32, const S: bool>(
+    r: &mut [Lanes],
+    _p: &mut [u32],
+    i: &Insn,
+    m: u32,
+) {
     map3(r, i, m, |a, b, c| sl::bfe(a, b as u32, c as u32, W, S))
 }
 
-fn bfi_h<const W: u32>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, m: u32) {
+pub(crate) fn bfi_h<const W: u32>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, m: u32) {
     map4(r, i, m, |a, b, c, e| sl::bfi(a, b, c as u32, e as u32, W))
 }
 
-fn dp4a_h<const AS: bool, const BS: bool>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, m: u32) {
+pub(crate) fn dp4a_h<const AS: bool, const BS: bool>(
+    r: &mut [Lanes],
+    _p: &mut [u32],
+    i: &Insn,
+    m: u32,
+) {
     map3(r, i, m, |a, b, c| {
         si::dp4a(a as u32, b as u32, c as u32, AS, BS) as u64
     })
 }
 
-fn dp2a_h<const HI: bool, const AS: bool, const BS: bool>(
+pub(crate) fn dp2a_h<const HI: bool, const AS: bool, const BS: bool>(
     r: &mut [Lanes],
     _p: &mut [u32],
     i: &Insn,
@@ -298,12 +305,17 @@ fn dp2a_h<const HI: bool, const AS: bool, const BS: bool>(
 }
 
 // bitwise operators of the value forms of and/or/xor/not/cnot
-const AND: u8 = 0;
-const OR: u8 = 1;
-const XOR: u8 = 2;
-const NOT: u8 = 3;
+pub(crate) const AND: u8 = 0;
+pub(crate) const OR: u8 = 1;
+pub(crate) const XOR: u8 = 2;
+pub(crate) const NOT: u8 = 3;
 
-fn logic2_h<const OP: u8, const W: u32>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, m: u32) {
+pub(crate) fn logic2_h<const OP: u8, const W: u32>(
+    r: &mut [Lanes],
+    _p: &mut [u32],
+    i: &Insn,
+    m: u32,
+) {
     map2(r, i, m, |a, b| {
         low::<W>(match OP {
             AND => a & b,
@@ -313,16 +325,16 @@ fn logic2_h<const OP: u8, const W: u32>(r: &mut [Lanes], _p: &mut [u32], i: &Ins
     })
 }
 
-fn not_h<const W: u32>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, m: u32) {
+pub(crate) fn not_h<const W: u32>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, m: u32) {
     map1(r, i, m, |a| low::<W>(!a))
 }
 
-fn cnot_h<const W: u32>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, m: u32) {
+pub(crate) fn cnot_h<const W: u32>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, m: u32) {
     map1(r, i, m, |a| (low::<W>(a) == 0) as u64)
 }
 
 /// `and/or/xor/not.pred`: `aux` bit 0 negates `a`, bit 1 negates `b` (`!p` operands).
-fn pred_logic_h<const OP: u8>(_r: &mut [Lanes], p: &mut [u32], i: &Insn, mask: u32) {
+pub(crate) fn pred_logic_h<const OP: u8>(_r: &mut [Lanes], p: &mut [u32], i: &Insn, mask: u32) {
     let a = p[i.a as usize] ^ 0u32.wrapping_sub((i.aux & 1) as u32);
     let b = p[i.b as usize] ^ 0u32.wrapping_sub((i.aux >> 1 & 1) as u32);
     let v = match OP {
@@ -334,19 +346,19 @@ fn pred_logic_h<const OP: u8>(_r: &mut [Lanes], p: &mut [u32], i: &Insn, mask: u
     write_pred(p, i.d, v, mask);
 }
 
-fn lop3_h(r: &mut [Lanes], _p: &mut [u32], i: &Insn, m: u32) {
+pub(crate) fn lop3_h(r: &mut [Lanes], _p: &mut [u32], i: &Insn, m: u32) {
     map3(r, i, m, |a, b, c| {
         sl::lop3(a as u32, b as u32, c as u32, i.aux as u8) as u64
     })
 }
 
 // aux bits of lop3.BoolOp: immLut in bits 0..8, then these
-const LOP3_OR: u64 = 1 << 8;
-const LOP3_NEG_Q: u64 = 1 << 9;
+pub(crate) const LOP3_OR: u64 = 1 << 8;
+pub(crate) const LOP3_NEG_Q: u64 = 1 << 9;
 
 /// `lop3.{and,or}.b32 d|p, a, b, c, immLut, q`: `p = (d != 0) BoolOp q`, `p` in `v[0]`, `q` in
 /// `v[1]`.
-fn lop3_pred_h(r: &mut [Lanes], p: &mut [u32], i: &Insn, mask: u32) {
+pub(crate) fn lop3_pred_h(r: &mut [Lanes], p: &mut [u32], i: &Insn, mask: u32) {
     let lut = i.aux as u8;
     let mut nonzero = 0u32;
     let mut m = mask;
@@ -371,7 +383,7 @@ fn lop3_pred_h(r: &mut [Lanes], p: &mut [u32], i: &Insn, mask: u32) {
     write_pred(p, i.v[0], t, mask);
 }
 
-const fn prmt_mode(m: u8) -> Option<PrmtMode> {
+pub(crate) const fn prmt_mode(m: u8) -> Option<PrmtMode> {
     match m {
         1 => Some(PrmtMode::F4e),
         2 => Some(PrmtMode::B4e),
@@ -383,692 +395,10 @@ const fn prmt_mode(m: u8) -> Option<PrmtMode> {
     }
 }
 
-fn prmt_h<const M: u8>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, m: u32) {
+pub(crate) fn prmt_h<const M: u8>(r: &mut [Lanes], _p: &mut [u32], i: &Insn, m: u32) {
     map3(r, i, m, |a, b, c| {
         sl::prmt(a as u32, b as u32, c as u32, prmt_mode(M)) as u64
     })
-}
-
-// ---- type dispatch ---------------------------------------------------------------------------
-
-/// The integer instruction types.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum IntTy {
-    U16,
-    S16,
-    U32,
-    S32,
-    U64,
-    S64,
-}
-
-/// The integer type of `ty` (bit types count as unsigned).
-fn int_ty(ty: ScalarType) -> R<IntTy> {
-    let signed = match ty.kind() {
-        TypeKind::Signed => true,
-        TypeKind::Unsigned | TypeKind::Bit => false,
-        _ => return Err(format!("`{}` is not an integer type", ty.suffix())),
-    };
-    if matches!(ty, ScalarType::U16x2 | ScalarType::S16x2) {
-        return Err(format!("`{}` is not allowed here", ty.suffix()));
-    }
-    Ok(match (ty.size_bits(), signed) {
-        (16, false) => IntTy::U16,
-        (16, true) => IntTy::S16,
-        (32, false) => IntTy::U32,
-        (32, true) => IntTy::S32,
-        (64, false) => IntTy::U64,
-        (64, true) => IntTy::S64,
-        _ => {
-            return Err(format!(
-                "`{}` is not a 16-, 32- or 64-bit type",
-                ty.suffix()
-            ))
-        }
-    })
-}
-
-/// `$f` instantiated for integer type `$k`.
-macro_rules! int_op {
-    ($k:expr, $f:ident) => {
-        match $k {
-            IntTy::U16 => Op::Alu($f::<u16>),
-            IntTy::S16 => Op::Alu($f::<i16>),
-            IntTy::U32 => Op::Alu($f::<u32>),
-            IntTy::S32 => Op::Alu($f::<i32>),
-            IntTy::U64 => Op::Alu($f::<u64>),
-            IntTy::S64 => Op::Alu($f::<i64>),
-        }
-    };
-}
-
-/// `$f` for a signed type `$k`.
-macro_rules! signed_op {
-    ($k:expr, $f:ident) => {
-        match $k {
-            IntTy::S16 => Op::Alu($f::<i16>),
-            IntTy::S32 => Op::Alu($f::<i32>),
-            IntTy::S64 => Op::Alu($f::<i64>),
-            _ => return Err("the type must be .s16, .s32 or .s64".into()),
-        }
-    };
-}
-
-/// `$f` for a 16- or 32-bit type `$k` (`.wide` forms).
-macro_rules! wide_op {
-    ($k:expr, $f:ident) => {
-        match $k {
-            IntTy::U16 => Op::Alu($f::<u16>),
-            IntTy::S16 => Op::Alu($f::<i16>),
-            IntTy::U32 => Op::Alu($f::<u32>),
-            IntTy::S32 => Op::Alu($f::<i32>),
-            _ => return Err(".wide applies to 16- and 32-bit types only".into()),
-        }
-    };
-}
-
-/// `$f` for a 32- or 64-bit type `$k` (the carry chain).
-macro_rules! carry_op {
-    ($k:expr, $f:ident) => {
-        match $k {
-            IntTy::U32 | IntTy::S32 => Op::Alu($f::<u32>),
-            IntTy::U64 | IntTy::S64 => Op::Alu($f::<u64>),
-            _ => return Err("the carry chain takes 32- and 64-bit types only".into()),
-        }
-    };
-}
-
-// ---- decoding ---------------------------------------------------------------------------------
-
-/// Decodes the instructions of this family; `None` when `d` is not one of them (including the
-/// float forms of `add sub mul mad div min max abs neg`).
-pub(crate) fn decode(d: &mut Dec<'_, '_>, insn: &mut Insn) -> Option<R<()>> {
-    let op = d.inst.opcode.as_str();
-    let float = d.inst.types().any(crate::compile::is_float);
-    let r = match op {
-        "add" | "sub" | "mul" | "mad" | "div" | "min" | "max" | "abs" | "neg" if float => {
-            return None
-        }
-        "add" | "sub" if d.has(".cc") => carry(d, insn, op == "sub", false),
-        "add" | "sub" => add_sub(d, insn, op == "sub"),
-        "addc" | "subc" => carry(d, insn, op == "subc", true),
-        "mul" => mul(d, insn),
-        "mad" if d.has(".cc") => mad_carry(d, insn, false),
-        "mad" => mad(d, insn),
-        "madc" => mad_carry(d, insn, true),
-        "mul24" | "mad24" => mul24(d, insn, op == "mad24"),
-        "sad" => int3(d, insn, |k| Ok(int_op!(k, sad_h))),
-        "div" => int2(d, insn, |k| Ok(int_op!(k, div_h))),
-        "rem" => int2(d, insn, |k| Ok(int_op!(k, rem_h))),
-        "abs" => int1(d, insn, |k| Ok(signed_op!(k, abs_h))),
-        "neg" => int1(d, insn, |k| Ok(signed_op!(k, neg_h))),
-        "min" | "max" => min_max(d, insn, op == "max"),
-        "popc" | "clz" | "brev" => bits1(d, insn, op),
-        "bfind" => bfind(d, insn),
-        "fns" => fns(d, insn),
-        "bfe" => bfe(d, insn),
-        "bfi" => bfi(d, insn),
-        "bmsk" => bmsk(d, insn),
-        "szext" => szext(d, insn),
-        "dp4a" | "dp2a" => dot(d, insn, op == "dp2a"),
-        "and" | "or" | "xor" | "not" | "cnot" => logic(d, insn, op),
-        "lop3" => lop3(d, insn),
-        "shf" => shf(d, insn),
-        "shl" | "shr" => shift(d, insn, op == "shr"),
-        "prmt" => prmt(d, insn),
-        _ => return None,
-    };
-    Some(r)
-}
-
-/// `d, a` with `a` of type `ty`.
-fn ops1(d: &mut Dec<'_, '_>, insn: &mut Insn, ty: ScalarType) -> R<()> {
-    insn.d = d.dst(0)?;
-    insn.a = d.src(1, ty)?;
-    Ok(())
-}
-
-/// `d, a, b`.
-fn ops2(d: &mut Dec<'_, '_>, insn: &mut Insn, ta: ScalarType, tb: ScalarType) -> R<()> {
-    insn.d = d.dst(0)?;
-    insn.a = d.src(1, ta)?;
-    insn.b = d.src(2, tb)?;
-    Ok(())
-}
-
-/// `d, a, b, c`.
-fn ops3(
-    d: &mut Dec<'_, '_>,
-    insn: &mut Insn,
-    ta: ScalarType,
-    tb: ScalarType,
-    tc: ScalarType,
-) -> R<()> {
-    ops2(d, insn, ta, tb)?;
-    insn.c = d.src(3, tc)?;
-    Ok(())
-}
-
-fn int1(d: &mut Dec<'_, '_>, insn: &mut Insn, f: impl Fn(IntTy) -> R<Op>) -> R<()> {
-    let ty = d.ty()?;
-    ops1(d, insn, ty)?;
-    insn.op = f(int_ty(ty)?)?;
-    Ok(())
-}
-
-fn int2(d: &mut Dec<'_, '_>, insn: &mut Insn, f: impl Fn(IntTy) -> R<Op>) -> R<()> {
-    let ty = d.ty()?;
-    ops2(d, insn, ty, ty)?;
-    insn.op = f(int_ty(ty)?)?;
-    Ok(())
-}
-
-fn int3(d: &mut Dec<'_, '_>, insn: &mut Insn, f: impl Fn(IntTy) -> R<Op>) -> R<()> {
-    let ty = d.ty()?;
-    ops3(d, insn, ty, ty, ty)?;
-    insn.op = f(int_ty(ty)?)?;
-    Ok(())
-}
-
-fn add_sub(d: &mut Dec<'_, '_>, insn: &mut Insn, sub: bool) -> R<()> {
-    let ty = d.ty()?;
-    ops2(d, insn, ty, ty)?;
-    let sat = d.has(".sat");
-    insn.op = match ty {
-        ScalarType::U16x2 | ScalarType::S16x2 if !sub && !sat => {
-            crate::alu2!(i, a, b => si::add_u16x2(a as u32, b as u32) as u64)
-        }
-        ScalarType::U16x2 | ScalarType::S16x2 => {
-            return Err(format!(
-                "`{}` takes `.u16x2`/`.s16x2` only as plain `add`",
-                d.inst.opcode
-            ))
-        }
-        ScalarType::S32 if sat && sub => {
-            crate::alu2!(i, a, b => si::sub_sat_s32(a as i32, b as i32) as u32 as u64)
-        }
-        ScalarType::S32 if sat => {
-            crate::alu2!(i, a, b => si::add_sat_s32(a as i32, b as i32) as u32 as u64)
-        }
-        _ if sat => return Err(".sat applies only to .s32".into()),
-        _ if sub => int_op!(int_ty(ty)?, sub_h),
-        _ => int_op!(int_ty(ty)?, add_h),
-    };
-    Ok(())
-}
-
-/// The `.lo`/`.hi`/`.wide` mode of `mul` and `mad` (`.lo` when none is written).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    Lo,
-    Hi,
-    Wide,
-}
-
-fn mode(d: &Dec<'_, '_>) -> Mode {
-    if d.has(".hi") {
-        Mode::Hi
-    } else if d.has(".wide") {
-        Mode::Wide
-    } else {
-        Mode::Lo
-    }
-}
-
-fn mul(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
-    let ty = d.ty()?;
-    ops2(d, insn, ty, ty)?;
-    let k = int_ty(ty)?;
-    insn.op = match mode(d) {
-        Mode::Lo => int_op!(k, mul_lo_h),
-        Mode::Hi => int_op!(k, mul_hi_h),
-        Mode::Wide => wide_op!(k, mul_wide_h),
-    };
-    Ok(())
-}
-
-fn mad(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
-    let ty = d.ty()?;
-    let k = int_ty(ty)?;
-    let mode = mode(d);
-    let tc = if mode == Mode::Wide {
-        ScalarType::B64
-    } else {
-        ty
-    };
-    ops3(d, insn, ty, ty, tc)?;
-    insn.op = match (mode, d.has(".sat")) {
-        (Mode::Hi, true) if k == IntTy::S32 => crate::alu3!(i, a, b, c =>
-            si::mad_hi_sat_s32(a as i32, b as i32, c as i32) as u32 as u64),
-        (_, true) => return Err(".sat applies only to mad.hi.s32".into()),
-        (Mode::Lo, false) => int_op!(k, mad_lo_h),
-        (Mode::Hi, false) => int_op!(k, mad_hi_h),
-        (Mode::Wide, false) => wide_op!(k, mad_wide_h),
-    };
-    Ok(())
-}
-
-/// `add.cc`, `sub.cc` (`cin = false`), `addc{.cc}`, `subc{.cc}` (`cin = true`).
-fn carry(d: &mut Dec<'_, '_>, insn: &mut Insn, sub: bool, cin: bool) -> R<()> {
-    let ty = d.ty()?;
-    ops2(d, insn, ty, ty)?;
-    insn.v[0] = d.b.cc_slot;
-    insn.aux = if cin { CC_IN } else { 0 }
-        | if d.has(".cc") { CC_OUT } else { 0 }
-        | if sub { CC_SUB } else { 0 };
-    insn.op = carry_op!(int_ty(ty)?, addc_h);
-    Ok(())
-}
-
-/// `mad{.lo,.hi}.cc` (`cin = false`) and `madc{.lo,.hi}{.cc}` (`cin = true`).
-fn mad_carry(d: &mut Dec<'_, '_>, insn: &mut Insn, cin: bool) -> R<()> {
-    let ty = d.ty()?;
-    let k = int_ty(ty)?;
-    let mode = mode(d);
-    if mode == Mode::Wide || d.has(".sat") {
-        return Err("the carry-chain `mad` takes `.lo` or `.hi` only".into());
-    }
-    ops3(d, insn, ty, ty, ty)?;
-    insn.v[0] = d.b.cc_slot;
-    insn.aux = if cin { CC_IN } else { 0 }
-        | if d.has(".cc") { CC_OUT } else { 0 }
-        | if mode == Mode::Hi { CC_HI } else { 0 }
-        | if ty.kind() == TypeKind::Signed {
-            CC_SIGNED
-        } else {
-            0
-        };
-    insn.op = carry_op!(k, madc_h);
-    Ok(())
-}
-
-fn mul24(d: &mut Dec<'_, '_>, insn: &mut Insn, mad: bool) -> R<()> {
-    let ty = d.ty()?;
-    let k = int_ty(ty)?;
-    if !matches!(k, IntTy::U32 | IntTy::S32) {
-        return Err("the type must be .u32 or .s32".into());
-    }
-    if mad {
-        ops3(d, insn, ty, ty, ty)?;
-    } else {
-        ops2(d, insn, ty, ty)?;
-    }
-    let (hi, s, sat) = (mode(d) == Mode::Hi, k == IntTy::S32, d.has(".sat"));
-    if sat && !(mad && hi && s) {
-        return Err(".sat applies only to mad24.hi.s32".into());
-    }
-    let f: AluFn = match (mad, hi, s, sat) {
-        (false, false, false, _) => mul24_h::<false, false>,
-        (false, false, true, _) => mul24_h::<false, true>,
-        (false, true, false, _) => mul24_h::<true, false>,
-        (false, true, true, _) => mul24_h::<true, true>,
-        (true, false, false, _) => mad24_h::<false, false, false>,
-        (true, false, true, _) => mad24_h::<false, true, false>,
-        (true, true, false, _) => mad24_h::<true, false, false>,
-        (true, true, true, false) => mad24_h::<true, true, false>,
-        (true, true, true, true) => mad24_h::<true, true, true>,
-    };
-    insn.op = Op::Alu(f);
-    Ok(())
-}
-
-fn min_max(d: &mut Dec<'_, '_>, insn: &mut Insn, max: bool) -> R<()> {
-    let ty = d.ty()?;
-    ops2(d, insn, ty, ty)?;
-    let relu = d.has(".relu");
-    insn.op = match (ty, relu, max) {
-        (ScalarType::U16x2, false, false) => {
-            crate::alu2!(i, a, b => si::min_u16x2(a as u32, b as u32) as u64)
-        }
-        (ScalarType::U16x2, false, true) => {
-            crate::alu2!(i, a, b => si::max_u16x2(a as u32, b as u32) as u64)
-        }
-        (ScalarType::S16x2, false, false) => {
-            crate::alu2!(i, a, b => si::min_s16x2(a as u32, b as u32, false) as u64)
-        }
-        (ScalarType::S16x2, false, true) => {
-            crate::alu2!(i, a, b => si::max_s16x2(a as u32, b as u32, false) as u64)
-        }
-        (ScalarType::S16x2, true, false) => {
-            crate::alu2!(i, a, b => si::min_s16x2(a as u32, b as u32, true) as u64)
-        }
-        (ScalarType::S16x2, true, true) => {
-            crate::alu2!(i, a, b => si::max_s16x2(a as u32, b as u32, true) as u64)
-        }
-        (ScalarType::S32, true, false) => {
-            crate::alu2!(i, a, b => si::min_relu_s32(a as i32, b as i32) as u32 as u64)
-        }
-        (ScalarType::S32, true, true) => {
-            crate::alu2!(i, a, b => si::max_relu_s32(a as i32, b as i32) as u32 as u64)
-        }
-        (_, true, _) => return Err(".relu applies only to .s32 and .s16x2".into()),
-        (_, false, false) => int_op!(int_ty(ty)?, min_h),
-        (_, false, true) => int_op!(int_ty(ty)?, max_h),
-    };
-    Ok(())
-}
-
-/// `popc`, `clz`, `brev` on `.b32`/`.b64`.
-fn bits1(d: &mut Dec<'_, '_>, insn: &mut Insn, op: &str) -> R<()> {
-    let ty = d.ty()?;
-    ops1(d, insn, ty)?;
-    insn.op = match (op, int_ty(ty)?) {
-        ("popc", IntTy::U32 | IntTy::S32) => crate::alu1!(i, a => sl::popc_b32(a as u32) as u64),
-        ("popc", IntTy::U64 | IntTy::S64) => crate::alu1!(i, a => sl::popc_b64(a) as u64),
-        ("clz", IntTy::U32 | IntTy::S32) => crate::alu1!(i, a => sl::clz_b32(a as u32) as u64),
-        ("clz", IntTy::U64 | IntTy::S64) => crate::alu1!(i, a => sl::clz_b64(a) as u64),
-        ("brev", IntTy::U32 | IntTy::S32) => crate::alu1!(i, a => sl::brev_b32(a as u32) as u64),
-        ("brev", IntTy::U64 | IntTy::S64) => crate::alu1!(i, a => sl::brev_b64(a)),
-        _ => return Err("the type must be .b32 or .b64".into()),
-    };
-    Ok(())
-}
-
-fn bfind(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
-    let ty = d.ty()?;
-    ops1(d, insn, ty)?;
-    let sh = d.has(".shiftamt");
-    let f: AluFn = match (int_ty(ty)?, sh) {
-        (IntTy::U32, false) => bfind_h::<32, false, false>,
-        (IntTy::U32, true) => bfind_h::<32, false, true>,
-        (IntTy::S32, false) => bfind_h::<32, true, false>,
-        (IntTy::S32, true) => bfind_h::<32, true, true>,
-        (IntTy::U64, false) => bfind_h::<64, false, false>,
-        (IntTy::U64, true) => bfind_h::<64, false, true>,
-        (IntTy::S64, false) => bfind_h::<64, true, false>,
-        (IntTy::S64, true) => bfind_h::<64, true, true>,
-        _ => return Err("the type must be .u32, .s32, .u64 or .s64".into()),
-    };
-    insn.op = Op::Alu(f);
-    Ok(())
-}
-
-/// `fns.b32 d, mask, base, offset`.
-fn fns(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
-    ops3(d, insn, ScalarType::B32, ScalarType::U32, ScalarType::S32)?;
-    insn.op = crate::alu3!(i, a, b, c => sl::fns(a as u32, b as u32, c as u32 as i32) as u64);
-    Ok(())
-}
-
-fn bfe(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
-    let ty = d.ty()?;
-    ops3(d, insn, ty, ScalarType::U32, ScalarType::U32)?;
-    let f: AluFn = match int_ty(ty)? {
-        IntTy::U32 => bfe_h::<32, false>,
-        IntTy::S32 => bfe_h::<32, true>,
-        IntTy::U64 => bfe_h::<64, false>,
-        IntTy::S64 => bfe_h::<64, true>,
-        _ => return Err("the type must be .u32, .s32, .u64 or .s64".into()),
-    };
-    insn.op = Op::Alu(f);
-    Ok(())
-}
-
-/// `bfi.type f, a, b, c, d` (`d`, the length, in `v[0]`).
-fn bfi(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
-    let ty = d.ty()?;
-    ops3(d, insn, ty, ty, ScalarType::U32)?;
-    insn.v[0] = d.src(4, ScalarType::U32)?;
-    let f: AluFn = match int_ty(ty)? {
-        IntTy::U32 | IntTy::S32 => bfi_h::<32>,
-        IntTy::U64 | IntTy::S64 => bfi_h::<64>,
-        _ => return Err("the type must be .b32 or .b64".into()),
-    };
-    insn.op = Op::Alu(f);
-    Ok(())
-}
-
-/// The `.clamp`/`.wrap` mode (required by `bmsk`, `szext`, `shf`).
-fn clamp_mode(d: &Dec<'_, '_>) -> R<ClampMode> {
-    if d.has(".clamp") {
-        Ok(ClampMode::Clamp)
-    } else if d.has(".wrap") {
-        Ok(ClampMode::Wrap)
-    } else {
-        Err("missing `.clamp` or `.wrap`".into())
-    }
-}
-
-fn bmsk(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
-    ops2(d, insn, ScalarType::U32, ScalarType::U32)?;
-    insn.op = match clamp_mode(d)? {
-        ClampMode::Clamp => {
-            crate::alu2!(i, a, b => sl::bmsk(ClampMode::Clamp, a as u32, b as u32) as u64)
-        }
-        ClampMode::Wrap => {
-            crate::alu2!(i, a, b => sl::bmsk(ClampMode::Wrap, a as u32, b as u32) as u64)
-        }
-    };
-    Ok(())
-}
-
-fn szext(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
-    let ty = d.ty()?;
-    ops2(d, insn, ty, ScalarType::U32)?;
-    insn.op = match (clamp_mode(d)?, int_ty(ty)?) {
-        (ClampMode::Clamp, IntTy::U32) => crate::alu2!(i, a, b =>
-            sl::szext(ClampMode::Clamp, a as u32, b as u32, false) as u64),
-        (ClampMode::Clamp, IntTy::S32) => crate::alu2!(i, a, b =>
-            sl::szext(ClampMode::Clamp, a as u32, b as u32, true) as u64),
-        (ClampMode::Wrap, IntTy::U32) => crate::alu2!(i, a, b =>
-            sl::szext(ClampMode::Wrap, a as u32, b as u32, false) as u64),
-        (ClampMode::Wrap, IntTy::S32) => crate::alu2!(i, a, b =>
-            sl::szext(ClampMode::Wrap, a as u32, b as u32, true) as u64),
-        _ => return Err("the type must be .u32 or .s32".into()),
-    };
-    Ok(())
-}
-
-/// `dp4a.atype.btype` and `dp2a.{lo,hi}.atype.btype`.
-fn dot(d: &mut Dec<'_, '_>, insn: &mut Insn, dp2a: bool) -> R<()> {
-    let types = d.types();
-    let [ta, tb] = types[..] else {
-        return Err("expected two types (`.atype.btype`)".into());
-    };
-    let signed = |t: ScalarType| -> R<bool> {
-        match int_ty(t)? {
-            IntTy::U32 => Ok(false),
-            IntTy::S32 => Ok(true),
-            _ => Err("the operand types must be .u32 or .s32".into()),
-        }
-    };
-    let (sa, sb) = (signed(ta)?, signed(tb)?);
-    let tc = if sa || sb {
-        ScalarType::S32
-    } else {
-        ScalarType::U32
-    };
-    ops3(d, insn, ta, tb, tc)?;
-    let f: AluFn = if dp2a {
-        let hi = d.has(".hi");
-        if !hi && !d.has(".lo") {
-            return Err("missing `.lo` or `.hi`".into());
-        }
-        match (hi, sa, sb) {
-            (false, false, false) => dp2a_h::<false, false, false>,
-            (false, false, true) => dp2a_h::<false, false, true>,
-            (false, true, false) => dp2a_h::<false, true, false>,
-            (false, true, true) => dp2a_h::<false, true, true>,
-            (true, false, false) => dp2a_h::<true, false, false>,
-            (true, false, true) => dp2a_h::<true, false, true>,
-            (true, true, false) => dp2a_h::<true, true, false>,
-            (true, true, true) => dp2a_h::<true, true, true>,
-        }
-    } else {
-        match (sa, sb) {
-            (false, false) => dp4a_h::<false, false>,
-            (false, true) => dp4a_h::<false, true>,
-            (true, false) => dp4a_h::<true, false>,
-            (true, true) => dp4a_h::<true, true>,
-        }
-    };
-    insn.op = Op::Alu(f);
-    Ok(())
-}
-
-/// `and or xor not cnot`, on values and (but `cnot`) on predicates.
-fn logic(d: &mut Dec<'_, '_>, insn: &mut Insn, op: &str) -> R<()> {
-    let ty = d.ty()?;
-    let unary = matches!(op, "not" | "cnot");
-    if ty == ScalarType::Pred {
-        if op == "cnot" {
-            return Err("`cnot` does not take `.pred`".into());
-        }
-        insn.d = d.pred_dst(0)?;
-        let (a, na) = d.pred_src(1)?;
-        let (b, nb) = if unary { (a, na) } else { d.pred_src(2)? };
-        insn.a = a;
-        insn.b = b;
-        insn.aux = na as u64 | (nb as u64) << 1;
-        let f: AluFn = match op {
-            "and" => pred_logic_h::<AND>,
-            "or" => pred_logic_h::<OR>,
-            "xor" => pred_logic_h::<XOR>,
-            _ => pred_logic_h::<NOT>,
-        };
-        insn.op = Op::Alu(f);
-        return Ok(());
-    }
-    if unary {
-        ops1(d, insn, ty)?;
-    } else {
-        ops2(d, insn, ty, ty)?;
-    }
-    let w = match int_ty(ty)? {
-        IntTy::U16 | IntTy::S16 => 16,
-        IntTy::U32 | IntTy::S32 => 32,
-        IntTy::U64 | IntTy::S64 => 64,
-    };
-    let f: AluFn = match (op, w) {
-        ("and", 16) => logic2_h::<AND, 16>,
-        ("and", 32) => logic2_h::<AND, 32>,
-        ("and", _) => logic2_h::<AND, 64>,
-        ("or", 16) => logic2_h::<OR, 16>,
-        ("or", 32) => logic2_h::<OR, 32>,
-        ("or", _) => logic2_h::<OR, 64>,
-        ("xor", 16) => logic2_h::<XOR, 16>,
-        ("xor", 32) => logic2_h::<XOR, 32>,
-        ("xor", _) => logic2_h::<XOR, 64>,
-        ("not", 16) => not_h::<16>,
-        ("not", 32) => not_h::<32>,
-        ("not", _) => not_h::<64>,
-        (_, 16) => cnot_h::<16>,
-        (_, 32) => cnot_h::<32>,
-        _ => cnot_h::<64>,
-    };
-    insn.op = Op::Alu(f);
-    Ok(())
-}
-
-/// A value destination given as an operand (`d` of a `d|p` pair).
-fn value_dst(d: &mut Dec<'_, '_>, o: &Operand) -> R<u32> {
-    match o {
-        Operand::Sink => Ok(d.dst_sink()),
-        Operand::Reg(_) => d.src_op(o, ScalarType::B32),
-        o => Err(format!("unsupported destination operand {o:?}")),
-    }
-}
-
-/// `lop3.b32 d, a, b, c, immLut` and `lop3.{and,or}.b32 d|p, a, b, c, immLut, q`.
-fn lop3(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
-    let lut = match d.operand(4)? {
-        Operand::Imm(Imm::Int(v)) if *v <= 0xFF => *v,
-        _ => return Err("immLut must be an integer constant in 0..=255".into()),
-    };
-    insn.a = d.src(1, ScalarType::B32)?;
-    insn.b = d.src(2, ScalarType::B32)?;
-    insn.c = d.src(3, ScalarType::B32)?;
-    insn.aux = lut;
-    let bool_op = if d.has(".or") {
-        Some(true)
-    } else if d.has(".and") {
-        Some(false)
-    } else {
-        None
-    };
-    match (bool_op, d.operand(0)?) {
-        (None, _) => {
-            insn.d = d.dst(0)?;
-            insn.op = Op::Alu(lop3_h);
-        }
-        (Some(or), Operand::Pair(dv, pv)) => {
-            insn.d = value_dst(d, dv)?;
-            insn.v[0] = d.pred_dst_op(pv)?;
-            let (q, neg) = d.pred_src(5)?;
-            insn.v[1] = q;
-            insn.aux |= if or { LOP3_OR } else { 0 } | if neg { LOP3_NEG_Q } else { 0 };
-            insn.op = Op::Alu(lop3_pred_h);
-        }
-        (Some(_), _) => return Err("`lop3.and`/`lop3.or` need a `d|p` destination".into()),
-    }
-    Ok(())
-}
-
-/// `shf.{l,r}.{clamp,wrap}.b32 d, a, b, c`.
-fn shf(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
-    ops3(d, insn, ScalarType::B32, ScalarType::B32, ScalarType::U32)?;
-    let dir = if d.has(".l") {
-        ShfDir::L
-    } else if d.has(".r") {
-        ShfDir::R
-    } else {
-        return Err("missing `.l` or `.r`".into());
-    };
-    insn.op = match (dir, clamp_mode(d)?) {
-        (ShfDir::L, ClampMode::Clamp) => crate::alu3!(i, a, b, c =>
-            sl::shf(ShfDir::L, ClampMode::Clamp, a as u32, b as u32, c as u32) as u64),
-        (ShfDir::L, ClampMode::Wrap) => crate::alu3!(i, a, b, c =>
-            sl::shf(ShfDir::L, ClampMode::Wrap, a as u32, b as u32, c as u32) as u64),
-        (ShfDir::R, ClampMode::Clamp) => crate::alu3!(i, a, b, c =>
-            sl::shf(ShfDir::R, ClampMode::Clamp, a as u32, b as u32, c as u32) as u64),
-        (ShfDir::R, ClampMode::Wrap) => crate::alu3!(i, a, b, c =>
-            sl::shf(ShfDir::R, ClampMode::Wrap, a as u32, b as u32, c as u32) as u64),
-    };
-    Ok(())
-}
-
-/// `shl.bN` and `shr.{b,u,s}N`; the amount is `.u32`.
-fn shift(d: &mut Dec<'_, '_>, insn: &mut Insn, right: bool) -> R<()> {
-    let ty = d.ty()?;
-    ops2(d, insn, ty, ScalarType::U32)?;
-    insn.op = match (right, int_ty(ty)?) {
-        (false, IntTy::U16 | IntTy::S16) => {
-            crate::alu2!(i, a, b => sl::shl_b16(a as u16, b as u32) as u64)
-        }
-        (false, IntTy::U32 | IntTy::S32) => {
-            crate::alu2!(i, a, b => sl::shl_b32(a as u32, b as u32) as u64)
-        }
-        (false, IntTy::U64 | IntTy::S64) => crate::alu2!(i, a, b => sl::shl_b64(a, b as u32)),
-        (true, IntTy::U16) => crate::alu2!(i, a, b => sl::shr_u16(a as u16, b as u32) as u64),
-        (true, IntTy::U32) => crate::alu2!(i, a, b => sl::shr_u32(a as u32, b as u32) as u64),
-        (true, IntTy::U64) => crate::alu2!(i, a, b => sl::shr_u64(a, b as u32)),
-        (true, IntTy::S16) => {
-            crate::alu2!(i, a, b => sl::shr_s16(a as i16, b as u32) as u16 as u64)
-        }
-        (true, IntTy::S32) => {
-            crate::alu2!(i, a, b => sl::shr_s32(a as i32, b as u32) as u32 as u64)
-        }
-        (true, IntTy::S64) => crate::alu2!(i, a, b => sl::shr_s64(a as i64, b as u32) as u64),
-    };
-    Ok(())
-}
-
-/// `prmt.b32{.mode} d, a, b, c`.
-fn prmt(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
-    ops3(d, insn, ScalarType::B32, ScalarType::B32, ScalarType::B32)?;
-    let modes = [".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"];
-    let m = modes.iter().position(|m| d.has(m)).map_or(0, |k| k + 1);
-    let f: AluFn = match m {
-        1 => prmt_h::<1>,
-        2 => prmt_h::<2>,
-        3 => prmt_h::<3>,
-        4 => prmt_h::<4>,
-        5 => prmt_h::<5>,
-        6 => prmt_h::<6>,
-        _ => prmt_h::<0>,
-    };
-    insn.op = Op::Alu(f);
-    Ok(())
 }
 
 #[cfg(test)]
@@ -1078,12 +408,12 @@ mod tests {
     //! integer arithmetic (`u128` products, `u64` sums), not with the semantics module.
     use super::*;
     use crate::compile::{compile, GlobalAddrs};
-    use crate::program::{Program, FULL};
-    use ptx_ir::{Function, FunctionKind, Inst, Module, RegInfo};
-    use ScalarType::*;
+    use crate::program::{Op, Program, FULL};
+    use ptx_ir::{Function, FunctionKind, Imm, Inst, Module, Operand, RegInfo};
+    use ptx_isa::ScalarType::{self, *};
 
     fn r(k: u32) -> Operand {
-        Operand::Reg(k)
+        Operand::Reg(ptx_ir::RegId::new(k))
     }
 
     fn imm(v: i64) -> Operand {
@@ -1107,16 +437,7 @@ mod tests {
             let insts = insts
                 .into_iter()
                 .map(|(text, operands)| {
-                    let mut parts = text.split('.');
-                    let opcode = parts.next().unwrap_or_default();
-                    Inst {
-                        guard: None,
-                        opcode: opcode.into(),
-                        mods: parts.map(|m| format!(".{m}").into()).collect(),
-                        operands,
-                        span: Default::default(),
-                        src: None,
-                    }
+                    Inst::named(text, operands, Default::default()).expect("a known instruction")
                 })
                 .collect();
             let f = Function {

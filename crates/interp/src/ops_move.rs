@@ -1,18 +1,15 @@
 //! Data movement: `mov` (incl. vector pack/unpack and special registers), `ld`, `ldu`, `st`,
 //! `cvta`, `isspacep`, `alloca`, `stacksave`, `stackrestore`; and the address resolution every
-//! memory instruction shares ([`resolve`], [`read`], [`write`]).
+//! memory instruction shares ([`resolve`], [`read`], [`write`]). The handlers only:
+//! `crate::decode::data` decodes these instructions.
 
-use crate::compile::{Dec, Space};
 use crate::mem::{
     self, Allocation, FUNC_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_BASE,
     WINDOW_SIZE,
 };
-use crate::program::{for_lanes, lane_bits, Ctx, Fault, FaultKind, Insn, MemResult, Op, FULL};
-use ptx_ir::{Base, Operand};
-use ptx_isa::{ScalarType, TypeKind};
+use crate::program::Space;
+use crate::program::{for_lanes, lane_bits, Ctx, Fault, FaultKind, Insn, MemResult, FULL};
 use std::sync::atomic::Ordering::Relaxed;
-
-type R<T> = Result<T, String>;
 
 /// A resolved memory location.
 pub(crate) enum Target<'a> {
@@ -48,7 +45,7 @@ pub(crate) fn space_of(code: u64) -> Space {
     }
 }
 
-fn space_name(s: Space) -> &'static str {
+pub(crate) fn space_name(s: Space) -> &'static str {
     match s {
         Space::Global => "global",
         Space::Const => "const",
@@ -59,7 +56,7 @@ fn space_name(s: Space) -> &'static str {
     }
 }
 
-fn oob(space: Space, addr: u64, size: u32, lane: usize, detail: String) -> Fault {
+pub(crate) fn oob(space: Space, addr: u64, size: u32, lane: usize, detail: String) -> Fault {
     Fault {
         kind: FaultKind::OutOfBounds {
             space: space_name(space),
@@ -75,7 +72,7 @@ fn oob(space: Space, addr: u64, size: u32, lane: usize, detail: String) -> Fault
 /// (shared, local or parameter memory, `what`) falls: it starts inside and runs past the end,
 /// or starts past the end.
 #[cold]
-fn window_detail(addr: u64, size: u32, len: u64, what: &str) -> String {
+pub(crate) fn window_detail(addr: u64, size: u32, len: u64, what: &str) -> String {
     let bytes = |n: u64| {
         if n == 1 {
             "1 byte".to_string()
@@ -200,7 +197,7 @@ pub(crate) fn resolve<'a>(
 }
 
 #[cold]
-fn unreachable_generic() -> Result<Target<'static>, Fault> {
+pub(crate) fn unreachable_generic() -> Result<Target<'static>, Fault> {
     Err(Fault {
         kind: FaultKind::Other("internal: unresolved generic address".into()),
         lane: None,
@@ -231,12 +228,8 @@ pub(crate) fn write(ctx: &mut Ctx<'_>, t: &Target<'_>, lane: usize, extra: u64, 
 
 // aux layout of ld/st: space (bits 0..3), element size in bytes (8..16), vector count (16..24),
 // sign-extend (bit 24).
-fn mem_aux(space: Space, size: u32, vec: u32, signed: bool) -> u64 {
-    space_code(space) | (size as u64) << 8 | (vec as u64) << 16 | (signed as u64) << 24
-}
-
 #[inline]
-fn sext(v: u64, size: u32) -> u64 {
+pub(crate) fn sext(v: u64, size: u32) -> u64 {
     let sh = 64 - size * 8;
     (((v << sh) as i64) >> sh) as u64
 }
@@ -292,7 +285,7 @@ pub(crate) fn warp_target<'a>(
 /// The region that address `first` (an access of `bytes`) falls in, with the address of its
 /// byte 0 and its length in bytes; `None` when the per-lane path must decide.
 #[inline(always)]
-fn region<'a>(
+pub(crate) fn region<'a>(
     ctx: &Ctx<'a>,
     space: Space,
     first: u64,
@@ -337,7 +330,12 @@ fn region<'a>(
 /// whose byte 0 is at `base`, computed and checked in one pass that touches no memory; `None`
 /// when some lane is out of range or misaligned.
 #[inline(always)]
-fn word_indices4(r: &crate::program::Lanes, imm: u64, base: u64, len: u64) -> Option<[usize; 32]> {
+pub(crate) fn word_indices4(
+    r: &crate::program::Lanes,
+    imm: u64,
+    base: u64,
+    len: u64,
+) -> Option<[usize; 32]> {
     let last = len.checked_sub(4)?;
     let mut idx = [0usize; 32];
     let mut bad = 0u64;
@@ -354,7 +352,7 @@ fn word_indices4(r: &crate::program::Lanes, imm: u64, base: u64, len: u64) -> Op
 /// `a[tid]`; 0: every lane at one word, `a[blockIdx.x]`) and all of them are in range; `None`
 /// otherwise.
 #[inline(always)]
-fn run4<const STRIDE: u64>(
+pub(crate) fn run4<const STRIDE: u64>(
     r: &crate::program::Lanes,
     imm: u64,
     base: u64,
@@ -377,7 +375,7 @@ fn run4<const STRIDE: u64>(
 /// The commonest store, 4 bytes from every lane of a full warp: one pass computes and checks
 /// the offsets, a second stores. False (nothing stored) when some lane fails the check.
 #[inline(always)]
-fn store4_full(ctx: &mut Ctx<'_>, space: Space, i: &Insn) -> bool {
+pub(crate) fn store4_full(ctx: &mut Ctx<'_>, space: Space, i: &Insn) -> bool {
     let r = &ctx.regs[i.a as usize];
     let imm = i.imm as u64;
     let Some((t, base, len)) = region(ctx, space, r[0].wrapping_add(imm), 4, true) else {
@@ -431,7 +429,7 @@ fn store4_full(ctx: &mut Ctx<'_>, space: Space, i: &Insn) -> bool {
 /// False, with nothing written, when some lane fails the check: the general path then reports
 /// it.
 #[inline(always)]
-fn load4_full<W: mem::Words + ?Sized>(
+pub(crate) fn load4_full<W: mem::Words + ?Sized>(
     w: &W,
     regs: &mut [crate::program::Lanes],
     a: u32,
@@ -494,7 +492,7 @@ pub(crate) fn lane_addrs(ctx: &Ctx<'_>, i: &Insn) -> [u64; 32] {
 
 /// Loads element `k` of every active lane from word storage `w` whose byte 0 is at `base`.
 #[inline(always)]
-fn gather<W: mem::Words + ?Sized>(
+pub(crate) fn gather<W: mem::Words + ?Sized>(
     w: &W,
     d: &mut crate::program::Lanes,
     addrs: &[u64; 32],
@@ -624,7 +622,13 @@ pub(crate) fn st_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
 /// `st` by lane `l` alone (an access of `bytes` in `space`), its address resolved on its own
 /// (which reports a fault).
 #[inline(always)]
-fn store_lane(ctx: &mut Ctx<'_>, i: &Insn, space: Space, bytes: u32, l: usize) -> MemResult {
+pub(crate) fn store_lane(
+    ctx: &mut Ctx<'_>,
+    i: &Insn,
+    space: Space,
+    bytes: u32,
+    l: usize,
+) -> MemResult {
     let (size, vec) = ((i.aux >> 8 & 0xFF) as u32, (i.aux >> 16 & 0xFF) as u32);
     let addr = ctx.regs[i.a as usize][l].wrapping_add(i.imm as u64);
     let t = resolve(ctx, space, addr, bytes, l, true)?;
@@ -635,76 +639,8 @@ fn store_lane(ctx: &mut Ctx<'_>, i: &Insn, space: Space, bytes: u32, l: usize) -
     Ok(())
 }
 
-fn type_bytes(ty: ScalarType) -> R<u32> {
-    let bits = ty.size_bits();
-    if bits > 64 {
-        return Err(format!("{}-bit accesses are not supported yet", bits));
-    }
-    Ok(bits.div_ceil(8))
-}
-
-fn decode_ld_st(d: &mut Dec<'_, '_>, insn: &mut Insn, store: bool) -> R<()> {
-    let ty = d.ty()?;
-    let size = type_bytes(ty)?;
-    let vec: u32 = d
-        .inst
-        .mods
-        .iter()
-        .find_map(|m| m.strip_prefix(".v").and_then(|n| n.parse().ok()))
-        .unwrap_or(1);
-    if vec > 4 {
-        return Err(format!(".v{vec} accesses are not supported yet"));
-    }
-    let (val_idx, addr_idx) = if store { (1, 0) } else { (0, 1) };
-    let (base, imm, space) = d.address(addr_idx)?;
-    insn.a = base;
-    insn.imm = imm;
-    let vals: Vec<&Operand> = match d.operand(val_idx)? {
-        Operand::Vector(v) => v.iter().collect(),
-        o => vec![o],
-    };
-    if vals.len() as u32 != vec {
-        return Err(format!("expected {vec} values, found {}", vals.len()));
-    }
-    for (k, o) in vals.iter().enumerate() {
-        insn.v[k] = if store {
-            d.src_op(o, ty)?
-        } else {
-            match o {
-                Operand::Reg(r) => {
-                    if d.reg_ty(*r) == ScalarType::Pred {
-                        return Err("loads into predicates are not supported".into());
-                    }
-                    d.src_op(o, ty)?
-                }
-                Operand::Sink => d.dst_sink(),
-                o => return Err(format!("unsupported load destination {o:?}")),
-            }
-        };
-    }
-    insn.d = insn.v[0];
-    let signed = ty.kind() == TypeKind::Signed && size < 8;
-    insn.aux = mem_aux(space, size, vec, signed);
-    // A load from a constant address (a parameter, a `.const`/`.shared`/`.global` variable by
-    // name) reads the same bytes in every lane: once per warp, then broadcast.
-    let uniform = !store
-        && d.b.const_value(base).is_some()
-        && matches!(
-            space,
-            Space::KernelParam | Space::Const | Space::Global | Space::Shared
-        );
-    insn.op = Op::Mem(if store {
-        st
-    } else if uniform {
-        ld_uniform
-    } else {
-        ld
-    });
-    Ok(())
-}
-
 /// `ld` whose address is the same in every lane (a constant slot plus offset).
-fn ld_uniform(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
+pub(crate) fn ld_uniform(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     let space = space_of(i.aux);
     let size = (i.aux >> 8 & 0xFF) as u32;
     let vec = (i.aux >> 16 & 0xFF) as u32;
@@ -721,14 +657,6 @@ fn ld_uniform(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     Ok(())
 }
 
-impl Dec<'_, '_> {
-    /// A scratch slot for a `_` destination.
-    pub(crate) fn dst_sink(&mut self) -> u32 {
-        self.b.nslots += 1;
-        self.b.nslots - 1
-    }
-}
-
 /// Special registers read through [`clock`] at the time of the read.
 pub(crate) const TIMERS: &[&str] = &[
     "%clock",
@@ -739,7 +667,7 @@ pub(crate) const TIMERS: &[&str] = &[
     "%globaltimer_hi",
 ];
 
-fn clock(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
+pub(crate) fn clock(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     // aux: 0 %clock (32 bit), 1 %clock64, 2 %globaltimer, 3 _lo, 4 _hi, 5 %clock_hi
     let t = ctx.env.start.elapsed().as_nanos() as u64;
     let v = match i.aux {
@@ -756,7 +684,7 @@ fn clock(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     Ok(())
 }
 
-fn activemask(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
+pub(crate) fn activemask(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     for l in 0..32 {
         if mask >> l & 1 != 0 {
             ctx.regs[i.d as usize][l] = mask as u64;
@@ -765,7 +693,7 @@ fn activemask(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     Ok(())
 }
 
-fn alloca(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
+pub(crate) fn alloca(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     let align = i.aux.max(1);
     for l in 0..32 {
         if mask >> l & 1 == 0 {
@@ -791,7 +719,7 @@ fn alloca(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     Ok(())
 }
 
-fn stacksave(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
+pub(crate) fn stacksave(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     for l in 0..32 {
         if mask >> l & 1 != 0 {
             ctx.regs[i.d as usize][l] = ctx.sp[l];
@@ -800,7 +728,7 @@ fn stacksave(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     Ok(())
 }
 
-fn stackrestore(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
+pub(crate) fn stackrestore(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     for l in 0..32 {
         if mask >> l & 1 != 0 {
             ctx.sp[l] = ctx.regs[i.a as usize][l];
@@ -809,7 +737,7 @@ fn stackrestore(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     Ok(())
 }
 
-fn isspacep(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
+pub(crate) fn isspacep(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     let mut bits = 0u32;
     for l in 0..32 {
         if mask >> l & 1 == 0 {
@@ -830,138 +758,7 @@ fn isspacep(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     Ok(())
 }
 
-/// Decodes the data-movement family.
-pub(crate) fn decode(d: &mut Dec<'_, '_>, insn: &mut Insn) -> Option<R<()>> {
-    let r = match d.inst.opcode.as_str() {
-        "mov" => decode_mov(d, insn),
-        "ld" | "ldu" => decode_ld_st(d, insn, false),
-        "st" => decode_ld_st(d, insn, true),
-        "cvta" => decode_cvta(d, insn),
-        "isspacep" => (|| {
-            insn.d = d.pred_dst(0)?;
-            insn.a = d.src(1, ScalarType::U64)?;
-            insn.aux = match d.inst.space() {
-                Some(ptx_isa::StateSpace::Global) => 0,
-                Some(ptx_isa::StateSpace::Const) => 1,
-                Some(
-                    ptx_isa::StateSpace::Shared
-                    | ptx_isa::StateSpace::SharedCta
-                    | ptx_isa::StateSpace::SharedCluster,
-                ) => 2,
-                Some(ptx_isa::StateSpace::Local) => 3,
-                _ => 4,
-            };
-            insn.op = Op::Mem(isspacep);
-            Ok(())
-        })(),
-        "alloca" => (|| {
-            insn.d = d.dst(0)?;
-            insn.a = d.src(1, ScalarType::U64)?;
-            insn.aux = match d.inst.operands.get(2) {
-                Some(Operand::Imm(ptx_ir::Imm::Int(a))) => *a,
-                _ => 8,
-            };
-            insn.op = Op::Mem(alloca);
-            Ok(())
-        })(),
-        "stacksave" => (|| {
-            insn.d = d.dst(0)?;
-            insn.op = Op::Mem(stacksave);
-            Ok(())
-        })(),
-        "stackrestore" => (|| {
-            insn.a = d.src(0, ScalarType::U64)?;
-            insn.op = Op::Mem(stackrestore);
-            Ok(())
-        })(),
-        "activemask" => (|| {
-            insn.d = d.dst(0)?;
-            insn.op = Op::Mem(activemask);
-            Ok(())
-        })(),
-        _ => return None,
-    };
-    Some(r)
-}
-
-fn decode_mov(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
-    let ty = d.ty()?;
-    if ty == ScalarType::Pred {
-        insn.d = d.pred_dst(0)?;
-        let (a, neg) = d.pred_src(1)?;
-        insn.a = a;
-        insn.aux = neg as u64;
-        insn.op = Op::Alu(pred_copy);
-        return Ok(());
-    }
-    let dst = d.operand(0)?;
-    let src = d.operand(1)?;
-    match (dst, src) {
-        (Operand::Vector(parts), _) => {
-            // unpack
-            let n = parts.len() as u32;
-            let w = ty.size_bits() / n;
-            insn.a = d.src(1, ty)?;
-            for (k, p) in parts.iter().enumerate() {
-                insn.v[k] = match p {
-                    Operand::Reg(_) => d.src_op(p, ty)?,
-                    _ => d.dst_sink(),
-                };
-            }
-            insn.aux = (w as u64) | (n as u64) << 8;
-            insn.op = Op::Alu(unpack);
-            Ok(())
-        }
-        (_, Operand::Vector(parts)) => {
-            let n = parts.len() as u32;
-            let w = ty.size_bits() / n;
-            insn.d = d.dst(0)?;
-            for (k, p) in parts.iter().enumerate() {
-                insn.v[k] = d.src_op(p, ScalarType::B64)?;
-            }
-            insn.aux = (w as u64) | (n as u64) << 8;
-            insn.op = Op::Alu(pack);
-            Ok(())
-        }
-        (_, Operand::Special(sr)) if TIMERS.contains(&sr.name.as_str()) => {
-            insn.d = d.dst(0)?;
-            insn.aux = match sr.name.as_str() {
-                "%clock" => 0,
-                "%clock64" => 1,
-                "%globaltimer" => 2,
-                "%globaltimer_lo" => 3,
-                "%clock_hi" => 5,
-                _ => 4,
-            };
-            insn.op = Op::Mem(clock);
-            Ok(())
-        }
-        (_, Operand::Symbol(Base::Local(l), k)) => {
-            insn.d = d.dst(0)?;
-            match d.symbol_const(Base::Local(*l), *k)? {
-                Some(v) => {
-                    insn.a = d.b.konst(v);
-                    insn.op = crate::alu1!(i, a => a);
-                }
-                None => {
-                    // frame variable: fp + offset (a local-space address)
-                    insn.a = d.b.fp_slot;
-                    insn.imm = d.func.locals[*l as usize].offset as i64 + k;
-                    insn.op = crate::alu1!(i, a => a.wrapping_add(i.imm as u64));
-                }
-            }
-            Ok(())
-        }
-        _ => {
-            insn.d = d.dst(0)?;
-            insn.a = d.src(1, ty)?;
-            insn.op = crate::alu1!(i, a => a);
-            Ok(())
-        }
-    }
-}
-
-fn pred_copy(_r: &mut [crate::program::Lanes], p: &mut [u32], i: &Insn, mask: u32) {
+pub(crate) fn pred_copy(_r: &mut [crate::program::Lanes], p: &mut [u32], i: &Insn, mask: u32) {
     let v = if i.aux != 0 {
         !p[i.a as usize]
     } else {
@@ -973,7 +770,7 @@ fn pred_copy(_r: &mut [crate::program::Lanes], p: &mut [u32], i: &Insn, mask: u3
     }
 }
 
-fn pack(r: &mut [crate::program::Lanes], _p: &mut [u32], i: &Insn, mask: u32) {
+pub(crate) fn pack(r: &mut [crate::program::Lanes], _p: &mut [u32], i: &Insn, mask: u32) {
     let w = (i.aux & 0xFF) as u32;
     let n = (i.aux >> 8 & 0xFF) as usize;
     let lowmask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
@@ -991,7 +788,7 @@ fn pack(r: &mut [crate::program::Lanes], _p: &mut [u32], i: &Insn, mask: u32) {
     r[i.d as usize] = out;
 }
 
-fn unpack(r: &mut [crate::program::Lanes], _p: &mut [u32], i: &Insn, mask: u32) {
+pub(crate) fn unpack(r: &mut [crate::program::Lanes], _p: &mut [u32], i: &Insn, mask: u32) {
     let w = (i.aux & 0xFF) as u32;
     let n = (i.aux >> 8 & 0xFF) as usize;
     let lowmask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
@@ -1004,42 +801,4 @@ fn unpack(r: &mut [crate::program::Lanes], _p: &mut [u32], i: &Insn, mask: u32) 
             r[i.v[k] as usize][l] = (src[l] >> (w as usize * k)) & lowmask;
         }
     }
-}
-
-fn decode_cvta(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
-    let to = d.has(".to");
-    let window = match d.inst.space() {
-        Some(
-            ptx_isa::StateSpace::Shared
-            | ptx_isa::StateSpace::SharedCta
-            | ptx_isa::StateSpace::SharedCluster,
-        ) => SHARED_WINDOW,
-        Some(ptx_isa::StateSpace::Local) => LOCAL_WINDOW,
-        Some(ptx_isa::StateSpace::Param) => PARAM_WINDOW,
-        _ => 0,
-    };
-    insn.d = d.dst(0)?;
-    let ty = d.ty()?;
-    match d.operand(1)? {
-        Operand::Symbol(base @ Base::Local(l), k) if d.symbol_const(*base, *k)?.is_none() => {
-            insn.a = d.b.fp_slot;
-            insn.imm = d.func.locals[*l as usize].offset as i64 + k;
-        }
-        _ => {
-            insn.a = d.src(1, ty)?;
-        }
-    }
-    let bits32 = ty.size_bits() == 32;
-    insn.aux = window;
-    insn.op = match (to, bits32) {
-        (false, false) => crate::alu1!(i, a => a.wrapping_add(i.imm as u64).wrapping_add(i.aux)),
-        (true, false) => crate::alu1!(i, a => a.wrapping_add(i.imm as u64).wrapping_sub(i.aux)),
-        (false, true) => {
-            crate::alu1!(i, a => (a.wrapping_add(i.imm as u64).wrapping_add(i.aux)) & 0xFFFF_FFFF)
-        }
-        (true, true) => {
-            crate::alu1!(i, a => (a.wrapping_add(i.imm as u64).wrapping_sub(i.aux)) & 0xFFFF_FFFF)
-        }
-    };
-    Ok(())
 }

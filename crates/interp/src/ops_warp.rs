@@ -1,5 +1,5 @@
 //! Warp-collective instructions — `shfl`, `vote`, `match`, `redux`, `elect` — and the atomics
-//! `atom` and `red`.
+//! `atom` and `red`: the handlers (`crate::decode::warp` decodes them).
 //!
 //! **Collectives.** The `.sync` forms are [`Op::WarpSync`] handlers: the executor runs one once
 //! every non-exited lane of the member mask has arrived, with `mask` = the lanes taking part,
@@ -26,47 +26,26 @@
 //! memory flush subnormal inputs and results to zero (the ISA's "current implementation"); on
 //! shared memory they do not.
 
-use crate::compile::{Dec, Space};
 use crate::handlers::CellLanes;
 use crate::mem;
 use crate::ops_move::{
-    lane_addrs, lane_target, read, resolve, space_code, space_of, warp_target, write, Target,
-    WarpTarget,
+    lane_addrs, lane_target, read, resolve, space_of, warp_target, write, Target, WarpTarget,
 };
-use crate::program::{lane_bits, Ctx, Insn, Lanes, MemFn, MemResult, Op, FULL};
+use crate::program::{lane_bits, Ctx, Insn, Lanes, MemFn, MemResult, FULL};
 use crate::semantics::float::{self, MinMax};
 use crate::semantics::half::{self, HalfMods};
 use crate::semantics::Rounding;
-use ptx_ir::Operand;
-use ptx_isa::ScalarType;
 use std::sync::atomic::Ordering;
 
-type R<T> = Result<T, String>;
-
 /// "No slot": no predicate destination, or (in `Insn::b`) no member mask operand.
-const NONE: u32 = u32::MAX;
-
-/// Decodes the instructions of this family; `None` when `d` is not one of them.
-pub(crate) fn decode(d: &mut Dec<'_, '_>, insn: &mut Insn) -> Option<R<()>> {
-    let r = match d.inst.opcode.as_str() {
-        "shfl" => decode_shfl(d, insn),
-        "vote" => decode_vote(d, insn),
-        "match" => decode_match(d, insn),
-        "redux" => decode_redux(d, insn),
-        "elect" => decode_elect(d, insn),
-        "atom" => decode_atom(d, insn, false),
-        "red" => decode_atom(d, insn, true),
-        _ => return None,
-    };
-    Some(r)
-}
+pub(crate) const NONE: u32 = u32::MAX;
 
 // ---------------------------------------------------------------------------------------------
 // Shared helpers
 
 /// Lane `l`'s member mask (the whole warp for the forms without one).
 #[inline]
-fn member(regs: &[Lanes], i: &Insn, l: usize) -> u32 {
+pub(crate) fn member(regs: &[Lanes], i: &Insn, l: usize) -> u32 {
     if i.b == NONE {
         FULL
     } else {
@@ -76,89 +55,29 @@ fn member(regs: &[Lanes], i: &Insn, l: usize) -> u32 {
 
 /// Writes predicate bits into the lanes of `mask` (no-op for `_`).
 #[inline]
-fn set_pred(preds: &mut [u32], slot: u32, bits: u32, mask: u32) {
+pub(crate) fn set_pred(preds: &mut [u32], slot: u32, bits: u32, mask: u32) {
     if slot != NONE {
         let p = &mut preds[slot as usize];
         *p = (*p & !mask) | (bits & mask);
     }
 }
 
-/// Value slot written by destination operand `o` (`_` gets a scratch slot).
-fn value_dst(d: &mut Dec<'_, '_>, o: &Operand) -> R<u32> {
-    match o {
-        Operand::Sink => Ok(d.dst_sink()),
-        Operand::Reg(_) => d.src_op(o, ScalarType::B64),
-        o => Err(format!("expected a register destination, found {o:?}")),
-    }
-}
-
-/// Destination `d` or `d|p` at operand `k`: (value slot, predicate slot or [`NONE`]).
-fn dst_pair(d: &mut Dec<'_, '_>, k: usize) -> R<(u32, u32)> {
-    match d.operand(k)? {
-        Operand::Pair(v, p) => {
-            let vs = value_dst(d, v)?;
-            let ps = d.pred_dst_op(p)?;
-            Ok((vs, ps))
-        }
-        o => Ok((value_dst(d, o)?, NONE)),
-    }
-}
-
-/// The first of `names` among the instruction's modifiers, as its index.
-fn which(d: &Dec<'_, '_>, names: &[&str]) -> Option<u64> {
-    names.iter().position(|n| d.has(n)).map(|k| k as u64)
-}
-
 // ---------------------------------------------------------------------------------------------
 // shfl
 
-const SHFL_UP: u64 = 0;
-const SHFL_DOWN: u64 = 1;
-const SHFL_BFLY: u64 = 2;
-
-fn decode_shfl(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
-    // shfl{.sync}.mode.b32 d[|p], a, b, c{, membermask}
-    let mode = which(d, &[".up", ".down", ".bfly", ".idx"]).ok_or("`shfl` without a mode")?;
-    if d.ty()?.size_bits() != 32 {
-        return Err("`shfl` moves 32-bit values only".into());
-    }
-    let (dv, dp) = dst_pair(d, 0)?;
-    insn.d = dv;
-    insn.v[1] = dp;
-    insn.a = d.src(1, ScalarType::B32)?;
-    insn.v[0] = d.src(2, ScalarType::U32)?;
-    insn.c = d.src(3, ScalarType::U32)?;
-    insn.aux = mode;
-    // `b` and `c` known at compile time: the usual shapes get a handler of their own
-    let known = (d.b.const_value(insn.v[0]), d.b.const_value(insn.c));
-    let mut f: MemFn = shfl;
-    if let (Some(b), Some(c)) = known {
-        insn.aux |= SHFL_UNIFORM;
-        if let Some(h) = shfl_fixed_handler(mode, b as u32, c as u32) {
-            // the shape, for a superinstruction built on it later ([`scan_step_handler`])
-            insn.aux |= SHFL_FIXED | (b & 31) << SHFL_FIXED_B;
-            f = h;
-        }
-    }
-    if d.has(".sync") {
-        insn.b = d.src(4, ScalarType::B32)?;
-        insn.op = Op::WarpSync(f);
-    } else {
-        insn.b = NONE;
-        insn.op = Op::Mem(f);
-    }
-    Ok(())
-}
+pub(crate) const SHFL_UP: u64 = 0;
+pub(crate) const SHFL_DOWN: u64 = 1;
+pub(crate) const SHFL_BFLY: u64 = 2;
 
 /// The bits of a `shfl`'s `aux` that hold its mode.
-const SHFL_MODE: u64 = 3;
+pub(crate) const SHFL_MODE: u64 = 3;
 /// `aux` bit of a `shfl` whose `b` and `c` are constants (the same in every lane).
-const SHFL_UNIFORM: u64 = 1 << 8;
+pub(crate) const SHFL_UNIFORM: u64 = 1 << 8;
 
 /// `aux` bit of a `shfl` with a handler of its own shape ([`fixed_handler!`]); its `b` is in
 /// the bits from [`SHFL_FIXED_B`].
-const SHFL_FIXED: u64 = 1 << 9;
-const SHFL_FIXED_B: u64 = 16;
+pub(crate) const SHFL_FIXED: u64 = 1 << 9;
+pub(crate) const SHFL_FIXED_B: u64 = 16;
 
 /// Handler `$h::<MODE, B>` for a `shfl` in `mode` with constant operands `b` and `c`, for the
 /// shapes of warp scans and reductions: `.up` by a power of two with `c` = 0, `.down` and
@@ -184,12 +103,12 @@ macro_rules! fixed_handler {
     };
 }
 /// [`shfl_fixed`] for the shape `mode`, `b`, `c`, if it is one of [`fixed_handler!`]'s.
-fn shfl_fixed_handler(mode: u64, b: u32, c: u32) -> Option<MemFn> {
+pub(crate) fn shfl_fixed_handler(mode: u64, b: u32, c: u32) -> Option<MemFn> {
     fixed_handler!(shfl_fixed, mode, b, c)
 }
 
 /// The lanes of a full warp whose source lane is in range (`pval`) for the shape `MODE`, `B`.
-const fn fixed_pval<const MODE: u64, const B: usize>() -> u32 {
+pub(crate) const fn fixed_pval<const MODE: u64, const B: usize>() -> u32 {
     match MODE {
         SHFL_UP => FULL << B,
         SHFL_DOWN => FULL >> B,
@@ -199,7 +118,7 @@ const fn fixed_pval<const MODE: u64, const B: usize>() -> u32 {
 
 /// The source lane of lane `l` for the shape `MODE`, `B` (out of range: `l` itself).
 #[inline(always)]
-const fn fixed_source<const MODE: u64, const B: usize>(l: usize) -> usize {
+pub(crate) const fn fixed_source<const MODE: u64, const B: usize>(l: usize) -> usize {
     match MODE {
         SHFL_UP if l >= B => l - B,
         SHFL_DOWN if l + B < 32 => l + B,
@@ -211,7 +130,7 @@ const fn fixed_source<const MODE: u64, const B: usize>(l: usize) -> usize {
 /// `shfl` in `MODE` by the constant `B` with the clamp of [`fixed_handler!`]: for a full
 /// warp into a destination that is not the source, each lane's source lane is known at compile
 /// time, so the whole shuffle is a few vector loads and stores; anything else goes to [`shfl`].
-fn shfl_fixed<const MODE: u64, const B: usize>(
+pub(crate) fn shfl_fixed<const MODE: u64, const B: usize>(
     ctx: &mut Ctx<'_>,
     i: &Insn,
     mask: u32,
@@ -232,13 +151,16 @@ fn shfl_fixed<const MODE: u64, const B: usize>(
 
 /// The lane loop of [`shfl_fixed`]; `out` must not be `src`.
 #[inline(always)]
-fn shfl_fixed_lanes<const MODE: u64, const B: usize>(src: &CellLanes, out: &CellLanes) {
+pub(crate) fn shfl_fixed_lanes<const MODE: u64, const B: usize>(src: &CellLanes, out: &CellLanes) {
     crate::handlers::store_lanes(out, |l| src[fixed_source::<MODE, B>(l)].get() & 0xFFFF_FFFF)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn shfl_fixed_lanes_v3<const MODE: u64, const B: usize>(src: &CellLanes, out: &CellLanes) {
+pub(crate) fn shfl_fixed_lanes_v3<const MODE: u64, const B: usize>(
+    src: &CellLanes,
+    out: &CellLanes,
+) {
     shfl_fixed_lanes::<MODE, B>(src, out)
 }
 
@@ -274,7 +196,7 @@ crate::with_v3!(
 );
 
 #[inline(always)]
-fn scan_step_impl<const MODE: u64, const B: usize>(
+pub(crate) fn scan_step_impl<const MODE: u64, const B: usize>(
     ctx: &mut Ctx<'_>,
     i: &Insn,
     mask: u32,
@@ -295,7 +217,7 @@ fn scan_step_impl<const MODE: u64, const B: usize>(
 
 /// [`scan_step`] for any group: the `shfl`, then the `selp` and the `add` lane by lane.
 #[inline(never)]
-fn scan_step_parts(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
+pub(crate) fn scan_step_parts(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     let (q, y) = (i.imm as u64 as u32, (i.imm as u64 >> 32) as u32);
     let flip = if i.aux & SCAN_FLIP != 0 { FULL } else { 0 };
     shfl(ctx, i, mask)?;
@@ -316,7 +238,7 @@ fn scan_step_parts(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
 /// a shuffle up reads lanes below the one it writes, so it runs from the top; a shuffle down
 /// from the bottom; a butterfly stays within groups of four (`B` < 4) or `d` is not `v`.
 #[inline(always)]
-fn scan_step_lanes<const MODE: u64, const B: usize>(
+pub(crate) fn scan_step_lanes<const MODE: u64, const B: usize>(
     v: &CellLanes,
     y: &CellLanes,
     z: &CellLanes,
@@ -374,7 +296,7 @@ pub(crate) fn shfl_source(mode: u64, lane: u32, b: u32, c: u32) -> (u32, bool) {
     }
 }
 
-fn shfl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
+pub(crate) fn shfl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     if mask == FULL && shfl_whole_warp(ctx.regs, ctx.preds, i) {
         return Ok(());
     }
@@ -402,7 +324,7 @@ fn shfl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
 
 /// Whether all 32 lanes of a slot hold the same value.
 #[inline(always)]
-fn uniform(v: &Lanes) -> bool {
+pub(crate) fn uniform(v: &Lanes) -> bool {
     v.iter().fold(0, |acc, &x| acc | (x ^ v[0])) == 0
 }
 
@@ -415,7 +337,7 @@ crate::with_v3!(
 );
 
 #[inline(always)]
-fn shfl_whole_warp_impl(regs: &mut [Lanes], preds: &mut [u32], i: &Insn) -> bool {
+pub(crate) fn shfl_whole_warp_impl(regs: &mut [Lanes], preds: &mut [u32], i: &Insn) -> bool {
     let (bv, cv) = (&regs[i.v[0] as usize], &regs[i.c as usize]);
     if i.aux & SHFL_UNIFORM == 0 && (!uniform(bv) || !uniform(cv)) {
         return false;
@@ -434,7 +356,7 @@ fn shfl_whole_warp_impl(regs: &mut [Lanes], preds: &mut [u32], i: &Insn) -> bool
 /// its index for `.up` and `.down` without segments; other shapes use [`shfl_source`] lane by
 /// lane. Writes `out` (which must not be `src`); returns `pval` per lane.
 #[inline(always)]
-fn shfl_full(mode: u64, src: &Lanes, out: &mut Lanes, b: u32, c: u32) -> u32 {
+pub(crate) fn shfl_full(mode: u64, src: &Lanes, out: &mut Lanes, b: u32, c: u32) -> u32 {
     let (b, cval, segmask) = ((b & 31) as usize, (c & 31) as usize, (c >> 8) & 31);
     const LOW: u64 = 0xFFFF_FFFF;
     match mode {
@@ -484,35 +406,13 @@ fn shfl_full(mode: u64, src: &Lanes, out: &mut Lanes, b: u32, c: u32) -> u32 {
 // ---------------------------------------------------------------------------------------------
 // vote
 
-const VOTE_ALL: u64 = 0;
-const VOTE_ANY: u64 = 1;
-const VOTE_UNI: u64 = 2;
-const VOTE_BALLOT: u64 = 3;
-const VOTE_NEG: u64 = 1 << 8;
+pub(crate) const VOTE_ALL: u64 = 0;
+pub(crate) const VOTE_ANY: u64 = 1;
+pub(crate) const VOTE_UNI: u64 = 2;
+pub(crate) const VOTE_BALLOT: u64 = 3;
+pub(crate) const VOTE_NEG: u64 = 1 << 8;
 
-fn decode_vote(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
-    // vote{.sync}.mode.pred d, {!}a{, membermask}; vote{.sync}.ballot.b32 d, {!}a{, membermask}
-    let mode = which(d, &[".all", ".any", ".uni", ".ballot"]).ok_or("`vote` without a mode")?;
-    let (a, neg) = d.pred_src(1)?;
-    insn.a = a;
-    insn.d = if mode == VOTE_BALLOT {
-        let o = d.operand(0)?;
-        value_dst(d, o)?
-    } else {
-        d.pred_dst(0)?
-    };
-    insn.aux = mode | if neg { VOTE_NEG } else { 0 };
-    if d.has(".sync") {
-        insn.b = d.src(2, ScalarType::B32)?;
-        insn.op = Op::WarpSync(vote);
-    } else {
-        insn.b = NONE;
-        insn.op = Op::Mem(vote);
-    }
-    Ok(())
-}
-
-fn vote(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
+pub(crate) fn vote(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     let p = ctx.preds[i.a as usize];
     let pv = if i.aux & VOTE_NEG != 0 { !p } else { p };
     let mode = i.aux & 3;
@@ -543,35 +443,10 @@ fn vote(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
 // ---------------------------------------------------------------------------------------------
 // match
 
-const MATCH_ALL: u64 = 1;
-const MATCH_B64: u64 = 2;
+pub(crate) const MATCH_ALL: u64 = 1;
+pub(crate) const MATCH_B64: u64 = 2;
 
-fn decode_match(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
-    // match.any.sync.type d, a, membermask; match.all.sync.type d[|p], a, membermask
-    if !d.has(".sync") {
-        return Err("`match` needs `.sync`".into());
-    }
-    let all = match which(d, &[".any", ".all"]) {
-        Some(k) => k == 1,
-        None => return Err("`match.sync` without `.any` or `.all`".into()),
-    };
-    let ty = d.ty()?;
-    let wide = match ty.size_bits() {
-        32 => false,
-        64 => true,
-        _ => return Err(format!("`match.sync` on `{}`", ty.suffix())),
-    };
-    let (dv, dp) = dst_pair(d, 0)?;
-    insn.d = dv;
-    insn.v[1] = dp;
-    insn.a = d.src(1, ty)?;
-    insn.b = d.src(2, ScalarType::B32)?;
-    insn.aux = if all { MATCH_ALL } else { 0 } | if wide { MATCH_B64 } else { 0 };
-    insn.op = Op::WarpSync(match_sync);
-    Ok(())
-}
-
-fn match_sync(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
+pub(crate) fn match_sync(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     let vals = ctx.regs[i.a as usize];
     let wide = i.aux & MATCH_B64 != 0;
     let key = |l: usize| if wide { vals[l] } else { vals[l] as u32 as u64 };
@@ -598,47 +473,15 @@ fn match_sync(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
 // ---------------------------------------------------------------------------------------------
 // redux
 
-const REDUX_ADD: u64 = 0;
-const REDUX_MIN: u64 = 1;
-const REDUX_MAX: u64 = 2;
-const REDUX_AND: u64 = 3;
-const REDUX_OR: u64 = 4;
-const REDUX_SIGNED: u64 = 1 << 8;
-const REDUX_F32: u64 = 1 << 9;
-const REDUX_ABS: u64 = 1 << 10;
-const REDUX_NAN: u64 = 1 << 11;
-
-fn decode_redux(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
-    // redux.sync.op{.abs}{.NaN}.type dst, src, membermask
-    if !d.has(".sync") {
-        return Err("`redux` needs `.sync`".into());
-    }
-    let op = which(d, &[".add", ".min", ".max", ".and", ".or", ".xor"])
-        .ok_or("`redux.sync` without an operation")?;
-    let ty = d.ty()?;
-    let mut aux = op;
-    match ty {
-        ScalarType::U32 | ScalarType::B32 => {}
-        ScalarType::S32 => aux |= REDUX_SIGNED,
-        ScalarType::F32 if op == REDUX_MIN || op == REDUX_MAX => {
-            aux |= REDUX_F32;
-            if d.has(".abs") {
-                aux |= REDUX_ABS;
-            }
-            if d.has(".NaN") {
-                aux |= REDUX_NAN;
-            }
-        }
-        t => return Err(format!("`redux.sync` on `{}`", t.suffix())),
-    }
-    let o = d.operand(0)?;
-    insn.d = value_dst(d, o)?;
-    insn.a = d.src(1, ty)?;
-    insn.b = d.src(2, ScalarType::B32)?;
-    insn.aux = aux;
-    insn.op = Op::WarpSync(redux);
-    Ok(())
-}
+pub(crate) const REDUX_ADD: u64 = 0;
+pub(crate) const REDUX_MIN: u64 = 1;
+pub(crate) const REDUX_MAX: u64 = 2;
+pub(crate) const REDUX_AND: u64 = 3;
+pub(crate) const REDUX_OR: u64 = 4;
+pub(crate) const REDUX_SIGNED: u64 = 1 << 8;
+pub(crate) const REDUX_F32: u64 = 1 << 9;
+pub(crate) const REDUX_ABS: u64 = 1 << 10;
+pub(crate) const REDUX_NAN: u64 = 1 << 11;
 
 /// The reduction of `redux.sync` (`aux` as decoded) over the lanes `set` of `vals`.
 pub(crate) fn redux_reduce(aux: u64, vals: &Lanes, set: u32) -> u32 {
@@ -682,7 +525,7 @@ pub(crate) fn redux_reduce(aux: u64, vals: &Lanes, set: u32) -> u32 {
     }
 }
 
-fn redux(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
+pub(crate) fn redux(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     let vals = ctx.regs[i.a as usize];
     let mut out = ctx.regs[i.d as usize];
     // Lanes usually share one member mask: reduce once per distinct set.
@@ -706,20 +549,7 @@ fn redux(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
 // ---------------------------------------------------------------------------------------------
 // elect
 
-fn decode_elect(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
-    // elect.sync d|p, membermask
-    if !d.has(".sync") {
-        return Err("`elect` needs `.sync`".into());
-    }
-    let (dv, dp) = dst_pair(d, 0)?;
-    insn.d = dv;
-    insn.v[1] = dp;
-    insn.b = d.src(1, ScalarType::B32)?;
-    insn.op = Op::WarpSync(elect);
-    Ok(())
-}
-
-fn elect(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
+pub(crate) fn elect(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     let mut out = ctx.regs[i.d as usize];
     let mut bits = 0u32;
     for l in lane_bits(mask) {
@@ -742,57 +572,36 @@ fn elect(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
 // atom / red
 
 // Operations (aux bits 0..4).
-const A_AND: u64 = 0;
-const A_OR: u64 = 1;
-const A_XOR: u64 = 2;
-const A_CAS: u64 = 3;
-const A_EXCH: u64 = 4;
-const A_ADD: u64 = 5;
-const A_INC: u64 = 6;
-const A_DEC: u64 = 7;
-const A_MIN: u64 = 8;
-const A_MAX: u64 = 9;
-const ATOM_OPS: [&str; 10] = [
-    ".and", ".or", ".xor", ".cas", ".exch", ".add", ".inc", ".dec", ".min", ".max",
-];
-
+pub(crate) const A_AND: u64 = 0;
+pub(crate) const A_OR: u64 = 1;
+pub(crate) const A_XOR: u64 = 2;
+pub(crate) const A_CAS: u64 = 3;
+pub(crate) const A_EXCH: u64 = 4;
+pub(crate) const A_ADD: u64 = 5;
+pub(crate) const A_INC: u64 = 6;
+pub(crate) const A_DEC: u64 = 7;
+pub(crate) const A_MIN: u64 = 8;
+pub(crate) const A_MAX: u64 = 9;
 // Types (aux bits 4..8).
-const T_U16: u64 = 0;
-const T_U32: u64 = 1;
-const T_S32: u64 = 2;
-const T_U64: u64 = 3;
-const T_S64: u64 = 4;
-const T_F32: u64 = 5;
-const T_F64: u64 = 6;
-const T_F16: u64 = 7;
-const T_BF16: u64 = 8;
-const T_F16X2: u64 = 9;
-const T_BF16X2: u64 = 10;
+pub(crate) const T_U16: u64 = 0;
+pub(crate) const T_U32: u64 = 1;
+pub(crate) const T_S32: u64 = 2;
+pub(crate) const T_U64: u64 = 3;
+pub(crate) const T_S64: u64 = 4;
+pub(crate) const T_F32: u64 = 5;
+pub(crate) const T_F64: u64 = 6;
+pub(crate) const T_F16: u64 = 7;
+pub(crate) const T_BF16: u64 = 8;
+pub(crate) const T_F16X2: u64 = 9;
+pub(crate) const T_BF16X2: u64 = 10;
 
 // aux layout: op 0..4, type 4..8, space 8..11, vector length 12..16, has a destination bit 16;
 // bits 32..64 hold two packed slots of the vector form.
-const A_HAS_DST: u64 = 1 << 16;
-
-fn atom_type(ty: ScalarType) -> Option<u64> {
-    Some(match ty {
-        ScalarType::B16 | ScalarType::U16 => T_U16,
-        ScalarType::B32 | ScalarType::U32 => T_U32,
-        ScalarType::S32 => T_S32,
-        ScalarType::B64 | ScalarType::U64 => T_U64,
-        ScalarType::S64 => T_S64,
-        ScalarType::F32 => T_F32,
-        ScalarType::F64 => T_F64,
-        ScalarType::F16 => T_F16,
-        ScalarType::Bf16 => T_BF16,
-        ScalarType::F16x2 => T_F16X2,
-        ScalarType::Bf16x2 => T_BF16X2,
-        _ => return None,
-    })
-}
+pub(crate) const A_HAS_DST: u64 = 1 << 16;
 
 /// Size in bytes of an atomic type.
 #[inline]
-fn type_bytes(t: u64) -> u32 {
+pub(crate) fn type_bytes(t: u64) -> u32 {
     match t {
         T_U16 | T_F16 | T_BF16 => 2,
         T_U64 | T_S64 | T_F64 => 8,
@@ -800,116 +609,13 @@ fn type_bytes(t: u64) -> u32 {
     }
 }
 
-fn is_float(t: u64) -> bool {
+pub(crate) fn is_float(t: u64) -> bool {
     t >= T_F32
-}
-
-fn decode_atom(d: &mut Dec<'_, '_>, insn: &mut Insn, is_red: bool) -> R<()> {
-    // atom{.sem}{.scope}{.space}.op{.hint}{.vN}.type d, [a], b{, c}{, cache-policy}
-    // red {.sem}{.scope}{.space}.op{.hint}{.vN}.type [a], b{, cache-policy}
-    let name = if is_red { "red" } else { "atom" };
-    if d.has(".async") {
-        return Err(format!("`{name}.async` is not supported yet"));
-    }
-    let op = which(d, &ATOM_OPS).ok_or_else(|| format!("`{name}` without an operation"))?;
-    let sty = d.ty()?;
-    let ty = atom_type(sty).ok_or_else(|| format!("`{name}` on `{}`", sty.suffix()))?;
-    let ok = match op {
-        A_AND | A_OR | A_XOR | A_INC | A_DEC => !is_float(ty) && ty != T_U16,
-        A_ADD | A_MIN | A_MAX => ty != T_U16,
-        _ => true, // cas, exch: bits of any width
-    };
-    if !ok || (is_red && op == A_CAS) {
-        return Err(format!(
-            "`{name}{}{}` is not a valid combination",
-            ATOM_OPS[op as usize],
-            sty.suffix()
-        ));
-    }
-    let n: u32 = d
-        .inst
-        .mods
-        .iter()
-        .find_map(|m| m.strip_prefix(".v").and_then(|k| k.parse().ok()))
-        .unwrap_or(1);
-    if !matches!(n, 1 | 2 | 4 | 8) || (n == 8 && type_bytes(ty) != 2) {
-        return Err(format!("`{name}.v{n}{}` is not supported", sty.suffix()));
-    }
-    let operands = &d.inst.operands;
-    let ai = operands
-        .iter()
-        .position(|o| matches!(o, Operand::Address(..)))
-        .ok_or_else(|| format!("`{name}` without an address operand"))?;
-    let (base, imm, space) = d.address(ai)?;
-    if matches!(space, Space::Const | Space::KernelParam) {
-        return Err(format!("`{name}` on read-only memory"));
-    }
-    insn.a = base;
-    insn.imm = imm;
-    // `red` has no destination (a vector before the address, as in some ISA examples, is
-    // ignored); `atom`'s is operand 0.
-    let has_dst = !is_red && ai >= 1;
-    let mut aux = op | ty << 4 | space_code(space) << 8 | (n as u64) << 12;
-    if has_dst {
-        aux |= A_HAS_DST;
-    }
-    let bi = ai + 1;
-    if n == 1 {
-        insn.d = if has_dst {
-            let o = d.operand(0)?;
-            value_dst(d, o)?
-        } else {
-            0
-        };
-        insn.b = d.src(bi, sty)?;
-        insn.c = if op == A_CAS {
-            d.src(bi + 1, sty)?
-        } else {
-            d.b.konst(0)
-        };
-        insn.aux = aux;
-        insn.op = Op::Mem(atom_scalar);
-        return Ok(());
-    }
-    // Vector form: 2n slots, packed as 16-bit indices (sources 0..8, destinations 8..16).
-    let srcs = match d.operand(bi)? {
-        Operand::Vector(v) if v.len() == n as usize => v,
-        _ => return Err(format!("`{name}.v{n}` needs a vector of {n} sources")),
-    };
-    let mut packed = [0u32; 16];
-    for (k, o) in srcs.iter().enumerate() {
-        packed[k] = d.src_op(o, sty)?;
-    }
-    if has_dst {
-        let dsts = match d.operand(0)? {
-            Operand::Vector(v) if v.len() == n as usize => v,
-            _ => return Err(format!("`{name}.v{n}` needs a vector of {n} destinations")),
-        };
-        for (k, o) in dsts.iter().enumerate() {
-            packed[8 + k] = value_dst(d, o)?;
-        }
-    } else {
-        let sink = d.dst_sink();
-        for p in &mut packed[8..] {
-            *p = sink;
-        }
-    }
-    if packed.iter().any(|&s| s > 0xFFFF) {
-        return Err(format!("`{name}.v{n}`: too many registers in this kernel"));
-    }
-    let w = |k: usize| packed[2 * k] | packed[2 * k + 1] << 16;
-    insn.d = w(0);
-    insn.b = w(1);
-    insn.c = w(2);
-    insn.v = [w(3), w(4), w(5), w(6)];
-    insn.aux = aux | (w(7) as u64) << 32;
-    insn.op = Op::Mem(atom_vec);
-    Ok(())
 }
 
 /// Slot `e` (0..16) of a vector atomic's packed slot list.
 #[inline]
-fn vslot(i: &Insn, e: usize) -> usize {
+pub(crate) fn vslot(i: &Insn, e: usize) -> usize {
     let f = match e / 2 {
         0 => i.d,
         1 => i.b,
@@ -966,7 +672,7 @@ pub(crate) fn atom_apply(op: u64, ty: u64, old: u64, b: u64, c: u64, ftz32: bool
     r & m
 }
 
-fn atom_add(ty: u64, a: u64, b: u64, ftz32: bool) -> u64 {
+pub(crate) fn atom_add(ty: u64, a: u64, b: u64, ftz32: bool) -> u64 {
     let f32b = |x: u64| f32::from_bits(x as u32);
     match ty {
         T_F32 => float::add_f32(f32b(a), f32b(b), Rounding::Rn, ftz32, false).to_bits() as u64,
@@ -979,7 +685,7 @@ fn atom_add(ty: u64, a: u64, b: u64, ftz32: bool) -> u64 {
     }
 }
 
-fn atom_minmax(ty: u64, a: u64, b: u64, max: bool) -> u64 {
+pub(crate) fn atom_minmax(ty: u64, a: u64, b: u64, max: bool) -> u64 {
     let m = MinMax::default();
     let f32b = |x: u64| f32::from_bits(x as u32);
     let pick = |a_less: bool| if a_less != max { a } else { b };
@@ -1005,7 +711,7 @@ fn atom_minmax(ty: u64, a: u64, b: u64, max: bool) -> u64 {
 /// Compare-and-swap loop on a global word (acquire-release, so atomics order the plain
 /// accesses around them); returns the old word.
 #[inline]
-fn cas_word(words: &mem::AtomicWords, i: usize, f: impl Fn(u32) -> u32) -> u32 {
+pub(crate) fn cas_word(words: &mem::AtomicWords, i: usize, f: impl Fn(u32) -> u32) -> u32 {
     let cell = words.cell(i);
     let mut old = cell.load(Ordering::Acquire);
     loop {
@@ -1018,7 +724,7 @@ fn cas_word(words: &mem::AtomicWords, i: usize, f: impl Fn(u32) -> u32) -> u32 {
 
 /// Atomically replaces the `size` bytes at `extra` past `t` by `f(old)`; returns `old`.
 #[inline]
-fn rmw(
+pub(crate) fn rmw(
     ctx: &mut Ctx<'_>,
     t: &Target<'_>,
     lane: usize,
@@ -1058,7 +764,7 @@ fn rmw(
     }
 }
 
-fn atom_scalar(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
+pub(crate) fn atom_scalar(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     let op = i.aux & 0xF;
     let ty = i.aux >> 4 & 0xF;
     let space = space_of(i.aux >> 8);
@@ -1095,7 +801,7 @@ fn atom_scalar(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     Ok(())
 }
 
-fn atom_vec(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
+pub(crate) fn atom_vec(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     let op = i.aux & 0xF;
     let ty = i.aux >> 4 & 0xF;
     let space = space_of(i.aux >> 8);
@@ -1128,6 +834,8 @@ fn atom_vec(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
 mod tests {
     use super::*;
     use crate::mem::{GlobalMemory, MemMap};
+    use crate::ops_move::space_code;
+    use crate::program::{Op, Space};
 
     /// A warp's state without an executor: registers, predicates, memory.
     struct Warp {

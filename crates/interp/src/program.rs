@@ -8,7 +8,7 @@
 //! vectorise. Predicates live apart, one `u32` lane mask per predicate slot, so guards and
 //! branch conditions are single mask operations.
 
-use crate::mem::MemMap;
+use crate::mem::{MemMap, FUNC_WINDOW};
 
 /// 32 lanes of one register slot.
 pub type Lanes = [u64; 32];
@@ -511,4 +511,27 @@ pub struct Ctx<'a> {
     pub live: u32,
     /// The launch's constants.
     pub env: &'a Env<'a>,
+}
+
+/// Memory spaces an address can name at compile time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Space {
+    Global,
+    Const,
+    Shared,
+    Local,
+    KernelParam,
+    Generic,
+}
+
+/// Where module globals live on the device.
+#[derive(Clone, Debug, Default)]
+pub struct GlobalAddrs {
+    /// Device address of each IR global in `.global`/`.const` (0 for others).
+    pub addr: Vec<u64>,
+}
+
+/// The code address of IR function `f`.
+pub fn func_addr(f: u32) -> u64 {
+    FUNC_WINDOW + f as u64 * 16
 }

@@ -7,12 +7,12 @@
 //! Cooper, Harvey and Kennedy ("A Simple, Fast Dominance Algorithm"); blocks that cannot reach
 //! the exit (infinite loops) have no immediate post-dominator.
 
-use crate::{Block, Function, Inst, Operand};
+use crate::{Block, Function, Handle, Inst, Opcode, Operand};
 
 /// The ways an instruction leaves straight-line flow.
 fn branch_targets(i: &Inst) -> Option<Vec<u32>> {
-    match i.opcode.as_str() {
-        "bra" => Some(
+    match i.op {
+        Opcode::Bra => Some(
             i.operands
                 .iter()
                 .filter_map(|o| match o {
@@ -21,7 +21,7 @@ fn branch_targets(i: &Inst) -> Option<Vec<u32>> {
                 })
                 .collect(),
         ),
-        "brx" => Some(
+        Opcode::Brx => Some(
             i.operands
                 .iter()
                 .flat_map(|o| match o {
@@ -30,7 +30,7 @@ fn branch_targets(i: &Inst) -> Option<Vec<u32>> {
                 })
                 .collect(),
         ),
-        "ret" | "exit" | "trap" => Some(Vec::new()),
+        Opcode::Ret | Opcode::Exit | Opcode::Trap => Some(Vec::new()),
         _ => None,
     }
 }
@@ -82,14 +82,14 @@ pub fn build_cfg(f: &Function) -> Vec<Block> {
         blocks.push(Block {
             start: s,
             end,
-            succs,
+            succs: succs.into_iter().map(Handle::new).collect(),
         });
     }
     blocks
 }
 
 /// Immediate post-dominator of every block (`None` for the virtual exit or unreachable-exit).
-pub fn post_dominators(blocks: &[Block]) -> Vec<Option<u32>> {
+pub fn post_dominators(blocks: &[Block]) -> Vec<Option<Handle<Block>>> {
     let n = blocks.len();
     let exit = n; // virtual exit node
                   // Reverse graph: preds in the reverse graph are the successors in the CFG.
@@ -99,7 +99,7 @@ pub fn post_dominators(blocks: &[Block]) -> Vec<Option<u32>> {
             rsucc[exit].push(b);
         }
         for &s in &blk.succs {
-            rsucc[s as usize].push(b);
+            rsucc[s.index()].push(b);
         }
     }
     // Postorder of the reverse graph from the exit (iterative DFS).
@@ -137,7 +137,7 @@ pub fn post_dominators(blocks: &[Block]) -> Vec<Option<u32>> {
             let preds: Vec<usize> = if blocks[b].succs.is_empty() {
                 vec![exit]
             } else {
-                blocks[b].succs.iter().map(|&s| s as usize).collect()
+                blocks[b].succs.iter().map(|&s| s.index()).collect()
             };
             let mut new = UNDEF;
             for p in preds {
@@ -160,7 +160,7 @@ pub fn post_dominators(blocks: &[Block]) -> Vec<Option<u32>> {
         .map(|b| match idom[b] {
             UNDEF => None,
             x if x == exit => None,
-            x => Some(x as u32),
+            x => Some(Handle::new(x as u32)),
         })
         .collect()
 }

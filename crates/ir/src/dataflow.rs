@@ -14,77 +14,7 @@
 //! of every CTA, and treats the others as free to hold anything before their first write. The
 //! analysis is per thread: in SIMT execution each lane follows one path of the CFG.
 
-use crate::{Base, Function, Inst, Operand, RegId};
-
-/// Opcodes whose first operand is written and never read.
-const DEST_FIRST: &[&str] = &[
-    "abs",
-    "activemask",
-    "add",
-    "addc",
-    "and",
-    "atom",
-    "bfe",
-    "bfi",
-    "bfind",
-    "bmsk",
-    "brev",
-    "clz",
-    "cnot",
-    "copysign",
-    "cos",
-    "cvt",
-    "cvta",
-    "div",
-    "dp2a",
-    "dp4a",
-    "elect",
-    "ex2",
-    "fma",
-    "fns",
-    "isspacep",
-    "ld",
-    "ldu",
-    "lg2",
-    "lop3",
-    "mad",
-    "mad24",
-    "madc",
-    "mapa",
-    "match",
-    "max",
-    "min",
-    "mov",
-    "mul",
-    "mul24",
-    "neg",
-    "not",
-    "or",
-    "popc",
-    "prmt",
-    "rcp",
-    "redux",
-    "rem",
-    "rsqrt",
-    "sad",
-    "selp",
-    "set",
-    "setp",
-    "shf",
-    "shfl",
-    "shl",
-    "shr",
-    "sin",
-    "slct",
-    "sqrt",
-    "sub",
-    "subc",
-    "szext",
-    "tanh",
-    "testp",
-    "vote",
-    "xor",
-];
+use crate::{Base, Function, Inst, Modifier, OpFlags, Opcode, Operand, RegId};
 
 /// How one instruction touches registers.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -98,33 +28,16 @@ pub struct Effects {
     pub certain: bool,
 }
 
-/// Opcodes that write no register: every register operand is a read (`st [a], b`).
-const NO_DEST: &[&str] = &[
-    "bra",
-    "brx",
-    "exit",
-    "fence",
-    "membar",
-    "nanosleep",
-    "pmevent",
-    "prefetch",
-    "prefetchu",
-    "red",
-    "ret",
-    "st",
-    "trap",
-];
-
-/// Whether `inst` writes no register at all: the [`NO_DEST`] opcodes, and barriers other than
-/// the reducing ones (`bar.red.popc.u32 d, …` writes `d`).
+/// Whether `inst` writes no register at all: the opcodes flagged [`OpFlags::NO_DEST`] in the
+/// table, and barriers other than the reducing ones (`bar.red.popc.u32 d, …` writes `d`).
 fn writes_nothing(inst: &Inst) -> bool {
-    let op = inst.opcode.as_str();
-    NO_DEST.binary_search(&op).is_ok() || matches!(op, "bar" | "barrier") && !inst.has(".red")
+    inst.is(OpFlags::NO_DEST)
+        || matches!(inst.op, Opcode::Bar | Opcode::Barrier) && !inst.has(Modifier::Red)
 }
 
-/// Whether `opcode`'s first operand is a pure destination.
-pub fn writes_first_operand(opcode: &str) -> bool {
-    DEST_FIRST.binary_search(&opcode).is_ok()
+/// Whether `op`'s first operand is a pure destination ([`OpFlags::DEST_FIRST`]).
+pub fn writes_first_operand(op: Opcode) -> bool {
+    op.is(OpFlags::DEST_FIRST)
 }
 
 fn regs_of(o: &Operand, out: &mut Vec<RegId>) {
@@ -147,7 +60,7 @@ pub fn effects(inst: &Inst) -> Effects {
     if let Some(g) = inst.guard {
         e.reads.push(g.reg);
     }
-    let known = writes_first_operand(&inst.opcode)
+    let known = writes_first_operand(inst.op)
         && matches!(
             inst.operands.first(),
             Some(Operand::Reg(_) | Operand::Vector(_) | Operand::Pair(..) | Operand::Sink)
@@ -176,16 +89,19 @@ pub fn all_effects(f: &Function) -> Vec<Effects> {
 }
 
 /// A set of registers as bits, 64 to a word.
-fn has(v: &[u64], r: RegId) -> bool {
-    v[r as usize / 64] >> (r % 64) & 1 != 0
+fn has(v: &[u64], r: impl Into<usize>) -> bool {
+    let r = r.into();
+    v[r / 64] >> (r % 64) & 1 != 0
 }
 
-fn insert(v: &mut [u64], r: RegId) {
-    v[r as usize / 64] |= 1 << (r % 64);
+fn insert(v: &mut [u64], r: impl Into<usize>) {
+    let r = r.into();
+    v[r / 64] |= 1 << (r % 64);
 }
 
-fn remove(v: &mut [u64], r: RegId) {
-    v[r as usize / 64] &= !(1 << (r % 64));
+fn remove(v: &mut [u64], r: impl Into<usize>) {
+    let r = r.into();
+    v[r / 64] &= !(1 << (r % 64));
 }
 
 /// Largest bit matrix (blocks × registers) [`maybe_uninit`] builds before it gives the
@@ -216,7 +132,7 @@ pub fn maybe_uninit(f: &Function, effects: &[Effects]) -> Vec<bool> {
     let mut preds: Vec<Vec<u32>> = vec![Vec::new(); nblocks];
     for (b, blk) in f.blocks.iter().enumerate() {
         for &s in &blk.succs {
-            preds[s as usize].push(b as u32);
+            preds[s.index()].push(b as u32);
         }
     }
     // assigned on entry to each block: the entry block starts empty, the others at "all"
@@ -263,7 +179,7 @@ pub fn maybe_uninit(f: &Function, effects: &[Effects]) -> Vec<bool> {
         for e in block_effects(blk) {
             for &r in &e.reads {
                 if !has(&cur, r) {
-                    out[r as usize] = true;
+                    out[r.index()] = true;
                 }
             }
             if e.certain {
@@ -284,14 +200,14 @@ impl Interference {
     /// Whether registers `a` and `b` may not share storage (a register does not interfere
     /// with itself).
     pub fn interferes(&self, a: RegId, b: RegId) -> bool {
-        has(&self.bits, a * self.n as RegId + b)
+        has(&self.bits, a.index() * self.n + b.index())
     }
 
     fn add(&mut self, a: RegId, b: RegId) {
         if a != b {
-            let n = self.n as RegId;
-            insert(&mut self.bits, a * n + b);
-            insert(&mut self.bits, b * n + a);
+            let n = self.n;
+            insert(&mut self.bits, a.index() * n + b.index());
+            insert(&mut self.bits, b.index() * n + a.index());
         }
     }
 }
@@ -319,7 +235,7 @@ impl Liveness {
     fn live_out(&self, blk: &crate::Block, out: &mut [u64]) {
         out.fill(0);
         for &s in &blk.succs {
-            let s = s as usize;
+            let s = s.index();
             let live = &self.live_in[s * self.words..(s + 1) * self.words];
             for (c, x) in out.iter_mut().zip(live) {
                 *c |= x;
@@ -408,7 +324,7 @@ pub fn interference(f: &Function, effects: &[Effects], live: &Liveness) -> Optio
                 for (k, &word) in cur.iter().enumerate() {
                     let mut m = word;
                     while m != 0 {
-                        let r = (k * 64) as RegId + m.trailing_zeros();
+                        let r = RegId::new((k * 64) as u32 + m.trailing_zeros());
                         m &= m - 1;
                         g.add(w, r);
                     }
@@ -450,12 +366,6 @@ mod tests {
             .filter(|(_, &u)| u)
             .map(|(r, _)| f.regs[r].name.to_string())
             .collect()
-    }
-
-    #[test]
-    fn dest_tables_are_sorted() {
-        assert!(DEST_FIRST.windows(2).all(|w| w[0] < w[1]));
-        assert!(NO_DEST.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]
@@ -511,7 +421,7 @@ mod tests {
         // `st` has no destination: its registers are reads; a `call` result is not a certain
         // write either (family members get registers in the order the body names them)
         let e = effects(&kernel(".reg .b64 %rd<3>;\n st.global.u64 [%rd1], %rd2;\n ret;").insts[0]);
-        assert_eq!(e.reads, vec![0, 1]);
+        assert_eq!(e.reads, vec![RegId::new(0), RegId::new(1)]);
         assert!(!e.certain);
         let e = effects(
             &kernel(".reg .b32 %r<3>;\n .reg .pred %p<2>;\n setp.lt.u32 %p0|%p1, %r1, %r2;\n ret;")
@@ -526,7 +436,8 @@ mod tests {
         f.regs
             .iter()
             .position(|r| r.name == name)
-            .expect("register") as RegId
+            .map(|k| RegId::new(k as u32))
+            .expect("register")
     }
 
     #[test]

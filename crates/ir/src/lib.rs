@@ -1,20 +1,24 @@
 //! `ptx-ir`: the program representation between the checked AST and execution.
 //!
 //! Lowering ([`lower`]) turns a checked [`ptx_syntax::ast::Module`] into a [`Module`] in which
-//! every name is resolved: registers become typed slots of their function ([`RegId`]), variables
+//! every name is resolved: registers become typed slots of their function ([`RegId`], a
+//! [`Handle`]), variables
 //! become module [`Global`]s or function [`LocalVar`]s with byte layouts and evaluated
 //! initializers (addresses of other symbols as [`Reloc`]s), labels become instruction indices,
-//! and callees become function indices. Instructions keep their opcode and modifiers as written
-//! (the interpreter decodes them once, when it compiles its bytecode); operands are typed
-//! [`Operand`]s. Each function carries its control-flow graph ([`Block`]s with successors) and
-//! the immediate post-dominator of every block: the reconvergence point of a divergent branch.
+//! and callees become function indices. Instructions are typed: an [`Opcode`] resolved once
+//! here and the [`Modifier`]s that follow its name (the interpreter decodes them once, when it
+//! compiles its bytecode); operands are typed [`Operand`]s. Each function carries its
+//! control-flow graph ([`Block`]s with successors) and the immediate post-dominator of every
+//! block: the reconvergence point of a divergent branch.
 //! [`verify`] checks the invariants the interpreter relies on, [`dataflow`] gives register
 //! reads and writes, definite assignment and interference, and [`print`] writes the text form
 //! that `ptxvm ir FILE` shows.
 //!
-//! Storage is arena-style: each function owns flat vectors (`regs`, `locals`, `insts`,
-//! `blocks`) and refers to their elements by `u32` indices, so the IR is compact, cheap to
-//! clone and free of reference cycles.
+//! Storage is arena-style: the module and each function own flat vectors (`globals`,
+//! `functions`, `regs`, `locals`, `insts`, `blocks`) and refer to their elements by typed
+//! [`Handle`]s (`Handle<RegInfo>`, `Handle<Block>`, `Handle<Global>`, `Handle<Function>`,
+//! `Handle<LocalVar>`; `u32`s underneath), so the IR is compact, cheap to clone, free of
+//! reference cycles, and an index of one kind cannot be used for another.
 
 mod cfg;
 pub mod dataflow;
@@ -28,11 +32,106 @@ pub use print::print;
 pub use verify::verify;
 
 use ptx_diag::Span;
+pub use ptx_isa::{ModSet, Modifier, OpFlags, Opcode};
 use ptx_isa::{ScalarType, StateSpace};
 use ptx_syntax::ast::Name;
+use std::marker::PhantomData;
+
+/// A typed index into one of the IR's vectors: `Handle<RegInfo>` is an index into
+/// [`Function::regs`], so that a register cannot be used where a block, a global or a plain
+/// number is meant. It is a `u32`, free to copy; [`Handle::index`] gives the `usize` for
+/// slices, and `vec[handle]` indexes a `Vec<T>` or `[T]` by a `Handle<T>` directly.
+pub struct Handle<T> {
+    raw: u32,
+    _of: PhantomData<fn() -> T>,
+}
+
+impl<T> Handle<T> {
+    /// The handle of element `raw`.
+    pub const fn new(raw: u32) -> Handle<T> {
+        Handle {
+            raw,
+            _of: PhantomData,
+        }
+    }
+    /// The element's index.
+    pub const fn index(self) -> usize {
+        self.raw as usize
+    }
+    /// The element's index as stored.
+    pub const fn raw(self) -> u32 {
+        self.raw
+    }
+}
+
+impl<T> Clone for Handle<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Handle<T> {}
+impl<T> PartialEq for Handle<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.raw == other.raw
+    }
+}
+impl<T> Eq for Handle<T> {}
+impl<T> PartialOrd for Handle<T> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl<T> Ord for Handle<T> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.raw.cmp(&other.raw)
+    }
+}
+impl<T> std::hash::Hash for Handle<T> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.raw.hash(state)
+    }
+}
+/// The bare number, as the indices were shown before they were typed.
+impl<T> std::fmt::Debug for Handle<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.raw.fmt(f)
+    }
+}
+impl<T> From<Handle<T>> for usize {
+    fn from(h: Handle<T>) -> usize {
+        h.index()
+    }
+}
+impl<T> std::fmt::Display for Handle<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.raw.fmt(f)
+    }
+}
+impl<T> std::ops::Index<Handle<T>> for [T] {
+    type Output = T;
+    fn index(&self, h: Handle<T>) -> &T {
+        &self[h.index()]
+    }
+}
+impl<T> std::ops::IndexMut<Handle<T>> for [T] {
+    fn index_mut(&mut self, h: Handle<T>) -> &mut T {
+        &mut self[h.index()]
+    }
+}
+impl<T> std::ops::Index<Handle<T>> for Vec<T> {
+    type Output = T;
+    fn index(&self, h: Handle<T>) -> &T {
+        &self[h.index()]
+    }
+}
+impl<T> std::ops::IndexMut<Handle<T>> for Vec<T> {
+    fn index_mut(&mut self, h: Handle<T>) -> &mut T {
+        &mut self[h.index()]
+    }
+}
 
 /// A register slot of a function: an index into [`Function::regs`].
-pub type RegId = u32;
+pub type RegId = Handle<RegInfo>;
 
 /// A lowered module.
 #[derive(Clone, Debug, Default)]
@@ -106,10 +205,10 @@ pub struct Reloc {
 /// A symbol that has an address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SymbolRef {
-    /// A module variable: index into [`Module::globals`].
-    Global(u32),
-    /// A function: index into [`Module::functions`].
-    Function(u32),
+    /// A module variable.
+    Global(Handle<Global>),
+    /// A function.
+    Function(Handle<Function>),
 }
 
 /// `.entry` or `.func`.
@@ -152,11 +251,11 @@ pub struct Function {
     /// Basic blocks, in instruction order.
     pub blocks: Vec<Block>,
     /// Immediate post-dominator of each block (`None`: the virtual exit, or no path to exit).
-    pub ipdom: Vec<Option<u32>>,
+    pub ipdom: Vec<Option<Handle<Block>>>,
     /// Module globals this function refers to (shared-memory layout needs them).
-    pub uses_globals: Vec<u32>,
+    pub uses_globals: Vec<Handle<Global>>,
     /// Functions this function calls directly or takes the address of.
-    pub callees: Vec<u32>,
+    pub callees: Vec<Handle<Function>>,
     /// Instructions with a construct lowering cannot represent (texture and surface
     /// operands, …): the instruction's index and why. They stay in `insts` (operands that
     /// could not be lowered are `Sink`) so that the module loads and its other kernels run.
@@ -225,7 +324,7 @@ pub struct Block {
     /// One past the last instruction.
     pub end: u32,
     /// Successor blocks.
-    pub succs: Vec<u32>,
+    pub succs: Vec<Handle<Block>>,
 }
 
 /// `@p` / `@!p`.
@@ -248,15 +347,18 @@ pub struct SrcLoc {
     pub col: u32,
 }
 
-/// An instruction.
+/// An instruction: its opcode, resolved once when lowering, and its typed modifiers.
 #[derive(Clone, Debug)]
 pub struct Inst {
     /// Guard predicate.
     pub guard: Option<Guard>,
-    /// Opcode, e.g. `add`.
-    pub opcode: Name,
-    /// Modifiers in source order with their dots, e.g. `.rn`, `.f32`.
-    pub mods: Vec<Name>,
+    /// Opcode, e.g. [`Opcode::Add`], [`Opcode::CpAsyncBulk`].
+    pub op: Opcode,
+    /// Modifiers in source order, without the path segments that the opcode's name consumed
+    /// (`cp.async.bulk.shared::cluster…` keeps `.shared::cluster…`), e.g. `.rn`, `.f32`.
+    pub mods: Vec<Modifier>,
+    /// The same modifiers as a set, for membership tests.
+    pub modset: ModSet,
     /// Operands in source order.
     pub operands: Vec<Operand>,
     /// The instruction's text in the PTX file.
@@ -266,23 +368,56 @@ pub struct Inst {
 }
 
 impl Inst {
+    /// An unguarded instruction without a source position.
+    pub fn new(op: Opcode, mods: Vec<Modifier>, operands: Vec<Operand>, span: Span) -> Inst {
+        Inst {
+            guard: None,
+            op,
+            modset: mods.iter().copied().collect(),
+            mods,
+            operands,
+            span,
+            src: None,
+        }
+    }
+    /// The unguarded instruction written `text` (`mad.lo.cc.u32`), or `None` when the typed
+    /// instruction set does not know its opcode or one of its modifiers.
+    pub fn named(text: &str, operands: Vec<Operand>, span: Span) -> Option<Inst> {
+        let mut parts = text.split('.');
+        let word = parts.next()?;
+        let all: Vec<String> = parts.map(|p| format!(".{p}")).collect();
+        let (op, consumed) = Opcode::resolve(word, &all)?;
+        let mods = all[consumed..]
+            .iter()
+            .map(|m| Modifier::parse(m))
+            .collect::<Option<Vec<_>>>()?;
+        Some(Inst::new(op, mods, operands, span))
+    }
     /// Whether the instruction has this modifier.
-    pub fn has(&self, m: &str) -> bool {
-        self.mods.iter().any(|x| x == m)
+    pub fn has(&self, m: Modifier) -> bool {
+        self.modset.contains(m)
+    }
+    /// Whether the opcode has all of the flags `f`.
+    pub fn is(&self, f: OpFlags) -> bool {
+        self.op.is(f)
     }
     /// The fundamental types among the modifiers, in order.
     pub fn types(&self) -> impl Iterator<Item = ScalarType> + '_ {
-        self.mods.iter().filter_map(|m| ScalarType::from_suffix(m))
+        self.mods.iter().filter_map(|m| m.scalar_type())
     }
     /// The state space among the modifiers.
     pub fn space(&self) -> Option<StateSpace> {
-        self.mods.iter().find_map(|m| StateSpace::from_suffix(m))
+        self.mods.iter().find_map(|m| m.state_space())
     }
-    /// `opcode.mod1.mod2`.
+    /// The vector width among the modifiers (`.v2`, `.v4`, `.v8`).
+    pub fn vector_width(&self) -> Option<u32> {
+        self.mods.iter().find_map(|m| m.vector_width())
+    }
+    /// `opcode.mod1.mod2`, as written.
     pub fn full_name(&self) -> String {
-        let mut s = self.opcode.to_string();
+        let mut s = self.op.name().to_string();
         for m in &self.mods {
-            s.push_str(m);
+            s.push_str(m.text());
         }
         s
     }
@@ -314,13 +449,13 @@ pub enum Base {
     /// A register's value.
     Reg(RegId),
     /// A module variable.
-    Global(u32),
-    /// A variable of this function's frame or shared memory (index into `locals`).
-    Local(u32),
+    Global(Handle<Global>),
+    /// A variable of this function's frame or shared memory.
+    Local(Handle<LocalVar>),
     /// A kernel parameter (index into `params`; kernels only).
     KernelParam(u32),
     /// A function (its address is an opaque code address).
-    Function(u32),
+    Function(Handle<Function>),
     /// No base: an absolute address.
     Absolute,
 }

@@ -6,11 +6,11 @@
 //! names it cannot resolve when it is given an unchecked tree.
 
 use crate::{
-    build_cfg, post_dominators, Base, Function, FunctionKind, Global, Guard, Imm, Inst, LocalVar,
-    Module, Operand, Param, RegId, RegInfo, Reloc, SpecialReg, SrcLoc, SymbolRef,
+    build_cfg, post_dominators, Base, Function, FunctionKind, Global, Guard, Handle, Imm, Inst,
+    LocalVar, Module, Operand, Param, RegId, RegInfo, Reloc, SpecialReg, SrcLoc, SymbolRef,
 };
 use ptx_diag::{Diagnostic, Span};
-use ptx_isa::{special_register, ScalarType, StateSpace};
+use ptx_isa::{special_register, Modifier, Opcode, ScalarType, StateSpace};
 use ptx_syntax::ast::{self, Expr, ExprKind, Initializer, Name, Statement, VarDecl};
 use ptx_syntax::constexpr::{eval, Value};
 use std::collections::HashMap;
@@ -37,12 +37,12 @@ pub fn lower(module: &ast::Module) -> Result<Module, Vec<Diagnostic>> {
 #[derive(Default)]
 struct ModuleCx {
     out: Module,
-    globals: HashMap<Name, u32>,
+    globals: HashMap<Name, Handle<Global>>,
     /// Module-scope families (`.global .b32 g<N>`): (stem, count, stride, global). A family is
     /// one variable of `count` members `stride` bytes apart, so its cost follows its size, not
     /// its member count.
-    families: Vec<(Name, u64, u64, u32)>,
-    functions: HashMap<Name, u32>,
+    families: Vec<(Name, u64, u64, Handle<Global>)>,
+    functions: HashMap<Name, Handle<Function>>,
     diags: Vec<Diagnostic>,
 }
 
@@ -121,7 +121,7 @@ impl ModuleCx {
                             Some(n) => {
                                 let stride = align_up(size, align);
                                 let stem = decl.name.text.clone();
-                                self.families.push((stem, n, stride, idx));
+                                self.families.push((stem, n, stride, Handle::new(idx)));
                                 (
                                     Name::from(format!("{}<{n}>", decl.name.text)),
                                     stride.saturating_mul(n),
@@ -132,7 +132,7 @@ impl ModuleCx {
                                 if self.globals.contains_key(&name) {
                                     continue;
                                 }
-                                self.globals.insert(name.clone(), idx);
+                                self.globals.insert(name.clone(), Handle::new(idx));
                                 (name, size)
                             }
                         };
@@ -155,12 +155,12 @@ impl ModuleCx {
                 ast::Directive::Function(f) => {
                     if let Some(&i) = self.functions.get(&f.name.text) {
                         if f.body.is_some() {
-                            self.out.functions[i as usize] = header(f);
+                            self.out.functions[i] = header(f);
                         }
                         continue;
                     }
                     let i = self.out.functions.len() as u32;
-                    self.functions.insert(f.name.text.clone(), i);
+                    self.functions.insert(f.name.text.clone(), Handle::new(i));
                     self.out.functions.push(header(f));
                 }
                 _ => {}
@@ -181,7 +181,7 @@ impl ModuleCx {
                 let Some(&idx) = self.globals.get(&decl.name.text) else {
                     continue;
                 };
-                let g = &self.out.globals[idx as usize];
+                let g = &self.out.globals[idx];
                 let mut data = InitData {
                     bytes: Vec::new(),
                     size: g.size,
@@ -194,7 +194,7 @@ impl ModuleCx {
                     self.diags.push(d);
                     continue;
                 }
-                let g = &mut self.out.globals[idx as usize];
+                let g = &mut self.out.globals[idx];
                 g.init = data.bytes;
                 g.relocs = data.relocs;
             }
@@ -284,7 +284,7 @@ impl ModuleCx {
             self.diags.extend(diags);
             func.blocks = build_cfg(&func);
             func.ipdom = post_dominators(&func.blocks);
-            self.out.functions[idx as usize] = func;
+            self.out.functions[idx] = func;
         }
     }
 }
@@ -472,7 +472,7 @@ fn header(f: &ast::Function) -> Function {
 #[derive(Clone, Copy, Debug)]
 enum Binding {
     Reg(RegId),
-    Local(u32),
+    Local(Handle<LocalVar>),
     KernelParam(u32),
 }
 
@@ -535,7 +535,7 @@ impl<'a> FuncCx<'a> {
                             &mut func.params[pi - 1]
                         };
                         if is_reg {
-                            let r = func.regs.len() as RegId;
+                            let r = RegId::new(func.regs.len() as u32);
                             func.regs.push(RegInfo {
                                 name: d.name.text.clone(),
                                 ty: p.ty.unwrap_or(ScalarType::B32),
@@ -553,7 +553,7 @@ impl<'a> FuncCx<'a> {
                                 init: Vec::new(),
                                 span: d.name.loc.0,
                             });
-                            scope.insert(d.name.text.clone(), Binding::Local(l));
+                            scope.insert(d.name.text.clone(), Binding::Local(Handle::new(l)));
                         }
                     }
                 }
@@ -692,18 +692,16 @@ impl<'a> FuncCx<'a> {
             None => true,
             Some(i) => {
                 i.guard.is_some()
-                    || !matches!(i.opcode.as_str(), "ret" | "exit" | "bra" | "brx" | "trap")
+                    || !matches!(
+                        i.op,
+                        Opcode::Ret | Opcode::Exit | Opcode::Bra | Opcode::Brx | Opcode::Trap
+                    )
             }
         };
         if falls || label_at_end {
-            self.func.insts.push(Inst {
-                guard: None,
-                opcode: Name::from("ret"),
-                mods: Vec::new(),
-                operands: Vec::new(),
-                span: close,
-                src: self.src,
-            });
+            let mut ret = Inst::new(Opcode::Ret, Vec::new(), Vec::new(), close);
+            ret.src = self.src;
+            self.func.insts.push(ret);
         }
     }
 
@@ -778,7 +776,7 @@ impl<'a> FuncCx<'a> {
                 init,
                 span: d.name.loc.0,
             });
-            self.bind(d.name.text.clone(), Binding::Local(l));
+            self.bind(d.name.text.clone(), Binding::Local(Handle::new(l)));
         }
     }
 
@@ -789,7 +787,7 @@ impl<'a> FuncCx<'a> {
     }
 
     fn new_reg(&mut self, name: Name, ty: ScalarType) -> RegId {
-        let r = self.func.regs.len() as RegId;
+        let r = RegId::new(self.func.regs.len() as u32);
         self.func.regs.push(RegInfo { name, ty });
         r
     }
@@ -842,14 +840,48 @@ impl<'a> FuncCx<'a> {
                 }
             });
         let operands = i.operands.iter().map(|o| self.operand(o)).collect();
-        Inst {
-            guard,
-            opcode: i.opcode.text.clone(),
-            mods: i.modifiers.iter().map(|m| m.text.clone()).collect(),
-            operands,
-            span: i.loc.0,
-            src: self.src,
+        let (op, mods) = self.resolve_opcode(i);
+        let mut inst = Inst::new(op, mods, operands, i.loc.0);
+        inst.guard = guard;
+        inst.src = self.src;
+        inst
+    }
+
+    /// The typed opcode and modifiers of `i`, resolved once for every later stage. A modifier
+    /// the typed instruction set does not know (an instruction the table does not describe
+    /// yet) makes the instruction unsupported (the diagnostic is collected per instruction);
+    /// an opcode word it does not know, which the checker rejects, is an error.
+    fn resolve_opcode(&mut self, i: &ast::Instruction) -> (Opcode, Vec<Modifier>) {
+        // an opcode's name has at most a few path segments: the leading modifiers suffice, on
+        // the stack
+        let mut lead = [""; 8];
+        let n = i.modifiers.len().min(lead.len());
+        for (t, m) in lead.iter_mut().zip(&i.modifiers) {
+            *t = m.text.as_str();
         }
+        let Some((op, consumed)) = Opcode::resolve(&i.opcode.text, &lead[..n]) else {
+            self.diags.push(Diagnostic::error(
+                UNRESOLVED,
+                format!("unknown instruction `{}`", i.opcode.text),
+                i.opcode.loc.0,
+            ));
+            return (Opcode::Trap, Vec::new());
+        };
+        let mut mods = Vec::with_capacity(i.modifiers.len() - consumed);
+        for m in &i.modifiers[consumed..] {
+            match Modifier::parse(&m.text) {
+                Some(x) => mods.push(x),
+                None => self.diags.push(unsupported(
+                    format!(
+                        "modifier `{}` of `{}` is not one ptxvm knows",
+                        m.text,
+                        i.full_opcode()
+                    ),
+                    m.loc.0,
+                )),
+            }
+        }
+        (op, mods)
     }
 
     fn operand(&mut self, o: &ast::Operand) -> Operand {
@@ -1041,7 +1073,7 @@ mod tests {
     }
 
     fn opcodes(f: &Function) -> Vec<&str> {
-        f.insts.iter().map(|i| i.opcode.as_str()).collect()
+        f.insts.iter().map(|i| i.op.name()).collect()
     }
 
     #[test]
@@ -1067,7 +1099,7 @@ mod tests {
             ".reg .pred %p<2>;\n.reg .b32 %r<2>;\nsetp.eq.u32 %p1, 1, 1;\n@%p1 bra E;\nmov.u32 %r1, 1;\nE:",
         );
         assert_eq!(opcodes(&f), ["setp", "bra", "mov", "ret"]);
-        assert_eq!(f.ipdom[0], Some(2));
+        assert_eq!(f.ipdom[0], Some(crate::Handle::new(2)));
     }
 
     #[test]

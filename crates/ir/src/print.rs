@@ -111,14 +111,14 @@ fn base(m: &Module, f: &Function, b: &Base) -> String {
         Base::Global(g) => format!(
             "g{g}:{}",
             m.globals
-                .get(g as usize)
+                .get(g.index())
                 .map(|x| x.name.as_str())
                 .unwrap_or("?")
         ),
         Base::Local(l) => format!(
             "l{l}:{}",
             f.locals
-                .get(l as usize)
+                .get(l.index())
                 .map(|x| x.name.as_str())
                 .unwrap_or("?")
         ),
@@ -132,7 +132,7 @@ fn base(m: &Module, f: &Function, b: &Base) -> String {
         Base::Function(x) => format!(
             "f{x}:{}",
             m.functions
-                .get(x as usize)
+                .get(x.index())
                 .map(|x| x.name.as_str())
                 .unwrap_or("?")
         ),

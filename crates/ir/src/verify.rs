@@ -1,6 +1,6 @@
 //! The IR verifier: invariants the interpreter relies on.
 
-use crate::{Base, Function, Module, Operand};
+use crate::{Base, Function, Module, Opcode, Operand};
 
 /// Checks every function of `m`; returns one message per violation (empty: valid).
 pub fn verify(m: &Module) -> Vec<String> {
@@ -17,7 +17,7 @@ fn verify_function(m: &Module, f: &Function, errs: &mut Vec<String>) {
     let mut err = |k: usize, msg: String| errs.push(format!("{}: inst {k}: {msg}", f.name));
     for (k, i) in f.insts.iter().enumerate() {
         if let Some(g) = i.guard {
-            match f.regs.get(g.reg as usize) {
+            match f.regs.get(g.reg.index()) {
                 Some(r) if r.ty == ptx_isa::ScalarType::Pred => {}
                 _ => err(k, format!("guard register {} is not a predicate", g.reg)),
             }
@@ -28,7 +28,7 @@ fn verify_function(m: &Module, f: &Function, errs: &mut Vec<String>) {
                 Operand::Reg(r)
                 | Operand::Address(Base::Reg(r), _)
                 | Operand::Symbol(Base::Reg(r), _)
-                    if *r >= nregs =>
+                    if r.raw() >= nregs =>
                 {
                     err(k, format!("register {r} out of range"))
                 }
@@ -37,16 +37,16 @@ fn verify_function(m: &Module, f: &Function, errs: &mut Vec<String>) {
                     err(k, "branch target out of range".into())
                 }
                 Operand::Address(b, _) | Operand::Symbol(b, _) => match *b {
-                    Base::Global(g) if g as usize >= m.globals.len() => {
+                    Base::Global(g) if g.index() >= m.globals.len() => {
                         err(k, format!("global {g} out of range"))
                     }
-                    Base::Local(l) if l as usize >= f.locals.len() => {
+                    Base::Local(l) if l.index() >= f.locals.len() => {
                         err(k, format!("local {l} out of range"))
                     }
                     Base::KernelParam(p) if p as usize >= f.params.len() => {
                         err(k, format!("param {p} out of range"))
                     }
-                    Base::Function(x) if x as usize >= m.functions.len() => {
+                    Base::Function(x) if x.index() >= m.functions.len() => {
                         err(k, format!("function {x} out of range"))
                     }
                     _ => {}
@@ -65,7 +65,10 @@ fn verify_function(m: &Module, f: &Function, errs: &mut Vec<String>) {
         // control never runs past the last instruction (lowering adds the implicit `ret`)
         let falls = f.insts.last().is_none_or(|i| {
             i.guard.is_some()
-                || !matches!(i.opcode.as_str(), "ret" | "exit" | "bra" | "brx" | "trap")
+                || !matches!(
+                    i.op,
+                    Opcode::Ret | Opcode::Exit | Opcode::Bra | Opcode::Brx | Opcode::Trap
+                )
         });
         if falls {
             err(
@@ -85,7 +88,7 @@ fn verify_function(m: &Module, f: &Function, errs: &mut Vec<String>) {
                 );
             }
             covered = blk.end;
-            if blk.succs.iter().any(|&s| s as usize >= f.blocks.len()) {
+            if blk.succs.iter().any(|&s| s.index() >= f.blocks.len()) {
                 err(
                     blk.start as usize,
                     format!("block {b} has an invalid successor"),

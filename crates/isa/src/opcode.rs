@@ -47,12 +47,9 @@ impl Opcode {
     /// `add` with `[".cc", ".u32"]` is [`Opcode::Add`] consuming 0. `None` for a word that is no
     /// opcode of the table.
     pub fn resolve<S: AsRef<str>>(word: &str, mods: &[S]) -> Option<(Opcode, usize)> {
-        let first = OPCODES_BY_NAME.partition_point(|(n, _)| first_word(n) < word);
+        let range = OPCODES_BY_WORD.get(word)?.clone();
         let mut best = None;
-        for &(name, op) in OPCODES_BY_NAME[first..]
-            .iter()
-            .take_while(|(n, _)| first_word(n) == word)
-        {
+        for &(name, op) in &OPCODES_BY_NAME[range] {
             let rest = name[word.len()..].split('.').skip(1);
             let mut k = 0;
             let mut all = true;
@@ -100,6 +97,50 @@ static OPCODES_BY_NAME: std::sync::LazyLock<Vec<(&'static str, Opcode)>> =
         v
     });
 
+/// The run of [`OPCODES_BY_NAME`] of each first word (lowering resolves every instruction of
+/// a module through it, so a lookup is one hash, not a search).
+static OPCODES_BY_WORD: std::sync::LazyLock<
+    std::collections::HashMap<&'static str, std::ops::Range<usize>, Fnv>,
+> = std::sync::LazyLock::new(|| {
+    let mut m = std::collections::HashMap::with_hasher(Fnv);
+    for (k, (n, _)) in OPCODES_BY_NAME.iter().enumerate() {
+        m.entry(first_word(n))
+            .and_modify(|r: &mut std::ops::Range<usize>| r.end = k + 1)
+            .or_insert(k..k + 1);
+    }
+    m
+});
+
+/// Every modifier by its text.
+static MODIFIERS_BY_TEXT: std::sync::LazyLock<
+    std::collections::HashMap<&'static str, Modifier, Fnv>,
+> = std::sync::LazyLock::new(|| Modifier::ALL.iter().map(|&m| (m.text(), m)).collect());
+
+/// FNV-1a: the keys are short, fixed, trusted strings (the table's own names), so a simple
+/// fast hash beats the default DoS-resistant one here.
+#[derive(Clone, Copy, Default)]
+struct Fnv;
+
+struct FnvHasher(u64);
+
+impl std::hash::BuildHasher for Fnv {
+    type Hasher = FnvHasher;
+    fn build_hasher(&self) -> FnvHasher {
+        FnvHasher(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for FnvHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 impl std::fmt::Display for Opcode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
@@ -109,10 +150,7 @@ impl std::fmt::Display for Opcode {
 impl Modifier {
     /// The modifier spelled `text` (with its leading dot: `.rn`).
     pub fn parse(text: &str) -> Option<Modifier> {
-        crate::generated_ops::MODIFIER_TEXT
-            .binary_search(&text)
-            .ok()
-            .map(|i| Modifier::ALL[i])
+        MODIFIERS_BY_TEXT.get(text).copied()
     }
 
     /// The fundamental type this modifier names (`.f32`), if any.

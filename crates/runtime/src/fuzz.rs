@@ -357,7 +357,7 @@ pub fn declared_needs(module: &Module, name: &str, threads: u64, dynamic_shared:
         let callees = &ir.functions[f].callees;
         if let Some(&c) = callees.get(i) {
             stack.push((f, i + 1));
-            let c = c as usize;
+            let c = c.index();
             match state.get(c) {
                 Some(0) => {
                     state[c] = 1;

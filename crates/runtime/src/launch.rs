@@ -660,7 +660,7 @@ impl Kernel<'_> {
             .position(|x| x.start <= inst && inst < x.end)?;
         let succs: Vec<Vec<usize>> = blocks
             .iter()
-            .map(|x| x.succs.iter().map(|&s| s as usize).collect())
+            .map(|x| x.succs.iter().map(|&s| s.index()).collect())
             .collect();
         let mut preds = vec![Vec::new(); blocks.len()];
         for (x, ss) in succs.iter().enumerate() {

@@ -56,7 +56,7 @@ fn static_need(
     }
     let mut deepest = 0u64;
     path.push(f);
-    for &c in &func.callees {
+    for c in func.callees.iter().map(|c| c.raw()) {
         if path.contains(&c) || !m.functions.get(c as usize).is_some_and(|g| g.defined) {
             continue;
         }

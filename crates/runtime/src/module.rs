@@ -108,8 +108,8 @@ impl Module {
             let mut bytes = g.init.clone();
             for r in &g.relocs {
                 let target = match r.target {
-                    SymbolRef::Global(t) => addr.get(t as usize).copied().unwrap_or(0),
-                    SymbolRef::Function(f) => func_addr(f),
+                    SymbolRef::Global(t) => addr.get(t.index()).copied().unwrap_or(0),
+                    SymbolRef::Function(f) => func_addr(f.raw()),
                 };
                 let v = target.wrapping_add(r.addend as u64);
                 let at = r.offset as usize;

@@ -10,9 +10,10 @@
 //! A branch is converted when all of this holds:
 //! - it is a guarded `bra` of the kernel's own code, forward, over at most [`MAX_SKIPPED`]
 //!   instructions;
-//! - each skipped instruction is unguarded and lane-wise: an opcode of [`CONVERTIBLE`] (plain
-//!   arithmetic, moves, conversions, loads, stores and atomics, none of which looks at which
-//!   lanes are active), decoded as an ALU or memory operation (or hoisted: a no-op);
+//! - each skipped instruction is unguarded and lane-wise: an opcode flagged
+//!   [`OpFlags::CONVERTIBLE`] in the table (plain arithmetic, moves, conversions, loads,
+//!   stores and atomics, none of which looks at which lanes are active), decoded as an ALU or
+//!   memory operation (or hoisted: a no-op);
 //! - no skipped instruction is the target of a branch, of a `brx.idx` table or the entry of a
 //!   function (a lane arriving there from elsewhere would see the guard of lanes that did not);
 //! - no skipped instruction may write the guard predicate.
@@ -32,16 +33,10 @@
 
 use crate::program::{Insn, Op, NO_PRED};
 use ptx_ir::dataflow::Effects;
+use ptx_ir::OpFlags;
 
 /// Most instructions a converted branch may skip.
 pub(crate) const MAX_SKIPPED: u32 = 8;
-
-/// Opcodes that do the same for each lane with or without the other lanes present.
-const CONVERTIBLE: &[&str] = &[
-    "abs", "add", "and", "atom", "bfe", "bfi", "bfind", "brev", "clz", "cnot", "cvt", "cvta", "ld",
-    "mad", "mad24", "max", "min", "mov", "mul", "mul24", "neg", "not", "or", "popc", "prmt", "red",
-    "selp", "setp", "shl", "shr", "slct", "st", "sub", "xor",
-];
 
 /// Converts the branches of the kernel's code `code[..kf.insts.len()]` that qualify (see the
 /// module docs). `effects` are the kernel's instruction effects, `targets` every pc that some
@@ -74,7 +69,7 @@ pub(crate) fn convert(
             insn.guard == NO_PRED
                 && (entries[j] == 0 || allowed.contains(&j) && entries[j] == 1)
                 && matches!(insn.op, Op::Alu(_) | Op::Mem(_) | Op::Nop)
-                && CONVERTIBLE.binary_search(&inst.opcode.as_str()).is_ok()
+                && inst.is(OpFlags::CONVERTIBLE)
                 && !effects[j].writes.contains(&g.reg)
         };
         let taken = (guard, code[k].neg);
@@ -153,11 +148,6 @@ mod tests {
 
     fn program(body: &str) -> Program {
         crate::compile::test_program(".param .u64 out", body)
-    }
-
-    #[test]
-    fn table_is_sorted() {
-        assert!(CONVERTIBLE.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]

@@ -18,18 +18,11 @@
 //! pure lane-wise operations and loads of kernel parameters (read-only for the launch) are
 //! hoisted; anything guarded, touching the carry flag or reading other state stays in place.
 
-use crate::compile::Builder;
+use crate::decode::{sreg_of, Builder};
 use crate::program::{Insn, Op, SregInit};
 use ptx_ir::dataflow::{all_effects, interference, liveness, maybe_uninit, Effects, Liveness};
-use ptx_ir::{Base, Operand, RegId};
+use ptx_ir::{Base, Modifier, OpFlags, Opcode, Operand, RegId};
 use ptx_isa::{ScalarType, StateSpace};
-
-/// Opcodes computed lane by lane from their operands alone.
-const PURE: &[&str] = &[
-    "abs", "add", "and", "bfe", "bfi", "bfind", "brev", "clz", "cnot", "cvt", "cvta", "mad",
-    "mad24", "max", "min", "mov", "mul", "mul24", "neg", "not", "or", "popc", "prmt", "selp",
-    "setp", "shl", "shr", "slct", "sub", "xor",
-];
 
 /// Result of [`plan`].
 #[derive(Default)]
@@ -90,7 +83,7 @@ impl Facts {
         let mut defs = vec![0u32; kf.regs.len()];
         for e in &effects {
             for &r in &e.writes {
-                defs[r as usize] += 1;
+                defs[r.index()] += 1;
             }
         }
         Facts {
@@ -116,14 +109,14 @@ impl Facts {
                 && !e.writes.is_empty()
                 && e.writes
                     .iter()
-                    .all(|&r| self.defs[r as usize] == 1 && !self.uninit[r as usize])
-                && e.reads.iter().all(|&r| invariant[r as usize])
+                    .all(|&r| self.defs[r.index()] == 1 && !self.uninit[r.index()])
+                && e.reads.iter().all(|&r| invariant[r.index()])
                 && inst.operands[1..].iter().all(|o| source_is_fixed(o, kf))
                 && op_ok(k, inst);
             if h {
                 hoist[k] = true;
                 for &r in &e.writes {
-                    invariant[r as usize] = true;
+                    invariant[r.index()] = true;
                 }
             }
         }
@@ -147,13 +140,13 @@ impl Facts {
             ) else {
                 continue;
             };
-            let r = *r as usize;
+            let r = r.index();
             let copyable = match o {
                 Operand::Imm(_) | Operand::Symbol(..) => true,
-                Operand::Special(sr) => crate::compile::sreg_of(sr).is_some(),
+                Operand::Special(sr) => sreg_of(sr).is_some(),
                 _ => false,
             };
-            if inst.opcode == "mov"
+            if inst.op == Opcode::Mov
                 && ty != ScalarType::Pred
                 && copyable
                 && e.certain
@@ -187,7 +180,7 @@ impl Facts {
             if info.ty == ScalarType::Pred || self.uninit[r] || invariant[r] {
                 continue;
             }
-            let r = r as RegId;
+            let r = RegId::new(r as u32);
             let c = match members
                 .iter()
                 .position(|m| m.iter().all(|&x| !g.interferes(r, x)))
@@ -199,7 +192,7 @@ impl Facts {
                 }
             };
             members[c].push(r);
-            out[r as usize] = Some(c as u32);
+            out[r.index()] = Some(c as u32);
         }
         out
     }
@@ -258,11 +251,10 @@ pub(crate) fn plan(b: &Builder<'_>, kernel: u32, facts: &Facts, code: &mut [Insn
 /// scalar load of a kernel parameter at a constant, in-bounds offset. Without `op` (before
 /// decoding), whether it can be one.
 fn pure_or_param_load(inst: &ptx_ir::Inst, kf: &ptx_ir::Function, op: Option<&Op>) -> bool {
-    let opcode = inst.opcode.as_str();
-    if inst.mods.iter().any(|m| m == ".cc") {
+    if inst.has(Modifier::Cc) {
         return false;
     }
-    if opcode == "ld" {
+    if inst.op == Opcode::Ld {
         if !matches!(op, None | Some(Op::Mem(_))) || inst.space() != Some(StateSpace::Param) {
             return false;
         }
@@ -277,14 +269,14 @@ fn pure_or_param_load(inst: &ptx_ir::Inst, kf: &ptx_ir::Function, op: Option<&Op
             return false;
         };
         let at = param.offset as i64 + off;
-        let vector = inst.mods.iter().any(|m| m.starts_with(".v"));
+        let vector = inst.vector_width().is_some() || inst.has(Modifier::Volatile);
         return !vector && at >= 0 && at % size == 0 && at + size <= kf.param_size as i64;
     }
     // generic addresses of `.local` and `.param` variables depend on the thread
-    if opcode == "cvta" && !inst.has(".global") {
+    if inst.op == Opcode::Cvta && !inst.has(Modifier::Global) {
         return false;
     }
-    matches!(op, None | Some(Op::Alu(_))) && PURE.contains(&opcode)
+    matches!(op, None | Some(Op::Alu(_))) && inst.is(OpFlags::PURE)
 }
 
 /// Whether a source operand has the same value in every CTA, apart from registers (which the
@@ -292,12 +284,12 @@ fn pure_or_param_load(inst: &ptx_ir::Inst, kf: &ptx_ir::Function, op: Option<&Op
 fn source_is_fixed(o: &Operand, kf: &ptx_ir::Function) -> bool {
     match o {
         Operand::Reg(_) | Operand::Imm(_) | Operand::Sink => true,
-        Operand::Special(sr) => crate::compile::sreg_of(sr).is_some_and(launch_invariant),
+        Operand::Special(sr) => sreg_of(sr).is_some_and(launch_invariant),
         Operand::Symbol(Base::Global(_) | Base::Function(_), _) => true,
         // a `.shared` variable declared in the kernel body: a fixed offset in shared memory
         Operand::Symbol(Base::Local(l), _) => kf
             .locals
-            .get(*l as usize)
+            .get(l.index())
             .is_some_and(|l| l.space == StateSpace::Shared),
         Operand::Address(Base::KernelParam(_), _) => true,
         Operand::Vector(v) => v.iter().all(|o| source_is_fixed(o, kf)),

@@ -24,7 +24,8 @@
 
 use crate::handlers::{cells, slot, store_lanes, CellLanes};
 use crate::program::{Ctx, Insn, Lanes, MemResult, Op, FULL, LANE_BIT64, NO_PRED};
-use ptx_ir::Operand;
+use ptx_ir::{Modifier, Opcode, Operand, RegId};
+use ptx_isa::ScalarType;
 
 /// Fuses the pairs and triples of `code` that qualify; `funcs` gives each program function's
 /// IR function and first pc, `targets` every pc a branch, table, call or return can reach,
@@ -35,7 +36,7 @@ pub(crate) fn fuse(
     funcs: &[(u32, u32)],
     code: &mut [Insn],
     targets: &[u32],
-    (kernel, facts): (u32, &crate::invariant::Facts),
+    (kernel, facts): (u32, &super::invariant::Facts),
 ) -> usize {
     let mut is_target = vec![false; code.len() + 1];
     for &t in targets {
@@ -58,7 +59,7 @@ pub(crate) fn fuse(
             (&own.0[..], own.1.as_ref())
         };
         // whether register `r` is never read after instruction `k`
-        let dead = |k: usize, r: u32| live.is_some_and(|l| l.dead_after(f, effects, k, r));
+        let dead = |k: usize, r: RegId| live.is_some_and(|l| l.dead_after(f, effects, k, r));
         let mut k = 0;
         while k + 1 < f.insts.len() {
             let pc = entry as usize + k;
@@ -131,10 +132,10 @@ pub(crate) fn fuse(
 fn scan_step(
     insts: [&ptx_ir::Inst; 3],
     code: [&Insn; 3],
-    dead: impl Fn(usize, u32) -> bool,
+    dead: impl Fn(usize, RegId) -> bool,
 ) -> Option<Insn> {
     let ([sh, se, ad], [ci, cs, ca]) = (insts, code);
-    if sh.opcode != "shfl" || !plain(se, "selp", BITS32) || !plain(ad, "add", INT32) {
+    if sh.op != Opcode::Shfl || !plain(se, Opcode::Selp, BITS32) || !plain(ad, Opcode::Add, INT32) {
         return None;
     }
     if [ci, cs, ca]
@@ -158,7 +159,7 @@ fn scan_step(
     if !dead(1, t) || !dead(2, *s) {
         return None;
     }
-    let is = |o: Option<&Operand>, r: u32| o == Some(&Operand::Reg(r));
+    let is = |o: Option<&Operand>, r: RegId| o == Some(&Operand::Reg(r));
     // `selp s, a, b, q` takes `a` where the predicate holds
     let (y, t_is_b) = if is(se.operands.get(1), t) {
         (cs.b, false)
@@ -201,7 +202,7 @@ fn scan_step(
 fn indexed(
     insts: [&ptx_ir::Inst; 3],
     code: [&Insn; 3],
-    dead: impl Fn(usize, u32) -> bool,
+    dead: impl Fn(usize, RegId) -> bool,
 ) -> Option<Insn> {
     let ([mw, ad, mem], [cm, ca, cx]) = (insts, code);
     let guard = |i: &Insn| (i.guard, i.neg, i.converted);
@@ -226,13 +227,14 @@ fn indexed(
         return None;
     };
     // one value, addressed by `a` plus an offset
-    let (store, addr) = match mem.opcode.as_str() {
-        "st" => (true, mem.operands.first()),
-        "ld" => (false, mem.operands.get(1)),
+    let (store, addr) = match mem.op {
+        Opcode::St => (true, mem.operands.first()),
+        Opcode::Ld => (false, mem.operands.get(1)),
         _ => return None,
     };
     if !matches!(addr, Some(Operand::Address(ptx_ir::Base::Reg(r), _)) if r == a)
-        || mem.mods.iter().any(|m| m.starts_with(".v"))
+        || mem.vector_width().is_some()
+        || mem.has(Modifier::Volatile)
         || cx.a != ca.d
         || !dead(1, *t)
     {
@@ -308,21 +310,17 @@ fn wide<const SIGNED: bool>(a: u64, b: u64) -> u64 {
 
 /// Whether `i` is `opcode` with one modifier, its type, among `types` (`add.s32`, not
 /// `add.sat.s32` or `add.cc.s32`).
-fn plain(i: &ptx_ir::Inst, opcode: &str, types: &[&str]) -> bool {
-    i.opcode == opcode
-        && i.mods.len() == 1
-        && i.types()
-            .last()
-            .is_some_and(|t| types.contains(&t.suffix()))
+fn plain(i: &ptx_ir::Inst, op: Opcode, types: &[ScalarType]) -> bool {
+    i.op == op && i.mods.len() == 1 && i.types().last().is_some_and(|t| types.contains(&t))
 }
 
-const INT32: &[&str] = &[".s32", ".u32"];
-const INT64: &[&str] = &[".s64", ".u64"];
-const BITS32: &[&str] = &[".b32", ".s32", ".u32"];
+const INT32: &[ScalarType] = &[ScalarType::S32, ScalarType::U32];
+const INT64: &[ScalarType] = &[ScalarType::S64, ScalarType::U64];
+const BITS32: &[ScalarType] = &[ScalarType::B32, ScalarType::S32, ScalarType::U32];
 
 /// The fused handler for IR instructions `a` then `b`, when they are one of the pairs.
 fn pair_kind(a: &ptx_ir::Inst, b: &ptx_ir::Inst) -> Option<crate::program::AluFn> {
-    if plain(a, "selp", BITS32) && plain(b, "add", INT32) {
+    if plain(a, Opcode::Selp, BITS32) && plain(b, Opcode::Add, INT32) {
         return Some(selp_add);
     }
     match wide_then_add64(a, b)? {
@@ -334,12 +332,16 @@ fn pair_kind(a: &ptx_ir::Inst, b: &ptx_ir::Inst) -> Option<crate::program::AluFn
 /// Whether `a`, `b` are `mul.wide.s32` (true) or `mul.wide.u32` (false) then a plain 64-bit
 /// `add`; `None` for anything else.
 fn wide_then_add64(a: &ptx_ir::Inst, b: &ptx_ir::Inst) -> Option<bool> {
-    if a.opcode != "mul" || !a.has(".wide") || a.mods.len() != 2 || !plain(b, "add", INT64) {
+    if a.op != Opcode::Mul
+        || !a.has(Modifier::Wide)
+        || a.mods.len() != 2
+        || !plain(b, Opcode::Add, INT64)
+    {
         return None;
     }
-    match a.types().last().map(|t| t.suffix()) {
-        Some(".s32") => Some(true),
-        Some(".u32") => Some(false),
+    match a.types().last() {
+        Some(ScalarType::S32) => Some(true),
+        Some(ScalarType::U32) => Some(false),
         _ => None,
     }
 }
