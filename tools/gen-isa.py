@@ -1329,15 +1329,15 @@ EXTRA_MODIFIERS = [".uni", ".sync", ".aligned", ".b128", ".v8", ".x4", ".x2", ".
 # - convertible: does the same for each lane with or without the other lanes present, so a
 #   branch around it may become a guard on it (if-conversion).
 OP_FLAGS = {
-    "dest_first": """abs activemask add addc and atom bfe bfi bfind bmsk brev clz cnot copysign
+    "dest_first": """vabsdiff4 abs activemask add addc and atom bfe bfi bfind bmsk brev clz cnot copysign
         cos cvt cvt.pack cvta div dp2a dp4a elect ex2 fma fns isspacep ld ldu lg2 lop3 mad
         mad24 madc mapa match max min mov mul mul24 neg not or popc prmt rcp redux rem rsqrt
         sad selp set setp shf shfl shl shr sin slct sqrt sub subc szext tanh testp vote xor""",
     "no_dest": """bra brx exit fence membar nanosleep pmevent prefetch prefetchu red ret st
         trap""",
-    "pure": """abs add and bfe bfi bfind brev clz cnot cvt cvt.pack cvta mad mad24 max min mov
+    "pure": """vabsdiff4 abs add and bfe bfi bfind brev clz cnot cvt cvt.pack cvta mad mad24 max min mov
         mul mul24 neg not or popc prmt selp setp shl shr slct sub xor""",
-    "convertible": """abs add and atom bfe bfi bfind brev clz cnot cvt cvt.pack cvta ld mad mad24
+    "convertible": """vabsdiff4 abs add and atom bfe bfi bfind brev clz cnot cvt cvt.pack cvta ld mad mad24
         max min mov mul mul24 neg not or popc prmt red selp setp shl shr slct st sub xor""",
 }
 

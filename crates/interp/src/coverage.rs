@@ -104,7 +104,6 @@ not_executed_list! {
     Txq: TEXTURE,
     Vabsdiff: VIDEO,
     Vabsdiff2: VIDEO,
-    Vabsdiff4: VIDEO,
     Vadd: VIDEO,
     Vadd2: VIDEO,
     Vadd4: VIDEO,

@@ -14,6 +14,7 @@ use crate::handlers::{cells, slot, store_lanes, CellLanes};
 use crate::program::{lane_bits, Insn, Lanes, FULL};
 use crate::semantics::int::{self as si, CarryOps, IntOps, SignedOps, WideOps};
 use crate::semantics::logic::{self as sl, PrmtMode};
+use crate::semantics::video::{self as sv, Vop4};
 
 // ---- lanes -----------------------------------------------------------------------------------
 
@@ -290,6 +291,14 @@ pub(crate) fn dp4a_h<const AS: bool, const BS: bool>(
 ) {
     map3(r, i, m, |a, b, c| {
         si::dp4a(a as u32, b as u32, c as u32, AS, BS) as u64
+    })
+}
+
+/// `vabsdiff4`, its lane types and secondary operation in `aux` ([`Vop4::pack`]).
+pub(crate) fn vabsdiff4_h(r: &mut [Lanes], _p: &mut [u32], i: &Insn, m: u32) {
+    let v = Vop4::unpack(i.aux);
+    map3(r, i, m, |a, b, c| {
+        sv::vabsdiff4(a as u32, b as u32, c as u32, v) as u64
     })
 }
 

@@ -19,6 +19,7 @@
 //! | [`half`] | `.f16`/`.bf16` and their packed `x2` forms |
 //! | [`cmp`] | comparison operators, `set`/`setp`/`selp`/`slct` |
 //! | [`cvt`] | `cvt` and `cvt.pack` between every integer and floating-point type |
+//! | [`video`] | the SIMD video instructions (`vabsdiff4`) |
 //! | [`fp`] | the shared soft-float core: formats, decoding, correctly rounded packing |
 //!
 //! NaN policy (the ISA leaves single-precision NaN bits unspecified): arithmetic on `.f32`,
@@ -34,6 +35,7 @@ pub mod fp;
 pub mod half;
 pub mod int;
 pub mod logic;
+pub mod video;
 
 /// Floating-point rounding modifier (`.rn .rz .rm .rp`, and `.rna` where `cvt` allows it).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]

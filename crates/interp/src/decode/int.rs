@@ -6,6 +6,7 @@ use crate::ops_int::*;
 use crate::program::{AluFn, Insn, Op};
 use crate::semantics::int::{self as si};
 use crate::semantics::logic::{self as sl, ShfDir};
+use crate::semantics::video::Vop4;
 use crate::semantics::ClampMode;
 use ptx_ir::{Imm, Modifier, Opcode, Operand};
 use ptx_isa::{ScalarType, TypeKind};
@@ -657,6 +658,32 @@ pub(crate) fn shift(d: &mut Dec<'_, '_>, insn: &mut Insn, right: bool) -> R<()> 
         }
         (true, IntTy::S64) => crate::alu2!(i, a, b => sl::shr_s64(a as i64, b as u32) as u64),
     };
+    Ok(())
+}
+
+/// `vabsdiff4.dtype.atype.btype{.sat|.add} d, a, b, c`: the lane types, saturation and
+/// secondary operation packed into `aux` ([`crate::semantics::video::Vop4`]). Operands with
+/// byte selectors or a destination mask (`d.b10`, `a.b3210`) are refused when lowering.
+pub(crate) fn vop4(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+    let types = d.types();
+    let [td, ta, tb] = types[..] else {
+        return Err("expected three types (`.dtype.atype.btype`)".into());
+    };
+    let signed = |t: ScalarType| -> R<bool> {
+        match t {
+            ScalarType::U32 => Ok(false),
+            ScalarType::S32 => Ok(true),
+            _ => Err("the types must be .u32 or .s32".into()),
+        }
+    };
+    let (sat, add) = (d.has(Modifier::Sat), d.has(Modifier::Add));
+    if sat && add {
+        return Err("`.sat` cannot be used with `.add`".into());
+    }
+    let v = Vop4::new(signed(td)?, signed(ta)?, signed(tb)?, sat, add);
+    ops3(d, insn, ta, tb, td)?;
+    insn.aux = v.pack();
+    insn.op = Op::Alu(vabsdiff4_h);
     Ok(())
 }
 

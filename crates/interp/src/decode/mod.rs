@@ -521,6 +521,7 @@ pub(crate) fn decode(d: &mut Dec<'_, '_>) -> R<Insn> {
         Opcode::Bmsk => int::bmsk(d, i)?,
         Opcode::Szext => int::szext(d, i)?,
         Opcode::Dp4a => int::dot(d, i, false)?,
+        Opcode::Vabsdiff4 => int::vop4(d, i)?,
         Opcode::Dp2a => int::dot(d, i, true)?,
         Opcode::And | Opcode::Or | Opcode::Xor | Opcode::Not | Opcode::Cnot => {
             int::logic(d, i, op)?
