@@ -13,8 +13,9 @@ type Handle = *mut c_void;
 type CUdevice = c_int;
 type CUdeviceptr = u64;
 
-/// The driver version reported (13.0: cudart 13 refuses less).
-const DRIVER_VERSION: c_int = 13000;
+/// The driver version reported: that of the headers the exports come from (at least 13.0:
+/// cudart 13 refuses less; NVRTC and NVVM of that version warn about an older driver).
+const DRIVER_VERSION: c_int = crate::exports::HEADER_VERSION as c_int;
 
 fn h(p: Handle) -> u64 {
     p as u64
@@ -532,6 +533,9 @@ fn memcpy(
 ) -> Result<(), CUresult> {
     let s = state::init_lock()?;
     s.stream_ctx(stream)?;
+    if n == 0 {
+        return Ok(());
+    }
     if dst_dev {
         s.check_range(dst, n as u64)?;
     }
@@ -545,6 +549,9 @@ fn memcpy(
 fn memset(dst: u64, value: u32, width: usize, count: usize, stream: u64) -> Result<(), CUresult> {
     let s = state::init_lock()?;
     s.stream_ctx(stream)?;
+    if count == 0 {
+        return Ok(());
+    }
     let bytes = (count as u64)
         .checked_mul(width as u64)
         .ok_or(CUDA_ERROR_INVALID_VALUE)?;
@@ -1280,6 +1287,33 @@ api! {
         memset(dst, v, 4, n, h(stream))
     }
 
+    fn cuMemAdvise(dptr: CUdeviceptr, count: usize, advice: c_int, device: CUdevice) {
+        let _ = (advice, device);
+        managed_hint(dptr, count, 0)
+    }
+
+    fn cuMemAdvise_v2(dptr: CUdeviceptr, count: usize, advice: c_int, location: u64) {
+        let _ = (advice, location);
+        managed_hint(dptr, count, 0)
+    }
+
+    fn cuMemPrefetchAsync(dptr: CUdeviceptr, count: usize, device: CUdevice, stream: Handle) {
+        let _ = device;
+        managed_hint(dptr, count, h(stream))
+    }
+
+    fn cuMemPrefetchAsync_v2(dptr: CUdeviceptr, count: usize, location: u64, flags: c_uint, stream: Handle) {
+        let _ = (location, flags);
+        managed_hint(dptr, count, h(stream))
+    }
+
+    fn cuStreamAttachMemAsync(stream: Handle, dptr: CUdeviceptr, length: usize, flags: c_uint) {
+        if !matches!(flags, 1 | 2 | 4) {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        managed_hint(dptr, length.max(1), h(stream))
+    }
+
     fn cuStreamCreate(ph: *mut Handle, flags: c_uint) {
         if ph.is_null() || flags > 1 {
             return Err(CUDA_ERROR_INVALID_VALUE);
@@ -1670,22 +1704,12 @@ api! {
     }
 
     fn cuOccupancyMaxPotentialBlockSize(min_grid: *mut c_int, block: *mut c_int, func: Handle, to_smem: Option<unsafe extern "C" fn(c_int) -> usize>, dynamic: usize, limit: c_int) {
-        let f = state::init_lock()?.func(h(func))?;
-        let max = f.resources.max_threads.unwrap_or(1024).min(1024) as c_int;
-        let max = if limit > 0 { max.min(limit) } else { max };
-        let mut best = (0, 32);
-        let mut b = max - max % 32;
-        while b >= 32 {
-            // SAFETY: the host's callback, called as the driver API specifies.
-            let smem = match to_smem { Some(g) => unsafe { g(b) }, None => dynamic };
-            let occ = occupancy(&f, b, smem) * b;
-            if occ > best.0 {
-                best = (occ, b);
-            }
-            b -= 32;
-        }
-        put(min_grid, (best.0 / best.1.max(1)).max(1) * cores())?;
-        put(block, best.1)
+        potential_block_size(min_grid, block, h(func), to_smem, dynamic, limit)
+    }
+
+    fn cuOccupancyMaxPotentialBlockSizeWithFlags(min_grid: *mut c_int, block: *mut c_int, func: Handle, to_smem: Option<unsafe extern "C" fn(c_int) -> usize>, dynamic: usize, limit: c_int, flags: c_uint) {
+        let _ = flags;
+        potential_block_size(min_grid, block, h(func), to_smem, dynamic, limit)
     }
 
     fn cuOccupancyAvailableDynamicSMemPerBlock(size: *mut usize, func: Handle, blocks: c_int, block: c_int) {
@@ -1846,4 +1870,47 @@ fn param_info(f: u64, index: usize, offset: *mut usize, size: *mut usize) -> Res
         put(size, n as usize)?;
     }
     Ok(())
+}
+
+/// `cuOccupancyMaxPotentialBlockSize`: the block size (a multiple of 32) with the most resident
+/// threads per multiprocessor, and the grid that fills every multiprocessor with it.
+fn potential_block_size(
+    min_grid: *mut c_int,
+    block: *mut c_int,
+    func: u64,
+    to_smem: Option<unsafe extern "C" fn(c_int) -> usize>,
+    dynamic: usize,
+    limit: c_int,
+) -> Result<(), CUresult> {
+    let f = state::init_lock()?.func(func)?;
+    if min_grid.is_null() || block.is_null() {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    let max = f.resources.max_threads.unwrap_or(1024).min(1024) as c_int;
+    let max = if limit > 0 { max.min(limit) } else { max };
+    let mut best = (0, 32.min(max.max(1)));
+    let mut b = max - max % 32;
+    while b >= 32 {
+        let smem = match to_smem {
+            // SAFETY: the host's callback, called as the driver API specifies (block size in,
+            // dynamic shared bytes out), with no lock held.
+            Some(g) => unsafe { g(b) },
+            None => dynamic,
+        };
+        let occ = occupancy(&f, b, smem) * b;
+        if occ > best.0 {
+            best = (occ, b);
+        }
+        b -= 32;
+    }
+    put(min_grid, (best.0 / best.1.max(1)).max(1) * cores())?;
+    put(block, best.1)
+}
+
+/// Advice, prefetches and stream attachment of managed memory: checked, then nothing to do
+/// (host and kernels share the memory).
+fn managed_hint(dptr: u64, count: usize, stream: u64) -> Result<(), CUresult> {
+    let s = state::init_lock()?;
+    s.stream_ctx(stream)?;
+    s.check_range(dptr, count as u64)
 }

@@ -51,6 +51,8 @@ int main(void) {
     EXPECT(cuMemsetD32(d, 0, 17), CUDA_ERROR_INVALID_VALUE);
     OK(cuMemcpyHtoD(d, host, 64));
     OK(cuMemcpyHtoD(d, host, 0));
+    OK(cuMemcpyHtoD(0, host, 0)); /* nothing to copy: no check */
+    OK(cuMemsetD32(0, 0, 0));
     CUdeviceptr base;
     size_t size;
     EXPECT(cuMemGetAddressRange(&base, &size, (CUdeviceptr)host), CUDA_ERROR_NOT_FOUND);
