@@ -1,7 +1,8 @@
 //! `ptxvm exec -- PROGRAM ARGS…`: runs an unmodified program with ptxvm's `libcuda.so.1` first
 //! on the loader path, as `compute-sanitizer PROGRAM` wraps one. The settings reach the
 //! library as the environment variables a user can also set directly with `LD_LIBRARY_PATH`:
-//! `PTXVM_THREADS`, `PTXVM_TIMEOUT`, `PTXVM_MAX_INSTRUCTIONS`, `PTXVM_TRACE`.
+//! `PTXVM_THREADS`, `PTXVM_TIMEOUT`, `PTXVM_MAX_INSTRUCTIONS`, `PTXVM_TRACE`,
+//! `PTXVM_EXACT_BOUNDS`, `PTXVM_CC`.
 
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -22,6 +23,10 @@ pub struct ExecOptions {
     /// Print each driver API call with its arguments and result on stderr [env: PTXVM_TRACE=1].
     #[arg(long)]
     trace: bool,
+    /// Report every kernel access past the size a buffer was allocated with; by default a buffer
+    /// is 256-byte granular as on a GPU [env: PTXVM_EXACT_BOUNDS=1].
+    #[arg(long)]
+    exact_bounds: bool,
     /// Report this compute capability (e.g. 9.0) [env: PTXVM_CC; default 8.0].
     #[arg(long, value_name = "X.Y")]
     cc: Option<String>,
@@ -100,6 +105,9 @@ pub fn exec(opts: ExecOptions) -> ExitCode {
     }
     if opts.trace {
         cmd.env("PTXVM_TRACE", "1");
+    }
+    if opts.exact_bounds {
+        cmd.env("PTXVM_EXACT_BOUNDS", "1");
     }
     if let Some(cc) = &opts.cc {
         cmd.env("PTXVM_CC", cc);

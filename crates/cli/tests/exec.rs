@@ -11,9 +11,9 @@ fn ptxvm() -> Command {
 fn the_program_sees_the_library_and_the_settings() {
     let out = ptxvm()
         .args(["exec", "--threads", "3", "--timeout", "2.5", "--max-instructions", "1000"])
-        .args(["--trace", "--cc", "9.0", "--", "sh", "-c"])
+        .args(["--trace", "--exact-bounds", "--cc", "9.0", "--", "sh", "-c"])
         .arg(concat!(
-            "echo \"$PTXVM_THREADS $PTXVM_TIMEOUT $PTXVM_MAX_INSTRUCTIONS $PTXVM_TRACE $PTXVM_CC\"; ",
+            "echo \"$PTXVM_THREADS $PTXVM_TIMEOUT $PTXVM_MAX_INSTRUCTIONS $PTXVM_TRACE $PTXVM_EXACT_BOUNDS $PTXVM_CC\"; ",
             "d=\"${LD_LIBRARY_PATH%%:*}\"; test -e \"$d/libcuda.so.1\" && test -e \"$d/libcuda.so\" && echo found"
         ))
         .output()
@@ -24,7 +24,7 @@ fn the_program_sees_the_library_and_the_settings() {
         "{stdout}{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(stdout, "3 2.5 1000 1 9.0\nfound\n");
+    assert_eq!(stdout, "3 2.5 1000 1 1 9.0\nfound\n");
 }
 
 #[test]

@@ -490,15 +490,22 @@ fn alloc(size: usize, kind: MemKind, flags: u32) -> Result<u64, CUresult> {
         MemKind::Host => "cuMemHostAlloc buffer",
         MemKind::Managed => "cuMemAllocManaged buffer",
     };
+    let granular = if state::settings().exact_bounds {
+        size
+    } else {
+        size.checked_next_multiple_of(256)
+            .ok_or(CUDA_ERROR_OUT_OF_MEMORY)?
+    };
     let buf = s
         .device
-        .alloc_bytes(size, label)
+        .alloc_bytes(granular, label)
         .map_err(|_| CUDA_ERROR_OUT_OF_MEMORY)?;
     let addr = buf.addr();
     s.allocs.insert(
         addr,
         Alloc {
             buf,
+            size: size as u64,
             kind,
             ctx,
             flags,
@@ -593,7 +600,7 @@ fn pointer_attribute(s: &State, name: &str, ptr: u64) -> Result<Vec<u8>, CUresul
         };
     }
     let (base, size, kind, ctx) = match found {
-        Some((b, a)) => (b, a.buf.len() as u64, a.kind, a.ctx),
+        Some((b, a)) => (b, a.size, a.kind, a.ctx),
         None => {
             let m = module_var.ok_or(CUDA_ERROR_INVALID_VALUE)?;
             (
@@ -1184,7 +1191,7 @@ api! {
         let s = state::init_lock()?;
         s.current()?;
         let (base, size) = match s.find(dptr, 1) {
-            Some((b, a)) => (b, a.buf.len() as u64),
+            Some((b, a)) => (b, a.size),
             None => {
                 let m = s.device.allocation(dptr, 1).ok_or(CUDA_ERROR_NOT_FOUND)?;
                 (m.base, m.size)

@@ -14,7 +14,8 @@
 //!
 //! Settings come from the environment (`ptxvm exec` sets them): `PTXVM_THREADS`,
 //! `PTXVM_TIMEOUT` (seconds), `PTXVM_MAX_INSTRUCTIONS`, `PTXVM_TRACE=1` (each call, its
-//! arguments and its result on stderr), `PTXVM_CC` (compute capability, `8.0` by default).
+//! arguments and its result on stderr), `PTXVM_CC` (compute capability, `8.0` by default),
+//! `PTXVM_EXACT_BOUNDS=1` (kernels may not touch the 256-byte granule past a buffer's size).
 
 // The C ABI needs `#[no_mangle]` exports and raw pointers; the unsafe blocks are in `api` and
 // `abi`, each with its `// SAFETY:` argument. `state` and `image` are safe code.

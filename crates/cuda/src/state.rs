@@ -17,6 +17,10 @@ pub struct Settings {
     pub max_instructions: u64,
     /// Compute capability (major, minor).
     pub cc: (i32, i32),
+    /// Report every kernel access past an allocation's requested size (`PTXVM_EXACT_BOUNDS=1`);
+    /// by default allocations are 256-byte granular as on a GPU, whose programs (and test
+    /// suites) often read a little past the end of small buffers without noticing.
+    pub exact_bounds: bool,
 }
 
 /// The settings (from `PTXVM_*` variables, read at first use).
@@ -51,6 +55,7 @@ pub fn settings() -> &'static Settings {
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(defaults.max_instructions),
             cc,
+            exact_bounds: var("PTXVM_EXACT_BOUNDS").is_some_and(|v| v != "0"),
         }
     });
     &S
@@ -66,6 +71,8 @@ pub enum MemKind {
 
 pub struct Alloc {
     pub buf: DeviceBuffer<u8>,
+    /// The size asked for (the buffer may be rounded up to the allocation granularity).
+    pub size: u64,
     pub kind: MemKind,
     pub ctx: u64,
     pub flags: u32,
@@ -298,7 +305,7 @@ impl State {
     pub fn find(&self, addr: u64, len: u64) -> Option<(u64, &Alloc)> {
         let (&base, a) = self.allocs.range(..=addr).next_back()?;
         let end = addr.checked_add(len)?;
-        (end <= base + a.buf.len() as u64).then_some((base, a))
+        (end <= base + a.size).then_some((base, a))
     }
 
     /// Checks that `[addr, addr + len)` is device-accessible memory: one of our allocations or a
@@ -307,8 +314,17 @@ impl State {
         if addr == 0 {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        if len == 0 || self.find(addr, len).is_some() || self.device.allocation(addr, len).is_some()
-        {
+        if len == 0 || self.find(addr, len).is_some() {
+            return Ok(());
+        }
+        // in one of our buffers (its granule included) but past its requested size
+        if let Some((&base, a)) = self.allocs.range(..=addr).next_back() {
+            if addr < base + a.buf.len() as u64 {
+                return Err(CUDA_ERROR_INVALID_VALUE);
+            }
+        }
+        // a module variable
+        if self.device.allocation(addr, len).is_some() {
             return Ok(());
         }
         Err(CUDA_ERROR_INVALID_VALUE)

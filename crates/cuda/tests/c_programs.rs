@@ -45,6 +45,11 @@ fn scratch(name: &str) -> PathBuf {
 
 /// Builds and runs `tests/c/NAME.c`; returns (stdout, stderr).
 fn run(name: &str) -> Option<(String, String)> {
+    run_with(name, &[])
+}
+
+/// [`run`] with environment variables.
+fn run_with(name: &str, env: &[(&str, &str)]) -> Option<(String, String)> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c");
     let dir = scratch(name);
     let exe = dir.join(name);
@@ -81,6 +86,8 @@ fn run(name: &str) -> Option<(String, String)> {
         .current_dir(&dir)
         .env("LD_LIBRARY_PATH", &dir)
         .env_remove("PTXVM_TRACE")
+        .env_remove("PTXVM_EXACT_BOUNDS")
+        .envs(env.iter().copied())
         .output()
         .expect("run the program");
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
@@ -122,11 +129,23 @@ fn faults_are_reported_and_sticky() {
     if let Some((_, stderr)) = run("fault") {
         assert!(stderr.contains("error[E0601]: out-of-bounds global access of 4 bytes"));
         assert!(
-            stderr.contains("just past the end of cuMemAlloc buffer"),
+            stderr.contains("just past the end of cuMemAlloc buffer")
+                && stderr.contains(", 256 bytes)"),
             "{stderr}"
         );
         assert!(stderr.contains("block (0,0,0) thread (0,0,0)"));
         assert!(stderr.contains("error[E0603]: the kernel executed `trap`"));
+    }
+}
+
+#[test]
+fn exact_bounds_report_an_access_past_the_requested_size() {
+    if let Some((_, stderr)) = run_with("fault", &[("PTXVM_EXACT_BOUNDS", "1")]) {
+        assert!(
+            stderr.contains("just past the end of cuMemAlloc buffer")
+                && stderr.contains(", 16 bytes)"),
+            "{stderr}"
+        );
     }
 }
 
