@@ -13,7 +13,15 @@ grammar as written (it is grammar, not prose), the structure parsed out of it (f
 slots with their alternatives, operands), the PTX version and sm_XX gates extracted from the
 notes, and a one-line summary per section that we wrote ourselves (SUMMARIES below).
 
-`--check` exits non-zero when the committed file differs from what would be generated.
+The reference lacks many instructions of PTX ISA 9.x (wmma, mma, wgmma, tcgen05, the .b128 and
+.v8 forms, the newer cvt formats, ...). `crates/isa/data/supplement.json` (committed) adds them:
+its `sections` are new entries in the reference's shape (plus a `summary` in our own words), its
+`extensions` append forms, notes and examples to an existing section (see SUPPLEMENT below).
+
+`--check` exits non-zero when the committed file differs from what would be generated. Without
+the reference (a fresh clone has no ../shared) it cannot regenerate: it then validates the
+supplement and compares the digests of the supplement and of this generator with the ones
+recorded in the generated file's header, and says that it skipped the full comparison.
 `--stats` prints how much of the notes and syntax could be extracted.
 `--template` prints the summary keys that are missing from SUMMARIES.
 
@@ -29,6 +37,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_SPEC = os.path.join(ROOT, "..", "shared", "spec", "isa-reference.json")
 DEFAULT_OUT = os.path.join(ROOT, "crates", "isa", "src", "generated.rs")
 DOC_BASE = "https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#"
+SUPPLEMENT = os.path.join(ROOT, "crates", "isa", "data", "supplement.json")
 
 # Misspelled opcodes in the syntax text of the source data, corrected in the parsed structure
 # (the raw syntax text is kept as it is).
@@ -627,6 +636,297 @@ def parse_target_notes(entry, kind):
 
 
 # ---------------------------------------------------------------------------------------------
+# ptxas gates: where ptxas and the ISA text disagree, ptxas wins
+# ---------------------------------------------------------------------------------------------
+# tools/probe-gates.py records, per probed instance, the least .version and .target at which
+# ptxas accepts it (crates/isa/data/ptxas-gates.tsv, committed); follow_ptxas() makes the
+# entry's gates and its per-feature gates agree with those rows. docs/ptxas-gates.md lists
+# every change (tools/probe-gates.py --md-only rewrites it from the TSV).
+
+PTXAS_GATES = os.path.join(ROOT, "crates", "isa", "data", "ptxas-gates.tsv")
+_PTXAS = {}
+
+
+def ptxas_rows(path=PTXAS_GATES):
+    """(rows by entry key, every target ptxas knows in order) from the probe's TSV."""
+    if path in _PTXAS:
+        return _PTXAS[path]
+    rows, targets, cols = {}, [], None
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                line = line.rstrip("\n")
+                if line.startswith("# targets:"):
+                    targets = line.split(":", 1)[1].split()
+                    continue
+                if not line or line.startswith("#"):
+                    continue
+                cells = line.split("\t")
+                if cols is None:
+                    cols = cells
+                    continue
+                r = dict(zip(cols, cells))
+                r["mods"] = ptxas_instance_mods(r["instance"])
+                rows.setdefault(r["key"], []).append(r)
+    _PTXAS[path] = (rows, targets)
+    return rows, targets
+
+
+def ptxas_instance_mods(text):
+    t = text.strip()
+    if t.startswith("@"):
+        t = t.split(None, 1)[1]
+    head = t.split(None, 1)[0]
+    return re.findall(r"\.[^.]+", head[head.find("."):]) if "." in head else []
+
+
+def sm_of(text):
+    m = re.match(r"^sm_(\d+)([af]?)$", text or "")
+    return (int(m.group(1)), m.group(2)) if m else None
+
+
+def sm_supports(have, need):
+    """SmTarget::supports: may code for `have` use a feature that requires `need`?"""
+    if need[1] == "":
+        return have[0] >= need[0]
+    if need[1] == "a":
+        return have == need
+    return have[1] in ("a", "f") and have[0] // 10 == need[0] // 10 and have[0] >= need[0]
+
+
+def ptxas_accepting(row, targets):
+    """The targets on which ptxas accepts a row's instance (at the newest .version)."""
+    if row["targets"]:
+        return frozenset(row["targets"].split(","))
+    need = sm_of(row["min_target"])
+    return frozenset(t for t in targets if sm_supports(sm_of(t), need))
+
+
+def ptxas_version(row):
+    """(least version, exact?) of a row: `<=` marks an upper bound."""
+    v = row["min_ptx"]
+    return tuple(int(x) for x in v.lstrip("<=").split(".")), not v.startswith("<=")
+
+
+def ptxas_target_req(rows, targets, any_of=False):
+    """The target requirement that describes exactly where ptxas accepts `rows` (any of them),
+    as gen-isa's target base (`'all'` or `('min', sm)`; with `any_of`, also `('any', [sm..])`:
+    one of several, as `setmaxnreg` on sm_90a and the sm_100+ families), or None."""
+    union = frozenset().union(*[ptxas_accepting(r, targets) for r in rows])
+    if not union:
+        return None
+    order = {t: n for n, t in enumerate(targets)}
+    least = min(union, key=lambda t: order[t])
+    exact = frozenset(t for t in targets if sm_supports(sm_of(t), sm_of(least)))
+    if exact == union:
+        return "all" if least == targets[0] else ("min", sm_of(least))
+    if not any_of:
+        return None
+    # the fewest requirements, in target order, whose targets together are the accepted ones
+    cover, got = [], frozenset()
+    for t in sorted(union, key=lambda t: order[t]):
+        mine = target_set(("min", sm_of(t)), targets)
+        if t not in got and mine <= union:
+            cover.append(sm_of(t))
+            got |= mine
+    return ("any", cover) if got == union else None
+
+
+def target_set(req, targets):
+    if req == "all":
+        return frozenset(targets)
+    needs = req[1] if req[0] == "any" else [req[1]]
+    return frozenset(t for t in targets if any(sm_supports(sm_of(t), n) for n in needs))
+
+
+def ptxas_least_version(rows):
+    best, exact = None, False
+    for r in rows:
+        v, ex = ptxas_version(r)
+        if best is None or v < best or (v == best and ex):
+            best, exact = v, ex
+    return best, exact
+
+
+def fmt_target_req(req):
+    if req is None:
+        return "unstated"
+    if req == "all":
+        return "all targets"
+    if req[0] == "any":
+        return " or ".join("sm_%d%s" % n for n in req[1])
+    return "sm_%d%s" % req[1]
+
+
+def follow_ptxas(key, opcode, forms, kind, ptx, tbase, pgates, tgates, path=PTXAS_GATES):
+    """The entry's gates made to agree with ptxas; returns (ptx, tbase, pgates, tgates, changes).
+
+    Entry level, over all the entry's rows: a version or target ptxas accepts that the text
+    does not is always taken; a stricter one only where every form of the entry has a probed
+    base instance and the version is exact. Per feature, over the rows that carry all of a text
+    gate's modifiers: the gate is relaxed to ptxas's least version/target where ptxas accepts
+    more (never made stricter: the rows may not be the feature's earliest). Then a gate is added
+    for every probed instance that ptxas accepts later or on fewer targets than the entry, keyed
+    on all of its modifiers (see ptxas_gate_mods).
+    """
+    nforms = len(forms)
+    rows_by_key, targets = ptxas_rows(path)
+    rows = [r for r in rows_by_key.get(key, []) if r["min_target"] != "-"]
+    if kind != "SpecialRegister":  # `bar` and `barrier` share sections but not their gates
+        rows = [r for r in rows if ptxas_opcode(r) in opcode.split("/")]
+    changes = []
+    if not rows or not targets:
+        return ptx, tbase, pgates, tgates, changes
+    whole = rows
+    forms_probed = set(int(r["form"]) for r in rows if r["form"] != "-" and r["source"] == "base")
+    complete = bool(whole) and (
+        forms_probed == set(range(nforms)) if nforms else kind == "SpecialRegister")
+    if whole:
+        v, exact = ptxas_least_version(whole)
+        if ptx is not None and (v < ptx or (v > ptx and exact)):
+            ok = v < ptx or (complete and ptxas_names_entry(whole, v, opcode))
+            changes.append(("entry", "", "PTX %s" % fmt_v(ptx), "PTX %s" % fmt_v(v), ok))
+            ptx = v if ok else ptx
+        elif ptx is None and exact and complete and ptxas_names_entry(whole, v, opcode):
+            changes.append(("entry", "", "PTX unstated", "PTX %s" % fmt_v(v), True))
+            ptx = v
+        req = ptxas_target_req(whole, targets, any_of=True)
+        have = None if req is None else target_set(req, targets)
+        text = frozenset(targets) if tbase is None else target_set(tbase, targets)
+        if req is None:
+            lst = sorted(frozenset().union(*[ptxas_accepting(r, targets) for r in whole]),
+                         key=targets.index)
+            if frozenset(lst) != text:
+                changes.append(("entry", "", fmt_target_req(tbase),
+                                "only " + ", ".join(lst), False))
+        elif have != text:
+            ok = have > text or complete
+            changes.append(("entry", "", fmt_target_req(tbase), fmt_target_req(req), ok))
+            tbase = req if ok else tbase
+    new_p, new_t = [], []
+    for g in pgates:
+        g = dict(g)
+        hits = [r for r in rows if g["mods"] and all(ptxas_has_mod(r, m, forms) for m in g["mods"])]
+        if hits and g["ptx"] is not None:
+            v, exact = ptxas_least_version(hits)
+            if v < g["ptx"]:
+                changes.append(("gate", g["feature"], "PTX %s" % fmt_v(g["ptx"]),
+                                "PTX %s" % fmt_v(v), True))
+                g["ptx"] = v
+        new_p.append(g)
+    for g in tgates:
+        g = dict(g)
+        hits = [r for r in rows if g["mods"] and all(ptxas_has_mod(r, m, forms) for m in g["mods"])]
+        if hits and g["sm"] is not None:
+            req = ptxas_target_req(hits, targets)
+            text = target_set(("min", g["sm"]), targets)
+            if req is None:  # no one target says it: the widest one within what ptxas takes
+                union = frozenset().union(*[ptxas_accepting(r, targets) for r in hits])
+                fits = [("min", sm_of(t)) for t in targets
+                        if text <= target_set(("min", sm_of(t)), targets) <= union]
+                req = max(fits, key=lambda q: len(target_set(q, targets)), default=None)
+            if req is not None and target_set(req, targets) > text:
+                changes.append(("gate", g["feature"], fmt_target_req(("min", g["sm"])),
+                                fmt_target_req(req), True))
+                g["sm"] = None if req == "all" else req[1]
+        new_t.append(g)
+    # Gates ptxas has that the text does not state.
+    entry_set = frozenset(targets) if tbase is None else target_set(tbase, targets)
+    for r in rows:
+        v, exact = ptxas_version(r)
+        if exact and (ptx is None or v > ptx):
+            mods = ptxas_gate_mods(r, rows, forms, lambda o: ptxas_version(o)[0] >= v)
+            if mods is not None and not covered(new_p, mods, "ptx", v):
+                feat = ptxas_opcode(r) + "".join(mods)
+                new_p.append({"feature": feat, "mods": mods, "ptx": v, "ptxas": True})
+                changes.append(("new", feat, "-", "PTX %s" % fmt_v(v), bool(mods)))
+        req = ptxas_target_req([r], targets)
+        if req not in (None, "all") and not (target_set(req, targets) >= entry_set):
+            mine = target_set(req, targets)
+            mods = ptxas_gate_mods(
+                r, rows, forms, lambda o: ptxas_target_req([o], targets) is not None
+                and ptxas_accepting(o, targets) <= mine)
+            if mods is not None and not covered(new_t, mods, "sm", req[1]):
+                feat = ptxas_opcode(r) + "".join(mods)
+                new_t.append({"feature": feat, "mods": mods, "sm": req[1], "ptxas": True})
+                changes.append(("new", feat, "-", fmt_target_req(req), bool(mods)))
+    return ptx, tbase, new_p, new_t, changes
+
+
+def ptxas_names_entry(rows, v, opcode):
+    """Whether ptxas, just below version `v`, rejects the rows that need `v` for the instruction
+    itself ("Feature 'sub.cc' requires ...") rather than for a modifier of the form the table
+    writes ("Feature '.approx' requires ...": `sin.f32` without `.approx` is PTX 1.0 syntax that
+    the table's forms do not spell, so the entry as a whole does not need 1.4)."""
+    names = set(n.lstrip("%") for n in opcode.split("/"))
+    for r in rows:
+        if ptxas_version(r)[0] != v:
+            continue
+        m = re.search(r"^(?:Feature|Instruction) '%?([\w]+)", r.get("message", ""))
+        if m and m.group(1) in names:
+            return True
+    return False
+
+
+def ptxas_warn_stale(keys, path=PTXAS_GATES):
+    """Says which entries of the probe's TSV the table no longer has (new sections can rename
+    keys: the entry would silently fall back to the text's gates until the probe is rerun)."""
+    rows, _targets = ptxas_rows(path)
+    stale = sorted(set(rows) - set(keys))
+    if stale:
+        sys.stderr.write("warning: %s names entries the table lacks (rerun tools/probe-gates.py): "
+                         "%s\n" % (os.path.relpath(path, ROOT), ", ".join(stale)))
+
+
+def ptxas_opcode(row):
+    t = row["instance"].strip()
+    if t.startswith("@"):
+        t = t.split(None, 1)[1]
+    return t.split(None, 1)[0].split(".")[0]
+
+
+def ptxas_has_mod(row, m, forms):
+    """Whether a row's instance carries the gate modifier `m`, as the checker matches it
+    (`gate_mod_present`): the modifier itself, a `::sub` ending, or a value of the placeholder
+    slot that `m` names (`.sem` for `.acquire`)."""
+    if m.startswith("::"):
+        return any(x.endswith(m) for x in row["mods"])
+    if m in row["mods"]:
+        return True
+    return any(s["placeholder"] and s["name"] == m and any(x in s["values"] for x in row["mods"])
+               for f in forms for s in f["slots"])
+
+
+def ptxas_gate_mods(row, rows, forms, at_least):
+    """The modifiers a derived gate keys on: all of the row's modifiers, if every probed row
+    the checker would apply the gate to (ptxas_has_mod) needs as much as the row (`at_least`);
+    else None (the requirement comes from an operand or from a modifier left out, as with
+    generic addressing, and no gate on modifiers can say it). No fewer modifiers: the probe
+    varies one slot at a time, so a single modifier's rows (`atom.min` only with `.f16`
+    vectors) say little about its other uses."""
+    full = list(row["mods"])
+    if all(at_least(o) for o in rows if all(ptxas_has_mod(o, m, forms) for m in full)):
+        return full
+    return None
+
+
+def covered(gates, mods, field, value):
+    """An existing gate already asks at least `value` of every instruction carrying `mods`."""
+    for g in gates:
+        if g.get(field) is None or not g["mods"] or not set(g["mods"]) <= set(mods):
+            continue
+        if field == "ptx" and g["ptx"] >= value:
+            return True
+        if field == "sm" and g["sm"] == value:
+            return True
+    return False
+
+
+def fmt_v(v):
+    return "%d.%d" % v if v else "unstated"
+
+
+# ---------------------------------------------------------------------------------------------
 # Rust emission
 # ---------------------------------------------------------------------------------------------
 
@@ -675,7 +975,15 @@ class Emitter:
 
 
 def summary_keys(data):
-    """Short, stable keys for SUMMARIES: the opcode, qualified only where it is ambiguous."""
+    """Short, stable keys for SUMMARIES: the opcode, qualified only where it is ambiguous.
+    Sections of the supplement carry their own summary: their key is `@` + title and they do
+    not count, so adding one never renames the key of a reference section."""
+    ref = [e for e in data if "summary" not in e]
+    it = iter(reference_summary_keys(ref))
+    return ["@" + e["title"] if "summary" in e else next(it) for e in data]
+
+
+def reference_summary_keys(data):
     count = {}
     for e in data:
         count[e["opcode"]] = count.get(e["opcode"], 0) + 1
@@ -702,6 +1010,7 @@ def summary_keys(data):
 def build(data):
     em = Emitter()
     keys = summary_keys(data)
+    ptxas_warn_stale(keys)
     entries = []
     stats = {"ptx": 0, "ptx_explicit": 0, "target": 0, "forms": 0, "no_forms": [],
              "ptx_gates": 0, "target_gates": 0}
@@ -710,6 +1019,8 @@ def build(data):
         forms, defs = parse_syntax(e) if e["syntax"].strip() else ([], [])
         ptx, explicit, preview, pgates = parse_ptx_notes(e, kind)
         tbase, tgates = parse_target_notes(e, kind)
+        ptx, tbase, pgates, tgates, _ = follow_ptxas(
+            keys[idx], e["opcode"], forms, kind, ptx, tbase, pgates, tgates)
         stats["ptx"] += ptx is not None
         stats["ptx_explicit"] += explicit
         stats["target"] += tbase is not None or bool(tgates)
@@ -724,6 +1035,7 @@ def build(data):
     w = out.append
     w("// @generated by tools/gen-isa.py from the PTX ISA reference extract. Do not edit by hand;")
     w("// edit the generator (or its SUMMARIES table) and run `python3 tools/gen-isa.py`.")
+    w(digest_line())
     w("")
     w("use crate::{")
     w("    ArchVariant, Coverage, Definition, Entry, EntryKind, FeatureGate, Form, OperandSpec,")
@@ -736,7 +1048,7 @@ def build(data):
     b("pub(crate) static ENTRIES: &[Entry] = &[")
     missing = []
     for (idx, e, kind, forms, defs, ptx, preview, pgates, tbase, tgates, key) in entries:
-        summary = SUMMARIES.get(key)
+        summary = e["summary"] if "summary" in e else SUMMARIES.get(key)
         if summary is None:
             missing.append(key)
             summary = ""
@@ -746,7 +1058,7 @@ def build(data):
         b("        title: %s," % rs_str(e["title"]))
         b("        category: %s," % rs_str(category_of(e["title"])))
         b("        names: &%s," % em.str_list(title_names(e["title"])))
-        b("        anchor: %s," % rs_str(anchor_of(e["title"])))
+        b("        anchor: %s," % rs_str(e.get("anchor") or anchor_of(e["title"])))
         b("        syntax: %s," % rs_str(e["syntax"]))
         b("        forms: &[")
         for f in forms:
@@ -795,6 +1107,9 @@ def build(data):
             b("        target: TargetReq::Unstated,")
         elif tbase == "all":
             b("        target: TargetReq::All,")
+        elif tbase[0] == "any":
+            b("        target: TargetReq::AnyOf(&[%s]),"
+              % ", ".join(rs_sm(n)[5:-1] for n in tbase[1]))
         else:
             b("        target: TargetReq::Min(%s)," % rs_sm(tbase[1])[5:-1])
         b("        ptx_gates: &[")
@@ -835,6 +1150,148 @@ def build(data):
     out.extend(body)
     return "\n".join(out) + "\n", stats, missing, keys
 
+
+# ---------------------------------------------------------------------------------------------
+# The supplement: instructions and forms of PTX ISA 9.x that the reference extract lacks
+# ---------------------------------------------------------------------------------------------
+#
+# crates/isa/data/supplement.json holds two lists:
+#   "sections":   new entries in the reference's shape: title, opcode, syntax, isa_notes,
+#                 target_notes, examples, plus `summary` (one line in our own words) and, where
+#                 the ISA's link anchor is not the one derived from the title, `anchor`. The
+#                 text fields may be a string or a list of lines.
+#   "extensions": additions to a reference section: `title` (and `occurrence`, 1-based, when
+#                 several sections share the title) names it; `syntax`, `isa_notes`,
+#                 `target_notes` and `examples` are appended to its fields after a blank line,
+#                 so the added forms form their own group with their own value sets.
+# The notes use the reference's phrasing ("Introduced in PTX ISA version X.Y.", "Requires
+# sm_NN or higher.", "Support for .mod introduced in PTX ISA version X.Y.") so that the same
+# extraction yields the gates. The versions and targets are the ISA text's; a probe of ptxas
+# may override them.
+
+SECTION_FIELDS = ("title", "opcode", "syntax", "isa_notes", "target_notes", "examples", "summary")
+OPTIONAL_SECTION_FIELDS = ("anchor",)  # where the ISA's anchor is not derived from the title
+EXTENSION_FIELDS = ("title", "occurrence", "syntax", "isa_notes", "target_notes", "examples")
+TEXT_FIELDS = ("syntax", "isa_notes", "target_notes", "examples")
+
+
+def supplement_text(v):
+    return "\n".join(v) if isinstance(v, list) else v
+
+
+def load_supplement(path):
+    with open(path, encoding="utf-8") as f:
+        supp = json.load(f)
+    problems = validate_supplement(supp)
+    if problems:
+        raise SystemExit("%s:\n  %s" % (path, "\n  ".join(problems)))
+    return supp
+
+
+def validate_supplement(supp):
+    """The shape of the supplement, and that every section's syntax parses into forms whose
+    path starts with its opcode and whose examples name one of those paths."""
+    problems = []
+    if set(supp) - {"about", "sections", "extensions"}:
+        problems.append("unknown top-level keys %r" % sorted(set(supp) - {"about", "sections", "extensions"}))
+    titles = set()
+    for i, e in enumerate(supp.get("sections", [])):
+        where = "sections[%d] (%s)" % (i, e.get("title"))
+        missing = [k for k in SECTION_FIELDS if k not in e]
+        extra = [k for k in e if k not in SECTION_FIELDS + OPTIONAL_SECTION_FIELDS]
+        if missing or extra:
+            problems.append("%s: missing %r, unknown %r" % (where, missing, extra))
+            continue
+        if e["title"] in titles:
+            problems.append("%s: duplicate title" % where)
+        titles.add(e["title"])
+        if not e["summary"].strip():
+            problems.append("%s: empty summary" % where)
+        sec = {k: supplement_text(e[k]) for k in e}
+        forms, _defs = parse_syntax(sec)
+        if not forms:
+            problems.append("%s: the syntax has no forms" % where)
+        paths = {f["path"] for f in forms}
+        if kind_of(sec["title"]) != "Instruction":
+            continue  # directive examples are whole kernels
+        for f in forms:
+            if f["path"].split(".")[0] not in sec["opcode"].split("/"):
+                problems.append("%s: form %r does not start with the opcode" % (where, f["text"]))
+            for sl in f["slots"]:
+                if not sl["values"]:
+                    problems.append("%s: slot %s of %r has no values" % (where, sl["name"], f["text"]))
+        for line in sec["examples"].split("\n"):
+            code = strip_comment(line).strip()
+            if code.startswith("@"):
+                code = code.split(None, 1)[1]
+            if not code or code.endswith(":"):
+                continue
+            word = code.split()[0]
+            if not any(word == p or word.startswith(p + ".") for p in paths):
+                problems.append("%s: example %r uses none of the forms' paths %r" % (where, code, sorted(paths)))
+    for i, x in enumerate(supp.get("extensions", [])):
+        where = "extensions[%d] (%s)" % (i, x.get("title"))
+        extra = [k for k in x if k not in EXTENSION_FIELDS]
+        if "title" not in x or extra:
+            problems.append("%s: no title, or unknown keys %r" % (where, extra))
+    return problems
+
+
+def merge_supplement(data, supp):
+    """The reference with the supplement's extensions appended and its sections inserted after
+    the reference sections of the same opcode (the data stays sorted by opcode, so that the
+    entries of one lookup name stay adjacent)."""
+    data = [dict(e) for e in data]
+    for x in supp.get("extensions", []):
+        hits = [e for e in data if e["title"] == x["title"]]
+        n = x.get("occurrence", 1)
+        if len(hits) < n:
+            raise SystemExit("supplement: extension of %r: no such section in the reference" % x["title"])
+        e = hits[n - 1]
+        for k in TEXT_FIELDS:
+            if k in x:
+                e[k] = (e[k].rstrip("\n") + "\n\n" + supplement_text(x[k])).strip("\n")
+    for s in supp.get("sections", []):
+        if any(e["title"] == s["title"] for e in data):
+            raise SystemExit("supplement: section %r is already in the reference; make it an extension" % s["title"])
+        data.append({k: supplement_text(v) for k, v in s.items()})
+    data.sort(key=lambda e: e["opcode"])  # stable: reference order kept, supplement after
+    return data
+
+
+def file_digest(path):
+    import hashlib
+
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()[:16]
+
+
+def digest_line():
+    """A header line that lets `--check` verify the file without the reference extract."""
+    return "// inputs: supplement.json sha256 %s, gen-isa.py sha256 %s, ptxas-gates.tsv sha256 %s" % (
+        file_digest(SUPPLEMENT),
+        file_digest(os.path.abspath(__file__)),
+        file_digest(PTXAS_GATES),
+    )
+
+
+def check_without_reference(out_path, supplement, spec):
+    """`--check` when the reference extract is absent: the supplement was validated on
+    loading; the generated file must record the digests of this supplement and generator."""
+    with open(out_path, encoding="utf-8") as f:
+        head = f.read(2000).split("\n")
+    if digest_line() not in head:
+        sys.stderr.write(
+            "%s was not generated from this supplement.json and gen-isa.py; run "
+            "tools/gen-isa.py with the reference extract (../shared/spec)\n" % out_path
+        )
+        return 1
+    print(
+        "gen-isa.py --check: reference extract not found (%s); checked the supplement (%d "
+        "sections, %d extensions) and the input digests only, not a full regeneration"
+        % (spec, len(supplement.get("sections", [])), len(supplement.get("extensions", [])))
+    )
+    return 0
 
 # ---------------------------------------------------------------------------------------------
 # The typed instruction set: `Opcode`, `Modifier` and the per-opcode flags
@@ -1059,8 +1516,11 @@ def main(argv):
     ops_out_path = DEFAULT_OPS_OUT
     if "--ops-out" in args:
         ops_out_path = args[args.index("--ops-out") + 1]
+    supplement = load_supplement(SUPPLEMENT)
+    if not os.path.exists(spec) and "--check" in args:
+        return check_without_reference(out_path, supplement, spec)
     with open(spec, encoding="utf-8") as f:
-        data = json.load(f)
+        data = merge_supplement(json.load(f), supplement)
     text, stats, missing, keys = build(data)
     if "--template" in args:
         for k in missing:
@@ -1337,5 +1797,380 @@ SUMMARIES.update({
     "xor": "Bitwise exclusive OR of two values (or of predicates).",
 })
 
+
+# ---------------------------------------------------------------------------------------------
+# Operand roles (written to crates/isa/src/generated_roles.rs; read by the checker's generic
+# operand pass). Hand-written, in our own notation, from the operand descriptions of the ISA;
+# independent of the reference extract, so a fresh clone regenerates it without ../shared.
+#
+# One line per opcode, optionally narrowed by modifiers that must all be written (`cp.async.bulk`
+# is opcode `cp` with `.async` and `.bulk`; the line naming the most of an instruction's
+# modifiers applies): `SELECTOR OPERAND...`, or `SELECTOR hand` for the irregular instructions
+# whose operand rules are written by hand in crates/check/src/insn/operands.rs (the reason
+# follows as a comment), or `SELECTOR ...` for operand lists the pass does not check (each with
+# its reason), or `SELECTOR ()` for none. An operand is a name (used in the help lines) and a role:
+#
+#   d>TYPE    destination register (`_` allowed); `d>TYPE|p` may be paired with a predicate
+#             destination (`d|p`)
+#   a<TYPE    source: register or immediate of TYPE (integer literals only for non-float TYPE)
+#   c<pred    predicate source; `c<!pred` may be negated (`!%p`)
+#   p>pred    predicate destination
+#   n#        immediate only (a constant expression)
+#   a[]       memory address in brackets
+#   t@        label
+#   x*        anything (texture handles, vectors, variables where the role is not fixed)
+#   ...?      a trailing `?` makes the operand optional (optional operands come last)
+#
+# TYPE is `T` (the instruction's last type modifier), `T1`/`T2`/`T3` (its first, second, third
+# type modifier: `set.dtype.stype`), `W` (twice the width of T: `mul.wide`), `A` (an address:
+# .u64, or .u32 under `.address_size 32`), or a type without its dot (`u32`, `b64`, `f16`).
+# An operand whose TYPE cannot be resolved (no type modifier written) is checked for shape only.
+# ---------------------------------------------------------------------------------------------
+
+DEFAULT_ROLES_OUT = os.path.join(ROOT, "crates", "isa", "src", "generated_roles.rs")
+
+ROLES = """
+abs             d>T a<T
+activemask      d>b32
+add             hand    # .wide doubles the destination; .cc and the packed and mixed forms
+add.f32.f16     d>f32 a<f16 c<f32
+add.f32.bf16    d>f32 a<bf16 c<f32
+add.f32x2       d>b64 a<b64 b<b64
+addc            hand    # shares the arithmetic rule of add
+alloca          ptr>T size<T immAlign#?
+and             d>T a<T b<T
+applypriority   a[] size#
+atom            hand    # operands depend on .cas, .exch/.and/.or/.xor, the cache hint, vectors
+bar             hand    # bar.sync, bar.arrive, bar.red and bar.warp.sync differ
+barrier         hand    # as bar; barrier.cluster takes none
+bfe             d>T a<T b<u32 c<u32
+bfi             f>T a<T b<T c<u32 d<u32
+bfind           d>u32 a<T
+bmsk            d>b32 a<u32 b<u32
+bra             hand    # the target must be a label of the function
+brev            d>T a<T
+brkpt           ()
+brx             index<u32 tlist@
+call            hand    # arguments against the callee's or prototype's parameters
+clusterlaunchcontrol ...  # query and try_cancel forms differ in every operand
+clz             d>u32 a<T
+cnot            d>T a<T
+copysign        d>T a<T b<T
+cos             d>T a<T
+cp              ...     # a cp form this table does not name
+cp.async        dst[] src[] cp-size# src-size*? cache-policy*?
+cp.async.commit_group ()
+cp.async.wait_group N#
+cp.async.wait_all ()
+cp.async.mbarrier.arrive addr[]
+cp.async.bulk   dstMem[] srcMem[] size<u32 mbar*? ctaMask*? cache-policy*?
+cp.async.bulk.commit_group ()
+cp.async.bulk.wait_group N#
+cp.async.bulk.prefetch srcMem[] size<u32 cache-policy*?
+cp.async.bulk.tensor ...  # the tensor coordinates are a vector inside the address
+cp.async.bulk.prefetch.tensor ...  # the tensor coordinates are a vector inside the address
+cp.reduce.async.bulk dstMem[] srcMem[] size<u32 mbar*? cache-policy*?
+cp.reduce.async.bulk.tensor ...  # the tensor coordinates are a vector inside the address
+createpolicy    cache-policy>b64 a*? primary-size*? total-size*?
+cvt             hand    # the rounding and .ftz rules per conversion
+cvt.pack        ...     # the packed conversions' operand types are not checked yet
+cvt.rs          ...     # stochastic rounding: a third (random bits) operand; not checked yet
+cvt.e2m1x2      ...     # sub-byte formats of PTX 8.6+: operand types not checked yet
+cvt.e2m3x2      ...     # sub-byte formats of PTX 8.6+: operand types not checked yet
+cvt.e3m2x2      ...     # sub-byte formats of PTX 8.6+: operand types not checked yet
+cvt.ue8m0x2     ...     # sub-byte formats of PTX 8.6+: operand types not checked yet
+cvt.e2m1x4      ...     # packed x4 formats: operand types not checked yet
+cvt.e2m3x4      ...     # packed x4 formats: operand types not checked yet
+cvt.e3m2x4      ...     # packed x4 formats: operand types not checked yet
+cvt.e4m3x4      ...     # packed x4 formats: operand types not checked yet
+cvt.e5m2x4      ...     # packed x4 formats: operand types not checked yet
+cvta            hand    # a register or a variable, checked with the variable rules
+discard         a[] size#
+div             hand    # shares the arithmetic rule of add
+dp2a            d>b32 a<b32 b<b32 c<b32
+dp4a            d>b32 a<b32 b<b32 c<b32
+elect           d>b32|p membermask<b32
+ex2             d>T a<T
+exit            ()
+fence           ()
+fence.proxy.tensormap::generic a[]? size#?
+fma             hand    # the rounding modifier and the relu forms
+fma.f32.f16     d>f32 a<f16 b<f16 c<f32
+fma.f32.bf16    d>f32 a<bf16 b<bf16 c<f32
+fma.f32x2       d>b64 a<b64 b<b64 c<b64
+fns             d>b32 mask<b32 base<b32 offset<b32
+getctarank      d>u32 a*
+griddepcontrol  ()
+isspacep        p>pred a*    # ptxas takes 32- and 64-bit address registers alike
+istypep         p>pred a*
+ld              hand    # vectors, cache hints and the address
+ldmatrix        ...     # vector destinations whose width depends on .num
+ldu             hand    # as ld
+lg2             d>T a<T
+lop3            d>b32|p a<b32 b<b32 c<b32 immLut# q<!pred?
+mad             hand    # .wide, .hi/.lo and the rounding rules of mad.f32
+mad24           d>T a<T b<T c<T
+madc            hand    # shares the rule of mad
+mapa            d>T a* b<u32
+match           d>b32|p a<T membermask<b32
+max             hand    # shares the arithmetic rule of add
+max.f32         d>T a<T b<T c<T?
+membar          ()
+min             hand    # shares the arithmetic rule of add
+min.f32         d>T a<T b<T c<T?
+mma             ...     # matrix fragments are vectors of registers per shape and type
+movmatrix       d>b32 a<b32
+mov             hand    # pack/unpack vectors, special registers, variable addresses
+mul             hand    # .wide doubles the destination
+mul.f32x2       d>b64 a<b64 b<b64
+mul24           d>T a<T b<T
+multimem        ...     # ld_reduce, st and red take different operands and vectors
+nanosleep       t<u32
+neg             d>T a<T
+not             d>T a<T
+or              d>T a<T b<T
+pmevent         a#
+popc            d>u32 a<T
+prefetch        a[]
+prefetchu       a[]
+prmt            d>b32 a<b32 b<b32 c<b32
+rcp             d>T a<T
+red             hand    # as atom
+redux           dst>T src<T membermask<b32
+rem             d>T a<T b<T
+ret             ()
+rsqrt           d>T a<T
+sad             d>T a<T b<T c<T
+selp            d>T a<T b<T c<pred
+set             d>T1 a<T2 b<T2 c<!pred?
+setmaxnreg      imm-reg-count#
+setp            hand    # predicate pairs and the .ftz rule per type
+shf             d>b32 a<b32 b<b32 c<u32
+shfl            d>b32|p a<b32 b<b32 c<b32
+shfl.sync       hand    # the member mask and the d|p pair
+shl             d>T a<T b<u32
+shr             d>T a<T b<u32
+sin             d>T a<T
+slct            d>T1 a<T1 b<T1 c<T2
+sqrt            d>T a<T
+st              hand    # vectors, cache hints, .async and the address
+st.bulk         a[] size* initval#
+stackrestore    a<T
+stacksave       d>T
+stmatrix        ...     # vector sources whose width depends on .num
+sub             hand    # shares the arithmetic rule of add
+sub.f32.f16     d>f32 a<f16 c<f32
+sub.f32.bf16    d>f32 a<bf16 c<f32
+sub.f32x2       d>b64 a<b64 b<b64
+subc            hand    # shares the arithmetic rule of add
+suld            ...     # vector destinations and [surface, coordinates] addresses
+suq             d>b32 a[]
+sured           ...     # [surface, coordinates] addresses
+sust            ...     # [surface, coordinates] addresses and vector sources
+szext           d>T a<T b<u32
+tanh            d>T a<T
+tcgen05         ...     # tensor memory addresses and descriptors per sub-instruction
+tensormap       ...     # replace and cp_fenceproxy take different operands
+testp           p>pred a<T
+tex             ...     # vector destinations and [texture, sampler, coordinates] addresses
+tld4            ...     # vector destinations and [texture, sampler, coordinates] addresses
+trap            ()
+txq             d>b32 a[] lod*?
+vabsdiff        d>T1 a<T2 b<T3 c<T1?
+vabsdiff2       d>T1 a<T2 b<T3 c<T1
+vabsdiff4       d>T1 a<T2 b<T3 c<T1
+vadd            d>T1 a<T2 b<T3 c<T1?
+vadd2           d>T1 a<T2 b<T3 c<T1
+vadd4           d>T1 a<T2 b<T3 c<T1
+vavrg2          d>T1 a<T2 b<T3 c<T1
+vavrg4          d>T1 a<T2 b<T3 c<T1
+vmad            d>T1 a<T2 b<T3 c<T1
+vmax            d>T1 a<T2 b<T3 c<T1?
+vmax2           d>T1 a<T2 b<T3 c<T1
+vmax4           d>T1 a<T2 b<T3 c<T1
+vmin            d>T1 a<T2 b<T3 c<T1?
+vmin2           d>T1 a<T2 b<T3 c<T1
+vmin4           d>T1 a<T2 b<T3 c<T1
+vote            d>pred a<!pred
+vote.ballot     d>b32 a<!pred
+vote.sync       hand    # the member mask, and .ballot writes a .b32
+vote.sync.ballot hand   # as vote.sync
+vset            d>u32 a<T1 b<T2 c<u32?
+vset2           d>u32 a<T1 b<T2 c<u32
+vset4           d>u32 a<T1 b<T2 c<u32
+vshl            d>T1 a<T2 b<u32 c<T1?
+vshr            d>T1 a<T2 b<u32 c<T1?
+vsub            d>T1 a<T2 b<T3 c<T1?
+vsub2           d>T1 a<T2 b<T3 c<T1
+vsub4           d>T1 a<T2 b<T3 c<T1
+wgmma           ...     # matrix descriptors and fragment vectors per shape
+wmma            ...     # fragment vectors per shape, layout and type
+xor             d>T a<T b<T
+mbarrier        ...     # an mbarrier form this table does not name
+mbarrier.init   addr[] count<b32
+mbarrier.arrive state>b64 addr[] count<b32?
+mbarrier.arrive_drop state>b64 addr[] count<b32?
+mbarrier.arrive.expect_tx state>b64 addr[] txCount<b32
+mbarrier.arrive_drop.expect_tx state>b64 addr[] txCount<b32
+mbarrier.expect_tx addr[] txCount<b32
+mbarrier.complete_tx addr[] txCount<b32
+mbarrier.inval  addr[]
+mbarrier.pending_count count>u32 state<b64
+mbarrier.test_wait waitComplete>pred addr[] state<b64
+mbarrier.test_wait.parity waitComplete>pred addr[] phaseParity<b32
+mbarrier.try_wait waitComplete>pred addr[] state<b64 suspendTimeHint<u32?
+mbarrier.try_wait.parity waitComplete>pred addr[] phaseParity<b32 suspendTimeHint<u32?
+"""
+
+ROLE_TYPES = {"T": "Ty::Last", "W": "Ty::Wide", "A": "Ty::Address", "T1": "Ty::Nth(0)",
+              "T2": "Ty::Nth(1)", "T3": "Ty::Nth(2)"}
+SCALAR_NAMES = {"b8": "B8", "b16": "B16", "b32": "B32", "b64": "B64", "b128": "B128",
+                "u8": "U8", "u16": "U16", "u32": "U32", "u64": "U64", "s8": "S8", "s16": "S16",
+                "s32": "S32", "s64": "S64", "f16": "F16", "bf16": "Bf16", "f32": "F32",
+                "f64": "F64", "pred": "Pred"}
+ROLE_RE = re.compile(r"^([A-Za-z_][\w-]*)(>|<!|<|#|\[\]|@|\*)([A-Za-z0-9]*)(\|[A-Za-z]\w*)?(\?)?$")
+
+
+def role_type(t, line):
+    if t in ROLE_TYPES:
+        return ROLE_TYPES[t]
+    if t in SCALAR_NAMES:
+        return "Ty::Fixed(S::%s)" % SCALAR_NAMES[t]
+    raise SystemExit("roles: unknown type %r in %r" % (t, line))
+
+
+def parse_roles():
+    """The ROLES lines as (opcode, when, kind, operands, comment); kind is 'list', 'hand' or
+    'unchecked'; each operand (name, kind, type, pair, optional)."""
+    rules, seen = [], set()
+    for raw in ROLES.strip().splitlines():
+        # a comment is a `#` standing alone (an immediate's `#` is glued to its name)
+        parts = re.split(r"\s#(?:\s|$)", raw, maxsplit=1)
+        line, comment = parts[0], (parts[1] if len(parts) > 1 else "")
+        words = line.split()
+        sel, rest = words[0], words[1:]
+        if sel in seen:
+            raise SystemExit("roles: %s twice" % sel)
+        seen.add(sel)
+        opcode, *when = sel.split(".")
+        when = ["." + w for w in when]
+        comment = comment.strip()
+        if rest == ["hand"] or rest == ["..."]:
+            if not comment:
+                raise SystemExit("roles: %s needs a reason" % sel)
+            rules.append((opcode, when, "hand" if rest == ["hand"] else "unchecked", [], comment))
+            continue
+        if rest == ["()"]:
+            rest = []
+        ops, optional_seen = [], False
+        for w in rest:
+            m = ROLE_RE.match(w)
+            if not m:
+                raise SystemExit("roles: bad operand %r in %r" % (w, raw))
+            name, sig, ty, pair, opt = m.groups()
+            kind = {">": "Dst", "<": "Src", "<!": "Src", "#": "Imm", "[]": "Address", "@": "Label",
+                    "*": "Any"}[sig]
+            if sig in (">", "<") and not ty:
+                raise SystemExit("roles: %r needs a type" % w)
+            if ty == "pred" and sig == ">":
+                kind, ty = "PredDst", ""
+            elif ty == "pred" and sig in ("<", "<!"):
+                kind, ty = ("Pred { negatable: true }" if sig == "<!" else "Pred { negatable: false }"), ""
+            elif sig == "<!":
+                raise SystemExit("roles: only predicates are negated: %r" % raw)
+            if opt:
+                optional_seen = True
+            elif optional_seen:
+                raise SystemExit("roles: optional operands come last: %r" % raw)
+            rty = role_type(ty, raw) if ty else "Ty::None"
+            ops.append((name, kind, rty, pair[1:] if pair else None, bool(opt)))
+        rules.append((opcode, when, "list", ops, ""))
+    rules.sort(key=lambda r: (r[0], r[1]))
+    return rules
+
+
+def build_roles():
+    out = [
+        "// @generated by tools/gen-isa.py from its ROLES table: do not edit by hand.",
+        "//! The operand roles of every instruction (see `crate::roles`).",
+        "",
+        "use crate::roles::{OperandRole as R, RoleCheck, RoleKind as K, RoleRule, RoleType as Ty};",
+        "use crate::ScalarType as S;",
+        "",
+        "/// Every rule, sorted by opcode, then by the modifiers that select it.",
+        "pub(crate) static ROLE_RULES: &[RoleRule] = &[",
+    ]
+    for opcode, when, kind, ops, comment in parse_roles():
+        whens = ", ".join(rs_str(w) for w in when)
+        if kind == "list":
+            items = []
+            for name, k, ty, pair, opt in ops:
+                items.append("R { name: %s, kind: K::%s, ty: %s, pair: %s, optional: %s }" % (
+                    rs_str(name), k, ty, "Some(%s)" % rs_str(pair) if pair else "None",
+                    "true" if opt else "false"))
+            check = "RoleCheck::Operands(&[%s])" % ", ".join(items)
+        elif kind == "hand":
+            check = "RoleCheck::Hand(%s)" % rs_str(comment)
+        else:
+            check = "RoleCheck::Unchecked(%s)" % rs_str(comment)
+        out.append("    RoleRule { opcode: %s, when: &[%s], check: %s }," % (rs_str(opcode), whens, check))
+    out.append("];")
+    return "\n".join(out) + "\n"
+
+
+DEFAULT_EXAMPLES_OUT = os.path.join(ROOT, "crates", "isa", "src", "generated_examples.rs")
+
+
+def build_examples(data):
+    """The example code of every instruction section, as the reference gives it (verbatim:
+    the form test of crates/check reads each statement), deduplicated."""
+    out = [
+        "// @generated by tools/gen-isa.py from the reference's examples: do not edit by hand.",
+        "//! The example code of each instruction section (see `crate::examples`).",
+        "",
+        "/// `(section title, example code)`, in the order of the reference.",
+        "pub(crate) static EXAMPLES: &[(&str, &str)] = &[",
+    ]
+    seen = set()
+    for e in data:
+        ex = (e.get("examples") or "").strip()
+        if not ex or kind_of(e["title"]) != "Instruction" or ex in seen:
+            continue
+        seen.add(ex)
+        out.append("    (%s, %s)," % (rs_str(e["title"]), rs_str(ex)))
+    out.append("];")
+    return "\n".join(out) + "\n"
+
+
+def roles_main(argv):
+    """Writes (or with --check verifies) generated_roles.rs and generated_examples.rs; runs
+    after main()."""
+    if "--template" in argv or "--stats" in argv:
+        return 0
+    spec = argv[argv.index("--spec") + 1] if "--spec" in argv else DEFAULT_SPEC
+    outputs = [(DEFAULT_ROLES_OUT, build_roles())]
+    if os.path.exists(spec):
+        with open(spec, encoding="utf-8") as f:
+            outputs.append((DEFAULT_EXAMPLES_OUT, build_examples(json.load(f))))
+    elif "--check" not in argv:
+        sys.stderr.write("%s not found: cannot write the examples\n" % spec)
+        return 1
+    # (a fresh clone without ../shared checks the roles; the examples need the reference)
+    for path, text in outputs:
+        if "--check" in argv:
+            try:
+                with open(path, encoding="utf-8") as f:
+                    current = f.read()
+            except OSError:
+                current = None
+            if current != text:
+                sys.stderr.write("%s is out of date; run tools/gen-isa.py\n" % path)
+                return 1
+            continue
+        with open(path, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+    return 0
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main(sys.argv[1:]) or roles_main(sys.argv[1:]))

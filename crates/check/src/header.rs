@@ -126,6 +126,9 @@ pub(crate) fn check_header(
     let mut seen_version: Option<Span> = None;
     let mut seen_target: Option<Span> = None;
     let mut seen_addr: Option<Span> = None;
+    // Without a `.version` (`.target`) at all, only that is reported, not the order of the rest.
+    let any_version = dirs.iter().any(|d| matches!(d, Directive::Version { .. }));
+    let any_target = dirs.iter().any(|d| matches!(d, Directive::Target { .. }));
     for (i, d) in dirs.iter().enumerate() {
         match d {
             Directive::Version { major, minor, loc } => {
@@ -185,7 +188,7 @@ pub(crate) fn check_header(
                 }
                 seen_target = Some(loc.0);
                 target_span = Some(loc.0);
-                if i == 0 || !matches!(dirs[i - 1], Directive::Version { .. }) {
+                if any_version && (i == 0 || !matches!(dirs[i - 1], Directive::Version { .. })) {
                     diags.push(
                         Diagnostic::error(
                             codes::TARGET_DIRECTIVE,
@@ -257,7 +260,7 @@ pub(crate) fn check_header(
                 } else {
                     h.address_size = *bits;
                 }
-                if i == 0 || !matches!(dirs[i - 1], Directive::Target { .. }) {
+                if any_target && (i == 0 || !matches!(dirs[i - 1], Directive::Target { .. })) {
                     diags.push(
                         Diagnostic::error(
                             codes::ADDRESS_SIZE,
@@ -272,23 +275,32 @@ pub(crate) fn check_header(
         }
     }
     let file_start = dirs.first().map_or(Span::at(0), |d| span_of(d));
+    // ptxas notices a missing `.version` (`.target`) at the first directive that is not a
+    // `.target` (`.version`), and names that line.
+    let first_other = |skip: fn(&Directive) -> bool| {
+        dirs.iter()
+            .find(|d| !skip(d))
+            .map_or(file_start, |d| span_of(d))
+    };
     if seen_version.is_none() {
         diags.push(
             Diagnostic::error(
                 codes::VERSION_DIRECTIVE,
                 "the module has no `.version`",
-                file_start,
+                first_other(|d| matches!(d, Directive::Target { .. })),
             )
+            .with_label_message("`.version` is missing before this")
             .with_help("start the module with `.version 8.0` (or the version you target)"),
         );
     }
-    if seen_target.is_none() && opts.target_override.is_none() {
+    if seen_target.is_none() && opts.target_override.is_none() && seen_version.is_some() {
         diags.push(
             Diagnostic::error(
                 codes::TARGET_DIRECTIVE,
                 "the module has no `.target`",
-                file_start,
+                first_other(|d| matches!(d, Directive::Version { .. })),
             )
+            .with_label_message("`.target` is missing before this")
             .with_help("add `.target sm_XX` after `.version`, or pass `--target sm_XX`"),
         );
     }

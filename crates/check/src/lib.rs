@@ -10,9 +10,14 @@
 //! statement list with scope markers — is walked once in order with a stack of scopes, so that
 //! registers must be declared before use, inner blocks may shadow outer names, and labels
 //! (collected first) may be used before they are defined. Each instruction is checked against
-//! the instruction table of `ptx-isa` (opcode, modifiers, PTX-version and target gates) and, for
-//! the core instructions compilers emit, operand by operand against the ISA's type rules
-//! ("Type Information for Instructions and Operands"). The result, [`Checked`], carries the
+//! the instruction table of `ptx-isa`: opcode, modifiers, the order of its type modifiers
+//! against its forms, PTX-version and target gates (special registers included), and operand by
+//! operand against the operand roles the table gives it (`ptx_isa::roles_for`: count,
+//! destinations and sources under the ISA's type rules, predicates, immediates, addresses),
+//! with hand rules for the irregular few the roles name (`mov`, `ld`/`st`, atomics, calls,
+//! `cvt`, barriers). Memory operands are checked against the variables they name (state space,
+//! read-only input parameters), and constant expressions for division by zero. The result,
+//! [`Checked`], carries the
 //! diagnostics and the side tables later stages need: the effective version and target, the
 //! module symbols, and per function its symbols, labels and the resolution of every name use.
 //!
@@ -21,6 +26,7 @@
 //! positives on real compiler output are treated as bugs: when in doubt, accept.
 
 pub mod codes;
+mod consts;
 pub mod fuzz;
 mod header;
 mod insn;
@@ -110,6 +116,7 @@ pub fn check_module(module: &Module, opts: &CheckOptions) -> Checked {
         }
     }
     limits::check_limits(module, &header, &mut diags);
+    consts::check_constants(module, &mut diags);
     out.module_symbols = globals.symbols;
     out.diagnostics = diags;
     out

@@ -203,12 +203,19 @@ impl<'m> ModuleTable<'m> {
                     if let Some(&i) = t.by_name.get(&f.name.text) {
                         if t.symbols[i].kind == SymbolKind::Function {
                             if is_def && defined[i].0 && !(weak || defined[i].1) {
-                                diags.push(duplicate(
-                                    &f.name.text,
-                                    s.span,
-                                    t.symbols[i].span,
-                                    "function",
-                                ));
+                                // ptxas names the line of the second body's opening brace
+                                let at = f.body.as_ref().map_or(s.span, |b| b.open.0);
+                                diags.push(
+                                    Diagnostic::error(
+                                        codes::DUPLICATE,
+                                        format!("duplicate definition of function `{}`", f.name.text),
+                                        at,
+                                    )
+                                    .with_label_message("a second body")
+                                    .with_secondary(s.span, "for this function")
+                                    .with_secondary(t.symbols[i].span, "first declared here")
+                                    .with_help("a function has one definition: remove one body, or rename one function"),
+                                );
                             }
                             if is_def {
                                 defined[i].0 = true;
@@ -287,14 +294,30 @@ pub(crate) enum Resolved<'s> {
 
 impl<'a, 'm> FnChecker<'a, 'm> {
     fn lookup_local(&self, name: &str) -> Option<usize> {
+        // the ways `name` splits into a family stem and a number (`%r12`: `%r1` 2, `%r` 12),
+        // worked out once rather than once per family in scope
+        let mut splits = [("", 0u64); 20];
+        let mut n_splits = 0;
+        for split in ptx_syntax::ast::family_splits(name) {
+            if n_splits == splits.len() {
+                break;
+            }
+            splits[n_splits] = split;
+            n_splits += 1;
+        }
+        let splits = &splits[..n_splits];
         for f in self.frames.iter().rev() {
             if let Some(&i) = f.names.get(name) {
                 return Some(i);
             }
+            if splits.is_empty() {
+                continue;
+            }
             for &i in &f.families {
                 let s = &self.table.symbols[i];
-                if ptx_syntax::ast::family_splits(name)
-                    .any(|(stem, n)| stem == s.name && Some(n) < s.count)
+                if splits
+                    .iter()
+                    .any(|&(stem, n)| stem == s.name && Some(n) < s.count)
                 {
                     return Some(i);
                 }

@@ -14,7 +14,7 @@
 //! `.level::cache_hint` modifier and `cache-policy` operand go together, as the ISA requires). Each instance
 //! is wrapped in a module (variables in each state space, functions with and without
 //! parameters, call prototypes, call and branch target lists) and must parse and check with
-//! no error under one of a few headers, newest first (`.version 9.0` with `sm_100a`, `sm_90a`
+//! no error under one of a few headers, newest first (`.version 9.1` or 9.0 with `sm_100a`, `sm_90a`
 //! or `sm_120a`, then `.version 6.0` with `sm_60` for forms that newer targets dropped).
 //!
 //! Forms whose instances cannot be written this way — placeholders the table leaves
@@ -38,6 +38,7 @@ use std::path::Path;
 
 /// Headers tried in order; an instance passes if one of them gives no error.
 const HEADERS: &[(&str, &str)] = &[
+    ("9.1", "sm_100a"),
     ("9.0", "sm_100a"),
     ("9.0", "sm_90a"),
     ("9.0", "sm_120a"),
@@ -104,6 +105,11 @@ enum Role {
 fn role(op: &str, o: &OperandSpec) -> Role {
     use ScalarType as T;
     match (op, o.name) {
+        ("applypriority" | "discard", "size") => Role::Text("128"),
+        ("pmevent", "a") => Role::Text("1"),
+        ("movmatrix", _) => Role::Fixed(T::B32),
+        ("st", "initval") => Role::Text("0"),
+        ("fence", "size") => Role::Text("128"),
         ("shl" | "shr", "b") | ("popc" | "clz", "d") | ("bfe", "b" | "c") | ("mapa", "b") => {
             Role::Fixed(T::U32)
         }
@@ -128,6 +134,7 @@ fn role(op: &str, o: &OperandSpec) -> Role {
         (_, "imm-reg-count") => Role::Text("32"),
         (_, "immAlign") => Role::Text("8"),
         (_, "immLut") => Role::Text("0x80"),
+
         (_, "_") => Role::Text("_"),
         (_, "sreg") => Role::Text("%tid.x"),
         (_, "fname") => Role::Text("f_0"),
@@ -219,12 +226,27 @@ impl Builder<'_> {
         }
     }
 
+    /// `.f32x2` (two packed f32 in a 64-bit register) is no scalar type of the table.
+    fn untyped_default(&self) -> ScalarType {
+        if self.mods.contains(&".f32x2") {
+            ScalarType::B64
+        } else {
+            ScalarType::B32
+        }
+    }
+
     fn dst_type(&self) -> ScalarType {
-        self.types.first().copied().unwrap_or(ScalarType::B32)
+        self.types
+            .first()
+            .copied()
+            .unwrap_or_else(|| self.untyped_default())
     }
 
     fn src_type(&self) -> ScalarType {
-        self.types.last().copied().unwrap_or(ScalarType::B32)
+        self.types
+            .last()
+            .copied()
+            .unwrap_or_else(|| self.untyped_default())
     }
 
     fn var(&self) -> &'static str {
@@ -279,7 +301,17 @@ impl Builder<'_> {
                 self.value(i, t)
             }
             Role::Src => {
-                let t = self.src_type();
+                // mixed precision (`add.f32.f16 d, a, c`, `fma.rn.f32.bf16 d, a, b, c`): the
+                // accumulator `c` has the destination's type
+                let mixed = matches!(self.op, "add" | "sub" | "fma")
+                    && o.name == "c"
+                    && self.types.len() == 2
+                    && self.types[0] == ScalarType::F32;
+                let t = if mixed {
+                    self.dst_type()
+                } else {
+                    self.src_type()
+                };
                 self.value(i, t)
             }
             Role::Fixed(t) => self.reg(format!("%o{i}"), t),
@@ -582,6 +614,7 @@ const DIRECTIVE_INSTANCES: &[(&str, Result<Place, &str>)] = &[
     (".common identifier", Ok(Place::Module(".common .global .align 4 .b32 cg;"))),
     (".entry kernel-name ( param-list ) kernel-body", Ok(Place::Module(".visible .entry k2(.param .u64 p, .param .align 8 .b8 s[16])\n{\n\tret;\n}"))),
     (".entry kernel-name kernel-body", Ok(Place::Module(".visible .entry k3\n{\n\tret;\n}"))),
+    (".blocksareclusters", Ok(Place::Attr(".reqntid 32, 1, 1 .reqnctapercluster 2, 1, 1 .blocksareclusters"))),
     (".explicitcluster", Ok(Place::Attr(".explicitcluster"))),
     (".extern identifier", Ok(Place::Module(".extern .global .align 4 .b8 ext[];"))),
     (".file file_index \\\"filename\\\" {, timestamp, file_size}", Ok(Place::Module(".file 1 \"kernel.cu\", 1700000000, 1234"))),

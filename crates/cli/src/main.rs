@@ -1,11 +1,13 @@
 //! `ptxvm`: the command line of the PTX virtual machine.
 //!
 //! Subcommands: `run` (execute a kernel), `check` (diagnostics), `fmt` (canonical formatting),
-//! `ir` (the lowered IR), `exec` (a CUDA program on ptxvm's libcuda), `bench` (the benchmark suite against native code), `doc` and
+//! `ir` (the lowered IR), `exec` (a CUDA program on ptxvm's libcuda), `bench` (the benchmark
+//! suite against native code), `doc` and
 //! `explain`. Exit codes: 0 success, 1 bad input (invalid PTX, bad arguments or command line),
 //! 2 kernel fault (trap, out-of-bounds access, deadlock, instruction budget or timeout).
 
 mod bench;
+mod bytecode;
 mod exec;
 mod input;
 mod npy;
@@ -100,6 +102,13 @@ enum Command {
     Ir {
         /// The PTX file.
         file: String,
+        /// Print each kernel's bytecode instead, as the interpreter runs it (after slot
+        /// assignment, hoisting, if-conversion and fusion).
+        #[arg(long)]
+        bytecode: bool,
+        /// With `--bytecode`: only this kernel.
+        #[arg(long, requires = "bytecode")]
+        kernel: Option<String>,
     },
 }
 
@@ -130,7 +139,12 @@ fn main() -> ExitCode {
         Command::Check { files, target } => check(&files, target, color),
         Command::Fmt { file, check } => fmt(&file, check, color),
         Command::Explain { code } => explain(&code),
-        Command::Ir { file } => ir(&file, color),
+        Command::Ir {
+            file,
+            bytecode: true,
+            kernel,
+        } => bytecode::bytecode(&file, kernel.as_deref(), color),
+        Command::Ir { file, .. } => ir(&file, color),
         Command::Bench(opts) => bench::bench(&opts, color),
         Command::Run(opts) => run::run(opts, color),
         Command::Exec(opts) => exec::exec(opts),

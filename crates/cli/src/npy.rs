@@ -11,7 +11,7 @@
 //! structured, object, string, complex and other dtypes. Writing produces what `np.save` writes for a
 //! 1-D array: version 1.0, the header padded so the data starts at a multiple of 64 bytes.
 
-use crate::run_args::Dtype;
+use ptxvm::Dtype;
 
 /// The magic string every `.npy` file starts with.
 const MAGIC: &[u8; 6] = b"\x93NUMPY";
@@ -104,7 +104,7 @@ pub fn write_npy(dtype: Dtype, data: &[u8]) -> Vec<u8> {
     let data = &data[..count * dtype.size()];
     let mut header = format!(
         "{{'descr': '{}', 'fortran_order': False, 'shape': ({count},), }}",
-        dtype.npy_descr()
+        descr(dtype)
     );
     // Pad with spaces so that magic + version + length + header (ending in '\n') is a multiple of 64.
     let unpadded = MAGIC.len() + 2 + 2 + header.len() + 1;
@@ -140,6 +140,24 @@ fn shape_text(shape: &[usize]) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
+    }
+}
+
+/// The NumPy type string `.npy` files use for `dtype`: `<f4`, `|u1`, … (`bf16`, which NumPy
+/// lacks, is written as its raw bits, `<u2`).
+pub fn descr(dtype: Dtype) -> &'static str {
+    match dtype {
+        Dtype::U8 => "|u1",
+        Dtype::I8 => "|i1",
+        Dtype::U16 | Dtype::BF16 => "<u2",
+        Dtype::I16 => "<i2",
+        Dtype::U32 => "<u4",
+        Dtype::I32 => "<i4",
+        Dtype::U64 => "<u8",
+        Dtype::I64 => "<i8",
+        Dtype::F16 => "<f2",
+        Dtype::F32 => "<f4",
+        Dtype::F64 => "<f8",
     }
 }
 

@@ -144,8 +144,8 @@ fn corpus_file(path: &Path) -> Result<(), Failed> {
 }
 
 fn run_file(path: &Path) -> Result<(), Failed> {
-    use ptx_isa::{ScalarType, TypeKind};
     use ptxvm::{Arg, Device, Error, LaunchOptions, Module};
+    use ptxvm::{ScalarType, TypeKind};
     let src = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let device = Device::new();
     let module =

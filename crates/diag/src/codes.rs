@@ -205,6 +205,33 @@ pub mod check {
         `.rn`/`.rz`/`.rm`/`.rp` from integer to float and when narrowing a float; its `.ftz` \
         needs an `.f32` source or destination. The primary label points at the modifier to drop \
         and the help line shows the forms without it; `ptxvm doc OPCODE` lists all forms.";
+        /// An integer constant expression that divides by zero.
+        CONST_DIV_ZERO = "E0213", "constant expression divides by zero",
+        "An integer constant expression (in an operand, an initializer or an array size) divides \
+        or takes a remainder by zero, as in `mov.u32 %r1, 5/0;` or `.global .u32 g = 7 % (2-2);`. \
+        PTX gives such an expression no value, and ptxas stops (\"Constant expression has \
+        division by zero\"). Fix the divisor.";
+        /// A store (or other write) to a kernel's input parameter.
+        INPUT_PARAM_WRITE = "E0214", "write to a kernel input parameter",
+        "A kernel's `.param` parameters are read-only inputs: `st.param` (or `atom`, `red`) to \
+        one of them is illegal (ptxas: \"Illegal to write to function input parameter\"). Load \
+        the value into a register with `ld.param` and work on the register, or write to a \
+        `.local` copy. Device functions (`.func`) may write their own parameters.";
+        /// Instruction type modifiers that no form of the instruction takes together.
+        INSTRUCTION_TYPES = "E0215", "unexpected instruction types",
+        "Every modifier is known to the instruction, but its type modifiers name a combination the \
+        instruction does not have: `dp4a` takes `.u32`/`.s32` pairs only, `mad24` 32-bit \
+        integers, `shfl.sync` `.b32`, `sin.approx` `.f32`, `set` a 32-bit destination, \
+        `redux.sync.add` 32-bit integers, `szext` `.u32`/`.s32` (ptxas: \"Unexpected \
+        instruction types specified\"). `ptxvm doc OPCODE` lists the types of each form.";
+        /// A comparison operator that the comparison type does not have.
+        COMPARE_TYPE = "E0216", "comparison not defined for the type",
+        "`setp`, `set` and the other comparing instructions take the comparison operators of \
+        their type: bit types (`.b16`, `.b32`, `.b64`) only `eq` and `ne`; signed types also \
+        `lt`, `le`, `gt`, `ge`; unsigned types those and `lo`, `ls`, `hi`, `hs`; floating-point \
+        types the ordered six and the unordered forms (`equ`, `ltu`, …, `num`, `nan`). Use a \
+        signed or unsigned type to order integers (ptxas: \"Mismatch between instruction type \
+        and comparison qualifier\").";
         /// `.version` missing or not first.
         VERSION_DIRECTIVE = "E0301", "missing or misplaced .version",
         "Every PTX module starts with `.version MAJOR.MINOR` (comments aside), followed by \

@@ -695,7 +695,9 @@ pub fn compile(
         &targets,
     );
     let funcs: Vec<(u32, u32)> = b.funcs.iter().map(|f| (f.ir_index, f.entry)).collect();
+    let unfused = crate::disasm::Unfused::of(&code);
     crate::fuse::fuse(m, &funcs, &mut code, &targets, (kernel, &facts));
+    let fused = unfused.fused(&code);
     set_skips(&mut code);
     let kf = &m.functions[kernel as usize];
     let unsupported = code
@@ -706,6 +708,7 @@ pub fn compile(
         })
         .collect();
     Ok(Program {
+        fused,
         unsupported,
         code,
         prelude: plan.prelude,

@@ -15,16 +15,23 @@
 //! and a later JIT. They follow the PTX ISA to the bit: rounding modes, flush-to-zero,
 //! saturation, wrap-around and NaN rules. [`mem`] is device memory; [`printf`] formats device
 //! `printf` exactly as CUDA does.
+//!
+//! [`disasm`] prints a compiled kernel as the executor sees it (`ptxvm ir --bytecode`): one line
+//! per bytecode instruction with its pc, guard, handler, operand slots and immediates, and the
+//! PTX line it came from, after every rewrite (the prelude of hoisted instructions, guards from
+//! if-conversion, superinstructions and the no-ops they leave, skip counts). Handlers are bare
+//! `fn` pointers in [`program::Insn`], which stays small for the hot loop: a handler is named
+//! by the PTX instruction it was decoded from, and a superinstruction by the instructions it
+//! runs, which [`program::Program::fused`] records when `fuse` makes it.
 
 pub mod compile;
 pub mod coverage;
+pub mod disasm;
 pub mod exec;
-pub mod fifo;
 mod fuse;
 pub(crate) mod handlers;
 mod ifconv;
 mod invariant;
-pub mod launch;
 pub mod mem;
 pub(crate) mod ops_float;
 pub(crate) mod ops_int;
@@ -32,6 +39,8 @@ pub(crate) mod ops_move;
 pub(crate) mod ops_warp;
 pub mod printf;
 pub mod program;
-pub mod semantics;
+/// The scalar semantics, now the `ptx-semantics` crate, under the path the handlers use.
+pub use ptx_semantics as semantics;
 
+pub use exec::{fifo, launch};
 pub use handlers::set_simd;

@@ -17,9 +17,10 @@
 //!
 //! # Output rules (glibc)
 //!
-//! - Floating point is exact: the value is expanded to its exact decimal digits (big-integer
-//!   arithmetic, at most 767 significant digits) and rounded at the requested position with
-//!   ties to even, so `%f` of `1e300` prints all 301 digits and `%.2f` of `0.125` is `0.12`.
+//! - Floating point is exact: the digits are those of the exact binary value (at most 767
+//!   significant digits, produced by std's exact float formatting), rounded at the requested
+//!   position with ties to even, so `%f` of `1e300` prints all 301 digits and `%.2f` of `0.125`
+//!   is `0.12`; digits past the exact expansion are zeros, to any precision.
 //! - `inf`/`nan` (`INF`/`NAN` for `F E G A`) carry a `-` when the sign bit is set (`-nan`), are
 //!   padded with spaces even under the `0` flag, and honour `+` and space.
 //! - `%g` follows glibc also where glibc departs from C99: under `#`, when the unrounded
@@ -564,9 +565,9 @@ fn float(out: &mut Vec<u8>, r: &Resolved, x: f64, conv: u8) {
     }
     let alt = r.flags.alt;
     let mut body = match conv.to_ascii_lowercase() {
-        b'f' => fixed(&Decimal::exact(x), r.precision.unwrap_or(6), alt),
-        b'e' => exponential(&Decimal::exact(x), r.precision.unwrap_or(6), alt),
-        b'g' => general(&Decimal::exact(x), r.precision.unwrap_or(6), alt),
+        b'f' => fixed(x, r.precision.unwrap_or(6), alt),
+        b'e' => exponential(x, r.precision.unwrap_or(6), alt),
+        b'g' => general(x, r.precision.unwrap_or(6), alt),
         _ => {
             prefix.extend_from_slice(b"0x");
             hex_float(x, r.precision, alt)
@@ -579,198 +580,66 @@ fn float(out: &mut Vec<u8>, r: &Resolved, x: f64, conv: u8) {
     pad(out, &r.flags, r.width, &prefix, &body, r.flags.zero);
 }
 
-/// The exact decimal expansion of a finite `|x|`: `0.d₀d₁d₂… × 10^point`, digits as values 0–9
-/// with no leading or trailing zeros; zero has no digits.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Decimal {
-    digits: Vec<u8>,
-    point: i64,
-}
+/// The most fraction digits [`fixed`] asks std for: every `f64` has at most 1074 digits after
+/// the point, so digits past this many are zeros (std refuses precisions above 65535).
+const FIXED_EXACT: usize = 1100;
+/// The most fraction digits [`exponential`] asks std for: every `f64` has at most 767
+/// significant digits, so later ones are zeros.
+const EXP_EXACT: usize = 800;
 
-/// Base of the big-integer limbs used by [`Decimal::exact`].
-const LIMB: u64 = 1_000_000_000;
-
-/// Multiplies a little-endian base-10⁹ number by `factor`.
-fn mul_small(limbs: &mut Vec<u32>, factor: u32) {
-    let mut carry = 0u64;
-    for limb in limbs.iter_mut() {
-        let v = u64::from(*limb) * u64::from(factor) + carry;
-        *limb = (v % LIMB) as u32;
-        carry = v / LIMB;
-    }
-    while carry > 0 {
-        limbs.push((carry % LIMB) as u32);
-        carry /= LIMB;
-    }
-}
-
-/// Multiplies a base-10⁹ number by `base^exp`, `chunk = base^chunk_exp` fitting in a `u32`.
-fn mul_pow(limbs: &mut Vec<u32>, base: u32, mut exp: u32, chunk: u32, chunk_exp: u32) {
-    while exp >= chunk_exp {
-        mul_small(limbs, chunk);
-        exp -= chunk_exp;
-    }
-    if exp > 0 {
-        mul_small(limbs, base.pow(exp));
-    }
-}
-
-impl Decimal {
-    /// The exact decimal value of `|x|` (`x` finite).
-    fn exact(x: f64) -> Decimal {
-        let bits = x.to_bits();
-        let biased = ((bits >> 52) & 0x7ff) as i64;
-        let fraction = bits & ((1 << 52) - 1);
-        let (mut m, mut e) = if biased == 0 {
-            (fraction, -1074)
-        } else {
-            (fraction | (1 << 52), biased - 1075)
-        };
-        if m == 0 {
-            return Decimal {
-                digits: Vec::new(),
-                point: 0,
-            };
-        }
-        let tz = m.trailing_zeros();
-        m >>= tz;
-        e += i64::from(tz);
-        // |x| = m·2^e; for e < 0 that is m·5^(-e) / 10^(-e).
-        let mut limbs = vec![(m % LIMB) as u32];
-        let mut rest = m / LIMB;
-        while rest > 0 {
-            limbs.push((rest % LIMB) as u32);
-            rest /= LIMB;
-        }
-        let e_abs = e.unsigned_abs() as u32;
-        if e >= 0 {
-            mul_pow(&mut limbs, 2, e_abs, 1 << 31, 31);
-        } else {
-            mul_pow(&mut limbs, 5, e_abs, 1_220_703_125, 13);
-        }
-        let mut digits = Vec::with_capacity(limbs.len() * 9);
-        for (k, limb) in limbs.iter().rev().enumerate() {
-            let text = if k == 0 {
-                limb.to_string()
-            } else {
-                format!("{limb:09}")
-            };
-            digits.extend(text.bytes().map(|b| b - b'0'));
-        }
-        let point = digits.len() as i64 + e.min(0);
-        while digits.last() == Some(&0) {
-            digits.pop();
-        }
-        Decimal { digits, point }
-    }
-
-    /// The digit at index `i` (0 outside the stored digits).
-    fn digit(&self, i: i64) -> u8 {
-        usize::try_from(i)
-            .ok()
-            .and_then(|i| self.digits.get(i))
-            .copied()
-            .unwrap_or(0)
-    }
-
-    /// Rounds to the first `keep` digits (ties to even), as glibc does in the default rounding
-    /// mode. `keep` may be negative or past the stored digits.
-    fn round(&self, keep: i64) -> Decimal {
-        let len = self.digits.len() as i64;
-        if keep >= len {
-            return self.clone();
-        }
-        let zero = Decimal {
-            digits: Vec::new(),
-            point: 0,
-        };
-        if keep < 0 {
-            return zero;
-        }
-        let k = keep as usize;
-        let next = self.digits[k];
-        let rest_nonzero = self.digits[k + 1..].iter().any(|&d| d != 0);
-        let odd = k > 0 && self.digits[k - 1] % 2 == 1;
-        let up = next > 5 || (next == 5 && (rest_nonzero || odd));
-        let mut digits = self.digits[..k].to_vec();
-        let mut point = self.point;
-        if up {
-            let mut j = k;
-            loop {
-                if j == 0 {
-                    digits.insert(0, 1);
-                    point += 1;
-                    break;
-                }
-                j -= 1;
-                if digits[j] == 9 {
-                    digits[j] = 0;
-                } else {
-                    digits[j] += 1;
-                    break;
-                }
-            }
-        }
-        while digits.last() == Some(&0) {
-            digits.pop();
-        }
-        if digits.is_empty() {
-            return zero;
-        }
-        Decimal { digits, point }
-    }
-}
-
-/// `%f`: `[int].[prec digits]`.
-fn fixed(d: &Decimal, prec: usize, alt: bool) -> Vec<u8> {
-    let r = d.round(d.point + prec as i64);
-    let mut s = Vec::with_capacity(r.point.max(1) as usize + prec + 1);
-    if r.point <= 0 {
-        s.push(b'0');
-    } else {
-        s.extend((0..r.point).map(|i| b'0' + r.digit(i)));
-    }
-    if prec > 0 || alt {
+/// `%f` of `|x|` (finite): `[int].[prec digits]`. std's formatting with a precision rounds the
+/// exact binary value at that digit, ties to even, as glibc does.
+fn fixed(x: f64, prec: usize, alt: bool) -> Vec<u8> {
+    let asked = prec.min(FIXED_EXACT);
+    let mut s = format!("{:.*}", asked, x.abs()).into_bytes();
+    if prec == 0 && alt {
         s.push(b'.');
     }
-    s.extend((0..prec as i64).map(|i| b'0' + r.digit(r.point + i)));
+    s.resize(s.len() + (prec - asked), b'0');
     s
 }
 
-/// `%e`: `d.[prec digits]e±XX`.
-fn exponential(d: &Decimal, prec: usize, alt: bool) -> Vec<u8> {
-    let r = d.round(prec as i64 + 1);
-    let exp = if r.digits.is_empty() { 0 } else { r.point - 1 };
+/// `%e` of `|x|` (finite): `d.[prec digits]e±XX`.
+fn exponential(x: f64, prec: usize, alt: bool) -> Vec<u8> {
+    let asked = prec.min(EXP_EXACT);
+    let text = format!("{:.*e}", asked, x.abs());
+    let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
+    let exp: i64 = exp.parse().unwrap_or(0);
     let mut s = Vec::with_capacity(prec + 8);
-    s.push(b'0' + r.digit(0));
-    if prec > 0 || alt {
+    s.extend_from_slice(mantissa.as_bytes());
+    if prec == 0 && alt {
         s.push(b'.');
     }
-    s.extend((1..=prec as i64).map(|i| b'0' + r.digit(i)));
+    s.resize(s.len() + (prec - asked), b'0');
     s.push(b'e');
     s.push(if exp < 0 { b'-' } else { b'+' });
     s.extend_from_slice(format!("{:02}", exp.unsigned_abs()).as_bytes());
     s
 }
 
-/// `%g`: `%f` or `%e` by the exponent, trailing zeros removed unless `#`.
-fn general(d: &Decimal, prec: usize, alt: bool) -> Vec<u8> {
+/// The decimal exponent of `|x|` (finite) rounded to `digits` significant digits (0 for zero).
+fn decimal_exponent(x: f64, digits: usize) -> i64 {
+    let text = format!("{:.*e}", digits.clamp(1, EXP_EXACT + 1) - 1, x.abs());
+    text.split_once('e')
+        .and_then(|(_, e)| e.parse().ok())
+        .unwrap_or(0)
+}
+
+/// `%g` of `|x|` (finite): `%f` or `%e` by the exponent, trailing zeros removed unless `#`.
+fn general(x: f64, prec: usize, alt: bool) -> Vec<u8> {
     let p = prec.max(1) as i64;
-    let x = if d.digits.is_empty() {
-        0
-    } else {
-        d.round(p).point - 1
-    };
-    if alt && x == p && d.point == p {
+    let e = decimal_exponent(x, p as usize);
+    // unrounded: every significant digit of an f64 (767 at most) is kept
+    if alt && e == p && decimal_exponent(x, EXP_EXACT) == p - 1 {
         // glibc quirk: it picks the style from the unrounded exponent (here P - 1, `%f`), and
         // when rounding carries to 10^P it switches to `%e` but keeps `%f`'s minimum of zero
         // fraction digits under `#`: `%#g` of 999999.5 is `1.e+06`, not `1.00000e+06`.
-        return exponential(d, 0, true);
+        return exponential(x, 0, true);
     }
-    let mut s = if p > x && x >= -4 {
-        fixed(d, (p - 1 - x) as usize, alt)
+    let mut s = if p > e && e >= -4 {
+        fixed(x, (p - 1 - e) as usize, alt)
     } else {
-        exponential(d, (p - 1) as usize, alt)
+        exponential(x, (p - 1) as usize, alt)
     };
     if !alt {
         let mantissa_end = s.iter().position(|&b| b == b'e').unwrap_or(s.len());
@@ -907,6 +776,31 @@ mod tests {
     // The expected strings of the tests below were produced by glibc's printf: each case was
     // compiled into a C program with gcc (arguments as `int`, `long long`, `double` from its bit
     // pattern, string literals, `(char *)0`, `(void *)` constants) and its output pasted here.
+
+    #[test]
+    fn precision_past_the_exact_digits() {
+        // std formats at most 65535 digits; past the exact expansion every digit is a zero
+        let zeros = |n: usize| "0".repeat(n);
+        let got = run("%.70000f|%.70000e|%#.70000g", &[D(0.5), D(0.5), D(0.5)]).unwrap();
+        let expected = format!(
+            "0.5{}|5.{}e-01|0.5{}",
+            zeros(69_999),
+            zeros(70_000),
+            zeros(69_999)
+        );
+        assert_eq!(String::from_utf8(got).unwrap(), expected);
+        // 5e-324 has 751 significant digits, 4.940656458412465441…3447265625e-324
+        let got = run("%.1000e", &[D(5e-324)]).unwrap();
+        let got = String::from_utf8(got).unwrap();
+        assert!(
+            got.starts_with("4.940656458412465441765687928682213723650598"),
+            "{got}"
+        );
+        assert!(
+            got.ends_with(&format!("3447265625{}e-324", zeros(1000 - 750))),
+            "{got}"
+        );
+    }
 
     #[test]
     fn integer_conversions() {

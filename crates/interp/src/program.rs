@@ -141,8 +141,8 @@ pub struct Insn {
     /// `@!p`.
     pub neg: bool,
     /// How many no-ops ([`Op::Nop`]: hoisted or dead instructions) directly follow this one in
-    /// the same function: the executor's fast path steps over them (counting them as executed)
-    /// when it falls through.
+    /// the same function: the executor's dispatch loop steps over them (counting them as
+    /// executed) when it falls through.
     pub skip: u16,
     /// Guarded by if-conversion (module `ifconv`): counted as executed only by the lanes
     /// whose guard holds, as if the branch it replaced had skipped it for the others.
@@ -386,6 +386,9 @@ pub struct Program {
     /// The instructions ptxvm does not execute yet, as (function, instruction, message index):
     /// a launch is refused when any is listed (collected once, when the kernel is compiled).
     pub unsupported: Vec<(u32, u32, u32)>,
+    /// The superinstructions that `fuse` made (for the disassembler, [`crate::disasm`]; the
+    /// executor does not read it).
+    pub fused: Vec<crate::disasm::Fused>,
     /// Whether the code may `alloca`: local memory can then grow past the kernel's frame
     /// without a call, and a CTA must clear what the last one left.
     pub alloca: bool,

@@ -153,6 +153,7 @@ fn render_entry(out: &mut String, e: &Entry, mods: &[&str]) {
         TargetReq::All => "all targets".to_string(),
         TargetReq::Min(t) if t.variant == crate::ArchVariant::Base => format!("{t} or higher"),
         TargetReq::Min(t) => format!("{t} only (architecture-specific)"),
+        req @ TargetReq::AnyOf(_) => format!("{req}"),
         TargetReq::Unstated => "see the gates below".to_string(),
     };
     let _ = writeln!(out, "  target:     {target}");

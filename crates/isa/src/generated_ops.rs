@@ -53,6 +53,10 @@ pub enum Opcode {
     Call,
     /// `clusterlaunchcontrol`
     Clusterlaunchcontrol,
+    /// `clusterlaunchcontrol.query_cancel`
+    ClusterlaunchcontrolQueryCancel,
+    /// `clusterlaunchcontrol.try_cancel`
+    ClusterlaunchcontrolTryCancel,
     /// `clz`
     Clz,
     /// `cnot`
@@ -181,6 +185,10 @@ pub enum Opcode {
     Mul,
     /// `mul24`
     Mul24,
+    /// `multimem.cp.async.bulk`
+    MultimemCpAsyncBulk,
+    /// `multimem.cp.reduce.async.bulk`
+    MultimemCpReduceAsyncBulk,
     /// `multimem.ld_reduce`
     MultimemLdReduce,
     /// `multimem.red`
@@ -247,6 +255,8 @@ pub enum Opcode {
     St,
     /// `st.async`
     StAsync,
+    /// `st.bulk`
+    StBulk,
     /// `stackrestore`
     Stackrestore,
     /// `stacksave`
@@ -271,8 +281,30 @@ pub enum Opcode {
     Tanh,
     /// `tcgen05`
     Tcgen05,
+    /// `tcgen05.alloc`
+    Tcgen05Alloc,
+    /// `tcgen05.commit`
+    Tcgen05Commit,
+    /// `tcgen05.cp`
+    Tcgen05Cp,
+    /// `tcgen05.dealloc`
+    Tcgen05Dealloc,
+    /// `tcgen05.ld`
+    Tcgen05Ld,
+    /// `tcgen05.mma`
+    Tcgen05Mma,
+    /// `tcgen05.relinquish_alloc_permit`
+    Tcgen05RelinquishAllocPermit,
+    /// `tcgen05.shift`
+    Tcgen05Shift,
+    /// `tcgen05.st`
+    Tcgen05St,
     /// `tensormap`
     Tensormap,
+    /// `tensormap.cp_fenceproxy`
+    TensormapCpFenceproxy,
+    /// `tensormap.replace`
+    TensormapReplace,
     /// `testp`
     Testp,
     /// `tex`
@@ -333,8 +365,24 @@ pub enum Opcode {
     Vsub4,
     /// `wgmma`
     Wgmma,
+    /// `wgmma.commit_group`
+    WgmmaCommitGroup,
+    /// `wgmma.fence`
+    WgmmaFence,
+    /// `wgmma.mma_async`
+    WgmmaMmaAsync,
+    /// `wgmma.mma_async.sp`
+    WgmmaMmaAsyncSp,
+    /// `wgmma.wait_group`
+    WgmmaWaitGroup,
     /// `wmma`
     Wmma,
+    /// `wmma.load`
+    WmmaLoad,
+    /// `wmma.mma`
+    WmmaMma,
+    /// `wmma.store`
+    WmmaStore,
     /// `xor`
     Xor,
 }
@@ -364,6 +412,8 @@ impl Opcode {
         Opcode::Brx,
         Opcode::Call,
         Opcode::Clusterlaunchcontrol,
+        Opcode::ClusterlaunchcontrolQueryCancel,
+        Opcode::ClusterlaunchcontrolTryCancel,
         Opcode::Clz,
         Opcode::Cnot,
         Opcode::Copysign,
@@ -428,6 +478,8 @@ impl Opcode {
         Opcode::Movmatrix,
         Opcode::Mul,
         Opcode::Mul24,
+        Opcode::MultimemCpAsyncBulk,
+        Opcode::MultimemCpReduceAsyncBulk,
         Opcode::MultimemLdReduce,
         Opcode::MultimemRed,
         Opcode::MultimemSt,
@@ -461,6 +513,7 @@ impl Opcode {
         Opcode::Sqrt,
         Opcode::St,
         Opcode::StAsync,
+        Opcode::StBulk,
         Opcode::Stackrestore,
         Opcode::Stacksave,
         Opcode::Stmatrix,
@@ -473,7 +526,18 @@ impl Opcode {
         Opcode::Szext,
         Opcode::Tanh,
         Opcode::Tcgen05,
+        Opcode::Tcgen05Alloc,
+        Opcode::Tcgen05Commit,
+        Opcode::Tcgen05Cp,
+        Opcode::Tcgen05Dealloc,
+        Opcode::Tcgen05Ld,
+        Opcode::Tcgen05Mma,
+        Opcode::Tcgen05RelinquishAllocPermit,
+        Opcode::Tcgen05Shift,
+        Opcode::Tcgen05St,
         Opcode::Tensormap,
+        Opcode::TensormapCpFenceproxy,
+        Opcode::TensormapReplace,
         Opcode::Testp,
         Opcode::Tex,
         Opcode::Tld4,
@@ -504,7 +568,15 @@ impl Opcode {
         Opcode::Vsub2,
         Opcode::Vsub4,
         Opcode::Wgmma,
+        Opcode::WgmmaCommitGroup,
+        Opcode::WgmmaFence,
+        Opcode::WgmmaMmaAsync,
+        Opcode::WgmmaMmaAsyncSp,
+        Opcode::WgmmaWaitGroup,
         Opcode::Wmma,
+        Opcode::WmmaLoad,
+        Opcode::WmmaMma,
+        Opcode::WmmaStore,
         Opcode::Xor,
     ];
 
@@ -533,6 +605,8 @@ impl Opcode {
             Opcode::Brx => "brx",
             Opcode::Call => "call",
             Opcode::Clusterlaunchcontrol => "clusterlaunchcontrol",
+            Opcode::ClusterlaunchcontrolQueryCancel => "clusterlaunchcontrol.query_cancel",
+            Opcode::ClusterlaunchcontrolTryCancel => "clusterlaunchcontrol.try_cancel",
             Opcode::Clz => "clz",
             Opcode::Cnot => "cnot",
             Opcode::Copysign => "copysign",
@@ -597,6 +671,8 @@ impl Opcode {
             Opcode::Movmatrix => "movmatrix",
             Opcode::Mul => "mul",
             Opcode::Mul24 => "mul24",
+            Opcode::MultimemCpAsyncBulk => "multimem.cp.async.bulk",
+            Opcode::MultimemCpReduceAsyncBulk => "multimem.cp.reduce.async.bulk",
             Opcode::MultimemLdReduce => "multimem.ld_reduce",
             Opcode::MultimemRed => "multimem.red",
             Opcode::MultimemSt => "multimem.st",
@@ -630,6 +706,7 @@ impl Opcode {
             Opcode::Sqrt => "sqrt",
             Opcode::St => "st",
             Opcode::StAsync => "st.async",
+            Opcode::StBulk => "st.bulk",
             Opcode::Stackrestore => "stackrestore",
             Opcode::Stacksave => "stacksave",
             Opcode::Stmatrix => "stmatrix",
@@ -642,7 +719,18 @@ impl Opcode {
             Opcode::Szext => "szext",
             Opcode::Tanh => "tanh",
             Opcode::Tcgen05 => "tcgen05",
+            Opcode::Tcgen05Alloc => "tcgen05.alloc",
+            Opcode::Tcgen05Commit => "tcgen05.commit",
+            Opcode::Tcgen05Cp => "tcgen05.cp",
+            Opcode::Tcgen05Dealloc => "tcgen05.dealloc",
+            Opcode::Tcgen05Ld => "tcgen05.ld",
+            Opcode::Tcgen05Mma => "tcgen05.mma",
+            Opcode::Tcgen05RelinquishAllocPermit => "tcgen05.relinquish_alloc_permit",
+            Opcode::Tcgen05Shift => "tcgen05.shift",
+            Opcode::Tcgen05St => "tcgen05.st",
             Opcode::Tensormap => "tensormap",
+            Opcode::TensormapCpFenceproxy => "tensormap.cp_fenceproxy",
+            Opcode::TensormapReplace => "tensormap.replace",
             Opcode::Testp => "testp",
             Opcode::Tex => "tex",
             Opcode::Tld4 => "tld4",
@@ -673,7 +761,15 @@ impl Opcode {
             Opcode::Vsub2 => "vsub2",
             Opcode::Vsub4 => "vsub4",
             Opcode::Wgmma => "wgmma",
+            Opcode::WgmmaCommitGroup => "wgmma.commit_group",
+            Opcode::WgmmaFence => "wgmma.fence",
+            Opcode::WgmmaMmaAsync => "wgmma.mma_async",
+            Opcode::WgmmaMmaAsyncSp => "wgmma.mma_async.sp",
+            Opcode::WgmmaWaitGroup => "wgmma.wait_group",
             Opcode::Wmma => "wmma",
+            Opcode::WmmaLoad => "wmma.load",
+            Opcode::WmmaMma => "wmma.mma",
+            Opcode::WmmaStore => "wmma.store",
             Opcode::Xor => "xor",
         }
     }
@@ -681,7 +777,7 @@ impl Opcode {
     /// What the later passes need to know of the instruction.
     pub const fn flags(self) -> OpFlags {
         match self {
-            Opcode::Alloca | Opcode::Applypriority | Opcode::Bar | Opcode::BarWarpSync | Opcode::Barrier | Opcode::BarrierCluster | Opcode::Brkpt | Opcode::Call | Opcode::Clusterlaunchcontrol | Opcode::CpAsync | Opcode::CpAsyncBulk | Opcode::CpAsyncBulkCommitGroup | Opcode::CpAsyncBulkPrefetch | Opcode::CpAsyncBulkPrefetchTensor | Opcode::CpAsyncBulkTensor | Opcode::CpAsyncBulkWaitGroup | Opcode::CpAsyncCommitGroup | Opcode::CpAsyncMbarrierArrive | Opcode::CpAsyncWaitAll | Opcode::CpAsyncWaitGroup | Opcode::CpReduceAsyncBulk | Opcode::CpReduceAsyncBulkTensor | Opcode::Createpolicy | Opcode::Discard | Opcode::Getctarank | Opcode::Griddepcontrol | Opcode::Istypep | Opcode::Ldmatrix | Opcode::Mbarrier | Opcode::MbarrierArrive | Opcode::MbarrierArriveDrop | Opcode::MbarrierCompleteTx | Opcode::MbarrierExpectTx | Opcode::MbarrierInit | Opcode::MbarrierInval | Opcode::MbarrierPendingCount | Opcode::MbarrierTestWait | Opcode::MbarrierTryWait | Opcode::Mma | Opcode::MmaSp | Opcode::Movmatrix | Opcode::MultimemLdReduce | Opcode::MultimemRed | Opcode::MultimemSt | Opcode::RedAsync | Opcode::Setmaxnreg | Opcode::StAsync | Opcode::Stackrestore | Opcode::Stacksave | Opcode::Stmatrix | Opcode::Suld | Opcode::Suq | Opcode::Sured | Opcode::Sust | Opcode::Tcgen05 | Opcode::Tensormap | Opcode::Tex | Opcode::Tld4 | Opcode::Txq | Opcode::Vabsdiff | Opcode::Vabsdiff2 | Opcode::Vabsdiff4 | Opcode::Vadd | Opcode::Vadd2 | Opcode::Vadd4 | Opcode::Vavrg2 | Opcode::Vavrg4 | Opcode::Vmad | Opcode::Vmax | Opcode::Vmax2 | Opcode::Vmax4 | Opcode::Vmin | Opcode::Vmin2 | Opcode::Vmin4 | Opcode::Vset | Opcode::Vset2 | Opcode::Vset4 | Opcode::Vshl | Opcode::Vshr | Opcode::Vsub | Opcode::Vsub2 | Opcode::Vsub4 | Opcode::Wgmma | Opcode::Wmma => OpFlags::NONE,
+            Opcode::Alloca | Opcode::Applypriority | Opcode::Bar | Opcode::BarWarpSync | Opcode::Barrier | Opcode::BarrierCluster | Opcode::Brkpt | Opcode::Call | Opcode::Clusterlaunchcontrol | Opcode::ClusterlaunchcontrolQueryCancel | Opcode::ClusterlaunchcontrolTryCancel | Opcode::CpAsync | Opcode::CpAsyncBulk | Opcode::CpAsyncBulkCommitGroup | Opcode::CpAsyncBulkPrefetch | Opcode::CpAsyncBulkPrefetchTensor | Opcode::CpAsyncBulkTensor | Opcode::CpAsyncBulkWaitGroup | Opcode::CpAsyncCommitGroup | Opcode::CpAsyncMbarrierArrive | Opcode::CpAsyncWaitAll | Opcode::CpAsyncWaitGroup | Opcode::CpReduceAsyncBulk | Opcode::CpReduceAsyncBulkTensor | Opcode::Createpolicy | Opcode::Discard | Opcode::Getctarank | Opcode::Griddepcontrol | Opcode::Istypep | Opcode::Ldmatrix | Opcode::Mbarrier | Opcode::MbarrierArrive | Opcode::MbarrierArriveDrop | Opcode::MbarrierCompleteTx | Opcode::MbarrierExpectTx | Opcode::MbarrierInit | Opcode::MbarrierInval | Opcode::MbarrierPendingCount | Opcode::MbarrierTestWait | Opcode::MbarrierTryWait | Opcode::Mma | Opcode::MmaSp | Opcode::Movmatrix | Opcode::MultimemCpAsyncBulk | Opcode::MultimemCpReduceAsyncBulk | Opcode::MultimemLdReduce | Opcode::MultimemRed | Opcode::MultimemSt | Opcode::RedAsync | Opcode::Setmaxnreg | Opcode::StAsync | Opcode::StBulk | Opcode::Stackrestore | Opcode::Stacksave | Opcode::Stmatrix | Opcode::Suld | Opcode::Suq | Opcode::Sured | Opcode::Sust | Opcode::Tcgen05 | Opcode::Tcgen05Alloc | Opcode::Tcgen05Commit | Opcode::Tcgen05Cp | Opcode::Tcgen05Dealloc | Opcode::Tcgen05Ld | Opcode::Tcgen05Mma | Opcode::Tcgen05RelinquishAllocPermit | Opcode::Tcgen05Shift | Opcode::Tcgen05St | Opcode::Tensormap | Opcode::TensormapCpFenceproxy | Opcode::TensormapReplace | Opcode::Tex | Opcode::Tld4 | Opcode::Txq | Opcode::Vabsdiff | Opcode::Vabsdiff2 | Opcode::Vabsdiff4 | Opcode::Vadd | Opcode::Vadd2 | Opcode::Vadd4 | Opcode::Vavrg2 | Opcode::Vavrg4 | Opcode::Vmad | Opcode::Vmax | Opcode::Vmax2 | Opcode::Vmax4 | Opcode::Vmin | Opcode::Vmin2 | Opcode::Vmin4 | Opcode::Vset | Opcode::Vset2 | Opcode::Vset4 | Opcode::Vshl | Opcode::Vshr | Opcode::Vsub | Opcode::Vsub2 | Opcode::Vsub4 | Opcode::Wgmma | Opcode::WgmmaCommitGroup | Opcode::WgmmaFence | Opcode::WgmmaMmaAsync | Opcode::WgmmaMmaAsyncSp | Opcode::WgmmaWaitGroup | Opcode::Wmma | Opcode::WmmaLoad | Opcode::WmmaMma | Opcode::WmmaStore => OpFlags::NONE,
             Opcode::Activemask | Opcode::Addc | Opcode::Bmsk | Opcode::Copysign | Opcode::Cos | Opcode::CvtPack | Opcode::Div | Opcode::Dp2a | Opcode::Dp4a | Opcode::Elect | Opcode::Ex2 | Opcode::Fma | Opcode::Fns | Opcode::Isspacep | Opcode::Ldu | Opcode::Lg2 | Opcode::Lop3 | Opcode::Madc | Opcode::Mapa | Opcode::Match | Opcode::Rcp | Opcode::Redux | Opcode::Rem | Opcode::Rsqrt | Opcode::Sad | Opcode::Set | Opcode::Shf | Opcode::Shfl | Opcode::Sin | Opcode::Sqrt | Opcode::Subc | Opcode::Szext | Opcode::Tanh | Opcode::Testp | Opcode::Vote => OpFlags::DEST_FIRST,
             Opcode::Atom | Opcode::Ld => OpFlags::DEST_FIRST.union(OpFlags::CONVERTIBLE),
             Opcode::Abs | Opcode::Add | Opcode::And | Opcode::Bfe | Opcode::Bfi | Opcode::Bfind | Opcode::Brev | Opcode::Clz | Opcode::Cnot | Opcode::Cvt | Opcode::Cvta | Opcode::Mad | Opcode::Mad24 | Opcode::Max | Opcode::Min | Opcode::Mov | Opcode::Mul | Opcode::Mul24 | Opcode::Neg | Opcode::Not | Opcode::Or | Opcode::Popc | Opcode::Prmt | Opcode::Selp | Opcode::Setp | Opcode::Shl | Opcode::Shr | Opcode::Slct | Opcode::Sub | Opcode::Xor => OpFlags::DEST_FIRST.union(OpFlags::PURE).union(OpFlags::CONVERTIBLE),
@@ -695,18 +791,38 @@ impl Opcode {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u16)]
 pub enum Modifier {
+    /// `.128x128b`
+    N128x128b,
+    /// `.128x256b`
+    N128x256b,
+    /// `.16x128b`
+    N16x128b,
+    /// `.16x256b`
+    N16x256b,
+    /// `.16x32bx2`
+    N16x32bx2,
+    /// `.16x64b`
+    N16x64b,
     /// `.1d`
     N1d,
     /// `.2d`
     N2d,
     /// `.2dms`
     N2dms,
+    /// `.32x128b`
+    N32x128b,
+    /// `.32x32b`
+    N32x32b,
     /// `.3d`
     N3d,
     /// `.4d`
     N4d,
+    /// `.4x256b`
+    N4x256b,
     /// `.5d`
     N5d,
+    /// `.64x128b`
+    N64x128b,
     /// `.L1`
     L1,
     /// `.L1::evict_first`
@@ -749,6 +865,8 @@ pub enum Modifier {
     A2dms,
     /// `.abs`
     Abs,
+    /// `.acc::f32`
+    AccF32,
     /// `.acq_rel`
     AcqRel,
     /// `.acquire`
@@ -769,6 +887,8 @@ pub enum Modifier {
     Aligned,
     /// `.all`
     All,
+    /// `.alloc`
+    Alloc,
     /// `.and`
     And,
     /// `.any`
@@ -783,6 +903,8 @@ pub enum Modifier {
     ArriveDrop,
     /// `.async`
     Async,
+    /// `.async::generic`
+    AsyncGeneric,
     /// `.b`
     B,
     /// `.b0`
@@ -791,6 +913,8 @@ pub enum Modifier {
     B1,
     /// `.b10`
     B10,
+    /// `.b1024`
+    B1024,
     /// `.b128`
     B128,
     /// `.b16`
@@ -821,10 +945,16 @@ pub enum Modifier {
     B3210,
     /// `.b4e`
     B4e,
+    /// `.b4x16_p64`
+    B4x16P64,
     /// `.b64`
     B64,
+    /// `.b6x16_p32`
+    B6x16P32,
     /// `.b8`
     B8,
+    /// `.b8x16`
+    B8x16,
     /// `.ballot`
     Ballot,
     /// `.base`
@@ -835,12 +965,22 @@ pub enum Modifier {
     Bf16x2,
     /// `.bfly`
     Bfly,
+    /// `.block16`
+    Block16,
+    /// `.block32`
+    Block32,
+    /// `.block_scale`
+    BlockScale,
+    /// `.box_dim`
+    BoxDim,
     /// `.bulk`
     Bulk,
     /// `.bulk_group`
     BulkGroup,
     /// `.bxyzw`
     Bxyzw,
+    /// `.c`
+    C,
     /// `.ca`
     Ca,
     /// `.cas`
@@ -857,22 +997,70 @@ pub enum Modifier {
     Clamp,
     /// `.cluster`
     Cluster,
+    /// `.col`
+    Col,
+    /// `.collector::b0::discard`
+    CollectorB0Discard,
+    /// `.collector::b0::fill`
+    CollectorB0Fill,
+    /// `.collector::b0::lastuse`
+    CollectorB0Lastuse,
+    /// `.collector::b0::use`
+    CollectorB0Use,
+    /// `.collector::b1::discard`
+    CollectorB1Discard,
+    /// `.collector::b1::fill`
+    CollectorB1Fill,
+    /// `.collector::b1::lastuse`
+    CollectorB1Lastuse,
+    /// `.collector::b1::use`
+    CollectorB1Use,
+    /// `.collector::b2::discard`
+    CollectorB2Discard,
+    /// `.collector::b2::fill`
+    CollectorB2Fill,
+    /// `.collector::b2::lastuse`
+    CollectorB2Lastuse,
+    /// `.collector::b2::use`
+    CollectorB2Use,
+    /// `.collector::b3::discard`
+    CollectorB3Discard,
+    /// `.collector::b3::fill`
+    CollectorB3Fill,
+    /// `.collector::b3::lastuse`
+    CollectorB3Lastuse,
+    /// `.collector::b3::use`
+    CollectorB3Use,
+    /// `.commit`
+    Commit,
     /// `.commit_group`
     CommitGroup,
     /// `.complete_tx`
     CompleteTx,
     /// `.const`
     Const,
+    /// `.cp`
+    Cp,
+    /// `.cp_fenceproxy`
+    CpFenceproxy,
     /// `.cs`
     Cs,
     /// `.cta`
     Cta,
+    /// `.cta_group::1`
+    CtaGroup1,
+    /// `.cta_group::2`
+    CtaGroup2,
     /// `.cube`
     Cube,
     /// `.cv`
     Cv,
     /// `.cvt`
     Cvt,
+    /// `.d`
+    D,
+    /// `.dealloc`
+    Dealloc,
     /// `.dec`
     Dec,
     /// `.depth`
@@ -883,26 +1071,40 @@ pub enum Modifier {
     E2m1,
     /// `.e2m1x2`
     E2m1x2,
+    /// `.e2m1x4`
+    E2m1x4,
     /// `.e2m3`
     E2m3,
     /// `.e2m3x2`
     E2m3x2,
+    /// `.e2m3x4`
+    E2m3x4,
     /// `.e3m2`
     E3m2,
     /// `.e3m2x2`
     E3m2x2,
+    /// `.e3m2x4`
+    E3m2x4,
     /// `.e4m3`
     E4m3,
     /// `.e4m3x2`
     E4m3x2,
+    /// `.e4m3x4`
+    E4m3x4,
     /// `.e5m2`
     E5m2,
     /// `.e5m2x2`
     E5m2x2,
+    /// `.e5m2x4`
+    E5m2x4,
     /// `.ecl`
     Ecl,
     /// `.ecr`
     Ecr,
+    /// `.element_stride`
+    ElementStride,
+    /// `.elemtype`
+    Elemtype,
     /// `.eq`
     Eq,
     /// `.equ`
@@ -917,10 +1119,20 @@ pub enum Modifier {
     F16x2,
     /// `.f32`
     F32,
+    /// `.f32x2`
+    F32x2,
     /// `.f4e`
     F4e,
     /// `.f64`
     F64,
+    /// `.fence`
+    Fence,
+    /// `.fence::after_thread_sync`
+    FenceAfterThreadSync,
+    /// `.fence::before_thread_sync`
+    FenceBeforeThreadSync,
+    /// `.fill_mode`
+    FillMode,
     /// `.filter_mode`
     FilterMode,
     /// `.finite`
@@ -937,12 +1149,26 @@ pub enum Modifier {
     G,
     /// `.ge`
     Ge,
+    /// `.get_first_ctaid`
+    GetFirstCtaid,
+    /// `.get_first_ctaid::x`
+    GetFirstCtaidX,
+    /// `.get_first_ctaid::y`
+    GetFirstCtaidY,
+    /// `.get_first_ctaid::z`
+    GetFirstCtaidZ,
     /// `.geu`
     Geu,
     /// `.gl`
     Gl,
     /// `.global`
     Global,
+    /// `.global_address`
+    GlobalAddress,
+    /// `.global_dim`
+    GlobalDim,
+    /// `.global_stride`
+    GlobalStride,
     /// `.gpu`
     Gpu,
     /// `.grad`
@@ -977,12 +1203,32 @@ pub enum Modifier {
     Infinite,
     /// `.init`
     Init,
+    /// `.interleave_layout`
+    InterleaveLayout,
     /// `.inval`
     Inval,
+    /// `.is_canceled`
+    IsCanceled,
+    /// `.kind::f16`
+    KindF16,
+    /// `.kind::f8f6f4`
+    KindF8f6f4,
+    /// `.kind::i8`
+    KindI8,
+    /// `.kind::mxf4`
+    KindMxf4,
+    /// `.kind::mxf4nvf4`
+    KindMxf4nvf4,
+    /// `.kind::mxf8f6f4`
+    KindMxf8f6f4,
+    /// `.kind::tf32`
+    KindTf32,
     /// `.l`
     L,
     /// `.launch_dependents`
     LaunchDependents,
+    /// `.ld`
+    Ld,
     /// `.ld_reduce`
     LdReduce,
     /// `.le`
@@ -995,6 +1241,8 @@ pub enum Modifier {
     LevelCacheHint,
     /// `.lo`
     Lo,
+    /// `.load`
+    Load,
     /// `.local`
     Local,
     /// `.ls`
@@ -1005,12 +1253,344 @@ pub enum Modifier {
     Ltu,
     /// `.lu`
     Lu,
+    /// `.m16n16`
+    M16n16,
+    /// `.m16n16k16`
+    M16n16k16,
+    /// `.m16n16k8`
+    M16n16k8,
+    /// `.m16n8`
+    M16n8,
+    /// `.m16n8k128`
+    M16n8k128,
+    /// `.m16n8k16`
+    M16n8k16,
+    /// `.m16n8k256`
+    M16n8k256,
+    /// `.m16n8k32`
+    M16n8k32,
+    /// `.m16n8k4`
+    M16n8k4,
+    /// `.m16n8k64`
+    M16n8k64,
+    /// `.m16n8k8`
+    M16n8k8,
+    /// `.m32n8k16`
+    M32n8k16,
+    /// `.m64n104k16`
+    M64n104k16,
+    /// `.m64n104k32`
+    M64n104k32,
+    /// `.m64n104k64`
+    M64n104k64,
+    /// `.m64n104k8`
+    M64n104k8,
+    /// `.m64n112k16`
+    M64n112k16,
+    /// `.m64n112k256`
+    M64n112k256,
+    /// `.m64n112k32`
+    M64n112k32,
+    /// `.m64n112k64`
+    M64n112k64,
+    /// `.m64n112k8`
+    M64n112k8,
+    /// `.m64n120k16`
+    M64n120k16,
+    /// `.m64n120k32`
+    M64n120k32,
+    /// `.m64n120k64`
+    M64n120k64,
+    /// `.m64n120k8`
+    M64n120k8,
+    /// `.m64n128k16`
+    M64n128k16,
+    /// `.m64n128k256`
+    M64n128k256,
+    /// `.m64n128k32`
+    M64n128k32,
+    /// `.m64n128k64`
+    M64n128k64,
+    /// `.m64n128k8`
+    M64n128k8,
+    /// `.m64n136k16`
+    M64n136k16,
+    /// `.m64n136k32`
+    M64n136k32,
+    /// `.m64n136k64`
+    M64n136k64,
+    /// `.m64n136k8`
+    M64n136k8,
+    /// `.m64n144k16`
+    M64n144k16,
+    /// `.m64n144k256`
+    M64n144k256,
+    /// `.m64n144k32`
+    M64n144k32,
+    /// `.m64n144k64`
+    M64n144k64,
+    /// `.m64n144k8`
+    M64n144k8,
+    /// `.m64n152k16`
+    M64n152k16,
+    /// `.m64n152k32`
+    M64n152k32,
+    /// `.m64n152k64`
+    M64n152k64,
+    /// `.m64n152k8`
+    M64n152k8,
+    /// `.m64n160k16`
+    M64n160k16,
+    /// `.m64n160k256`
+    M64n160k256,
+    /// `.m64n160k32`
+    M64n160k32,
+    /// `.m64n160k64`
+    M64n160k64,
+    /// `.m64n160k8`
+    M64n160k8,
+    /// `.m64n168k16`
+    M64n168k16,
+    /// `.m64n168k32`
+    M64n168k32,
+    /// `.m64n168k64`
+    M64n168k64,
+    /// `.m64n168k8`
+    M64n168k8,
+    /// `.m64n16k16`
+    M64n16k16,
+    /// `.m64n16k256`
+    M64n16k256,
+    /// `.m64n16k32`
+    M64n16k32,
+    /// `.m64n16k64`
+    M64n16k64,
+    /// `.m64n16k8`
+    M64n16k8,
+    /// `.m64n176k16`
+    M64n176k16,
+    /// `.m64n176k256`
+    M64n176k256,
+    /// `.m64n176k32`
+    M64n176k32,
+    /// `.m64n176k64`
+    M64n176k64,
+    /// `.m64n176k8`
+    M64n176k8,
+    /// `.m64n184k16`
+    M64n184k16,
+    /// `.m64n184k32`
+    M64n184k32,
+    /// `.m64n184k64`
+    M64n184k64,
+    /// `.m64n184k8`
+    M64n184k8,
+    /// `.m64n192k16`
+    M64n192k16,
+    /// `.m64n192k256`
+    M64n192k256,
+    /// `.m64n192k32`
+    M64n192k32,
+    /// `.m64n192k64`
+    M64n192k64,
+    /// `.m64n192k8`
+    M64n192k8,
+    /// `.m64n200k16`
+    M64n200k16,
+    /// `.m64n200k32`
+    M64n200k32,
+    /// `.m64n200k64`
+    M64n200k64,
+    /// `.m64n200k8`
+    M64n200k8,
+    /// `.m64n208k16`
+    M64n208k16,
+    /// `.m64n208k256`
+    M64n208k256,
+    /// `.m64n208k32`
+    M64n208k32,
+    /// `.m64n208k64`
+    M64n208k64,
+    /// `.m64n208k8`
+    M64n208k8,
+    /// `.m64n216k16`
+    M64n216k16,
+    /// `.m64n216k32`
+    M64n216k32,
+    /// `.m64n216k64`
+    M64n216k64,
+    /// `.m64n216k8`
+    M64n216k8,
+    /// `.m64n224k16`
+    M64n224k16,
+    /// `.m64n224k256`
+    M64n224k256,
+    /// `.m64n224k32`
+    M64n224k32,
+    /// `.m64n224k64`
+    M64n224k64,
+    /// `.m64n224k8`
+    M64n224k8,
+    /// `.m64n232k16`
+    M64n232k16,
+    /// `.m64n232k32`
+    M64n232k32,
+    /// `.m64n232k64`
+    M64n232k64,
+    /// `.m64n232k8`
+    M64n232k8,
+    /// `.m64n240k16`
+    M64n240k16,
+    /// `.m64n240k256`
+    M64n240k256,
+    /// `.m64n240k32`
+    M64n240k32,
+    /// `.m64n240k64`
+    M64n240k64,
+    /// `.m64n240k8`
+    M64n240k8,
+    /// `.m64n248k16`
+    M64n248k16,
+    /// `.m64n248k32`
+    M64n248k32,
+    /// `.m64n248k64`
+    M64n248k64,
+    /// `.m64n248k8`
+    M64n248k8,
+    /// `.m64n24k16`
+    M64n24k16,
+    /// `.m64n24k256`
+    M64n24k256,
+    /// `.m64n24k32`
+    M64n24k32,
+    /// `.m64n24k64`
+    M64n24k64,
+    /// `.m64n24k8`
+    M64n24k8,
+    /// `.m64n256k16`
+    M64n256k16,
+    /// `.m64n256k256`
+    M64n256k256,
+    /// `.m64n256k32`
+    M64n256k32,
+    /// `.m64n256k64`
+    M64n256k64,
+    /// `.m64n256k8`
+    M64n256k8,
+    /// `.m64n32k16`
+    M64n32k16,
+    /// `.m64n32k256`
+    M64n32k256,
+    /// `.m64n32k32`
+    M64n32k32,
+    /// `.m64n32k64`
+    M64n32k64,
+    /// `.m64n32k8`
+    M64n32k8,
+    /// `.m64n40k16`
+    M64n40k16,
+    /// `.m64n40k32`
+    M64n40k32,
+    /// `.m64n40k64`
+    M64n40k64,
+    /// `.m64n40k8`
+    M64n40k8,
+    /// `.m64n48k16`
+    M64n48k16,
+    /// `.m64n48k256`
+    M64n48k256,
+    /// `.m64n48k32`
+    M64n48k32,
+    /// `.m64n48k64`
+    M64n48k64,
+    /// `.m64n48k8`
+    M64n48k8,
+    /// `.m64n56k16`
+    M64n56k16,
+    /// `.m64n56k32`
+    M64n56k32,
+    /// `.m64n56k64`
+    M64n56k64,
+    /// `.m64n56k8`
+    M64n56k8,
+    /// `.m64n64k16`
+    M64n64k16,
+    /// `.m64n64k256`
+    M64n64k256,
+    /// `.m64n64k32`
+    M64n64k32,
+    /// `.m64n64k64`
+    M64n64k64,
+    /// `.m64n64k8`
+    M64n64k8,
+    /// `.m64n72k16`
+    M64n72k16,
+    /// `.m64n72k32`
+    M64n72k32,
+    /// `.m64n72k64`
+    M64n72k64,
+    /// `.m64n72k8`
+    M64n72k8,
+    /// `.m64n80k16`
+    M64n80k16,
+    /// `.m64n80k256`
+    M64n80k256,
+    /// `.m64n80k32`
+    M64n80k32,
+    /// `.m64n80k64`
+    M64n80k64,
+    /// `.m64n80k8`
+    M64n80k8,
+    /// `.m64n88k16`
+    M64n88k16,
+    /// `.m64n88k32`
+    M64n88k32,
+    /// `.m64n88k64`
+    M64n88k64,
+    /// `.m64n88k8`
+    M64n88k8,
+    /// `.m64n8k16`
+    M64n8k16,
+    /// `.m64n8k256`
+    M64n8k256,
+    /// `.m64n8k32`
+    M64n8k32,
+    /// `.m64n8k64`
+    M64n8k64,
+    /// `.m64n8k8`
+    M64n8k8,
+    /// `.m64n96k16`
+    M64n96k16,
+    /// `.m64n96k256`
+    M64n96k256,
+    /// `.m64n96k32`
+    M64n96k32,
+    /// `.m64n96k64`
+    M64n96k64,
+    /// `.m64n96k8`
+    M64n96k8,
+    /// `.m8n16`
+    M8n16,
+    /// `.m8n32k16`
+    M8n32k16,
+    /// `.m8n8`
+    M8n8,
+    /// `.m8n8k128`
+    M8n8k128,
+    /// `.m8n8k16`
+    M8n8k16,
+    /// `.m8n8k32`
+    M8n8k32,
+    /// `.m8n8k4`
+    M8n8k4,
     /// `.mask`
     Mask,
     /// `.max`
     Max,
     /// `.mbarrier`
     Mbarrier,
+    /// `.mbarrier::arrive::one`
+    MbarrierArriveOne,
     /// `.mbarrier::complete_tx::bytes`
     MbarrierCompleteTxBytes,
     /// `.mbarrier_init`
@@ -1019,8 +1599,16 @@ pub enum Modifier {
     MemoryLayout,
     /// `.min`
     Min,
+    /// `.mma`
+    Mma,
+    /// `.mma_async`
+    MmaAsync,
+    /// `.mmio`
+    Mmio,
     /// `.multicast::cluster`
     MulticastCluster,
+    /// `.multicast::cluster::all`
+    MulticastClusterAll,
     /// `.nan`
     Nan,
     /// `.nc`
@@ -1057,8 +1645,14 @@ pub enum Modifier {
     P,
     /// `.pack`
     Pack,
+    /// `.pack::16b`
+    Pack16b,
     /// `.param`
     Param,
+    /// `.param::entry`
+    ParamEntry,
+    /// `.param::func`
+    ParamFunc,
     /// `.parity`
     Parity,
     /// `.pending_count`
@@ -1073,10 +1667,14 @@ pub enum Modifier {
     Prefetch,
     /// `.proxy`
     Proxy,
+    /// `.query_cancel`
+    QueryCancel,
     /// `.r`
     R,
     /// `.range`
     Range,
+    /// `.rank`
+    Rank,
     /// `.rc16`
     Rc16,
     /// `.rc8`
@@ -1093,8 +1691,12 @@ pub enum Modifier {
     Relaxed,
     /// `.release`
     Release,
+    /// `.relinquish_alloc_permit`
+    RelinquishAllocPermit,
     /// `.relu`
     Relu,
+    /// `.replace`
+    Replace,
     /// `.rm`
     Rm,
     /// `.rmi`
@@ -1105,10 +1707,14 @@ pub enum Modifier {
     Rna,
     /// `.rni`
     Rni,
+    /// `.row`
+    Row,
     /// `.rp`
     Rp,
     /// `.rpi`
     Rpi,
+    /// `.rs`
+    Rs,
     /// `.rz`
     Rz,
     /// `.rzi`
@@ -1119,6 +1725,8 @@ pub enum Modifier {
     S16x2,
     /// `.s2`
     S2,
+    /// `.s2f6x2`
+    S2f6x2,
     /// `.s32`
     S32,
     /// `.s4`
@@ -1135,32 +1743,58 @@ pub enum Modifier {
     Satfinite,
     /// `.sc`
     Sc,
+    /// `.scale_vec::1X`
+    ScaleVec1X,
+    /// `.scale_vec::2X`
+    ScaleVec2X,
+    /// `.scale_vec::4X`
+    ScaleVec4X,
     /// `.shared`
     Shared,
     /// `.shared::cluster`
     SharedCluster,
     /// `.shared::cta`
     SharedCta,
+    /// `.shift`
+    Shift,
+    /// `.shiftamt`
+    Shiftamt,
     /// `.shr15`
     Shr15,
     /// `.shr7`
     Shr7,
+    /// `.sp`
+    Sp,
+    /// `.sp::ordered_metadata`
+    SpOrderedMetadata,
     /// `.sreg`
     Sreg,
     /// `.st`
     St,
+    /// `.store`
+    Store,
     /// `.subnormal`
     Subnormal,
     /// `.surfref`
     Surfref,
+    /// `.swizzle_atomicity`
+    SwizzleAtomicity,
+    /// `.swizzle_mode`
+    SwizzleMode,
     /// `.sync`
     Sync,
+    /// `.sync_restrict::shared::cluster`
+    SyncRestrictSharedCluster,
+    /// `.sync_restrict::shared::cta`
+    SyncRestrictSharedCta,
     /// `.sys`
     Sys,
     /// `.tensor`
     Tensor,
     /// `.tensormap`
     Tensormap,
+    /// `.tensormap::generic`
+    TensormapGeneric,
     /// `.test_wait`
     TestWait,
     /// `.tex`
@@ -1177,6 +1811,8 @@ pub enum Modifier {
     Trans,
     /// `.trap`
     Trap,
+    /// `.try_cancel`
+    TryCancel,
     /// `.try_wait`
     TryWait,
     /// `.u16`
@@ -1193,12 +1829,16 @@ pub enum Modifier {
     U64,
     /// `.u8`
     U8,
+    /// `.ue4m3`
+    Ue4m3,
     /// `.ue8m0`
     Ue8m0,
     /// `.ue8m0x2`
     Ue8m0x2,
     /// `.uni`
     Uni,
+    /// `.unpack::16b`
+    Unpack16b,
     /// `.up`
     Up,
     /// `.v2`
@@ -1249,12 +1889,22 @@ pub enum Modifier {
     Vsub4,
     /// `.wait`
     Wait,
+    /// `.wait::ld`
+    WaitLd,
+    /// `.wait::st`
+    WaitSt,
     /// `.wait_all`
     WaitAll,
     /// `.wait_group`
     WaitGroup,
     /// `.warp`
     Warp,
+    /// `.warpx2::01_23`
+    Warpx2_01_23,
+    /// `.warpx2::02_13`
+    Warpx2_02_13,
+    /// `.warpx4`
+    Warpx4,
     /// `.wb`
     Wb,
     /// `.weak`
@@ -1265,14 +1915,26 @@ pub enum Modifier {
     Width,
     /// `.wrap`
     Wrap,
+    /// `.ws`
+    Ws,
     /// `.wt`
     Wt,
     /// `.x1`
     X1,
+    /// `.x128`
+    X128,
+    /// `.x16`
+    X16,
     /// `.x2`
     X2,
+    /// `.x32`
+    X32,
     /// `.x4`
     X4,
+    /// `.x64`
+    X64,
+    /// `.x8`
+    X8,
     /// `.xor`
     Xor,
     /// `.xorsign`
@@ -1283,16 +1945,26 @@ pub enum Modifier {
 
 impl Modifier {
     /// How many modifiers there are.
-    pub const COUNT: usize = 292;
+    pub const COUNT: usize = 575;
 
     /// Every modifier, sorted by spelling.
     pub const ALL: &'static [Modifier] = &[
+        Modifier::N128x128b,
+        Modifier::N128x256b,
+        Modifier::N16x128b,
+        Modifier::N16x256b,
+        Modifier::N16x32bx2,
+        Modifier::N16x64b,
         Modifier::N1d,
         Modifier::N2d,
         Modifier::N2dms,
+        Modifier::N32x128b,
+        Modifier::N32x32b,
         Modifier::N3d,
         Modifier::N4d,
+        Modifier::N4x256b,
         Modifier::N5d,
+        Modifier::N64x128b,
         Modifier::L1,
         Modifier::L1EvictFirst,
         Modifier::L1EvictLast,
@@ -1314,6 +1986,7 @@ impl Modifier {
         Modifier::A2d,
         Modifier::A2dms,
         Modifier::Abs,
+        Modifier::AccF32,
         Modifier::AcqRel,
         Modifier::Acquire,
         Modifier::Acube,
@@ -1324,6 +1997,7 @@ impl Modifier {
         Modifier::Alias,
         Modifier::Aligned,
         Modifier::All,
+        Modifier::Alloc,
         Modifier::And,
         Modifier::Any,
         Modifier::Approx,
@@ -1331,10 +2005,12 @@ impl Modifier {
         Modifier::Arrive,
         Modifier::ArriveDrop,
         Modifier::Async,
+        Modifier::AsyncGeneric,
         Modifier::B,
         Modifier::B0,
         Modifier::B1,
         Modifier::B10,
+        Modifier::B1024,
         Modifier::B128,
         Modifier::B16,
         Modifier::B2,
@@ -1350,16 +2026,24 @@ impl Modifier {
         Modifier::B321,
         Modifier::B3210,
         Modifier::B4e,
+        Modifier::B4x16P64,
         Modifier::B64,
+        Modifier::B6x16P32,
         Modifier::B8,
+        Modifier::B8x16,
         Modifier::Ballot,
         Modifier::Base,
         Modifier::Bf16,
         Modifier::Bf16x2,
         Modifier::Bfly,
+        Modifier::Block16,
+        Modifier::Block32,
+        Modifier::BlockScale,
+        Modifier::BoxDim,
         Modifier::Bulk,
         Modifier::BulkGroup,
         Modifier::Bxyzw,
+        Modifier::C,
         Modifier::Ca,
         Modifier::Cas,
         Modifier::Cc,
@@ -1368,29 +2052,60 @@ impl Modifier {
         Modifier::ChannelOrder,
         Modifier::Clamp,
         Modifier::Cluster,
+        Modifier::Col,
+        Modifier::CollectorB0Discard,
+        Modifier::CollectorB0Fill,
+        Modifier::CollectorB0Lastuse,
+        Modifier::CollectorB0Use,
+        Modifier::CollectorB1Discard,
+        Modifier::CollectorB1Fill,
+        Modifier::CollectorB1Lastuse,
+        Modifier::CollectorB1Use,
+        Modifier::CollectorB2Discard,
+        Modifier::CollectorB2Fill,
+        Modifier::CollectorB2Lastuse,
+        Modifier::CollectorB2Use,
+        Modifier::CollectorB3Discard,
+        Modifier::CollectorB3Fill,
+        Modifier::CollectorB3Lastuse,
+        Modifier::CollectorB3Use,
+        Modifier::Commit,
         Modifier::CommitGroup,
         Modifier::CompleteTx,
         Modifier::Const,
+        Modifier::Cp,
+        Modifier::CpFenceproxy,
         Modifier::Cs,
         Modifier::Cta,
+        Modifier::CtaGroup1,
+        Modifier::CtaGroup2,
         Modifier::Cube,
         Modifier::Cv,
         Modifier::Cvt,
+        Modifier::D,
+        Modifier::Dealloc,
         Modifier::Dec,
         Modifier::Depth,
         Modifier::Down,
         Modifier::E2m1,
         Modifier::E2m1x2,
+        Modifier::E2m1x4,
         Modifier::E2m3,
         Modifier::E2m3x2,
+        Modifier::E2m3x4,
         Modifier::E3m2,
         Modifier::E3m2x2,
+        Modifier::E3m2x4,
         Modifier::E4m3,
         Modifier::E4m3x2,
+        Modifier::E4m3x4,
         Modifier::E5m2,
         Modifier::E5m2x2,
+        Modifier::E5m2x4,
         Modifier::Ecl,
         Modifier::Ecr,
+        Modifier::ElementStride,
+        Modifier::Elemtype,
         Modifier::Eq,
         Modifier::Equ,
         Modifier::Exch,
@@ -1398,8 +2113,13 @@ impl Modifier {
         Modifier::F16,
         Modifier::F16x2,
         Modifier::F32,
+        Modifier::F32x2,
         Modifier::F4e,
         Modifier::F64,
+        Modifier::Fence,
+        Modifier::FenceAfterThreadSync,
+        Modifier::FenceBeforeThreadSync,
+        Modifier::FillMode,
         Modifier::FilterMode,
         Modifier::Finite,
         Modifier::ForceUnnormalizedCoords,
@@ -1408,9 +2128,16 @@ impl Modifier {
         Modifier::Full,
         Modifier::G,
         Modifier::Ge,
+        Modifier::GetFirstCtaid,
+        Modifier::GetFirstCtaidX,
+        Modifier::GetFirstCtaidY,
+        Modifier::GetFirstCtaidZ,
         Modifier::Geu,
         Modifier::Gl,
         Modifier::Global,
+        Modifier::GlobalAddress,
+        Modifier::GlobalDim,
+        Modifier::GlobalStride,
         Modifier::Gpu,
         Modifier::Grad,
         Modifier::Gt,
@@ -1428,28 +2155,209 @@ impl Modifier {
         Modifier::Inc,
         Modifier::Infinite,
         Modifier::Init,
+        Modifier::InterleaveLayout,
         Modifier::Inval,
+        Modifier::IsCanceled,
+        Modifier::KindF16,
+        Modifier::KindF8f6f4,
+        Modifier::KindI8,
+        Modifier::KindMxf4,
+        Modifier::KindMxf4nvf4,
+        Modifier::KindMxf8f6f4,
+        Modifier::KindTf32,
         Modifier::L,
         Modifier::LaunchDependents,
+        Modifier::Ld,
         Modifier::LdReduce,
         Modifier::Le,
         Modifier::Leu,
         Modifier::Level,
         Modifier::LevelCacheHint,
         Modifier::Lo,
+        Modifier::Load,
         Modifier::Local,
         Modifier::Ls,
         Modifier::Lt,
         Modifier::Ltu,
         Modifier::Lu,
+        Modifier::M16n16,
+        Modifier::M16n16k16,
+        Modifier::M16n16k8,
+        Modifier::M16n8,
+        Modifier::M16n8k128,
+        Modifier::M16n8k16,
+        Modifier::M16n8k256,
+        Modifier::M16n8k32,
+        Modifier::M16n8k4,
+        Modifier::M16n8k64,
+        Modifier::M16n8k8,
+        Modifier::M32n8k16,
+        Modifier::M64n104k16,
+        Modifier::M64n104k32,
+        Modifier::M64n104k64,
+        Modifier::M64n104k8,
+        Modifier::M64n112k16,
+        Modifier::M64n112k256,
+        Modifier::M64n112k32,
+        Modifier::M64n112k64,
+        Modifier::M64n112k8,
+        Modifier::M64n120k16,
+        Modifier::M64n120k32,
+        Modifier::M64n120k64,
+        Modifier::M64n120k8,
+        Modifier::M64n128k16,
+        Modifier::M64n128k256,
+        Modifier::M64n128k32,
+        Modifier::M64n128k64,
+        Modifier::M64n128k8,
+        Modifier::M64n136k16,
+        Modifier::M64n136k32,
+        Modifier::M64n136k64,
+        Modifier::M64n136k8,
+        Modifier::M64n144k16,
+        Modifier::M64n144k256,
+        Modifier::M64n144k32,
+        Modifier::M64n144k64,
+        Modifier::M64n144k8,
+        Modifier::M64n152k16,
+        Modifier::M64n152k32,
+        Modifier::M64n152k64,
+        Modifier::M64n152k8,
+        Modifier::M64n160k16,
+        Modifier::M64n160k256,
+        Modifier::M64n160k32,
+        Modifier::M64n160k64,
+        Modifier::M64n160k8,
+        Modifier::M64n168k16,
+        Modifier::M64n168k32,
+        Modifier::M64n168k64,
+        Modifier::M64n168k8,
+        Modifier::M64n16k16,
+        Modifier::M64n16k256,
+        Modifier::M64n16k32,
+        Modifier::M64n16k64,
+        Modifier::M64n16k8,
+        Modifier::M64n176k16,
+        Modifier::M64n176k256,
+        Modifier::M64n176k32,
+        Modifier::M64n176k64,
+        Modifier::M64n176k8,
+        Modifier::M64n184k16,
+        Modifier::M64n184k32,
+        Modifier::M64n184k64,
+        Modifier::M64n184k8,
+        Modifier::M64n192k16,
+        Modifier::M64n192k256,
+        Modifier::M64n192k32,
+        Modifier::M64n192k64,
+        Modifier::M64n192k8,
+        Modifier::M64n200k16,
+        Modifier::M64n200k32,
+        Modifier::M64n200k64,
+        Modifier::M64n200k8,
+        Modifier::M64n208k16,
+        Modifier::M64n208k256,
+        Modifier::M64n208k32,
+        Modifier::M64n208k64,
+        Modifier::M64n208k8,
+        Modifier::M64n216k16,
+        Modifier::M64n216k32,
+        Modifier::M64n216k64,
+        Modifier::M64n216k8,
+        Modifier::M64n224k16,
+        Modifier::M64n224k256,
+        Modifier::M64n224k32,
+        Modifier::M64n224k64,
+        Modifier::M64n224k8,
+        Modifier::M64n232k16,
+        Modifier::M64n232k32,
+        Modifier::M64n232k64,
+        Modifier::M64n232k8,
+        Modifier::M64n240k16,
+        Modifier::M64n240k256,
+        Modifier::M64n240k32,
+        Modifier::M64n240k64,
+        Modifier::M64n240k8,
+        Modifier::M64n248k16,
+        Modifier::M64n248k32,
+        Modifier::M64n248k64,
+        Modifier::M64n248k8,
+        Modifier::M64n24k16,
+        Modifier::M64n24k256,
+        Modifier::M64n24k32,
+        Modifier::M64n24k64,
+        Modifier::M64n24k8,
+        Modifier::M64n256k16,
+        Modifier::M64n256k256,
+        Modifier::M64n256k32,
+        Modifier::M64n256k64,
+        Modifier::M64n256k8,
+        Modifier::M64n32k16,
+        Modifier::M64n32k256,
+        Modifier::M64n32k32,
+        Modifier::M64n32k64,
+        Modifier::M64n32k8,
+        Modifier::M64n40k16,
+        Modifier::M64n40k32,
+        Modifier::M64n40k64,
+        Modifier::M64n40k8,
+        Modifier::M64n48k16,
+        Modifier::M64n48k256,
+        Modifier::M64n48k32,
+        Modifier::M64n48k64,
+        Modifier::M64n48k8,
+        Modifier::M64n56k16,
+        Modifier::M64n56k32,
+        Modifier::M64n56k64,
+        Modifier::M64n56k8,
+        Modifier::M64n64k16,
+        Modifier::M64n64k256,
+        Modifier::M64n64k32,
+        Modifier::M64n64k64,
+        Modifier::M64n64k8,
+        Modifier::M64n72k16,
+        Modifier::M64n72k32,
+        Modifier::M64n72k64,
+        Modifier::M64n72k8,
+        Modifier::M64n80k16,
+        Modifier::M64n80k256,
+        Modifier::M64n80k32,
+        Modifier::M64n80k64,
+        Modifier::M64n80k8,
+        Modifier::M64n88k16,
+        Modifier::M64n88k32,
+        Modifier::M64n88k64,
+        Modifier::M64n88k8,
+        Modifier::M64n8k16,
+        Modifier::M64n8k256,
+        Modifier::M64n8k32,
+        Modifier::M64n8k64,
+        Modifier::M64n8k8,
+        Modifier::M64n96k16,
+        Modifier::M64n96k256,
+        Modifier::M64n96k32,
+        Modifier::M64n96k64,
+        Modifier::M64n96k8,
+        Modifier::M8n16,
+        Modifier::M8n32k16,
+        Modifier::M8n8,
+        Modifier::M8n8k128,
+        Modifier::M8n8k16,
+        Modifier::M8n8k32,
+        Modifier::M8n8k4,
         Modifier::Mask,
         Modifier::Max,
         Modifier::Mbarrier,
+        Modifier::MbarrierArriveOne,
         Modifier::MbarrierCompleteTxBytes,
         Modifier::MbarrierInit,
         Modifier::MemoryLayout,
         Modifier::Min,
+        Modifier::Mma,
+        Modifier::MmaAsync,
+        Modifier::Mmio,
         Modifier::MulticastCluster,
+        Modifier::MulticastClusterAll,
         Modifier::Nan,
         Modifier::Nc,
         Modifier::Ne,
@@ -1468,7 +2376,10 @@ impl Modifier {
         Modifier::Or,
         Modifier::P,
         Modifier::Pack,
+        Modifier::Pack16b,
         Modifier::Param,
+        Modifier::ParamEntry,
+        Modifier::ParamFunc,
         Modifier::Parity,
         Modifier::PendingCount,
         Modifier::Po,
@@ -1476,8 +2387,10 @@ impl Modifier {
         Modifier::Pred,
         Modifier::Prefetch,
         Modifier::Proxy,
+        Modifier::QueryCancel,
         Modifier::R,
         Modifier::Range,
+        Modifier::Rank,
         Modifier::Rc16,
         Modifier::Rc8,
         Modifier::Read,
@@ -1486,19 +2399,24 @@ impl Modifier {
         Modifier::Reg,
         Modifier::Relaxed,
         Modifier::Release,
+        Modifier::RelinquishAllocPermit,
         Modifier::Relu,
+        Modifier::Replace,
         Modifier::Rm,
         Modifier::Rmi,
         Modifier::Rn,
         Modifier::Rna,
         Modifier::Rni,
+        Modifier::Row,
         Modifier::Rp,
         Modifier::Rpi,
+        Modifier::Rs,
         Modifier::Rz,
         Modifier::Rzi,
         Modifier::S16,
         Modifier::S16x2,
         Modifier::S2,
+        Modifier::S2f6x2,
         Modifier::S32,
         Modifier::S4,
         Modifier::S64,
@@ -1507,19 +2425,32 @@ impl Modifier {
         Modifier::Sat,
         Modifier::Satfinite,
         Modifier::Sc,
+        Modifier::ScaleVec1X,
+        Modifier::ScaleVec2X,
+        Modifier::ScaleVec4X,
         Modifier::Shared,
         Modifier::SharedCluster,
         Modifier::SharedCta,
+        Modifier::Shift,
+        Modifier::Shiftamt,
         Modifier::Shr15,
         Modifier::Shr7,
+        Modifier::Sp,
+        Modifier::SpOrderedMetadata,
         Modifier::Sreg,
         Modifier::St,
+        Modifier::Store,
         Modifier::Subnormal,
         Modifier::Surfref,
+        Modifier::SwizzleAtomicity,
+        Modifier::SwizzleMode,
         Modifier::Sync,
+        Modifier::SyncRestrictSharedCluster,
+        Modifier::SyncRestrictSharedCta,
         Modifier::Sys,
         Modifier::Tensor,
         Modifier::Tensormap,
+        Modifier::TensormapGeneric,
         Modifier::TestWait,
         Modifier::Tex,
         Modifier::Texref,
@@ -1528,6 +2459,7 @@ impl Modifier {
         Modifier::To,
         Modifier::Trans,
         Modifier::Trap,
+        Modifier::TryCancel,
         Modifier::TryWait,
         Modifier::U16,
         Modifier::U16x2,
@@ -1536,9 +2468,11 @@ impl Modifier {
         Modifier::U4,
         Modifier::U64,
         Modifier::U8,
+        Modifier::Ue4m3,
         Modifier::Ue8m0,
         Modifier::Ue8m0x2,
         Modifier::Uni,
+        Modifier::Unpack16b,
         Modifier::Up,
         Modifier::V2,
         Modifier::V4,
@@ -1564,18 +2498,29 @@ impl Modifier {
         Modifier::Vsub2,
         Modifier::Vsub4,
         Modifier::Wait,
+        Modifier::WaitLd,
+        Modifier::WaitSt,
         Modifier::WaitAll,
         Modifier::WaitGroup,
         Modifier::Warp,
+        Modifier::Warpx2_01_23,
+        Modifier::Warpx2_02_13,
+        Modifier::Warpx4,
         Modifier::Wb,
         Modifier::Weak,
         Modifier::Wide,
         Modifier::Width,
         Modifier::Wrap,
+        Modifier::Ws,
         Modifier::Wt,
         Modifier::X1,
+        Modifier::X128,
+        Modifier::X16,
         Modifier::X2,
+        Modifier::X32,
         Modifier::X4,
+        Modifier::X64,
+        Modifier::X8,
         Modifier::Xor,
         Modifier::Xorsign,
         Modifier::Zero,
@@ -1588,13 +2533,23 @@ impl Modifier {
 }
 
 /// The spelling of each modifier, in the order of [`Modifier::ALL`] (sorted: binary search).
-pub(crate) static MODIFIER_TEXT: [&str; 292] = [
+pub(crate) static MODIFIER_TEXT: [&str; 575] = [
+    ".128x128b",
+    ".128x256b",
+    ".16x128b",
+    ".16x256b",
+    ".16x32bx2",
+    ".16x64b",
     ".1d",
     ".2d",
     ".2dms",
+    ".32x128b",
+    ".32x32b",
     ".3d",
     ".4d",
+    ".4x256b",
     ".5d",
+    ".64x128b",
     ".L1",
     ".L1::evict_first",
     ".L1::evict_last",
@@ -1616,6 +2571,7 @@ pub(crate) static MODIFIER_TEXT: [&str; 292] = [
     ".a2d",
     ".a2dms",
     ".abs",
+    ".acc::f32",
     ".acq_rel",
     ".acquire",
     ".acube",
@@ -1626,6 +2582,7 @@ pub(crate) static MODIFIER_TEXT: [&str; 292] = [
     ".alias",
     ".aligned",
     ".all",
+    ".alloc",
     ".and",
     ".any",
     ".approx",
@@ -1633,10 +2590,12 @@ pub(crate) static MODIFIER_TEXT: [&str; 292] = [
     ".arrive",
     ".arrive_drop",
     ".async",
+    ".async::generic",
     ".b",
     ".b0",
     ".b1",
     ".b10",
+    ".b1024",
     ".b128",
     ".b16",
     ".b2",
@@ -1652,16 +2611,24 @@ pub(crate) static MODIFIER_TEXT: [&str; 292] = [
     ".b321",
     ".b3210",
     ".b4e",
+    ".b4x16_p64",
     ".b64",
+    ".b6x16_p32",
     ".b8",
+    ".b8x16",
     ".ballot",
     ".base",
     ".bf16",
     ".bf16x2",
     ".bfly",
+    ".block16",
+    ".block32",
+    ".block_scale",
+    ".box_dim",
     ".bulk",
     ".bulk_group",
     ".bxyzw",
+    ".c",
     ".ca",
     ".cas",
     ".cc",
@@ -1670,29 +2637,60 @@ pub(crate) static MODIFIER_TEXT: [&str; 292] = [
     ".channel_order",
     ".clamp",
     ".cluster",
+    ".col",
+    ".collector::b0::discard",
+    ".collector::b0::fill",
+    ".collector::b0::lastuse",
+    ".collector::b0::use",
+    ".collector::b1::discard",
+    ".collector::b1::fill",
+    ".collector::b1::lastuse",
+    ".collector::b1::use",
+    ".collector::b2::discard",
+    ".collector::b2::fill",
+    ".collector::b2::lastuse",
+    ".collector::b2::use",
+    ".collector::b3::discard",
+    ".collector::b3::fill",
+    ".collector::b3::lastuse",
+    ".collector::b3::use",
+    ".commit",
     ".commit_group",
     ".complete_tx",
     ".const",
+    ".cp",
+    ".cp_fenceproxy",
     ".cs",
     ".cta",
+    ".cta_group::1",
+    ".cta_group::2",
     ".cube",
     ".cv",
     ".cvt",
+    ".d",
+    ".dealloc",
     ".dec",
     ".depth",
     ".down",
     ".e2m1",
     ".e2m1x2",
+    ".e2m1x4",
     ".e2m3",
     ".e2m3x2",
+    ".e2m3x4",
     ".e3m2",
     ".e3m2x2",
+    ".e3m2x4",
     ".e4m3",
     ".e4m3x2",
+    ".e4m3x4",
     ".e5m2",
     ".e5m2x2",
+    ".e5m2x4",
     ".ecl",
     ".ecr",
+    ".element_stride",
+    ".elemtype",
     ".eq",
     ".equ",
     ".exch",
@@ -1700,8 +2698,13 @@ pub(crate) static MODIFIER_TEXT: [&str; 292] = [
     ".f16",
     ".f16x2",
     ".f32",
+    ".f32x2",
     ".f4e",
     ".f64",
+    ".fence",
+    ".fence::after_thread_sync",
+    ".fence::before_thread_sync",
+    ".fill_mode",
     ".filter_mode",
     ".finite",
     ".force_unnormalized_coords",
@@ -1710,9 +2713,16 @@ pub(crate) static MODIFIER_TEXT: [&str; 292] = [
     ".full",
     ".g",
     ".ge",
+    ".get_first_ctaid",
+    ".get_first_ctaid::x",
+    ".get_first_ctaid::y",
+    ".get_first_ctaid::z",
     ".geu",
     ".gl",
     ".global",
+    ".global_address",
+    ".global_dim",
+    ".global_stride",
     ".gpu",
     ".grad",
     ".gt",
@@ -1730,28 +2740,209 @@ pub(crate) static MODIFIER_TEXT: [&str; 292] = [
     ".inc",
     ".infinite",
     ".init",
+    ".interleave_layout",
     ".inval",
+    ".is_canceled",
+    ".kind::f16",
+    ".kind::f8f6f4",
+    ".kind::i8",
+    ".kind::mxf4",
+    ".kind::mxf4nvf4",
+    ".kind::mxf8f6f4",
+    ".kind::tf32",
     ".l",
     ".launch_dependents",
+    ".ld",
     ".ld_reduce",
     ".le",
     ".leu",
     ".level",
     ".level::cache_hint",
     ".lo",
+    ".load",
     ".local",
     ".ls",
     ".lt",
     ".ltu",
     ".lu",
+    ".m16n16",
+    ".m16n16k16",
+    ".m16n16k8",
+    ".m16n8",
+    ".m16n8k128",
+    ".m16n8k16",
+    ".m16n8k256",
+    ".m16n8k32",
+    ".m16n8k4",
+    ".m16n8k64",
+    ".m16n8k8",
+    ".m32n8k16",
+    ".m64n104k16",
+    ".m64n104k32",
+    ".m64n104k64",
+    ".m64n104k8",
+    ".m64n112k16",
+    ".m64n112k256",
+    ".m64n112k32",
+    ".m64n112k64",
+    ".m64n112k8",
+    ".m64n120k16",
+    ".m64n120k32",
+    ".m64n120k64",
+    ".m64n120k8",
+    ".m64n128k16",
+    ".m64n128k256",
+    ".m64n128k32",
+    ".m64n128k64",
+    ".m64n128k8",
+    ".m64n136k16",
+    ".m64n136k32",
+    ".m64n136k64",
+    ".m64n136k8",
+    ".m64n144k16",
+    ".m64n144k256",
+    ".m64n144k32",
+    ".m64n144k64",
+    ".m64n144k8",
+    ".m64n152k16",
+    ".m64n152k32",
+    ".m64n152k64",
+    ".m64n152k8",
+    ".m64n160k16",
+    ".m64n160k256",
+    ".m64n160k32",
+    ".m64n160k64",
+    ".m64n160k8",
+    ".m64n168k16",
+    ".m64n168k32",
+    ".m64n168k64",
+    ".m64n168k8",
+    ".m64n16k16",
+    ".m64n16k256",
+    ".m64n16k32",
+    ".m64n16k64",
+    ".m64n16k8",
+    ".m64n176k16",
+    ".m64n176k256",
+    ".m64n176k32",
+    ".m64n176k64",
+    ".m64n176k8",
+    ".m64n184k16",
+    ".m64n184k32",
+    ".m64n184k64",
+    ".m64n184k8",
+    ".m64n192k16",
+    ".m64n192k256",
+    ".m64n192k32",
+    ".m64n192k64",
+    ".m64n192k8",
+    ".m64n200k16",
+    ".m64n200k32",
+    ".m64n200k64",
+    ".m64n200k8",
+    ".m64n208k16",
+    ".m64n208k256",
+    ".m64n208k32",
+    ".m64n208k64",
+    ".m64n208k8",
+    ".m64n216k16",
+    ".m64n216k32",
+    ".m64n216k64",
+    ".m64n216k8",
+    ".m64n224k16",
+    ".m64n224k256",
+    ".m64n224k32",
+    ".m64n224k64",
+    ".m64n224k8",
+    ".m64n232k16",
+    ".m64n232k32",
+    ".m64n232k64",
+    ".m64n232k8",
+    ".m64n240k16",
+    ".m64n240k256",
+    ".m64n240k32",
+    ".m64n240k64",
+    ".m64n240k8",
+    ".m64n248k16",
+    ".m64n248k32",
+    ".m64n248k64",
+    ".m64n248k8",
+    ".m64n24k16",
+    ".m64n24k256",
+    ".m64n24k32",
+    ".m64n24k64",
+    ".m64n24k8",
+    ".m64n256k16",
+    ".m64n256k256",
+    ".m64n256k32",
+    ".m64n256k64",
+    ".m64n256k8",
+    ".m64n32k16",
+    ".m64n32k256",
+    ".m64n32k32",
+    ".m64n32k64",
+    ".m64n32k8",
+    ".m64n40k16",
+    ".m64n40k32",
+    ".m64n40k64",
+    ".m64n40k8",
+    ".m64n48k16",
+    ".m64n48k256",
+    ".m64n48k32",
+    ".m64n48k64",
+    ".m64n48k8",
+    ".m64n56k16",
+    ".m64n56k32",
+    ".m64n56k64",
+    ".m64n56k8",
+    ".m64n64k16",
+    ".m64n64k256",
+    ".m64n64k32",
+    ".m64n64k64",
+    ".m64n64k8",
+    ".m64n72k16",
+    ".m64n72k32",
+    ".m64n72k64",
+    ".m64n72k8",
+    ".m64n80k16",
+    ".m64n80k256",
+    ".m64n80k32",
+    ".m64n80k64",
+    ".m64n80k8",
+    ".m64n88k16",
+    ".m64n88k32",
+    ".m64n88k64",
+    ".m64n88k8",
+    ".m64n8k16",
+    ".m64n8k256",
+    ".m64n8k32",
+    ".m64n8k64",
+    ".m64n8k8",
+    ".m64n96k16",
+    ".m64n96k256",
+    ".m64n96k32",
+    ".m64n96k64",
+    ".m64n96k8",
+    ".m8n16",
+    ".m8n32k16",
+    ".m8n8",
+    ".m8n8k128",
+    ".m8n8k16",
+    ".m8n8k32",
+    ".m8n8k4",
     ".mask",
     ".max",
     ".mbarrier",
+    ".mbarrier::arrive::one",
     ".mbarrier::complete_tx::bytes",
     ".mbarrier_init",
     ".memory_layout",
     ".min",
+    ".mma",
+    ".mma_async",
+    ".mmio",
     ".multicast::cluster",
+    ".multicast::cluster::all",
     ".nan",
     ".nc",
     ".ne",
@@ -1770,7 +2961,10 @@ pub(crate) static MODIFIER_TEXT: [&str; 292] = [
     ".or",
     ".p",
     ".pack",
+    ".pack::16b",
     ".param",
+    ".param::entry",
+    ".param::func",
     ".parity",
     ".pending_count",
     ".po",
@@ -1778,8 +2972,10 @@ pub(crate) static MODIFIER_TEXT: [&str; 292] = [
     ".pred",
     ".prefetch",
     ".proxy",
+    ".query_cancel",
     ".r",
     ".range",
+    ".rank",
     ".rc16",
     ".rc8",
     ".read",
@@ -1788,19 +2984,24 @@ pub(crate) static MODIFIER_TEXT: [&str; 292] = [
     ".reg",
     ".relaxed",
     ".release",
+    ".relinquish_alloc_permit",
     ".relu",
+    ".replace",
     ".rm",
     ".rmi",
     ".rn",
     ".rna",
     ".rni",
+    ".row",
     ".rp",
     ".rpi",
+    ".rs",
     ".rz",
     ".rzi",
     ".s16",
     ".s16x2",
     ".s2",
+    ".s2f6x2",
     ".s32",
     ".s4",
     ".s64",
@@ -1809,19 +3010,32 @@ pub(crate) static MODIFIER_TEXT: [&str; 292] = [
     ".sat",
     ".satfinite",
     ".sc",
+    ".scale_vec::1X",
+    ".scale_vec::2X",
+    ".scale_vec::4X",
     ".shared",
     ".shared::cluster",
     ".shared::cta",
+    ".shift",
+    ".shiftamt",
     ".shr15",
     ".shr7",
+    ".sp",
+    ".sp::ordered_metadata",
     ".sreg",
     ".st",
+    ".store",
     ".subnormal",
     ".surfref",
+    ".swizzle_atomicity",
+    ".swizzle_mode",
     ".sync",
+    ".sync_restrict::shared::cluster",
+    ".sync_restrict::shared::cta",
     ".sys",
     ".tensor",
     ".tensormap",
+    ".tensormap::generic",
     ".test_wait",
     ".tex",
     ".texref",
@@ -1830,6 +3044,7 @@ pub(crate) static MODIFIER_TEXT: [&str; 292] = [
     ".to",
     ".trans",
     ".trap",
+    ".try_cancel",
     ".try_wait",
     ".u16",
     ".u16x2",
@@ -1838,9 +3053,11 @@ pub(crate) static MODIFIER_TEXT: [&str; 292] = [
     ".u4",
     ".u64",
     ".u8",
+    ".ue4m3",
     ".ue8m0",
     ".ue8m0x2",
     ".uni",
+    ".unpack::16b",
     ".up",
     ".v2",
     ".v4",
@@ -1866,18 +3083,29 @@ pub(crate) static MODIFIER_TEXT: [&str; 292] = [
     ".vsub2",
     ".vsub4",
     ".wait",
+    ".wait::ld",
+    ".wait::st",
     ".wait_all",
     ".wait_group",
     ".warp",
+    ".warpx2::01_23",
+    ".warpx2::02_13",
+    ".warpx4",
     ".wb",
     ".weak",
     ".wide",
     ".width",
     ".wrap",
+    ".ws",
     ".wt",
     ".x1",
+    ".x128",
+    ".x16",
     ".x2",
+    ".x32",
     ".x4",
+    ".x64",
+    ".x8",
     ".xor",
     ".xorsign",
     ".zero",

@@ -11,13 +11,19 @@
 //! returns the integer, floating-point, half-precision and extended-precision sections.
 //!
 //! The table lives in `src/generated.rs`, written by `tools/gen-isa.py` from the reference
-//! extract (`shared/spec/isa-reference.json`, outside the repository) and committed, so a
-//! fresh clone builds without it. The generator extracts facts only (grammar, versions,
-//! targets) and takes the summaries from its own hand-written `SUMMARIES` table.
+//! extract (`shared/spec/isa-reference.json`, outside the repository) merged with the
+//! committed supplement `data/supplement.json` (the PTX ISA 9.x instructions and forms the
+//! extract lacks: `wmma`, `mma`, `wgmma`, `tcgen05`, `.b128`, `.v8`, the newer `cvt`
+//! formats, ...), and committed, so a fresh clone builds without the extract. The generator
+//! extracts facts only (grammar, versions, targets) and takes the summaries from its own
+//! hand-written `SUMMARIES` table (the supplement's sections carry their own).
 //!
-//! To add an instruction: add (or update) its section in the reference extract, write its
-//! summary in `SUMMARIES` in `tools/gen-isa.py`, run `python3 tools/gen-isa.py`, and commit
-//! the regenerated file; `python3 tools/gen-isa.py --check` verifies it is up to date.
+//! To add an instruction: add a section to `data/supplement.json` (or an extension that
+//! appends forms to an existing section), with examples that ptxas accepts
+//! (`python3 tools/validate-supplement.py`), run `python3 tools/gen-isa.py --spec
+//! ../shared/spec/isa-reference.json`, and commit the regenerated files;
+//! `python3 tools/gen-isa.py --check` verifies they are up to date (without the extract it
+//! checks the supplement and the input digests recorded in `generated.rs`).
 //!
 //! How far the later stages support an entry is not data of the table: the checker and the
 //! interpreter depend on this crate, not the other way round, so they report it themselves
@@ -32,8 +38,13 @@ mod doc;
 #[rustfmt::skip]
 mod generated;
 #[rustfmt::skip]
+mod generated_examples;
+#[rustfmt::skip]
 mod generated_ops;
+#[rustfmt::skip]
+mod generated_roles;
 mod opcode;
+mod roles;
 mod sreg;
 mod suggest;
 mod types;
@@ -41,6 +52,7 @@ mod version;
 
 pub use doc::{coverage_markdown, render_doc, render_list, DocError, DOC_BASE_URL};
 pub use opcode::{ModSet, Modifier, OpFlags, Opcode};
+pub use roles::{role_rules, roles_for, OperandRole, RoleCheck, RoleKind, RoleRule, RoleType};
 pub use sreg::{is_directive, special_register, SpecialRegister, DIRECTIVES, SPECIAL_REGISTERS};
 pub use suggest::{edit_distance, suggest, suggest_modifier};
 pub use types::{ScalarType, StateSpace, TypeKind};
@@ -262,9 +274,13 @@ impl Form {
             let seg = m.trim_start_matches('.');
             self.path.split('.').skip(1).any(|p| p == seg)
                 || self.slots.iter().any(|s| {
-                    s.values
-                        .iter()
-                        .any(|v| v == m || modifier_parts(v).any(|p| p == *m))
+                    // `contains` first: a cheap filter before splitting the value
+                    s.values.iter().any(|v| {
+                        v == m
+                            || (v.len() > m.len()
+                                && v.contains(*m)
+                                && modifier_parts(v).any(|p| p == *m))
+                    })
                 })
         })
     }
@@ -330,6 +346,13 @@ pub fn lookup(opcode: &str) -> &'static [Entry] {
 /// reference. Modifiers after the opcode are ignored: `add.f32` is known.
 pub fn is_known_opcode(name: &str) -> bool {
     !lookup(name).is_empty()
+}
+
+/// The example code of every instruction section of the reference, as `(section title,
+/// code)`: statements as the ISA document shows them (declarations, labels and comments
+/// included), for tests that run each through the parser and the checker.
+pub fn examples() -> &'static [(&'static str, &'static str)] {
+    generated_examples::EXAMPLES
 }
 
 /// All lookup names (no `%`/`.` prefix), sorted.

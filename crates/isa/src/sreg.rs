@@ -159,6 +159,7 @@ pub static DIRECTIVES: &[&str] = &[
     ".address_size",
     ".alias",
     ".align",
+    ".blocksareclusters",
     ".branchtargets",
     ".callprototype",
     ".calltargets",

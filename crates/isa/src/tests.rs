@@ -4,7 +4,8 @@ use super::*;
 
 #[test]
 fn all_sections_present() {
-    assert_eq!(entries().len(), 240);
+    // 240 sections of the reference extract and 37 of the supplement (crates/isa/data).
+    assert_eq!(entries().len(), 277);
     for e in entries() {
         assert!(!e.summary.is_empty(), "{} has no summary", e.title);
         assert!(!e.anchor.is_empty());
@@ -43,11 +44,11 @@ fn every_syntax_parses_into_forms() {
 #[test]
 fn lookup_finds_shared_opcodes() {
     let add = lookup("add");
-    assert_eq!(add.len(), 4);
+    assert_eq!(add.len(), 5);
     assert!(add
         .iter()
         .any(|e| e.category == "Half Precision Floating Point Instructions"));
-    assert_eq!(lookup("add.f32").len(), 4);
+    assert_eq!(lookup("add.f32").len(), 5);
     assert_eq!(lookup("cp").len(), 13);
     assert_eq!(lookup("mov").len(), 2);
     assert_eq!(lookup("fence").len(), 1);
@@ -137,18 +138,19 @@ fn gates_match_the_reference() {
     assert_eq!(elect.ptx, Some(PtxVersion::new(8, 0)));
     assert_eq!(min_target(elect), SmTarget::sm(90, ArchVariant::Base));
 
+    // The text says PTX 6.0; ptxas 13.5 accepts fns from `.version 5.1` (and rejects it at 5.0
+    // with "requires PTX ISA .version 6.0"), and the table follows ptxas.
     let fns = single("fns");
-    assert_eq!(fns.ptx, Some(PtxVersion::new(6, 0)));
+    assert_eq!(fns.ptx, Some(PtxVersion::new(5, 1)));
     assert_eq!(min_target(fns), SmTarget::sm(30, ArchVariant::Base));
 
-    // setmaxnreg is the one arch-specific (sm_90a) instruction of the reference.
+    // setmaxnreg is the one arch-specific (sm_90a) instruction of the reference; ptxas 13.5
+    // also takes it on the `a` and `f` targets of sm_100 and later, never on plain targets.
     let smr = single("setmaxnreg");
     assert_eq!(smr.ptx, Some(PtxVersion::new(8, 0)));
-    let t = min_target(smr);
-    assert_eq!(t.to_string(), "sm_90a");
-    assert!(smr.target.allows(&SmTarget::parse("sm_90a").unwrap()));
-    assert!(!smr.target.allows(&SmTarget::parse("sm_90").unwrap()));
-    assert!(!smr.target.allows(&SmTarget::parse("sm_100a").unwrap()));
+    let allows = |t: &str| smr.target.allows(&SmTarget::parse(t).unwrap());
+    assert!(allows("sm_90a") && allows("sm_100a") && allows("sm_100f") && allows("sm_120a"));
+    assert!(!allows("sm_90") && !allows("sm_100") && !allows("sm_89") && !allows("sm_120"));
 
     let alloca = single("alloca");
     assert!(alloca.preview);
@@ -160,8 +162,9 @@ fn gates_match_the_reference() {
     assert_eq!(single(".alias").ptx, Some(PtxVersion::new(6, 3)));
 
     // atom: no statement for the whole instruction, per-feature gates instead.
+    // The text says PTX 1.1; ptxas 13.5 accepts `atom.global` at `.version 1.0` (.target sm_11).
     let atom = single("atom");
-    assert_eq!(atom.ptx, Some(PtxVersion::new(1, 1)));
+    assert_eq!(atom.ptx, Some(PtxVersion::new(1, 0)));
     let f64_add = atom
         .target_gates
         .iter()
@@ -174,16 +177,18 @@ fn gates_match_the_reference() {
         .iter()
         .find(|g| g.feature == ".sem qualifier")
         .unwrap();
-    assert_eq!(sem.ptx, Some(PtxVersion::new(6, 0)));
+    // The text says 6.0; ptxas 13.5 takes `atom.acquire` (any `.sem`) at `.version 5.1`.
+    assert_eq!(sem.ptx, Some(PtxVersion::new(5, 1)));
 
-    // floating-point abs: f64 needs sm_13.
+    // floating-point abs: the text says f64 needs sm_13; ptxas 13.5 takes `abs.f64` on every
+    // target, .target sm_10 included, so the gate holds no target.
     let abs = &lookup("abs")[0];
     let g = abs
         .target_gates
         .iter()
         .find(|g| g.feature == "abs.f64")
         .unwrap();
-    assert_eq!(g.sm, Some(SmTarget::sm(13, ArchVariant::Base)));
+    assert_eq!(g.sm, None);
 
     // the video SIMD list with its misspelling `varvg2` still counts as the whole entry
     assert_eq!(
@@ -209,7 +214,7 @@ fn suggestions() {
 #[test]
 fn doc_renders_sections() {
     let add = render_doc("add").unwrap();
-    assert_eq!(add.matches("reference: ").count(), 4);
+    assert_eq!(add.matches("reference: ").count(), 5);
     assert!(add.contains("#integer-arithmetic-instructions-add"));
 
     let f32 = render_doc("add.f32").unwrap();
@@ -254,7 +259,7 @@ fn doc_renders_sections() {
 #[test]
 fn list_and_coverage() {
     let list = render_list(None);
-    assert_eq!(list.lines().count(), 240);
+    assert_eq!(list.lines().count(), 277);
     assert!(list
         .lines()
         .any(|l| l.starts_with("elect ") && l.contains("8.0")));
@@ -264,8 +269,8 @@ fn list_and_coverage() {
         .all(|l| l.contains("parse:yes") && l.contains("check:-") && l.contains("exec:-")));
     let md = coverage_markdown(&Stages::PARSE_ONLY);
     assert!(md.starts_with("# PTX ISA coverage"));
-    assert!(md.contains("240 sections: 240 parse, 0 check, 0 execute."));
-    assert_eq!(md.lines().filter(|l| l.starts_with("| [`")).count(), 240);
+    assert!(md.contains("277 sections: 277 parse, 0 check, 0 execute."));
+    assert_eq!(md.lines().filter(|l| l.starts_with("| [`")).count(), 277);
 }
 
 /// The columns are what the stages report, entry by entry; totals count partial support apart.
@@ -289,7 +294,7 @@ fn coverage_columns_come_from_the_stages() {
     let md = coverage_markdown(&stages);
     let n_ld = lookup("ld").iter().filter(|e| e.opcode == "ld").count();
     assert!(md.contains(&format!(
-        "240 sections: 240 parse, 4 check (and {n_ld} in part), 1 execute."
+        "277 sections: 277 parse, 5 check (and {n_ld} in part), 1 execute."
     )));
     let row = |name: &str| {
         md.lines()
@@ -329,4 +334,157 @@ fn slot_values_split_into_modifiers() {
         .unwrap();
     assert!(max.forms[0].accepts_all(&[".xorsign", ".abs", ".f32"]));
     assert!(!max.forms[1].accepts_all(&[".xorsign"]));
+}
+
+// The supplement (crates/isa/data/supplement.json): instructions of PTX ISA 9.x that the
+// reference extract lacks, with the versions and targets read by hand from the ISA text.
+#[test]
+fn supplement_sections_are_in_the_table() {
+    for name in [
+        "bfind",
+        "bfi",
+        "bmsk",
+        "ldmatrix",
+        "stmatrix",
+        "movmatrix",
+        "wmma.load",
+        "wmma.store",
+        "wmma.mma",
+        "mma",
+        "mma.sp",
+        "wgmma.fence",
+        "wgmma.commit_group",
+        "wgmma.wait_group",
+        "wgmma.mma_async",
+        "wgmma.mma_async.sp",
+        "tcgen05.alloc",
+        "tcgen05.dealloc",
+        "tcgen05.ld",
+        "tcgen05.mma",
+        "tcgen05.commit",
+        "tensormap.replace",
+        "tensormap.cp_fenceproxy",
+        "clusterlaunchcontrol.try_cancel",
+        "clusterlaunchcontrol.query_cancel",
+        "st.bulk",
+    ] {
+        let root = name.split('.').next().unwrap();
+        assert!(
+            lookup(root)
+                .iter()
+                .any(|e| e.names.contains(&name) && !e.forms.is_empty() && !e.summary.is_empty()),
+            "{name} is not in the table"
+        );
+    }
+    // anchors of the official document that are not derived from the title
+    assert_eq!(
+        section("wmma", "wmma.load").anchor,
+        "warp-level-matrix-instructions-wmma-ld"
+    );
+    assert_eq!(
+        section("tcgen05", "tcgen05.cp").anchor,
+        "tcgen05-instructions-tcgen05-cp"
+    );
+    assert_eq!(
+        single("bfind").anchor,
+        "integer-arithmetic-instructions-bfind"
+    );
+    // the non-sync warp operations sit beside their .sync sections
+    assert_eq!(lookup("vote").len(), 2);
+    assert_eq!(lookup("shfl").len(), 2);
+}
+
+fn section(root: &str, name: &str) -> &'static Entry {
+    lookup(root)
+        .iter()
+        .find(|e| e.names.contains(&name))
+        .unwrap_or_else(|| panic!("no section {name}"))
+}
+
+#[test]
+fn supplement_gates() {
+    let sm = |s: &str| SmTarget::parse(s).unwrap();
+    let bmsk = single("bmsk");
+    assert_eq!(bmsk.ptx, Some(PtxVersion::new(7, 6)));
+    assert_eq!(min_target(bmsk), SmTarget::sm(70, ArchVariant::Base));
+    assert_eq!(single("bfind").ptx, Some(PtxVersion::new(2, 0)));
+
+    // wgmma is arch-specific: sm_90a, not sm_90 and not sm_100a.
+    let wg = section("wgmma", "wgmma.mma_async");
+    assert_eq!(wg.ptx, Some(PtxVersion::new(8, 0)));
+    assert!(wg.target.allows(&sm("sm_90a")));
+    assert!(!wg.target.allows(&sm("sm_90")));
+    let f = &wg.forms[0];
+    assert_eq!(f.path, "wgmma.mma_async");
+    let shape = f.slots.iter().find(|s| s.name == ".shape16").unwrap();
+    assert_eq!(shape.values.len(), 32);
+    assert_eq!(shape.values[31], ".m64n256k16");
+
+    let tc = section("tcgen05", "tcgen05.mma");
+    assert_eq!(tc.ptx, Some(PtxVersion::new(8, 6)));
+    assert!(tc.target.allows(&sm("sm_100a")));
+    assert!(!tc.target.allows(&sm("sm_90a")));
+
+    // mma: the whole instruction from 6.4/sm_70, shapes and types gated one by one.
+    let mma = section("mma", "mma");
+    assert_eq!(mma.ptx, Some(PtxVersion::new(6, 4)));
+    assert_eq!(min_target(mma), SmTarget::sm(70, ArchVariant::Base));
+    let e4m3 = mma
+        .target_gates
+        .iter()
+        .find(|g| g.modifiers == [".e4m3"])
+        .unwrap();
+    assert_eq!(e4m3.sm, Some(SmTarget::sm(89, ArchVariant::Base)));
+    let sp = section("mma", "mma.sp");
+    assert_eq!(sp.ptx, Some(PtxVersion::new(7, 1)));
+    assert_eq!(min_target(sp), SmTarget::sm(80, ArchVariant::Base));
+
+    // .b128 forms extend the reference sections of ld, st, mov and atom.
+    let atom = single("atom");
+    let b128 = atom
+        .ptx_gates
+        .iter()
+        .find(|g| g.modifiers == [".b128"])
+        .unwrap();
+    assert_eq!(b128.ptx, Some(PtxVersion::new(8, 3)));
+    let b128 = atom
+        .target_gates
+        .iter()
+        .find(|g| g.modifiers == [".b128"])
+        .unwrap();
+    assert_eq!(b128.sm, Some(SmTarget::sm(90, ArchVariant::Base)));
+    assert!(atom
+        .forms
+        .iter()
+        .any(|f| f.accepts_all(&[".exch", ".b128"])));
+    let ld = section("ld", "ld");
+    assert!(ld
+        .forms
+        .iter()
+        .any(|f| f.accepts_all(&[".global", ".v8", ".f32"])));
+    let v4 = ld
+        .ptx_gates
+        .iter()
+        .find(|g| g.modifiers == [".v4", ".b64"])
+        .unwrap();
+    assert_eq!(v4.ptx, Some(PtxVersion::new(8, 8)));
+    let mov = lookup("mov");
+    assert!(mov
+        .iter()
+        .any(|e| e.forms.iter().any(|f| f.accepts_all(&[".b128"]))));
+
+    // the newer cvt formats
+    let cvt = section("cvt", "cvt");
+    assert!(cvt
+        .forms
+        .iter()
+        .any(|f| f.accepts_all(&[".rn", ".satfinite", ".e2m1x2", ".f32"])));
+    let ue8m0 = cvt
+        .target_gates
+        .iter()
+        .find(|g| g.modifiers == [".ue8m0x2"])
+        .unwrap();
+    // The text says sm_100a; ptxas 13.5 also takes the .ue8m0x2 conversions on sm_100f (and
+    // the other families' a/f targets), and the table follows ptxas.
+    assert_eq!(ue8m0.sm.unwrap().to_string(), "sm_100f");
 }

@@ -34,6 +34,12 @@ macro_rules! scalar_types {
                 match self { $(ScalarType::$name => $suffix,)* }
             }
 
+            /// The type of a suffix written with its dot (`.u32`): one `match`, as the checker
+            /// asks it of every modifier of every instruction.
+            fn from_dotted(text: &str) -> Option<ScalarType> {
+                match text { $($suffix => Some(ScalarType::$name),)* _ => None }
+            }
+
             /// Size of a value in bits (a `.pred` counts as 1).
             pub fn size_bits(self) -> u32 {
                 match self { $(ScalarType::$name => $bits,)* }
@@ -131,7 +137,10 @@ scalar_types! {
 impl ScalarType {
     /// Parses a suffix such as `.u32` (the leading dot is optional).
     pub fn from_suffix(text: &str) -> Option<ScalarType> {
-        let t = text.strip_prefix('.').unwrap_or(text);
+        if text.starts_with('.') {
+            return ScalarType::from_dotted(text);
+        }
+        let t = text;
         ScalarType::ALL
             .iter()
             .copied()

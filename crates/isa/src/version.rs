@@ -186,6 +186,9 @@ pub enum TargetReq {
     All,
     /// Requires this target or a later one (see [`SmTarget::supports`]).
     Min(SmTarget),
+    /// Requires one of these (each read as in `Min`): where ptxas accepts an instruction on
+    /// targets no single requirement describes (`setmaxnreg`: sm_90a, and the sm_100+ families).
+    AnyOf(&'static [SmTarget]),
     /// The notes make no statement about the whole entry (only about some forms, if any).
     Unstated,
 }
@@ -195,6 +198,7 @@ impl TargetReq {
     pub fn allows(&self, target: &SmTarget) -> bool {
         match self {
             TargetReq::Min(req) => target.supports(req),
+            TargetReq::AnyOf(reqs) => reqs.iter().any(|r| target.supports(r)),
             TargetReq::All | TargetReq::Unstated => true,
         }
     }
@@ -206,6 +210,10 @@ impl fmt::Display for TargetReq {
             TargetReq::All => f.write_str("all targets"),
             TargetReq::Min(t) if t.variant == ArchVariant::Base => write!(f, "{t}+"),
             TargetReq::Min(t) => write!(f, "{t}"),
+            TargetReq::AnyOf(ts) => {
+                let names: Vec<String> = ts.iter().map(|t| t.to_string()).collect();
+                f.write_str(&names.join(" or "))
+            }
             TargetReq::Unstated => f.write_str("-"),
         }
     }

@@ -19,7 +19,8 @@
 //!   histogram) run again on their own output, which keeps the work the same.
 
 // The `ptxvm run` argument parser, shared with the CLI as source (the CLI crate has no library
-// target). Both files use only `std` and each other (`crate::npy`, `crate::run_args`).
+// target). Both files use only `std`, `ptxvm` (its `Dtype`) and each other (`crate::npy`,
+// `crate::run_args`).
 #[allow(dead_code, unused_macros)]
 #[path = "../../cli/src/npy.rs"]
 mod npy;

@@ -6,7 +6,6 @@
 use crate::{Device, Error, Kernel, Module};
 use ptx_interp::mem::GlobalMemory;
 use ptx_isa::StateSpace;
-use std::sync::{Arc, Mutex};
 
 /// One allocation of a device, as [`Device::allocation`] finds it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,10 +37,9 @@ impl Device {
     /// mapped, pinned and managed memory). Addresses then differ from run to run; 16-byte
     /// alignment is guaranteed.
     pub fn identity() -> Device {
-        Device {
-            mem: Arc::new(Mutex::new(GlobalMemory::identity())),
-            next_label: Arc::default(),
-        }
+        let d = Device::new();
+        *d.mem.lock().unwrap_or_else(|e| e.into_inner()) = GlobalMemory::identity();
+        d
     }
 
     /// Whether allocations sit at their host addresses ([`Device::identity`]).
@@ -131,7 +129,7 @@ impl Kernel<'_> {
         let mut max_threads = None;
         for (name, args) in &f.attrs {
             if matches!(name.trim_start_matches('.'), "maxntid" | "reqntid") {
-                let [x, y, z] = crate::dims(args);
+                let [x, y, z] = crate::module::dims(args);
                 max_threads = Some(x.saturating_mul(y).saturating_mul(z));
             }
         }

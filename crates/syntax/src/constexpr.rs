@@ -82,15 +82,7 @@ pub fn eval(e: &Expr, lookup: &dyn Fn(&str) -> Option<Value>) -> Result<Value, E
             n => lookup(n).ok_or_else(|| EvalError::NotConstant(e.clone()))?,
         },
         ExprKind::Unary(op, a) => {
-            let v = eval(a, lookup)?;
-            match (op, v) {
-                (UnaryOp::Plus, Value::Int { .. } | Value::Float(_)) => v,
-                (UnaryOp::Neg, Value::Int { bits, unsigned }) => int(bits.wrapping_neg(), unsigned),
-                (UnaryOp::Neg, Value::Float(f)) => Value::Float(-f),
-                (UnaryOp::BitNot, Value::Int { bits, .. }) => int(!bits, true),
-                (UnaryOp::Not, Value::Int { bits, .. }) => truth(bits == 0),
-                _ => return Err(EvalError::FloatOperator(e.clone())),
-            }
+            unary(*op, eval(a, lookup)?).ok_or_else(|| EvalError::FloatOperator(e.clone()))?
         }
         ExprKind::Binary(op, a, b) => {
             let x = eval(a, lookup)?;
@@ -102,33 +94,102 @@ pub fn eval(e: &Expr, lookup: &dyn Fn(&str) -> Option<Value>) -> Result<Value, E
         }
         ExprKind::Conditional(c, a, b) => {
             let c = eval(c, lookup)?;
-            let Value::Int { bits, .. } = c else {
+            let Value::Int { .. } = c else {
                 return Err(EvalError::FloatOperator(e.clone()));
             };
             let x = eval(a, lookup)?;
             let y = eval(b, lookup)?;
-            let pick = if bits != 0 { x } else { y };
-            match (x, y, pick) {
-                (
-                    Value::Int { unsigned: u1, .. },
-                    Value::Int { unsigned: u2, .. },
-                    Value::Int { bits, .. },
-                ) => int(bits, u1 || u2),
-                (Value::Float(_), Value::Float(_), _) => pick,
-                _ => return Err(EvalError::FloatOperator(e.clone())),
-            }
+            conditional(c, x, y).ok_or_else(|| EvalError::FloatOperator(e.clone()))?
         }
-        ExprKind::Cast(ty, a) => match (ty.as_str(), eval(a, lookup)?) {
-            (".s64", Value::Int { bits, .. }) => int(bits, false),
-            (".u64", Value::Int { bits, .. }) => int(bits, true),
-            _ => return Err(EvalError::FloatOperator(e.clone())),
-        },
+        ExprKind::Cast(ty, a) => {
+            cast(ty, eval(a, lookup)?).ok_or_else(|| EvalError::FloatOperator(e.clone()))?
+        }
         ExprKind::Sink
         | ExprKind::Index(..)
         | ExprKind::Select(..)
         | ExprKind::Generic(_)
         | ExprKind::Mask(..) => return Err(EvalError::NotConstant(e.clone())),
     })
+}
+
+fn unary(op: UnaryOp, v: Value) -> Option<Value> {
+    Some(match (op, v) {
+        (UnaryOp::Plus, Value::Int { .. } | Value::Float(_)) => v,
+        (UnaryOp::Neg, Value::Int { bits, unsigned }) => int(bits.wrapping_neg(), unsigned),
+        (UnaryOp::Neg, Value::Float(f)) => Value::Float(-f),
+        (UnaryOp::BitNot, Value::Int { bits, .. }) => int(!bits, true),
+        (UnaryOp::Not, Value::Int { bits, .. }) => truth(bits == 0),
+        _ => return None,
+    })
+}
+
+fn conditional(c: Value, x: Value, y: Value) -> Option<Value> {
+    let Value::Int { bits, .. } = c else {
+        return None;
+    };
+    let pick = if bits != 0 { x } else { y };
+    match (x, y, pick) {
+        (
+            Value::Int { unsigned: u1, .. },
+            Value::Int { unsigned: u2, .. },
+            Value::Int { bits, .. },
+        ) => Some(int(bits, u1 || u2)),
+        (Value::Float(_), Value::Float(_), _) => Some(pick),
+        _ => None,
+    }
+}
+
+fn cast(ty: &str, v: Value) -> Option<Value> {
+    match (ty, v) {
+        (".s64", Value::Int { bits, .. }) => Some(int(bits, false)),
+        (".u64", Value::Int { bits, .. }) => Some(int(bits, true)),
+        _ => None,
+    }
+}
+
+/// The first integer division or remainder by a constant zero in `e` (innermost first), also
+/// inside an expression that is not constant as a whole (`[%rd1+4/0]`): ptxas rejects such an
+/// expression wherever it appears. One pass over the tree.
+pub fn division_by_zero(e: &Expr) -> Option<&Expr> {
+    fn go<'e>(e: &'e Expr, found: &mut Option<&'e Expr>) -> Option<Value> {
+        match &e.kind {
+            ExprKind::Unary(op, a) => unary(*op, go(a, found)?),
+            ExprKind::Binary(op, a, b) => {
+                let x = go(a, found);
+                let y = go(b, found);
+                if matches!(op, BinaryOp::Div | BinaryOp::Rem)
+                    && matches!(y, Some(Value::Int { bits: 0, .. }))
+                    && found.is_none()
+                {
+                    *found = Some(e);
+                }
+                binary(*op, x?, y?)
+            }
+            ExprKind::Conditional(c, a, b) => {
+                let c = go(c, found);
+                let x = go(a, found);
+                let y = go(b, found);
+                conditional(c?, x?, y?)
+            }
+            ExprKind::Cast(ty, a) => cast(ty, go(a, found)?),
+            ExprKind::Index(a, b) => {
+                go(a, found);
+                go(b, found);
+                None
+            }
+            ExprKind::Select(a, _) | ExprKind::Generic(a) | ExprKind::Mask(_, a) => {
+                go(a, found);
+                None
+            }
+            // names are no constants here (`WARP_SZ` aside): no `eval`, whose error clones `e`
+            ExprKind::Symbol(n) => (n.as_str() == "WARP_SZ").then(|| int(32, false)),
+            ExprKind::Sink => None,
+            _ => eval(e, &|_| None).ok(),
+        }
+    }
+    let mut found = None;
+    go(e, &mut found);
+    found
 }
 
 fn binary(op: BinaryOp, x: Value, y: Value) -> Option<Value> {
@@ -290,6 +351,28 @@ mod tests {
     fn errors() {
         assert!(matches!(ev("1/0"), Err(EvalError::DivisionByZero(_))));
         assert!(matches!(ev("5 % (2-2)"), Err(EvalError::DivisionByZero(_))));
+    }
+
+    #[test]
+    fn division_by_zero_anywhere() {
+        let find = |s: &str| {
+            let src = format!(".version 8.0\n.target sm_90\n.global .u32 g = {s};\n");
+            let p = crate::parse(&src);
+            let crate::ast::Directive::Variable(v) = &p.module.directives[2] else {
+                panic!("{s}");
+            };
+            let Some(crate::ast::Initializer::Expr(e)) = &v.declarators[0].init else {
+                panic!("{s}");
+            };
+            division_by_zero(e)
+                .map(|d| src[d.loc.0.start as usize..d.loc.0.end as usize].to_string())
+        };
+        assert_eq!(find("7 % 0").as_deref(), Some("7 % 0"));
+        assert!(find("7 % (2-2)").is_some());
+        assert_eq!(find("g + 1 + 4/0").as_deref(), Some("4/0"));
+        assert_eq!(find("(1 ? 3 : 2/0) * 2").as_deref(), Some("2/0"));
+        assert_eq!(find("4/2 + 1.0/0.0"), None);
+        assert_eq!(find("4/(g-g)"), None);
         assert!(matches!(ev("foo+1"), Err(EvalError::NotConstant(_))));
     }
 }

@@ -5,8 +5,11 @@
 //! (at module level) the next module directive. Lexer errors are reported once, and further errors
 //! in the same statement are suppressed, so one bad byte gives one message.
 //!
-//! Nothing recurses on the depth of `{ }` scopes (bodies are flat); expressions, vector operands
-//! and initializers are limited to [`MAX_NESTING`] levels. Work is linear in the input size.
+//! Nothing recurses on the depth of `{ }` scopes (bodies are flat); parentheses, vector operands
+//! and initializers are limited to [`MAX_NESTING`] levels, and the expression tree as a whole
+//! (operator chains such as a flat `1+1+…+1`, which build a tree as deep as the chain, included)
+//! to [`MAX_EXPR_DEPTH`] levels, so later passes that recurse on it stay within the stack. Work is
+//! linear in the input size.
 
 use crate::ast::*;
 use crate::codes;
@@ -16,6 +19,11 @@ use ptx_diag::{Diagnostic, Span};
 
 /// Deepest nesting of parentheses, vector braces and initializer braces accepted.
 pub const MAX_NESTING: u32 = 256;
+/// Deepest expression tree accepted: brackets (each also counted against [`MAX_NESTING`]) plus
+/// the operators of left-leaning chains (`1+1+…`, `a[0][0]…`). ptxas takes a flat sum of 100 000
+/// terms; this bound keeps the recursive walks of later passes (drop, print, evaluate, check)
+/// well inside a 2 MiB thread stack in a debug build while admitting long flat sums.
+pub const MAX_EXPR_DEPTH: u32 = 1024;
 /// Number of errors after which parsing stops.
 pub const MAX_ERRORS: usize = 1000;
 
@@ -87,6 +95,8 @@ struct Parser<'s> {
     /// Unclosed `{` of vector operands/initializers in the current statement.
     stmt_braces: u32,
     nesting: u32,
+    /// Depth of the expression tree being built: [`Parser::nesting`] plus open operator chains.
+    depth: u32,
 }
 
 fn describe(kind: T) -> &'static str {
@@ -213,6 +223,7 @@ impl<'s> Parser<'s> {
             suppress: false,
             stmt_braces: 0,
             nesting: 0,
+            depth: 0,
         };
         // Errors at the very start are reported by fetch().
         p.tok = p.fetch().unwrap_or(Token {
@@ -410,6 +421,7 @@ impl<'s> Parser<'s> {
 
     fn nest(&mut self, span: Span) -> SResult<()> {
         self.nesting += 1;
+        self.deepen(span)?;
         if self.nesting > MAX_NESTING {
             return self.fail(
                 Diagnostic::error(
@@ -425,6 +437,24 @@ impl<'s> Parser<'s> {
 
     fn unnest(&mut self) {
         self.nesting = self.nesting.saturating_sub(1);
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    /// One more level of expression tree (a chained operator, or a bracket through `nest`).
+    fn deepen(&mut self, span: Span) -> SResult<()> {
+        self.depth += 1;
+        if self.depth > MAX_EXPR_DEPTH {
+            return self.fail(
+                Diagnostic::error(
+                    codes::TOO_DEEP,
+                    format!("expression deeper than {MAX_EXPR_DEPTH} levels"),
+                    span,
+                )
+                .with_label_message("too deeply nested")
+                .with_help("split the expression, or name a part of it"),
+            );
+        }
+        Ok(())
     }
 
     // ---- recovery -----------------------------------------------------------------------
@@ -433,6 +463,7 @@ impl<'s> Parser<'s> {
         self.suppress = false;
         self.stmt_braces = 0;
         self.nesting = 0;
+        self.depth = 0;
     }
 
     /// Skips to the end of the current statement: past the next `;` at brace depth 0, or up to
@@ -480,6 +511,7 @@ impl<'s> Parser<'s> {
         self.suppress = false;
         self.stmt_braces = 0;
         self.nesting = 0;
+        self.depth = 0;
         Ok(())
     }
 
@@ -1453,7 +1485,7 @@ impl<'s> Parser<'s> {
             if prec < min.max(1) {
                 break;
             }
-            self.nest(self.tok.span)?;
+            self.deepen(self.tok.span)?;
             chain += 1;
             self.bump()?;
             let rhs = self.expr_bp(prec + 1, dot_names)?;
@@ -1476,7 +1508,7 @@ impl<'s> Parser<'s> {
                 loc,
             };
         }
-        self.nesting -= chain;
+        self.depth -= chain;
         Ok(lhs)
     }
 
@@ -1530,6 +1562,7 @@ impl<'s> Parser<'s> {
                 };
             } else {
                 self.nesting -= chain;
+                self.depth -= chain;
                 return Ok(e);
             }
         }

@@ -580,6 +580,24 @@ fn bug_long_binary_chain_overflows_stack() {
     });
 }
 
+/// A flat chain just under `MAX_EXPR_DEPTH` (ptxas takes flat sums of 100 000 terms; a 300-term
+/// one was once rejected as "nesting deeper than 256 levels") parses without error, evaluates,
+/// and round-trips on a 2 MiB stack in a debug build; one operator more is E0017.
+#[test]
+fn flat_chain_up_to_the_expression_depth() {
+    on_small_stack(|| {
+        let max = ptx_syntax::parser::MAX_EXPR_DEPTH as usize;
+        let src = chain_kernel(&vec!["1"; max].join("+"));
+        let p = parse(&src);
+        assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
+        drop(p);
+        assert_eq!(ptx_syntax::roundtrip_check(&src), Ok(()));
+        let src = chain_kernel(&vec!["1"; max + 2].join("+"));
+        let p = parse(&src);
+        assert!(has_code(&p, codes::TOO_DEEP), "{:?}", p.diagnostics);
+    });
+}
+
 /// Postfix index chains (`a[0][0]…[0]`): `nest`/`unnest` per bracket, so the depth of the
 /// `Index` tree is unbounded. Same failure as the binary chain.
 #[test]

@@ -1,18 +1,19 @@
-//! Operand rules for the core instructions (`mov`, `ld`, `st`, arithmetic, `setp`, `selp`,
-//! `cvt`, `cvta`, `bra`, `call`, `ret`, logic and shifts, `atom`/`red`, `bar`, `shfl.sync`,
-//! `vote.sync`).
+//! The hand-written operand rules, for the instructions the table's roles mark `hand`
+//! (`mov`, `ld`/`ldu`/`st`, the `.wide` arithmetic, `mad`/`fma`, `setp`, `cvt`, `cvta`, `bra`,
+//! `call`, `atom`/`red`, `bar`/`barrier`, `shfl.sync`, `vote.sync`), and the operand checks
+//! (`check_operand`, `arity`) the generic roles pass shares with them.
 
 use super::{has, is_float_literal, is_int_literal, types_of, vec_width};
 use crate::codes;
 use crate::scope::{FnChecker, Resolved, SymbolKind};
 use crate::types::{compatible, widened};
 use ptx_diag::{Diagnostic, Span};
-use ptx_isa::{ScalarType, TypeKind};
+use ptx_isa::{RoleCheck, ScalarType, TypeKind};
 use ptx_syntax::ast::{ExprKind, Instruction, Operand, UnaryOp};
 
 /// What an operand position wants.
 #[derive(Clone, Copy)]
-enum Want {
+pub(crate) enum Want {
     /// A value of this type (register or immediate).
     Val(ScalarType),
     /// A destination register of this type.
@@ -25,36 +26,85 @@ enum Want {
     Any,
 }
 
-/// Whether the rules below check an instruction with opcode `op` and modifiers `mods` operand
-/// by operand (count, types, shapes). [`crate::support`] reads the same answer for the
-/// coverage table, so the two cannot drift apart.
-pub(crate) fn has_operand_rule(op: &str, mods: &[&str]) -> bool {
-    let has = |m: &str| mods.contains(&m);
-    match op {
-        "add" | "sub" | "mul" | "min" | "max" | "and" | "or" | "xor" | "div" | "rem" | "addc"
-        | "subc" | "copysign" | "mad" | "fma" | "madc" | "not" | "neg" | "abs" | "brev"
-        | "cnot" | "popc" | "clz" | "shl" | "shr" | "setp" | "selp" | "mov" | "ld" | "ldu"
-        | "st" | "cvta" | "bra" | "ret" | "exit" | "call" | "atom" | "red" | "bar" | "barrier" => {
-            true
-        }
-        "cvt" => !has(".pack"),
-        "shfl" | "vote" => has(".sync"),
-        _ => false,
+/// The comparison operator of `setp`/`set` against the type it compares (the last type
+/// modifier): bit types take `eq`/`ne`; signed types also `lt`, `le`, `gt`, `ge`; unsigned
+/// types those and `lo`, `ls`, `hi`, `hs`; floating-point types the ordered six and the
+/// unordered `equ`…`geu`, `num`, `nan` (as ptxas 13.5 accepts them).
+fn check_compare(c: &mut FnChecker<'_, '_>, ins: &Instruction) -> bool {
+    const ORDERED: &[&str] = &[".eq", ".ne", ".lt", ".le", ".gt", ".ge"];
+    const UNSIGNED: &[&str] = &[".lo", ".ls", ".hi", ".hs"];
+    const UNORDERED: &[&str] = &[
+        ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan",
+    ];
+    let Some(t) = types_of(ins).last().copied() else {
+        return true;
+    };
+    let Some(m) = ins.modifiers.iter().find(|m| {
+        let t = m.text.as_str();
+        ORDERED.contains(&t) || UNSIGNED.contains(&t) || UNORDERED.contains(&t)
+    }) else {
+        return true;
+    };
+    let cmp = m.text.as_str();
+    let (ok, takes) = match t.kind() {
+        TypeKind::Bit => (matches!(cmp, ".eq" | ".ne"), "`.eq` and `.ne`"),
+        TypeKind::Signed => (ORDERED.contains(&cmp), "`.eq .ne .lt .le .gt .ge`"),
+        TypeKind::Unsigned => (
+            ORDERED.contains(&cmp) || UNSIGNED.contains(&cmp),
+            "`.eq .ne .lt .le .gt .ge .lo .ls .hi .hs`",
+        ),
+        TypeKind::Float => (
+            !UNSIGNED.contains(&cmp),
+            "the ordered and unordered comparisons, not `.lo .ls .hi .hs`",
+        ),
+        TypeKind::Pred => (true, ""),
+    };
+    if ok {
+        return true;
     }
+    let help = if t.kind() == TypeKind::Bit {
+        format!(
+            "compare as signed (`.s{0}`) or unsigned (`.u{0}`) to order values",
+            t.size_bits()
+        )
+    } else {
+        format!("{t} comparisons are {takes}")
+    };
+    c.diags.push(
+        Diagnostic::error(
+            codes::COMPARE_TYPE,
+            format!(
+                "mismatch between instruction type and comparison: `{cmp}` does not compare {t} values"
+            ),
+            m.loc.0,
+        )
+        .with_label_message(format!("{t} takes {takes}"))
+        .with_help(help),
+    );
+    false
 }
 
 pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
     let op = ins.opcode.text.as_str();
-    let mods: Vec<&str> = ins.modifiers.iter().map(|m| m.text.as_str()).collect();
-    if !has_operand_rule(op, &mods) {
+    if matches!(op, "setp" | "set") && !check_compare(c, ins) {
         return;
+    }
+    let mods: Vec<&str> = ins.modifiers.iter().map(|m| m.text.as_str()).collect();
+    // The table says how the operands are checked: by the generic pass from the roles, by the
+    // hand rules below, or (named with a reason) not yet.
+    match ptx_isa::roles_for(op, &mods) {
+        Some(rule) => match rule.check {
+            RoleCheck::Operands(ops) => return super::roles::check(c, ins, rule, ops),
+            RoleCheck::Hand(_) => {}
+            RoleCheck::Unchecked(_) => return,
+        },
+        None => return,
     }
     let tys = types_of(ins);
     let ty = tys.last().copied();
     use ScalarType as T;
     match op {
-        "add" | "sub" | "mul" | "min" | "max" | "and" | "or" | "xor" | "div" | "rem" | "addc"
-        | "subc" | "copysign" => {
+        "add" | "sub" | "mul" | "min" | "max" | "div" | "addc" | "subc" => {
             if !arity(c, ins, 3, 3, "d, a, b") {
                 return;
             }
@@ -87,38 +137,6 @@ pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
                 c,
                 ins,
                 &[Want::Dst(d), Want::Val(t), Want::Val(t), Want::Val(d)],
-                false,
-            );
-        }
-        "not" | "neg" | "abs" | "brev" | "cnot" => {
-            if !arity(c, ins, 2, 2, "d, a") {
-                return;
-            }
-            let Some(t) = need_type(c, ins, ty) else {
-                return;
-            };
-            run(c, ins, &[Want::Dst(t), Want::Val(t)], false);
-        }
-        "popc" | "clz" => {
-            if !arity(c, ins, 2, 2, "d, a") {
-                return;
-            }
-            let Some(t) = need_type(c, ins, ty) else {
-                return;
-            };
-            run(c, ins, &[Want::Dst(T::U32), Want::Val(t)], false);
-        }
-        "shl" | "shr" => {
-            if !arity(c, ins, 3, 3, "d, a, b") {
-                return;
-            }
-            let Some(t) = need_type(c, ins, ty) else {
-                return;
-            };
-            run(
-                c,
-                ins,
-                &[Want::Dst(t), Want::Val(t), Want::Val(T::U32)],
                 false,
             );
         }
@@ -155,25 +173,6 @@ pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
                 false,
             );
         }
-        "selp" => {
-            if !arity(c, ins, 4, 4, "d, a, b, c") {
-                return;
-            }
-            let Some(t) = need_type(c, ins, ty) else {
-                return;
-            };
-            run(
-                c,
-                ins,
-                &[
-                    Want::Dst(t),
-                    Want::Val(t),
-                    Want::Val(t),
-                    Want::Pred { neg: false },
-                ],
-                false,
-            );
-        }
         "mov" => check_mov(c, ins, ty),
         "ld" | "ldu" => check_ld_st(c, ins, ty, true),
         "st" => check_ld_st(c, ins, ty, false),
@@ -191,9 +190,6 @@ pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
                 return;
             }
             check_branch_target(c, &ins.operands[0]);
-        }
-        "ret" | "exit" => {
-            arity(c, ins, 0, 0, "");
         }
         "call" => super::call::check_call(c, ins),
         "atom" | "red" => check_atom(c, ins, ty, op == "atom"),
@@ -295,7 +291,7 @@ fn instr_span(ins: &Instruction) -> Span {
 }
 
 /// Checks the operand count; returns whether it is within `min..=max`.
-fn arity(
+pub(crate) fn arity(
     c: &mut FnChecker<'_, '_>,
     ins: &Instruction,
     min: usize,
@@ -372,7 +368,7 @@ fn reg_type(c: &FnChecker<'_, '_>, name: &str) -> Option<(ScalarType, Span)> {
     }
 }
 
-fn check_operand(
+pub(crate) fn check_operand(
     c: &mut FnChecker<'_, '_>,
     ins: &Instruction,
     o: &Operand,
@@ -400,6 +396,7 @@ fn check_operand(
             match &e.kind {
                 ExprKind::Symbol(name) => {
                     let Some((rt, decl)) = reg_type(c, name) else {
+                        not_a_register(c, ins, e.loc.0, name, w);
                         return;
                     };
                     match w {
@@ -497,6 +494,42 @@ fn check_operand(
         }
         _ => {}
     }
+}
+
+/// A variable or parameter named where a register value goes (`add.u32 %r1, p, 1;` with a
+/// kernel parameter `p`): only `mov` (and `cvta`) take a variable's address that way.
+fn not_a_register(c: &mut FnChecker<'_, '_>, ins: &Instruction, span: Span, name: &str, w: Want) {
+    if ins.opcode.text == "mov" || matches!(w, Want::Any) {
+        return;
+    }
+    let (what, decl, ty) = match c.resolve(name) {
+        // `.reg` parameters of a `.func` are registers
+        Resolved::Symbol(s) if s.space == Some(ptx_isa::StateSpace::Reg) => return,
+        Resolved::Symbol(s) => match s.kind {
+            SymbolKind::Param | SymbolKind::ReturnParam => {
+                ("parameter", s.span, s.type_name.clone())
+            }
+            SymbolKind::Variable => ("variable", s.span, s.type_name.clone()),
+            _ => return,
+        },
+        _ => return,
+    };
+    let full = ins.full_opcode();
+    let help = if what == "parameter" {
+        format!("load it first: `ld.param{ty} %r, [{name}];`, then use the register")
+    } else {
+        format!("load its value with `ld{ty}`, or take its address with `mov.u64 %rd, {name};`")
+    };
+    c.diags.push(
+        Diagnostic::error(
+            codes::WRONG_KIND,
+            format!("this operand of `{full}` must be a register, but `{name}` is a {what}"),
+            span,
+        )
+        .with_label_message(format!("a {what}, not a register"))
+        .with_secondary(decl, "declared here")
+        .with_help(help),
+    );
 }
 
 fn float_help(t: ScalarType, e: &ptx_syntax::ast::Expr) -> String {
@@ -645,7 +678,10 @@ fn check_ld_st(c: &mut FnChecker<'_, '_>, ins: &Instruction, ty: Option<ScalarTy
         );
         return;
     }
-    let shape = match (is_ld, has(ins, ".async")) {
+    // `st.async` to an mbarrier's CTA takes `[mbar]`; the `.release` (and `.mmio`) forms of PTX
+    // 8.7+ do not
+    let with_mbar = has(ins, ".async") && !has(ins, ".release") && !has(ins, ".mmio");
+    let shape = match (is_ld, with_mbar) {
         (true, _) => "d, [a]",
         (false, false) => "[a], b",
         (false, true) => "[a], b, [mbar]",

@@ -1,9 +1,15 @@
-//! Instruction semantics as pure scalar functions, one submodule per chapter of the PTX ISA.
+//! PTX instruction semantics as pure scalar functions, one module per chapter of the PTX ISA.
 //!
 //! Every function here computes what one lane of one instruction produces, from operand values
 //! and the instruction's modifiers, and nothing else: no allocation, no state, no panics on any
 //! input. Modifiers are passed as plain enums and `bool`s so that a caller that knows them
 //! statically (the bytecode compiler, constant folding) gets the branches folded away.
+//!
+//! The crate sits below the interpreter (`ptx-interp` re-exports it as `ptx_interp::semantics`)
+//! and knows nothing of syntax, IR or execution, so that a later JIT and constant folding in the
+//! checker or the IR compute exactly what the interpreter computes. The functions are
+//! `#[inline]` (or generic): they are called per lane in the interpreter's handlers, across this
+//! crate boundary, and must inline there as they did when they were a module of `ptx-interp`.
 //!
 //! | module | ISA chapter |
 //! |---|---|

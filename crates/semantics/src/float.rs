@@ -253,12 +253,12 @@ pub fn sqrt_f32(a: f32, rnd: Rounding, ftz: bool) -> f32 {
         let x = a as f64;
         if rnd == Rounding::Rp {
             if sq < x {
-                next_up_f32(y)
+                y.next_up()
             } else {
                 y
             }
         } else if sq > x {
-            next_down_f32(y)
+            y.next_down()
         } else {
             y
         }
@@ -366,42 +366,6 @@ pub fn rsqrt_approx_f64(a: f64) -> f64 {
     }
 }
 
-/// Next representable `f32` toward `+inf` (finite, non-NaN input).
-#[inline]
-fn next_up_f32(x: f32) -> f32 {
-    let b = x.to_bits();
-    if x == 0.0 {
-        f32::from_bits(1)
-    } else if b >> 31 == 0 {
-        f32::from_bits(b + 1)
-    } else {
-        f32::from_bits(b - 1)
-    }
-}
-
-/// Next representable `f32` toward `-inf` (finite, non-NaN input).
-#[inline]
-fn next_down_f32(x: f32) -> f32 {
-    -next_up_f32(-x)
-}
-
-#[inline]
-fn next_up_f64(x: f64) -> f64 {
-    let b = x.to_bits();
-    if x == 0.0 {
-        f64::from_bits(1)
-    } else if b >> 63 == 0 {
-        f64::from_bits(b + 1)
-    } else {
-        f64::from_bits(b - 1)
-    }
-}
-
-#[inline]
-fn next_down_f64(x: f64) -> f64 {
-    -next_up_f64(-x)
-}
-
 /// `add{.rnd}.f64`.
 #[inline]
 pub fn add_f64(a: f64, b: f64, rnd: Rounding) -> f64 {
@@ -505,12 +469,12 @@ pub fn sqrt_f64(a: f64, rnd: Rounding) -> f64 {
     let res = yy.mul_add(yy, -x); // sign of yy^2 - x, exact
     let r = if rnd == Rounding::Rp {
         if res < 0.0 {
-            next_up_f64(yy)
+            yy.next_up()
         } else {
             yy
         }
     } else if res > 0.0 {
-        next_down_f64(yy)
+        yy.next_down()
     } else {
         yy
     };
@@ -725,7 +689,7 @@ pub fn testp_f64(op: TestOp, a: f64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::semantics::fp::{self, Decoded};
+    use crate::fp::{self, Decoded};
     use Rounding::*;
 
     const MODES: [Rounding; 4] = [Rn, Rz, Rm, Rp];

@@ -1,0 +1,83 @@
+//! [`Error`]: everything that can fail, with the diagnostics that say where.
+
+use ptx_diag::{Diagnostic, SourceFile};
+
+use crate::LaunchStats;
+
+/// Everything that can fail.
+#[derive(Debug)]
+pub enum Error {
+    /// The PTX did not parse, check or lower: diagnostics against the source.
+    Invalid {
+        /// The source.
+        file: SourceFile,
+        /// What is wrong.
+        diagnostics: Vec<Diagnostic>,
+    },
+    /// Bad use of the API: unknown kernel, wrong argument count or type, bad geometry.
+    Usage(String),
+    /// The kernel faulted, deadlocked or ran past its limits.
+    Kernel {
+        /// The source the kernel came from.
+        file: SourceFile,
+        /// The rendered diagnostic (code, message, span, notes).
+        diagnostic: Box<Diagnostic>,
+        /// What ran before it stopped.
+        stats: LaunchStats,
+    },
+    /// Device memory could not be allocated.
+    Memory(String),
+}
+
+impl Error {
+    /// Whether the error is the kernel's own fault (exit status 2 in the CLI) rather than bad
+    /// input (exit status 1).
+    pub fn is_kernel_fault(&self) -> bool {
+        matches!(self, Error::Kernel { .. })
+    }
+    /// The full message as plain text, with source snippets.
+    pub fn render(&self) -> String {
+        match self {
+            Error::Invalid { file, diagnostics } => ptx_diag::render_plain(file, diagnostics),
+            Error::Usage(m) | Error::Memory(m) => format!("error: {m}\n"),
+            Error::Kernel {
+                file, diagnostic, ..
+            } => ptx_diag::render_plain(file, std::slice::from_ref(diagnostic)),
+        }
+    }
+    /// Writes the message to stderr (with colour when `mode` allows).
+    pub fn render_to_stderr(&self, mode: ptx_diag::ColorMode) {
+        match self {
+            Error::Invalid { file, diagnostics } => {
+                ptx_diag::render_to_stderr(file, diagnostics, mode)
+            }
+            Error::Kernel {
+                file, diagnostic, ..
+            } => ptx_diag::render_to_stderr(file, std::slice::from_ref(diagnostic), mode),
+            _ => eprint!("{}", self.render()),
+        }
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Kernel { diagnostic, .. } => write!(f, "{}", diagnostic.message),
+            Error::Invalid { diagnostics, .. } => match diagnostics.first() {
+                Some(d) => write!(f, "{}", d.message),
+                None => write!(f, "invalid PTX"),
+            },
+            Error::Usage(m) | Error::Memory(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// The error of PTX that does not parse, check or lower.
+pub(crate) fn invalid(file: &SourceFile, diagnostics: Vec<Diagnostic>) -> Error {
+    Error::Invalid {
+        file: file.clone(),
+        diagnostics,
+    }
+}

@@ -1,0 +1,747 @@
+//! Launching a [`Kernel`]: [`LaunchOptions`], [`Arg`]uments checked against the parameters,
+//! the [`LaunchReport`], and the diagnostics of a kernel that faults, deadlocks or runs past its
+//! limits.
+
+use ptx_diag::{Code, Diagnostic};
+use ptx_interp::exec::{ExecError, Stuck, StuckState, ThreadPos};
+use ptx_interp::launch::{launch_with_sink, LaunchConfig};
+use ptx_interp::program::{FaultKind, Program};
+use ptx_isa::{ScalarType, TypeKind};
+use std::time::Duration;
+
+use crate::module::dims;
+use crate::{
+    codes, limits, DeviceBuffer, Element, Error, Kernel, ParamInfo, Progress, DEFAULT_STACK_SIZE,
+    SHARED_LIMIT,
+};
+
+/// Options of one launch.
+#[derive(Clone, Debug)]
+pub struct LaunchOptions {
+    /// OS threads running CTAs (0: all cores).
+    pub threads: usize,
+    /// Thread-instruction budget.
+    pub max_instructions: u64,
+    /// Wall-clock limit.
+    pub timeout: Option<Duration>,
+    /// Stack (local memory) bytes per thread, like `cudaLimitStackSize`: the bound on what
+    /// calls, recursion and `alloca` use ([`DEFAULT_STACK_SIZE`], 64 KiB). A launch raises it
+    /// to what the kernel's `.local` variables and non-recursive call tree need, up to
+    /// [`LOCAL_MAX`](crate::LOCAL_MAX) (512 KiB, an sm_90 thread's most); a larger value also raises that cap.
+    pub stack_size: u64,
+    /// Shared memory bytes per block, static and dynamic together ([`SHARED_LIMIT`],
+    /// 227 KiB as on sm_90; at most [`SHARED_LIMIT_MAX`](crate::SHARED_LIMIT_MAX)).
+    pub shared_limit: u64,
+    /// The printf FIFO, in bytes (CUDA's `cudaLimitPrintfFifoSize`; 1 MiB by default): how much
+    /// printf output blocks after the lowest unfinished one may hold while they wait for their
+    /// turn. A block that would overfill it pauses until earlier blocks finish; no output is
+    /// lost and the output is in block order whatever `threads` is (see
+    /// [`Kernel::launch_streaming`]).
+    pub printf_fifo: usize,
+}
+
+impl Default for LaunchOptions {
+    fn default() -> Self {
+        LaunchOptions {
+            threads: 0,
+            max_instructions: 1 << 40,
+            timeout: Some(Duration::from_secs(600)),
+            stack_size: DEFAULT_STACK_SIZE,
+            shared_limit: SHARED_LIMIT,
+            printf_fifo: ptx_interp::fifo::DEFAULT_PRINTF_FIFO,
+        }
+    }
+}
+
+/// What a launch did.
+#[derive(Clone, Debug)]
+pub struct LaunchReport {
+    /// Kernel name.
+    pub kernel: String,
+    /// Grid.
+    pub grid: [u32; 3],
+    /// Block.
+    pub block: [u32; 3],
+    /// Thread instructions executed.
+    pub thread_instructions: u64,
+    /// Warp instructions executed.
+    pub warp_instructions: u64,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// The kernel's printf output, in CTA order ([`Kernel::launch_streaming`] writes it to its
+    /// sink instead and leaves this empty).
+    pub stdout: Vec<u8>,
+}
+
+/// A kernel argument.
+#[derive(Clone, Debug)]
+pub enum Arg {
+    /// A device address.
+    Pointer(u64),
+    /// A scalar of a PTX type (little-endian bytes).
+    Scalar(ScalarType, Vec<u8>),
+    /// Raw bytes for a parameter of any type of the same size (structs, `.b8` arrays).
+    Bytes(Vec<u8>),
+}
+
+macro_rules! arg_ctor {
+    ($($f:ident, $t:ty, $st:expr;)*) => {$(
+        #[doc = concat!("A `", stringify!($t), "` scalar.")]
+        pub fn $f(v: $t) -> Arg {
+            Arg::Scalar($st, v.to_le_bytes().to_vec())
+        }
+    )*};
+}
+
+impl Arg {
+    /// The address of a buffer.
+    pub fn buffer<T: Element>(b: &DeviceBuffer<T>) -> Arg {
+        Arg::Pointer(b.addr())
+    }
+    arg_ctor! {
+        u8, u8, ScalarType::U8; i8, i8, ScalarType::S8;
+        u16, u16, ScalarType::U16; i16, i16, ScalarType::S16;
+        u32, u32, ScalarType::U32; i32, i32, ScalarType::S32;
+        u64, u64, ScalarType::U64; i64, i64, ScalarType::S64;
+        f32, f32, ScalarType::F32; f64, f64, ScalarType::F64;
+    }
+}
+
+impl Kernel<'_> {
+    /// Runs the kernel over `grid` blocks of `block` threads with `shared_bytes` of dynamic
+    /// shared memory. Arguments are checked against the declared parameters.
+    pub fn launch(
+        &self,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_bytes: u64,
+        args: &[Arg],
+        opts: &LaunchOptions,
+    ) -> Result<LaunchReport, Error> {
+        self.launch_with_progress(grid, block, shared_bytes, args, opts, None)
+    }
+
+    /// [`Kernel::launch`] with a callback receiving the launch's [`Progress`] (blocks done,
+    /// thread instructions executed) from the threads running it: when a block finishes, and
+    /// every 64 Ki thread instructions or so while blocks run.
+    pub fn launch_with_progress(
+        &self,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_bytes: u64,
+        args: &[Arg],
+        opts: &LaunchOptions,
+        progress: Option<&(dyn Fn(&Progress) + Sync)>,
+    ) -> Result<LaunchReport, Error> {
+        self.launch_inner(grid, block, shared_bytes, args, opts, progress, None)
+    }
+
+    /// [`Kernel::launch_with_progress`], writing the kernel's printf output to `sink` while it
+    /// runs instead of collecting it in [`LaunchReport::stdout`]: in block order (block 0's
+    /// output, then block 1's, …) whatever the number of threads, with at most
+    /// [`LaunchOptions::printf_fifo`] bytes held for blocks waiting for their turn, plus a
+    /// 64 KiB write buffer flushed at least every 50 ms while output is produced. After the
+    /// sink's first write error the rest of the output is discarded.
+    #[allow(clippy::too_many_arguments)]
+    pub fn launch_streaming(
+        &self,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_bytes: u64,
+        args: &[Arg],
+        opts: &LaunchOptions,
+        progress: Option<&(dyn Fn(&Progress) + Sync)>,
+        sink: &mut (dyn std::io::Write + Send),
+    ) -> Result<LaunchReport, Error> {
+        self.launch_inner(grid, block, shared_bytes, args, opts, progress, Some(sink))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn launch_inner(
+        &self,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_bytes: u64,
+        args: &[Arg],
+        opts: &LaunchOptions,
+        progress: Option<&(dyn Fn(&Progress) + Sync)>,
+        sink: Option<&mut (dyn std::io::Write + Send)>,
+    ) -> Result<LaunchReport, Error> {
+        let params = self.params();
+        if args.len() != params.len() {
+            return Err(Error::Usage(format!(
+                "kernel `{}` takes {} arguments, {} given",
+                self.name(),
+                params.len(),
+                args.len()
+            )));
+        }
+        if grid.contains(&0) || block.contains(&0) {
+            return Err(Error::Usage(format!(
+                "grid {grid:?} and block {block:?} must have no zero dimension"
+            )));
+        }
+        let threads = block[0] as u64 * block[1] as u64 * block[2] as u64;
+        if threads > 1024 || block[2] > 64 {
+            return Err(Error::Usage(format!(
+                "a block of {}x{}x{} = {threads} threads exceeds the limits (1024 threads, z ≤ 64)",
+                block[0], block[1], block[2]
+            )));
+        }
+        self.check_block_directives(block)?;
+        if grid[1] > 65535 || grid[2] > 65535 {
+            return Err(Error::Usage(format!(
+                "grid {grid:?}: y and z must be at most 65535"
+            )));
+        }
+        if shared_bytes > 1 << 30 {
+            return Err(Error::Usage(format!(
+                "{shared_bytes} bytes of dynamic shared memory is more than the 1 GiB ptxvm allows"
+            )));
+        }
+        let prog = self.program()?;
+        self.refuse_unsupported(&prog)?;
+        let local_limit = limits::check_launch(
+            &self.module.file,
+            &self.module.ir,
+            self.index,
+            &prog,
+            block,
+            shared_bytes,
+            opts,
+        )?;
+        let mut buf = vec![0u8; prog.param_size as usize];
+        for (k, (a, p)) in args.iter().zip(&params).enumerate() {
+            let bytes = check_arg(k, a, p)?;
+            let off = prog.params[k].0 as usize;
+            let n = bytes.len().min(p.size as usize);
+            buf[off..off + n].copy_from_slice(&bytes[..n]);
+        }
+        let words: Vec<u32> = buf
+            .chunks(4)
+            .map(|c| {
+                let mut w = [0u8; 4];
+                w[..c.len()].copy_from_slice(c);
+                u32::from_le_bytes(w)
+            })
+            .collect();
+        let snapshot = self
+            .module
+            .device
+            .mem
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .snapshot();
+        let cfg = LaunchConfig {
+            grid,
+            block,
+            shared_bytes,
+            threads: opts.threads,
+            max_instructions: opts.max_instructions,
+            timeout: opts.timeout,
+            local_limit,
+            printf_fifo: opts.printf_fifo,
+        };
+        match launch_with_sink(&prog, &snapshot, &words, &cfg, progress, sink) {
+            Ok(s) => Ok(LaunchReport {
+                kernel: self.name().to_string(),
+                grid,
+                block,
+                thread_instructions: s.thread_instructions,
+                warp_instructions: s.warp_instructions,
+                seconds: s.seconds,
+                stdout: s.stdout,
+            }),
+            Err(b) => {
+                let (e, stats) = *b;
+                Err(Error::Kernel {
+                    file: self.module.file.clone(),
+                    diagnostic: Box::new(self.describe(&e)),
+                    stats,
+                })
+            }
+        }
+    }
+
+    /// A kernel whose reachable code (the entry and every function it may call, directly,
+    /// indirectly or through a function address) holds an instruction ptxvm does not execute
+    /// is refused before it starts, with one diagnostic per such instruction (the first 20);
+    /// the module's other kernels run.
+    fn refuse_unsupported(&self, prog: &Program) -> Result<(), Error> {
+        const SHOWN: usize = 20;
+        let found = &prog.unsupported;
+        if found.is_empty() {
+            return Ok(());
+        }
+        let ir = &self.module.ir;
+        let mut diagnostics = Vec::new();
+        for &(f, k, m) in found.iter().take(SHOWN) {
+            let func = ir.functions.get(f as usize);
+            let inst = func.and_then(|x| x.insts.get(k as usize));
+            let span = inst.map(|i| i.span).unwrap_or_default();
+            let name = inst.map(|i| i.full_name()).unwrap_or_default();
+            let why = prog.messages.get(m as usize).cloned().unwrap_or_default();
+            let mut d = Diagnostic::error(
+                codes::UNSUPPORTED,
+                format!(
+                    "kernel `{}` cannot run: ptxvm does not execute `{name}` yet",
+                    self.name()
+                ),
+                span,
+            )
+            .with_label_message("not supported yet");
+            if !why.starts_with("ptxvm does not execute") {
+                d = d.with_note(why);
+            }
+            if f != self.index {
+                if let Some(func) = func {
+                    d = d.with_note(format!(
+                        "in function `{}`, which the kernel may call",
+                        func.name
+                    ));
+                }
+            }
+            diagnostics.push(d);
+        }
+        if let Some(last) = diagnostics.pop() {
+            let more = found.len().saturating_sub(SHOWN);
+            let last = if more > 0 {
+                last.with_note(format!("and {more} more unsupported instructions"))
+            } else {
+                last
+            };
+            diagnostics.push(last.with_help(
+                "the kernel was not started; the module's other kernels run. `ptxvm doc --list --coverage` lists what ptxvm executes",
+            ));
+        }
+        Err(Error::Invalid {
+            file: self.module.file.clone(),
+            diagnostics,
+        })
+    }
+
+    /// breaks either fails before it starts, as the CUDA driver refuses it.
+    fn check_block_directives(&self, block: [u32; 3]) -> Result<(), Error> {
+        let f = &self.module.ir.functions[self.index as usize];
+        for (name, args) in &f.attrs {
+            let [x, y, z] = dims(args);
+            match name.trim_start_matches('.') {
+                "reqntid" if [x, y, z] != block.map(u64::from) => {
+                    return Err(Error::Usage(format!(
+                        "kernel `{}` requires blocks of {x}x{y}x{z} threads (.reqntid); the launch asks for {}x{}x{}",
+                        self.name(),
+                        block[0],
+                        block[1],
+                        block[2]
+                    )));
+                }
+                "maxntid" => {
+                    let max = x.saturating_mul(y).saturating_mul(z);
+                    let n = block.iter().map(|&b| b as u64).product::<u64>();
+                    if n > max {
+                        return Err(Error::Usage(format!(
+                            "kernel `{}` allows at most {max} threads per block (.maxntid {}); the launch asks for {n}",
+                            self.name(),
+                            args.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+                        )));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn describe(&self, e: &ExecError) -> Diagnostic {
+        let ir = &self.module.ir;
+        let span_of = |p: &ThreadPos| {
+            ir.functions
+                .get(p.func as usize)
+                .and_then(|f| f.insts.get(p.inst as usize))
+                .map(|i| i.span)
+                .unwrap_or_default()
+        };
+        let inst_text = |p: &ThreadPos| -> String {
+            let span = span_of(p);
+            let text = self.module.file.text();
+            text.get(span.range()).unwrap_or("").trim().to_string()
+        };
+        let where_ = |p: &ThreadPos| -> String {
+            format!(
+                "block ({},{},{}) thread ({},{},{})",
+                p.block[0], p.block[1], p.block[2], p.thread[0], p.thread[1], p.thread[2]
+            )
+        };
+        let cuda_line = |p: &ThreadPos| -> Option<String> {
+            let inst = ir
+                .functions
+                .get(p.func as usize)?
+                .insts
+                .get(p.inst as usize)?;
+            // line 0 is nvcc's "no source line" (lowering keeps the last real one instead)
+            let src = inst.src.filter(|s| s.line > 0)?;
+            let file = ir.file(src.file as u64).unwrap_or("?");
+            Some(if src.col > 0 {
+                format!("CUDA source: {file}:{}:{}", src.line, src.col)
+            } else {
+                format!("CUDA source: {file}:{}", src.line)
+            })
+        };
+        let loc_of = |p: &ThreadPos| -> String {
+            let span = span_of(p);
+            self.module.file.location(span.start)
+        };
+        let mk = |code: Code, msg: String, p: &ThreadPos| -> Diagnostic {
+            // the snippet under the message shows the instruction and its location; a note
+            // repeats them only when there is no snippet to show
+            let mut d = Diagnostic::error(code, msg, span_of(p))
+                .with_label_message(format!("{} executing this", where_(p)));
+            if span_of(p).is_empty() {
+                d = d.with_note(format!(
+                    "at {}: `{}` in {}",
+                    loc_of(p),
+                    inst_text(p),
+                    where_(p)
+                ));
+            }
+            if let Some(c) = cuda_line(p) {
+                d = d.with_note(c);
+            }
+            d
+        };
+        match e {
+            ExecError::Fault { kind, pos } => match kind {
+                FaultKind::OutOfBounds {
+                    space,
+                    addr,
+                    size,
+                    detail,
+                } => mk(
+                    codes::OUT_OF_BOUNDS,
+                    format!(
+                        "out-of-bounds {space} access of {size} byte{} at address {addr:#x}: {detail}",
+                        if *size == 1 { "" } else { "s" }
+                    ),
+                    pos,
+                ),
+                FaultKind::Misaligned { space, addr, align } => mk(
+                    codes::MISALIGNED,
+                    format!(
+                        "misaligned {space} access at address {addr:#x}: it must be a multiple of {align}"
+                    ),
+                    pos,
+                ),
+                FaultKind::ReadOnly { addr } => mk(
+                    codes::FAULT,
+                    format!("store to read-only `.const` memory at address {addr:#x}"),
+                    pos,
+                ),
+                FaultKind::Other(m) => mk(codes::FAULT, m.clone(), pos),
+            },
+            ExecError::Trap(pos) => mk(codes::TRAP, "the kernel executed `trap`".into(), pos),
+            ExecError::Assert { message, pos } => mk(codes::ASSERT, message.clone(), pos),
+            ExecError::Unsupported { message, pos } => mk(codes::UNSUPPORTED, message.clone(), pos),
+            ExecError::DivergentBarrier {
+                pos,
+                arrived,
+                expected,
+            } => mk(
+                codes::DIVERGENT_BARRIER,
+                format!(
+                    "divergent barrier: {arrived} of the warp's {expected} active threads reached this aligned barrier together"
+                ),
+                pos,
+            )
+            .with_help("`bar.sync`/`__syncthreads()` must be reached by every thread of a warp at once; use `barrier.sync` (non-aligned) for divergent code"),
+            ExecError::Deadlock {
+                block,
+                waits,
+                threads,
+                exited,
+                other,
+            } => {
+                let mut parts = Vec::new();
+                let mut first_span = None;
+                for (n, expected, id, f, inst) in waits {
+                    let p = ThreadPos {
+                        block: *block,
+                        thread: [0; 3],
+                        func: *f,
+                        inst: *inst,
+                    };
+                    first_span.get_or_insert(span_of(&p));
+                    let op = inst_text(&p);
+                    let op = op.split_whitespace().next().unwrap_or("bar.sync").to_string();
+                    parts.push(format!(
+                        "{n} of {expected} threads wait at {op} {id} at {}",
+                        loc_of(&p)
+                    ));
+                }
+                let mut msg = format!(
+                    "deadlock: block ({},{},{}) of {threads} threads: {}",
+                    block[0],
+                    block[1],
+                    block[2],
+                    parts.join("; ")
+                );
+                msg.push_str(&format!(", {exited} exited"));
+                if !other.is_empty() {
+                    msg.push_str(&format!(", {other}"));
+                }
+                let d = Diagnostic::error(codes::DEADLOCK, msg, first_span.unwrap_or_default())
+                    .with_label_message("this barrier can never complete");
+                d.with_help("every thread the barrier counts must arrive; threads that exited never will")
+            }
+            ExecError::Budget { limit, at } => self
+                .stuck_report(
+                    codes::BUDGET,
+                    format!("instruction budget exhausted: the kernel executed more than {limit} thread instructions"),
+                    at.as_deref(),
+                )
+                .with_help("raise the limit with --max-instructions N if the kernel is meant to run this long"),
+            ExecError::Timeout { seconds, at } => self
+                .stuck_report(
+                    codes::TIMEOUT,
+                    format!("timeout: the kernel ran longer than {seconds:.1} seconds"),
+                    at.as_deref(),
+                )
+                .with_help("raise the limit with --timeout SECONDS if the kernel is meant to run this long"),
+            ExecError::Cancelled => Diagnostic::error(
+                codes::FAULT,
+                "the launch was cancelled".to_string(),
+                ptx_diag::Span::default(),
+            ),
+        }
+    }
+}
+
+impl Kernel<'_> {
+    /// The diagnostic of a launch stopped by its budget or deadline: where the threads of the
+    /// block that noticed it were, by group of threads in one state at one instruction
+    /// (spinning in a loop, running, waiting at a barrier or at a warp-synchronous
+    /// instruction), with the PTX and CUDA lines; the primary label is on the instruction of
+    /// the first group.
+    fn stuck_report(&self, code: Code, message: String, at: Option<&Stuck>) -> Diagnostic {
+        let ir = &self.module.ir;
+        let file = &self.module.file;
+        let kernel_span = ir.functions[self.index as usize].span;
+        let Some(st) = at else {
+            return Diagnostic::error(code, message, kernel_span)
+                .with_label_message("in this kernel")
+                .with_note("every block had finished: the instructions of the last blocks are counted as they end");
+        };
+        let block = format!("block ({},{},{})", st.block[0], st.block[1], st.block[2]);
+        // the blocks that other OS threads were running, stopped with this one
+        let with_others = |d: Diagnostic, st: &Stuck| match st.other_blocks {
+            0 => d,
+            1 => d.with_note("1 other block was running; it was stopped"),
+            n => d.with_note(format!("{n} other blocks were running; they were stopped")),
+        };
+        if let Some(what) = &st.setup {
+            let d = Diagnostic::error(code, message, kernel_span)
+                .with_label_message(format!("{block} of this kernel was being set up"))
+                .with_note(format!("{block} had not started: its set-up was {what}"));
+            return with_others(d, st);
+        }
+        if st.groups.is_empty() {
+            let d = Diagnostic::error(code, message, kernel_span).with_label_message(format!(
+                "{block} of this kernel had finished when the limit was checked"
+            ));
+            return with_others(d, st);
+        }
+        let inst = |f: u32, k: u32| ir.functions.get(f as usize)?.insts.get(k as usize);
+        let span_of = |f: u32, k: u32| inst(f, k).map(|i| i.span).unwrap_or(kernel_span);
+        let [nx, ny, _] = st.ntid;
+        let coords = |t: u32| {
+            let (nx, ny) = (nx.max(1), ny.max(1));
+            if st.ntid[1] == 1 && st.ntid[2] == 1 {
+                format!("{t}")
+            } else {
+                format!("({},{},{})", t % nx, (t / nx) % ny, t / (nx * ny))
+            }
+        };
+        let threads = |g: &ptx_interp::exec::StuckGroup| {
+            if g.count == 1 {
+                format!("thread {}", coords(g.first))
+            } else if g.count == g.last - g.first + 1 {
+                format!("threads {}..{}", coords(g.first), coords(g.last))
+            } else {
+                format!(
+                    "{} threads of {}..{}",
+                    g.count,
+                    coords(g.first),
+                    coords(g.last)
+                )
+            }
+        };
+        let mut d: Option<Diagnostic> = None;
+        let mut labelled = Vec::new();
+        let mut notes = Vec::new();
+        for g in &st.groups {
+            let span = span_of(g.func, g.inst);
+            let text = file.text().get(span.range()).unwrap_or("").trim();
+            let op = text
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .trim_end_matches(';');
+            let (doing, short) = match &g.state {
+                StuckState::Running => match self.loop_lines(g.func, g.inst) {
+                    Some((a, b)) => (
+                        format!("spinning in a loop (lines {a}-{b}) at"),
+                        "spinning in this loop".to_string(),
+                    ),
+                    None => ("running at".to_string(), "running here".to_string()),
+                },
+                StuckState::Barrier {
+                    id,
+                    arrived,
+                    expected,
+                    all,
+                } => {
+                    let exited = if *all && st.exited > 0 {
+                        format!(", {} exited", st.exited)
+                    } else {
+                        String::new()
+                    };
+                    let count = format!("{arrived} of {expected} threads arrived{exited}");
+                    (
+                        format!("waiting at barrier {id} ({count}) at"),
+                        format!("waiting at barrier {id}: {count}"),
+                    )
+                }
+                StuckState::WarpSync => (
+                    format!("waiting at `{op}` for other lanes of their warp at"),
+                    "waiting here for other lanes of their warp".to_string(),
+                ),
+            };
+            let who = format!("{block} {}", threads(g));
+            let mut note = format!("{who}: {doing} {}: `{text}`", file.location(span.start));
+            if let Some(src) = inst(g.func, g.inst).and_then(|i| i.src) {
+                let name = ir.file(src.file as u64).unwrap_or("?");
+                note.push_str(&format!(" (CUDA source {name}:{})", src.line));
+            }
+            notes.push(note);
+            let label = format!("{who} {short}");
+            match d {
+                None => {
+                    d = Some(
+                        Diagnostic::error(code, message.clone(), span).with_label_message(label),
+                    );
+                    labelled.push(span);
+                }
+                Some(x) if labelled.len() < 4 && !labelled.contains(&span) => {
+                    labelled.push(span);
+                    d = Some(x.with_secondary(span, label));
+                }
+                Some(x) => d = Some(x),
+            }
+        }
+        let mut d = d.unwrap_or_else(|| Diagnostic::error(code, message, kernel_span));
+        for n in notes {
+            d = d.with_note(n);
+        }
+        if st.more_groups > 0 {
+            d = d.with_note(format!(
+                "… and {} more groups of {} threads in all in {block}",
+                st.more_groups, st.more_threads
+            ));
+        }
+        with_others(d, st)
+    }
+
+    /// The first and last PTX lines of the loop around instruction `inst` of IR function `f`
+    /// (the blocks of its CFG that reach it and that it reaches), if it is in one.
+    fn loop_lines(&self, f: u32, inst: u32) -> Option<(u32, u32)> {
+        let func = self.module.ir.functions.get(f as usize)?;
+        let blocks = &func.blocks;
+        let b = blocks
+            .iter()
+            .position(|x| x.start <= inst && inst < x.end)?;
+        let succs: Vec<Vec<usize>> = blocks
+            .iter()
+            .map(|x| x.succs.iter().map(|&s| s as usize).collect())
+            .collect();
+        let mut preds = vec![Vec::new(); blocks.len()];
+        for (x, ss) in succs.iter().enumerate() {
+            for &s in ss {
+                if let Some(p) = preds.get_mut(s) {
+                    p.push(x);
+                }
+            }
+        }
+        let reach = |edges: &[Vec<usize>]| -> Vec<bool> {
+            let mut seen = vec![false; blocks.len()];
+            let mut stack = vec![b];
+            while let Some(x) = stack.pop() {
+                for &n in &edges[x] {
+                    if n < blocks.len() && !std::mem::replace(&mut seen[n], true) {
+                        stack.push(n);
+                    }
+                }
+            }
+            seen
+        };
+        let fwd = reach(&succs);
+        if !fwd[b] {
+            return None;
+        }
+        let back = reach(&preds);
+        let file = &self.module.file;
+        let mut lines = (u32::MAX, 0);
+        for (x, blk) in blocks.iter().enumerate() {
+            if fwd[x] && back[x] {
+                for i in &func.insts[blk.start as usize..blk.end as usize] {
+                    let l = file.line_col(i.span.start).line;
+                    lines = (lines.0.min(l), lines.1.max(l));
+                }
+            }
+        }
+        Some(lines)
+    }
+}
+
+fn check_arg(k: usize, a: &Arg, p: &ParamInfo) -> Result<Vec<u8>, Error> {
+    let what = format!("argument {} (`{}`, {})", k + 1, p.name, p.type_name);
+    match a {
+        Arg::Pointer(addr) => {
+            if p.size != 8 || p.array {
+                return Err(Error::Usage(format!(
+                    "{what}: a buffer address is 8 bytes, the parameter is {} bytes",
+                    p.size
+                )));
+            }
+            Ok(addr.to_le_bytes().to_vec())
+        }
+        Arg::Scalar(ty, bytes) => {
+            let ok_size = bytes.len() as u64 == p.size;
+            let ok_kind = match p.ty {
+                Some(pt) => {
+                    pt.kind() == TypeKind::Bit
+                        || pt == *ty
+                        || (pt.kind() != TypeKind::Float
+                            && ty.kind() != TypeKind::Float
+                            && pt.size_bits() == ty.size_bits())
+                }
+                None => true,
+            };
+            if !ok_size || !ok_kind {
+                return Err(Error::Usage(format!(
+                    "{what}: a {} value does not match the parameter",
+                    ty.suffix()
+                )));
+            }
+            Ok(bytes.clone())
+        }
+        Arg::Bytes(b) => {
+            if b.len() as u64 != p.size {
+                return Err(Error::Usage(format!(
+                    "{what}: {} bytes given, the parameter has {}",
+                    b.len(),
+                    p.size
+                )));
+            }
+            Ok(b.clone())
+        }
+    }
+}

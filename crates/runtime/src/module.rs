@@ -1,0 +1,221 @@
+//! A [`Module`]: PTX text parsed, checked, lowered and loaded onto a device, and its
+//! [`Kernel`]s.
+
+use ptx_diag::{Diagnostic, SourceFile};
+use ptx_interp::compile::{compile, func_addr, GlobalAddrs};
+use ptx_interp::mem::Allocation;
+use ptx_interp::program::Program;
+use ptx_ir::SymbolRef;
+use ptx_isa::{ScalarType, StateSpace};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use crate::error::invalid;
+use crate::{Device, Error};
+
+/// A PTX module loaded on a device.
+pub struct Module {
+    pub(crate) device: Device,
+    pub(crate) file: SourceFile,
+    pub(crate) ir: Arc<ptx_ir::Module>,
+    pub(crate) globals: GlobalAddrs,
+    _allocs: Vec<Arc<Allocation>>,
+    pub(crate) programs: Mutex<HashMap<u32, Arc<Program>>>,
+}
+
+/// A kernel parameter as declared.
+#[derive(Clone, Debug)]
+pub struct ParamInfo {
+    /// Name.
+    pub name: String,
+    /// Element type (`None` for opaque types).
+    pub ty: Option<ScalarType>,
+    /// The type as written.
+    pub type_name: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// Declared as an array (`.b8 p[16]`).
+    pub array: bool,
+}
+
+/// One kernel of a module.
+pub struct Kernel<'m> {
+    pub(crate) module: &'m Module,
+    pub(crate) index: u32,
+}
+
+/// The three dimensions of a `.reqntid`/`.maxntid` directive (missing ones are 1).
+pub(crate) fn dims(args: &[u64]) -> [u64; 3] {
+    [0, 1, 2].map(|k| args.get(k).copied().unwrap_or(1))
+}
+
+impl Module {
+    /// Parses, checks, lowers and loads `text`. `name` is used in messages.
+    pub fn from_ptx(device: &Device, name: &str, text: &str) -> Result<Module, Error> {
+        let file = SourceFile::new(name, text);
+        let parsed = ptx_syntax::parse(text);
+        if ptx_diag::has_errors(&parsed.diagnostics) {
+            return Err(invalid(&file, parsed.diagnostics));
+        }
+        let checked = ptx_check::check_module(&parsed.module, &ptx_check::CheckOptions::default());
+        if checked.has_errors() {
+            let mut d = checked.diagnostics;
+            d.retain(Diagnostic::is_error);
+            return Err(invalid(&file, d));
+        }
+        let ir = ptx_ir::lower(&parsed.module).map_err(|d| invalid(&file, d))?;
+        let problems = ptx_ir::verify(&ir);
+        if !problems.is_empty() {
+            return Err(Error::Usage(format!(
+                "internal error: the lowered IR is invalid: {}",
+                problems.join("; ")
+            )));
+        }
+        // allocate .global and .const variables
+        let mut addr = vec![0u64; ir.globals.len()];
+        let mut allocs = Vec::new();
+        {
+            let mut mem = device.mem.lock().unwrap_or_else(|e| e.into_inner());
+            for (i, g) in ir.globals.iter().enumerate() {
+                if !matches!(g.space, StateSpace::Global | StateSpace::Const) {
+                    continue;
+                }
+                if g.external && g.init.is_empty() && g.size == 0 {
+                    continue;
+                }
+                let a = mem
+                    .alloc(
+                        g.size.max(1),
+                        g.space == StateSpace::Const,
+                        format!("{} `{}`", g.space.suffix(), g.name),
+                    )
+                    .map_err(|e| Error::Memory(e.0))?;
+                addr[i] = a.base;
+                allocs.push(a);
+            }
+        }
+        // initial values, with symbol addresses patched in
+        let mut k = 0;
+        for (i, g) in ir.globals.iter().enumerate() {
+            if addr[i] == 0 {
+                continue;
+            }
+            let a = &allocs[k];
+            k += 1;
+            if g.init.is_empty() {
+                continue;
+            }
+            let mut bytes = g.init.clone();
+            for r in &g.relocs {
+                let target = match r.target {
+                    SymbolRef::Global(t) => addr.get(t as usize).copied().unwrap_or(0),
+                    SymbolRef::Function(f) => func_addr(f),
+                };
+                let v = target.wrapping_add(r.addend as u64);
+                let at = r.offset as usize;
+                let n = (r.size as usize).min(8);
+                if at + n <= bytes.len() {
+                    bytes[at..at + n].copy_from_slice(&v.to_le_bytes()[..n]);
+                }
+            }
+            a.write_bytes(0, &bytes);
+        }
+        Ok(Module {
+            device: device.clone(),
+            file,
+            ir: Arc::new(ir),
+            globals: GlobalAddrs { addr },
+            _allocs: allocs,
+            programs: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The lowered IR (for `ptxvm ir`).
+    pub fn ir(&self) -> &ptx_ir::Module {
+        &self.ir
+    }
+
+    /// The source file.
+    pub fn source(&self) -> &SourceFile {
+        &self.file
+    }
+
+    /// Names of the module's kernels.
+    pub fn kernel_names(&self) -> Vec<String> {
+        self.ir
+            .functions
+            .iter()
+            .filter(|f| f.kind == ptx_ir::FunctionKind::Entry && f.defined)
+            .map(|f| f.name.to_string())
+            .collect()
+    }
+
+    /// The kernel named `name`.
+    pub fn kernel(&self, name: &str) -> Result<Kernel<'_>, Error> {
+        match self.ir.function(name) {
+            Some((i, f)) if f.kind == ptx_ir::FunctionKind::Entry && f.defined => Ok(Kernel {
+                module: self,
+                index: i,
+            }),
+            _ => {
+                let names = self.kernel_names();
+                Err(Error::Usage(format!(
+                    "no kernel named `{name}` in {}; it has: {}",
+                    self.file.name(),
+                    if names.is_empty() {
+                        "no kernels".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                )))
+            }
+        }
+    }
+}
+
+impl Kernel<'_> {
+    /// The kernel's name.
+    pub fn name(&self) -> &str {
+        &self.module.ir.functions[self.index as usize].name
+    }
+
+    /// Its parameters, in order.
+    pub fn params(&self) -> Vec<ParamInfo> {
+        self.module.ir.functions[self.index as usize]
+            .params
+            .iter()
+            .map(|p| ParamInfo {
+                name: p.name.to_string(),
+                ty: p.ty,
+                type_name: p.type_name.to_string(),
+                size: p.size,
+                array: p.array,
+            })
+            .collect()
+    }
+
+    pub(crate) fn program(&self) -> Result<Arc<Program>, Error> {
+        let mut cache = self
+            .module
+            .programs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(p) = cache.get(&self.index) {
+            return Ok(p.clone());
+        }
+        let p = compile(&self.module.ir, self.index, &self.module.globals)
+            .map_err(|e| Error::Usage(e.0))?;
+        let p = Arc::new(p);
+        cache.insert(self.index, p.clone());
+        Ok(p)
+    }
+
+    /// The block shape the kernel's `.reqntid` directive requires, if it has one.
+    pub fn required_block(&self) -> Option<[u32; 3]> {
+        let f = &self.module.ir.functions[self.index as usize];
+        f.attrs
+            .iter()
+            .find(|(name, _)| name.trim_start_matches('.') == "reqntid")
+            .map(|(_, args)| dims(args).map(|d| d.min(u32::MAX as u64) as u32))
+    }
+}
