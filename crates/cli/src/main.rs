@@ -1,12 +1,14 @@
 //! `ptxvm`: the command line of the PTX virtual machine.
 //!
 //! Subcommands: `run` (execute a kernel), `check` (diagnostics), `fmt` (canonical formatting),
-//! `ir` (the lowered IR), `bench` (the benchmark suite against native code), `doc` and
+//! `ir` (the lowered IR), `exec` (a CUDA program on ptxvm's libcuda), `bench` (the benchmark
+//! suite against native code), `doc` and
 //! `explain`. Exit codes: 0 success, 1 bad input (invalid PTX, bad arguments or command line),
 //! 2 kernel fault (trap, out-of-bounds access, deadlock, instruction budget or timeout).
 
 mod bench;
 mod bytecode;
+mod exec;
 mod input;
 mod npy;
 mod run;
@@ -91,6 +93,10 @@ enum Command {
     /// outputs agree, and print per kernel the time of each, their ratio and ptxvm's
     /// G thread-instructions/s, then the geometric mean of the ratios.
     Bench(bench::BenchOptions),
+    /// Run a program that uses the CUDA driver API (Python with tinygrad, numba-cuda or
+    /// cuda-bindings, a Rust program on cudarc, a C program) with ptxvm's libcuda.so.1 first on
+    /// the loader path: `ptxvm exec -- python3 my_script.py`.
+    Exec(exec::ExecOptions),
     /// Print the lowered IR of a PTX file: resolved registers, symbols, basic blocks and their
     /// immediate post-dominators (the reconvergence points).
     Ir {
@@ -141,6 +147,7 @@ fn main() -> ExitCode {
         Command::Ir { file, .. } => ir(&file, color),
         Command::Bench(opts) => bench::bench(&opts, color),
         Command::Run(opts) => run::run(opts, color),
+        Command::Exec(opts) => exec::exec(opts),
         Command::Doc {
             query,
             list,

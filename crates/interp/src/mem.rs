@@ -18,15 +18,18 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::sync::Arc;
 
 /// Start of the generic-address windows; global allocations are all below it.
-pub const WINDOW_BASE: u64 = 0x0000_7C00_0000_0000;
+/// It is above every host user-space address (x86-64 and AArch64 user space ends below 2^57), so
+/// that a device in identity mode ([`GlobalMemory::identity`]), whose allocations sit at their
+/// host addresses, never overlaps it.
+pub const WINDOW_BASE: u64 = 0x00FC_0000_0000_0000;
 /// Generic window of code addresses (`mov.u64 %rd, function`).
-pub const FUNC_WINDOW: u64 = 0x0000_7C00_0000_0000;
+pub const FUNC_WINDOW: u64 = 0x00FC_0000_0000_0000;
 /// Generic window of the kernel parameter buffer.
-pub const PARAM_WINDOW: u64 = 0x0000_7D00_0000_0000;
+pub const PARAM_WINDOW: u64 = 0x00FD_0000_0000_0000;
 /// Generic window of the executing thread's local memory.
-pub const LOCAL_WINDOW: u64 = 0x0000_7E00_0000_0000;
+pub const LOCAL_WINDOW: u64 = 0x00FE_0000_0000_0000;
 /// Generic window of the executing CTA's shared memory.
-pub const SHARED_WINDOW: u64 = 0x0000_7F00_0000_0000;
+pub const SHARED_WINDOW: u64 = 0x00FF_0000_0000_0000;
 /// Width of each window.
 pub const WINDOW_SIZE: u64 = 1 << 32;
 /// First global address handed out.
@@ -378,8 +381,9 @@ impl Allocation {
 /// The global allocation map of a device.
 #[derive(Default)]
 pub struct GlobalMemory {
-    allocs: Vec<Arc<Allocation>>, // sorted by base (bases only grow)
+    allocs: Vec<Arc<Allocation>>, // sorted by base
     next: u64,
+    identity: bool,
 }
 
 /// Why an allocation failed.
@@ -387,6 +391,22 @@ pub struct GlobalMemory {
 pub struct AllocError(pub String);
 
 impl GlobalMemory {
+    /// An allocation map in identity mode: each allocation's device address is the host address
+    /// of its storage (as the CUDA driver API layer needs, so that host code can use device
+    /// pointers of pinned and managed memory directly). Addresses then depend on the host
+    /// allocator, are 16-byte aligned, and a freed address may be handed out again.
+    pub fn identity() -> GlobalMemory {
+        GlobalMemory {
+            identity: true,
+            ..GlobalMemory::default()
+        }
+    }
+
+    /// Whether allocations sit at their host addresses ([`GlobalMemory::identity`]).
+    pub fn is_identity(&self) -> bool {
+        self.identity
+    }
+
     /// Allocates `size` zeroed bytes aligned to 256.
     pub fn alloc(
         &mut self,
@@ -399,6 +419,28 @@ impl GlobalMemory {
             return Err(AllocError(format!(
                 "cannot allocate {size} bytes for {label}: the limit is {LIMIT} bytes"
             )));
+        }
+        if self.identity {
+            // at least one word, so that the storage has an address of its own
+            let words = usize::try_from(size.div_ceil(4).max(1))
+                .ok()
+                .and_then(AtomicWords::try_zeroed)
+                .ok_or_else(|| {
+                    AllocError(format!(
+                        "out of host memory allocating {size} bytes for {label}"
+                    ))
+                })?;
+            let base = words.0.as_ptr() as u64;
+            let a = Arc::new(Allocation {
+                base,
+                size,
+                words,
+                read_only,
+                label,
+            });
+            let at = self.allocs.partition_point(|x| x.base < base);
+            self.allocs.insert(at, a.clone());
+            return Ok(a);
         }
         if self.next == 0 {
             self.next = GLOBAL_BASE;
@@ -581,6 +623,24 @@ pub fn lock64(addr: u64) -> std::sync::MutexGuard<'static, ()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn identity_allocations_sit_at_their_host_addresses() {
+        let mut m = GlobalMemory::identity();
+        let a = m.alloc(100, false, "a".into()).unwrap();
+        let b = m.alloc(3, false, "b".into()).unwrap();
+        assert_eq!(a.base, a.words.0.as_ptr() as u64);
+        assert_eq!(b.base, b.words.0.as_ptr() as u64);
+        assert_eq!(a.base % 16, 0);
+        assert!(a.base < WINDOW_BASE && b.base < WINDOW_BASE);
+        assert_eq!(m.find(a.base + 96, 4).map(|x| x.base), Some(a.base));
+        assert!(m.find(a.base + 97, 4).is_none());
+        assert_eq!(m.find(b.base, 3).map(|x| x.base), Some(b.base));
+        let snap = m.snapshot();
+        assert!(snap.allocs.windows(2).all(|w| w[0].base < w[1].base));
+        assert!(m.free(a.base));
+        assert!(m.find(a.base, 1).is_none());
+    }
 
     #[test]
     fn blame_names_the_buffer_an_access_starts_in() {

@@ -72,6 +72,9 @@ pub use ptx_isa::{ScalarType, TypeKind};
 
 pub mod fuzz;
 
+mod driver;
+pub use driver::{AllocationInfo, KernelResources};
+
 /// Stable codes of runtime errors (rendered like the checker's diagnostics), defined with their
 /// explanations in the one registry of the tool, [`ptx_diag::codes`]: add a code there.
 pub mod codes {

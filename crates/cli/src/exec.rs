@@ -1,0 +1,130 @@
+//! `ptxvm exec -- PROGRAM ARGS…`: runs an unmodified program with ptxvm's `libcuda.so.1` first
+//! on the loader path, as `compute-sanitizer PROGRAM` wraps one. The settings reach the
+//! library as the environment variables a user can also set directly with `LD_LIBRARY_PATH`:
+//! `PTXVM_THREADS`, `PTXVM_TIMEOUT`, `PTXVM_MAX_INSTRUCTIONS`, `PTXVM_TRACE`,
+//! `PTXVM_EXACT_BOUNDS`, `PTXVM_CC`.
+
+use clap::Args;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+/// Options of `ptxvm exec`.
+#[derive(Args)]
+pub struct ExecOptions {
+    /// OS threads running a kernel's blocks (0: all cores) [env: PTXVM_THREADS].
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Wall-clock limit of one launch, in seconds [env: PTXVM_TIMEOUT].
+    #[arg(long, value_name = "S")]
+    timeout: Option<f64>,
+    /// Thread-instruction budget of one launch [env: PTXVM_MAX_INSTRUCTIONS].
+    #[arg(long, value_name = "N")]
+    max_instructions: Option<u64>,
+    /// Print each driver API call with its arguments and result on stderr [env: PTXVM_TRACE=1].
+    #[arg(long)]
+    trace: bool,
+    /// Report every kernel access past the size a buffer was allocated with; by default a buffer
+    /// is 256-byte granular as on a GPU [env: PTXVM_EXACT_BOUNDS=1].
+    #[arg(long)]
+    exact_bounds: bool,
+    /// Report this compute capability (e.g. 9.0) [env: PTXVM_CC; default 8.0].
+    #[arg(long, value_name = "X.Y")]
+    cc: Option<String>,
+    /// The program and its arguments (after `--`).
+    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+    program: Vec<String>,
+}
+
+/// Where ptxvm's `libcuda` is: `PTXVM_LIBCUDA`, else beside the `ptxvm` executable (`cargo
+/// build` puts it in `deps/`), else in `../lib/ptxvm/`.
+fn find_library() -> Result<PathBuf, String> {
+    if let Some(p) = std::env::var_os("PTXVM_LIBCUDA").filter(|p| !p.is_empty()) {
+        let p = PathBuf::from(p);
+        return if p.is_file() {
+            Ok(p)
+        } else {
+            Err(format!("PTXVM_LIBCUDA={} is not a file", p.display()))
+        };
+    }
+    let exe = std::env::current_exe().map_err(|e| format!("cannot locate ptxvm itself: {e}"))?;
+    let dir = exe.parent().unwrap_or(Path::new("."));
+    let candidates = [
+        dir.join("libcuda.so.1"),
+        dir.join("libcuda.so"),
+        dir.join("deps/libcuda.so"),
+        dir.join("../lib/ptxvm/libcuda.so.1"),
+    ];
+    candidates.iter().find(|p| p.is_file()).cloned().ok_or_else(|| {
+        format!(
+            "ptxvm's libcuda.so was not found beside {} (build it with `cargo build --release -p ptxvm-cuda`, or set PTXVM_LIBCUDA to its path)",
+            exe.display()
+        )
+    })
+}
+
+/// A fresh directory holding `libcuda.so.1` and `libcuda.so`, links to `lib`.
+fn library_dir(lib: &Path) -> Result<PathBuf, String> {
+    let lib = lib
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", lib.display()))?;
+    let dir = std::env::temp_dir().join(format!("ptxvm-exec-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for name in ["libcuda.so.1", "libcuda.so"] {
+        std::os::unix::fs::symlink(&lib, dir.join(name))
+            .map_err(|e| format!("{}: {e}", dir.join(name).display()))?;
+    }
+    Ok(dir)
+}
+
+/// Runs the program; its exit status is ptxvm's (128 + N when a signal N ended it).
+pub fn exec(opts: ExecOptions) -> ExitCode {
+    let dir = match find_library().and_then(|lib| library_dir(&lib)) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let mut path = std::ffi::OsString::from(&dir);
+    if let Some(old) = std::env::var_os("LD_LIBRARY_PATH").filter(|p| !p.is_empty()) {
+        path.push(":");
+        path.push(old);
+    }
+    let (program, args) = opts.program.split_first().expect("clap requires a program");
+    let mut cmd = Command::new(program);
+    cmd.args(args).env("LD_LIBRARY_PATH", path);
+    if let Some(n) = opts.threads {
+        cmd.env("PTXVM_THREADS", n.to_string());
+    }
+    if let Some(s) = opts.timeout {
+        cmd.env("PTXVM_TIMEOUT", s.to_string());
+    }
+    if let Some(n) = opts.max_instructions {
+        cmd.env("PTXVM_MAX_INSTRUCTIONS", n.to_string());
+    }
+    if opts.trace {
+        cmd.env("PTXVM_TRACE", "1");
+    }
+    if opts.exact_bounds {
+        cmd.env("PTXVM_EXACT_BOUNDS", "1");
+    }
+    if let Some(cc) = &opts.cc {
+        cmd.env("PTXVM_CC", cc);
+    }
+    let status = cmd.status();
+    let _ = std::fs::remove_dir_all(&dir);
+    match status {
+        Ok(s) => match s.code() {
+            Some(c) => ExitCode::from(c.clamp(0, 255) as u8),
+            None => {
+                use std::os::unix::process::ExitStatusExt;
+                ExitCode::from(128u8.saturating_add(s.signal().unwrap_or(0) as u8))
+            }
+        },
+        Err(e) => {
+            eprintln!("error: cannot run `{program}`: {e}");
+            ExitCode::from(127)
+        }
+    }
+}

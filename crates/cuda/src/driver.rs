@@ -1,0 +1,1923 @@
+//! The implemented exports.
+
+use crate::abi::*;
+use crate::api;
+use crate::exports::{CUDEVICE_ATTRIBUTE, CUFUNCTION_ATTRIBUTE, CUPOINTER_ATTRIBUTE, PROC_TABLE};
+use crate::image::{self, Kind};
+use crate::state::{self, *};
+use std::ffi::{c_char, c_int, c_uint, c_void};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+type Handle = *mut c_void;
+type CUdevice = c_int;
+type CUdeviceptr = u64;
+
+/// The driver version reported: that of the headers the exports come from (at least 13.0:
+/// cudart 13 refuses less; NVRTC and NVVM of that version warn about an older driver).
+const DRIVER_VERSION: c_int = crate::exports::HEADER_VERSION as c_int;
+
+fn h(p: Handle) -> u64 {
+    p as u64
+}
+
+fn handle(v: u64) -> Handle {
+    v as Handle
+}
+
+fn init() -> Result<(), CUresult> {
+    state::init_lock().map(|_| ())
+}
+
+fn check_device(dev: CUdevice) -> Result<(), CUresult> {
+    if dev != 0 {
+        return Err(CUDA_ERROR_INVALID_DEVICE);
+    }
+    Ok(())
+}
+
+fn host_memory() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            let line = m.lines().find(|l| l.starts_with("MemTotal:"))?;
+            let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+            Some(kb * 1024)
+        })
+        .unwrap_or(16 << 30)
+}
+
+fn cores() -> i32 {
+    std::thread::available_parallelism()
+        .map(|n| n.get() as i32)
+        .unwrap_or(1)
+}
+
+/// The value of device attribute `name` (without its `CU_DEVICE_ATTRIBUTE_` prefix): a
+/// plausible sm_80/sm_90 GPU with one multiprocessor per host core.
+fn device_attribute(name: &str) -> i32 {
+    let (major, minor) = state::settings().cc;
+    let hopper = major >= 9;
+    let smem_optin = if hopper { 232_448 } else { 166_912 };
+    match name {
+        "MAX_THREADS_PER_BLOCK" => 1024,
+        "MAX_BLOCK_DIM_X" | "MAX_BLOCK_DIM_Y" => 1024,
+        "MAX_BLOCK_DIM_Z" => 64,
+        "MAX_GRID_DIM_X" => i32::MAX,
+        "MAX_GRID_DIM_Y" | "MAX_GRID_DIM_Z" => 65535,
+        "MAX_SHARED_MEMORY_PER_BLOCK" => 49152,
+        "TOTAL_CONSTANT_MEMORY" => 65536,
+        "WARP_SIZE" => 32,
+        "MAX_PITCH" => i32::MAX,
+        "MAX_REGISTERS_PER_BLOCK" | "MAX_REGISTERS_PER_MULTIPROCESSOR" => 65536,
+        "CLOCK_RATE" => 1_410_000,
+        "TEXTURE_ALIGNMENT" => 512,
+        "TEXTURE_PITCH_ALIGNMENT" => 32,
+        "GPU_OVERLAP" | "ASYNC_ENGINE_COUNT" => 2,
+        "MULTIPROCESSOR_COUNT" => cores(),
+        "KERNEL_EXEC_TIMEOUT" | "INTEGRATED" | "TCC_DRIVER" | "MULTI_GPU_BOARD" => 0,
+        "CAN_MAP_HOST_MEMORY" => 1,
+        "COMPUTE_MODE" => 0,
+        "CONCURRENT_KERNELS" => 1,
+        "ECC_ENABLED" => 0,
+        "PCI_BUS_ID" | "PCI_DEVICE_ID" | "PCI_DOMAIN_ID" => 0,
+        "MEMORY_CLOCK_RATE" => 1_215_000,
+        "GLOBAL_MEMORY_BUS_WIDTH" => 5120,
+        "L2_CACHE_SIZE" => 40 << 20,
+        "MAX_THREADS_PER_MULTIPROCESSOR" => 2048,
+        "UNIFIED_ADDRESSING" => 1,
+        "COMPUTE_CAPABILITY_MAJOR" => major,
+        "COMPUTE_CAPABILITY_MINOR" => minor,
+        "STREAM_PRIORITIES_SUPPORTED" => 1,
+        "GLOBAL_L1_CACHE_SUPPORTED" | "LOCAL_L1_CACHE_SUPPORTED" => 1,
+        "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR" => smem_optin + 1024,
+        "MANAGED_MEMORY" => 1,
+        "MULTI_GPU_BOARD_GROUP_ID" => 0,
+        "HOST_NATIVE_ATOMIC_SUPPORTED" => 1,
+        "SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO" => 2,
+        "PAGEABLE_MEMORY_ACCESS" | "CONCURRENT_MANAGED_ACCESS" => 1,
+        "COMPUTE_PREEMPTION_SUPPORTED" => 1,
+        "CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM" => 1,
+        "COOPERATIVE_LAUNCH" | "COOPERATIVE_MULTI_DEVICE_LAUNCH" => 1,
+        "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN" => smem_optin,
+        "CAN_FLUSH_REMOTE_WRITES" => 0,
+        "HOST_REGISTER_SUPPORTED" => 0,
+        "PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES" => 1,
+        "DIRECT_MANAGED_MEM_ACCESS_FROM_HOST" => 1,
+        "MAX_BLOCKS_PER_MULTIPROCESSOR" => 32,
+        "MAX_PERSISTING_L2_CACHE_SIZE" => 0,
+        "MAX_ACCESS_POLICY_WINDOW_SIZE" => 0,
+        "RESERVED_SHARED_MEMORY_PER_BLOCK" => 1024,
+        "SPARSE_CUDA_ARRAY_SUPPORTED" => 0,
+        "READ_ONLY_HOST_REGISTER_SUPPORTED" => 0,
+        "MEMORY_POOLS_SUPPORTED" => 0,
+        "CLUSTER_LAUNCH" => i32::from(hopper),
+        "DMA_BUF_SUPPORTED" => 0,
+        "NUMA_CONFIG" => 0,
+        "NUMA_ID" | "HOST_NUMA_ID" => -1,
+        n if n.starts_with("MAXIMUM_TEXTURE") || n.starts_with("MAXIMUM_SURFACE") => 0,
+        _ => 0,
+    }
+}
+
+fn enum_name(table: &'static [(&'static str, i64)], v: i64) -> Option<&'static str> {
+    table.iter().find(|(_, x)| *x == v).map(|(n, _)| *n)
+}
+
+/// The CUDA error a kernel's failure stands for, and whether it is sticky.
+fn kernel_error(e: &ptxvm::Error) -> (CUresult, bool) {
+    match e {
+        ptxvm::Error::Kernel { diagnostic, .. } => match diagnostic.code.0 {
+            "E0601" => (CUDA_ERROR_ILLEGAL_ADDRESS, true),
+            "E0602" => (CUDA_ERROR_MISALIGNED_ADDRESS, true),
+            "E0606" | "E0607" => (CUDA_ERROR_LAUNCH_TIMEOUT, true),
+            "E0608" => (CUDA_ERROR_ASSERT, true),
+            "E0609" => (CUDA_ERROR_NOT_SUPPORTED, false),
+            _ => (CUDA_ERROR_LAUNCH_FAILED, true),
+        },
+        ptxvm::Error::Memory(_) => (CUDA_ERROR_OUT_OF_MEMORY, false),
+        ptxvm::Error::Invalid { .. } => (CUDA_ERROR_INVALID_PTX, false),
+        ptxvm::Error::Usage(_) => (CUDA_ERROR_INVALID_VALUE, false),
+    }
+}
+
+fn report(e: &ptxvm::Error) {
+    e.render_to_stderr(ptx_diag::ColorMode::Auto);
+}
+
+/// Loads the image at `p` (PTX text, fatbin, fatbin wrapper, ptxvm container; a cubin is
+/// refused) into the current context.
+fn load_image(p: *const c_void, name: &str) -> Result<u64, CUresult> {
+    let texts = read_image(p)?;
+    load_ptx(texts, name)
+}
+
+fn read_image(p: *const c_void) -> Result<Vec<String>, CUresult> {
+    if p.is_null() {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    // the first bytes, up to a NUL (reading no further than a C string would)
+    let mut head = Vec::new();
+    for k in 0..8 {
+        let b = get(p.cast::<u8>().wrapping_add(k))?;
+        head.push(b);
+        if b == 0 {
+            break;
+        }
+    }
+    match image::classify(&head) {
+        Kind::Elf => {
+            image::no_ptx_hint("cubin (ELF image)");
+            Err(CUDA_ERROR_NO_BINARY_FOR_GPU)
+        }
+        Kind::Wrapper => {
+            // { int magic; int version; const unsigned long long *data; void *filename }
+            let data = get(p.cast::<u8>().wrapping_add(8).cast::<*const c_void>())?;
+            read_image(data)
+        }
+        Kind::Fatbin => {
+            let header = bytes(p, 16)?;
+            let hsize = u16::from_le_bytes([header[6], header[7]]) as usize;
+            let size = u64::from_le_bytes(header[8..16].try_into().unwrap_or([0; 8])) as usize;
+            if size > 1 << 34 {
+                return Err(CUDA_ERROR_INVALID_IMAGE);
+            }
+            let data = bytes(p, hsize + size)?;
+            let ptx = image::fatbin_ptx(&data)?;
+            if ptx.is_empty() {
+                image::no_ptx_hint("fatbin");
+                return Err(CUDA_ERROR_NO_BINARY_FOR_GPU);
+            }
+            // the newest PTX (the last entry) only: entries are alternatives
+            Ok(ptx.into_iter().last().into_iter().collect())
+        }
+        Kind::Container => {
+            let head = bytes(p, 16)?;
+            let len = image::container_len(&head).ok_or(CUDA_ERROR_INVALID_IMAGE)?;
+            if len > 1 << 34 {
+                return Err(CUDA_ERROR_INVALID_IMAGE);
+            }
+            image::container_ptx(&bytes(p, len as usize)?)
+        }
+        Kind::Text => {
+            let text = cstr_bytes(p)?;
+            let text = String::from_utf8(text).map_err(|_| CUDA_ERROR_INVALID_IMAGE)?;
+            if !text.contains(".version") && !text.contains(".entry") && !text.contains(".target") {
+                return Err(CUDA_ERROR_INVALID_IMAGE);
+            }
+            Ok(vec![text])
+        }
+    }
+}
+
+fn load_ptx(texts: Vec<String>, name: &str) -> Result<u64, CUresult> {
+    let (ctx, device) = {
+        let s = state::init_lock()?;
+        (s.current()?, s.device.clone())
+    };
+    let text = image::merge(&texts);
+    let module = ptxvm::Module::from_ptx(&device, name, &text).map_err(|e| {
+        report(&e);
+        match e {
+            ptxvm::Error::Memory(_) => CUDA_ERROR_OUT_OF_MEMORY,
+            _ => CUDA_ERROR_INVALID_PTX,
+        }
+    })?;
+    let loaded = Arc::new(Loaded {
+        module,
+        ctx,
+        funcs: Mutex::new(Default::default()),
+    });
+    Ok(state::lock().insert(Obj::Module(loaded)))
+}
+
+fn read_file(path: *const c_char) -> Result<(Vec<u8>, String), CUresult> {
+    let path = string(path)?;
+    let mut data = std::fs::read(&path).map_err(|_| CUDA_ERROR_FILE_NOT_FOUND)?;
+    data.push(0);
+    Ok((data, path))
+}
+
+/// The function handle of kernel `name` of module `m` (the same handle every time).
+fn get_function(m: u64, name: *const c_char) -> Result<u64, CUresult> {
+    let name = string(name)?;
+    let loaded = {
+        let s = state::init_lock()?;
+        s.module(m)?
+    };
+    if let Some(&f) = loaded
+        .funcs
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&name)
+    {
+        return Ok(f);
+    }
+    let (layout, param_size, resources) = {
+        let k = loaded
+            .module
+            .kernel(&name)
+            .map_err(|_| CUDA_ERROR_NOT_FOUND)?;
+        let (layout, size) = k.param_layout().map_err(|e| {
+            report(&e);
+            CUDA_ERROR_INVALID_PTX
+        })?;
+        let res = k.resources().map_err(|_| CUDA_ERROR_INVALID_PTX)?;
+        (layout, size, res)
+    };
+    let func = Func {
+        module: loaded.clone(),
+        module_handle: m,
+        cname: std::ffi::CString::new(name.clone()).map_err(|_| CUDA_ERROR_INVALID_VALUE)?,
+        name: name.clone(),
+        layout,
+        param_size,
+        resources,
+        max_dynamic_shared: 48 << 10,
+        carveout: -1,
+    };
+    let fh = state::lock().insert(Obj::Func(Arc::new(func)));
+    loaded
+        .funcs
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(name, fh);
+    Ok(fh)
+}
+
+fn get_global(
+    dptr: *mut CUdeviceptr,
+    bytes_out: *mut usize,
+    m: u64,
+    name: *const c_char,
+) -> Result<(), CUresult> {
+    let name = string(name)?;
+    let loaded = state::init_lock()?.module(m)?;
+    let (addr, size) = loaded.module.global(&name).ok_or(CUDA_ERROR_NOT_FOUND)?;
+    if !dptr.is_null() {
+        put(dptr, addr)?;
+    }
+    if !bytes_out.is_null() {
+        put(bytes_out, size as usize)?;
+    }
+    Ok(())
+}
+
+fn func_attribute(f: &Func, attrib: i64) -> Result<i32, CUresult> {
+    let name = enum_name(CUFUNCTION_ATTRIBUTE, attrib).ok_or(CUDA_ERROR_INVALID_VALUE)?;
+    let (version, target) = f.module.module.ptx_version_and_target();
+    let r = &f.resources;
+    Ok(match name.trim_start_matches("CU_FUNC_ATTRIBUTE_") {
+        "MAX_THREADS_PER_BLOCK" => r.max_threads.unwrap_or(1024).min(1024) as i32,
+        "SHARED_SIZE_BYTES" => r.shared_static as i32,
+        "CONST_SIZE_BYTES" => 0,
+        "LOCAL_SIZE_BYTES" => 0,
+        "NUM_REGS" => (r.registers.min(255)) as i32,
+        "PTX_VERSION" => version.map(|(a, b)| (a * 10 + b) as i32).unwrap_or(80),
+        "BINARY_VERSION" => {
+            let (a, b) = state::settings().cc;
+            target.map(|t| t as i32).unwrap_or(a * 10 + b)
+        }
+        "CACHE_MODE_CA" => 0,
+        "MAX_DYNAMIC_SHARED_SIZE_BYTES" => f.max_dynamic_shared,
+        "PREFERRED_SHARED_MEMORY_CARVEOUT" => f.carveout,
+        _ => 0,
+    })
+}
+
+fn set_func_attribute(fh: u64, attrib: i64, value: i32) -> Result<(), CUresult> {
+    let name = enum_name(CUFUNCTION_ATTRIBUTE, attrib).ok_or(CUDA_ERROR_INVALID_VALUE)?;
+    let mut s = state::init_lock()?;
+    let f = s.func_mut(fh)?;
+    let mut new = Func {
+        module: f.module.clone(),
+        module_handle: f.module_handle,
+        name: f.name.clone(),
+        layout: f.layout.clone(),
+        param_size: f.param_size,
+        resources: f.resources.clone(),
+        max_dynamic_shared: f.max_dynamic_shared,
+        carveout: f.carveout,
+        cname: f.cname.clone(),
+    };
+    match name.trim_start_matches("CU_FUNC_ATTRIBUTE_") {
+        "MAX_DYNAMIC_SHARED_SIZE_BYTES" => {
+            let limit = device_attribute("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN") as i64
+                - new.resources.shared_static as i64;
+            if value < 0 || value as i64 > limit {
+                return Err(CUDA_ERROR_INVALID_VALUE);
+            }
+            new.max_dynamic_shared = value;
+        }
+        "PREFERRED_SHARED_MEMORY_CARVEOUT" => new.carveout = value,
+        _ => {}
+    }
+    *f = Arc::new(new);
+    Ok(())
+}
+
+struct LaunchArgs {
+    grid: [u32; 3],
+    block: [u32; 3],
+    shared: u32,
+    stream: u64,
+}
+
+/// Runs a launch: the parameters from `kernel_params` (one pointer per parameter, each read
+/// for the parameter's size) or `extra` (`CU_LAUNCH_PARAM_BUFFER_POINTER`/`_SIZE` pairs).
+fn launch(
+    fh: u64,
+    a: LaunchArgs,
+    kernel_params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> Result<(), CUresult> {
+    let (f, ctx) = {
+        let s = state::init_lock()?;
+        let f = s.func(fh)?;
+        let ctx = s.stream_ctx(a.stream)?;
+        (f, ctx)
+    };
+    if a.grid.contains(&0) || a.block.contains(&0) {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    let threads = a.block.iter().map(|&b| b as u64).product::<u64>();
+    if threads > 1024 || a.block[2] > 64 || a.grid[1] > 65535 || a.grid[2] > 65535 {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    if a.shared as i64 > f.max_dynamic_shared.max(48 << 10) as i64 {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    let mut args = Vec::with_capacity(f.layout.len());
+    if !kernel_params.is_null() {
+        for (k, &(_, size)) in f.layout.iter().enumerate() {
+            let p = get(kernel_params.wrapping_add(k))?;
+            args.push(ptxvm::Arg::Bytes(bytes(p, size as usize)?));
+        }
+    } else if !extra.is_null() {
+        let (mut buf, mut size) = (std::ptr::null::<c_void>(), None::<usize>);
+        for k in (0..64).step_by(2) {
+            let key = get(extra.wrapping_add(k))? as usize;
+            match key {
+                0 => break,
+                1 => buf = get(extra.wrapping_add(k + 1))?,
+                2 => size = Some(get(get(extra.wrapping_add(k + 1))?.cast::<usize>())?),
+                _ => return Err(CUDA_ERROR_INVALID_VALUE),
+            }
+        }
+        let size = size.ok_or(CUDA_ERROR_INVALID_VALUE)?;
+        if (size as u64) < f.param_size || buf.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let data = bytes(buf, size)?;
+        for &(off, size) in &f.layout {
+            let r = off as usize..(off + size) as usize;
+            args.push(ptxvm::Arg::Bytes(data[r].to_vec()));
+        }
+    } else if !f.layout.is_empty() {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    let (stack, fifo) = {
+        let s = state::lock();
+        let c = s.ctx(ctx)?;
+        (c.stack_size, c.printf_fifo)
+    };
+    let set = state::settings();
+    let opts = ptxvm::LaunchOptions {
+        threads: set.threads,
+        max_instructions: set.max_instructions,
+        timeout: set.timeout,
+        stack_size: stack.max(ptxvm::DEFAULT_STACK_SIZE),
+        printf_fifo: fifo as usize,
+        ..Default::default()
+    };
+    let kernel = f
+        .module
+        .module
+        .kernel(&f.name)
+        .map_err(|_| CUDA_ERROR_INVALID_HANDLE)?;
+    let mut out = std::io::stdout();
+    let r = kernel.launch_streaming(
+        a.grid,
+        a.block,
+        a.shared as u64,
+        &args,
+        &opts,
+        None,
+        &mut out,
+    );
+    use std::io::Write as _;
+    let _ = out.flush();
+    match r {
+        Ok(_) => Ok(()),
+        Err(e) => {
+            let (code, sticky) = kernel_error(&e);
+            if code != CUDA_ERROR_INVALID_VALUE {
+                report(&e);
+            }
+            if sticky {
+                if let Ok(c) = state::lock().ctx_mut(ctx) {
+                    c.sticky = Some(code);
+                }
+            }
+            Err(code)
+        }
+    }
+}
+
+fn occupancy(f: &Func, block: i32, dynamic: usize) -> i32 {
+    if block <= 0 {
+        return 0;
+    }
+    let warps = (block as i64 + 31) / 32;
+    let by_threads = 64 / warps.max(1);
+    let shared = f.resources.shared_static as i64 + dynamic as i64;
+    let by_shared = if shared > 0 {
+        device_attribute("MAX_SHARED_MEMORY_PER_MULTIPROCESSOR") as i64 / shared
+    } else {
+        32
+    };
+    by_threads.min(by_shared).min(32) as i32
+}
+
+fn alloc(size: usize, kind: MemKind, flags: u32) -> Result<u64, CUresult> {
+    let mut s = state::init_lock()?;
+    let ctx = s.current()?;
+    if size == 0 {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    let label = match kind {
+        MemKind::Device => "cuMemAlloc buffer",
+        MemKind::Host => "cuMemHostAlloc buffer",
+        MemKind::Managed => "cuMemAllocManaged buffer",
+    };
+    let granular = if state::settings().exact_bounds {
+        size
+    } else {
+        size.checked_next_multiple_of(256)
+            .ok_or(CUDA_ERROR_OUT_OF_MEMORY)?
+    };
+    let buf = s
+        .device
+        .alloc_bytes(granular, label)
+        .map_err(|_| CUDA_ERROR_OUT_OF_MEMORY)?;
+    let addr = buf.addr();
+    s.allocs.insert(
+        addr,
+        Alloc {
+            buf,
+            size: size as u64,
+            kind,
+            ctx,
+            flags,
+        },
+    );
+    Ok(addr)
+}
+
+fn free(addr: u64, kind: MemKind) -> Result<(), CUresult> {
+    let mut s = state::init_lock()?;
+    if addr == 0 {
+        return Ok(());
+    }
+    match s.allocs.get(&addr) {
+        Some(a) if a.kind == kind || (kind == MemKind::Device && a.kind == MemKind::Managed) => {
+            s.allocs.remove(&addr);
+            Ok(())
+        }
+        _ => Err(CUDA_ERROR_INVALID_VALUE),
+    }
+}
+
+/// A copy between device (or host) ranges, each checked against the allocation map when it
+/// must be device memory.
+fn memcpy(
+    dst: u64,
+    src: u64,
+    n: usize,
+    dst_dev: bool,
+    src_dev: bool,
+    stream: u64,
+) -> Result<(), CUresult> {
+    let s = state::init_lock()?;
+    s.stream_ctx(stream)?;
+    if n == 0 {
+        return Ok(());
+    }
+    if dst_dev {
+        s.check_range(dst, n as u64)?;
+    }
+    if src_dev {
+        s.check_range(src, n as u64)?;
+    }
+    drop(s);
+    copy(dst, src, n)
+}
+
+fn memset(dst: u64, value: u32, width: usize, count: usize, stream: u64) -> Result<(), CUresult> {
+    let s = state::init_lock()?;
+    s.stream_ctx(stream)?;
+    if count == 0 {
+        return Ok(());
+    }
+    let bytes = (count as u64)
+        .checked_mul(width as u64)
+        .ok_or(CUDA_ERROR_INVALID_VALUE)?;
+    s.check_range(dst, bytes)?;
+    if dst % width as u64 != 0 {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    drop(s);
+    fill(dst, value, width, count);
+    Ok(())
+}
+
+fn sync_stream(stream: u64) -> Result<(), CUresult> {
+    state::init_lock()?.stream_ctx(stream).map(|_| ())
+}
+
+fn new_stream(flags: u32, priority: i32) -> Result<u64, CUresult> {
+    let mut s = state::init_lock()?;
+    let ctx = s.current()?;
+    let id = s.fresh_id();
+    Ok(s.insert(Obj::Stream(Stream {
+        ctx,
+        flags,
+        priority: priority.clamp(-5, 0),
+        id,
+    })))
+}
+
+fn pointer_attribute(s: &State, name: &str, ptr: u64) -> Result<Vec<u8>, CUresult> {
+    let found = s.find(ptr, 1);
+    let module_var = s.device.allocation(ptr, 1);
+    if found.is_none() && module_var.is_none() {
+        return match name {
+            "MEMORY_TYPE" | "CONTEXT" | "DEVICE_POINTER" | "HOST_POINTER" => {
+                Err(CUDA_ERROR_INVALID_VALUE)
+            }
+            "IS_MANAGED" | "MAPPED" => Ok(0u32.to_le_bytes().to_vec()),
+            _ => Err(CUDA_ERROR_INVALID_VALUE),
+        };
+    }
+    let (base, size, kind, ctx) = match found {
+        Some((b, a)) => (b, a.size, a.kind, a.ctx),
+        None => {
+            let m = module_var.ok_or(CUDA_ERROR_INVALID_VALUE)?;
+            (
+                m.base,
+                m.size,
+                MemKind::Device,
+                state::stack_top().unwrap_or(0),
+            )
+        }
+    };
+    let u32v = |v: u32| Ok(v.to_le_bytes().to_vec());
+    let u64v = |v: u64| Ok(v.to_le_bytes().to_vec());
+    match name {
+        // CU_MEMORYTYPE_HOST = 1, DEVICE = 2, UNIFIED = 4
+        "MEMORY_TYPE" => u32v(match kind {
+            MemKind::Host => 1,
+            _ => 2,
+        }),
+        "CONTEXT" => u64v(ctx),
+        "DEVICE_POINTER" | "HOST_POINTER" => u64v(ptr),
+        "IS_MANAGED" => u32v((kind == MemKind::Managed) as u32),
+        "DEVICE_ORDINAL" => u32v(0),
+        "RANGE_START_ADDR" => u64v(base),
+        "RANGE_SIZE" => u64v(size),
+        "MAPPED" => u32v(1),
+        "BUFFER_ID" => u64v(base),
+        "SYNC_MEMOPS" => u32v(1),
+        "ALLOWED_HANDLE_TYPES" | "IS_LEGACY_CUDA_IPC_CAPABLE" | "IS_GPU_DIRECT_RDMA_CAPABLE" => {
+            u32v(0)
+        }
+        "ACCESS_FLAGS" => u32v(3),
+        "MEMPOOL_HANDLE" => u64v(0),
+        "MAPPING_SIZE" => u64v(size),
+        "MAPPING_BASE_ADDR" => u64v(base),
+        "MEMORY_BLOCK_ID" => u64v(base),
+        _ => Err(CUDA_ERROR_INVALID_VALUE),
+    }
+}
+
+fn write_attr(data: *mut c_void, v: &[u8]) -> Result<(), CUresult> {
+    if data.is_null() {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    if v.len() == 8 {
+        put(
+            data.cast::<u64>(),
+            u64::from_le_bytes(v.try_into().unwrap_or([0; 8])),
+        )
+    } else {
+        put(
+            data.cast::<u32>(),
+            u32::from_le_bytes(v.try_into().unwrap_or([0; 4])),
+        )
+    }
+}
+
+fn proc_address(
+    symbol: *const c_char,
+    pfn: *mut *mut c_void,
+    version: c_int,
+    status: *mut c_int,
+) -> Result<(), CUresult> {
+    let name = string(symbol)?;
+    if pfn.is_null() {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    put(pfn, std::ptr::null_mut())?;
+    let entries: Vec<_> = PROC_TABLE
+        .iter()
+        .filter(|(n, _, pt, _)| *n == name && !*pt)
+        .collect();
+    let set_status = |v: c_int| {
+        if !status.is_null() {
+            let _ = put(status, v);
+        }
+    };
+    // CU_GET_PROC_ADDRESS_SUCCESS = 0, SYMBOL_NOT_FOUND = 1, VERSION_NOT_SUFFICIENT = 2
+    let found = entries
+        .iter()
+        .filter(|(_, v, _, _)| *v as i64 <= version as i64)
+        .max_by_key(|(_, v, _, _)| *v);
+    let symbol = match found {
+        Some((_, _, _, sym)) => *sym,
+        None if entries.is_empty() => {
+            // a name without a typedef (new or private): the export of that name, if any
+            match crate::symbol(&name) {
+                Some(_) => name.as_str(),
+                None => {
+                    set_status(1);
+                    return Err(CUDA_ERROR_NOT_FOUND);
+                }
+            }
+        }
+        None => {
+            set_status(2);
+            return Err(CUDA_ERROR_NOT_FOUND);
+        }
+    };
+    let f = crate::symbol(symbol).ok_or_else(|| {
+        set_status(1);
+        CUDA_ERROR_NOT_FOUND
+    })?;
+    put(pfn, f as *mut c_void)?;
+    set_status(0);
+    Ok(())
+}
+
+fn link_add(state_h: u64, kind: c_uint, data: Vec<u8>) -> Result<(), CUresult> {
+    state::init_lock()?.link_mut(state_h)?;
+    // CU_JIT_INPUT_CUBIN 0, PTX 1, FATBINARY 2, OBJECT 3, LIBRARY 4
+    let texts = match kind {
+        1 => {
+            let t = String::from_utf8_lossy(&data);
+            vec![t.trim_end_matches('\0').to_string()]
+        }
+        2 => read_image(data.as_ptr().cast())?,
+        0 => {
+            image::no_ptx_hint("cubin given to the linker");
+            return Err(CUDA_ERROR_NO_BINARY_FOR_GPU);
+        }
+        _ => return Err(CUDA_ERROR_NOT_SUPPORTED),
+    };
+    state::lock().link_mut(state_h)?.ptx.extend(texts);
+    Ok(())
+}
+
+api! {
+    fn cuInit(flags: c_uint) {
+        if flags != 0 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        state::lock().initialized = true;
+        Ok(())
+    }
+
+    fn cuDriverGetVersion(version: *mut c_int) {
+        put(version, DRIVER_VERSION)
+    }
+
+    fn cuGetErrorName(error: CUresult, pstr: *mut *const c_char) {
+        static NAMES: std::sync::LazyLock<Vec<(CUresult, std::ffi::CString)>> =
+            std::sync::LazyLock::new(|| {
+                crate::exports::CUDAERROR
+                    .iter()
+                    .filter_map(|(n, v)| Some((*v as CUresult, std::ffi::CString::new(*n).ok()?)))
+                    .collect()
+            });
+        match NAMES.iter().find(|(c, _)| *c == error) {
+            Some((_, n)) => put(pstr, n.as_ptr()),
+            None => {
+                put(pstr, std::ptr::null())?;
+                Err(CUDA_ERROR_INVALID_VALUE)
+            }
+        }
+    }
+
+    fn cuGetErrorString(error: CUresult, pstr: *mut *const c_char) {
+        static STRINGS: std::sync::LazyLock<Vec<(CUresult, std::ffi::CString)>> =
+            std::sync::LazyLock::new(|| {
+                crate::exports::CUDAERROR
+                    .iter()
+                    .filter_map(|(_, v)| {
+                        let s = error_string(*v as CUresult)?;
+                        Some((*v as CUresult, std::ffi::CString::new(s).ok()?))
+                    })
+                    .collect()
+            });
+        match STRINGS.iter().find(|(c, _)| *c == error) {
+            Some((_, n)) => put(pstr, n.as_ptr()),
+            None => {
+                put(pstr, std::ptr::null())?;
+                Err(CUDA_ERROR_INVALID_VALUE)
+            }
+        }
+    }
+
+    fn cuGetProcAddress(symbol: *const c_char, pfn: *mut *mut c_void, version: c_int, flags: u64) {
+        let _ = flags;
+        proc_address(symbol, pfn, version, std::ptr::null_mut())
+    }
+
+    fn cuGetProcAddress_v2(symbol: *const c_char, pfn: *mut *mut c_void, version: c_int, flags: u64, status: *mut c_int) {
+        let _ = flags;
+        proc_address(symbol, pfn, version, status)
+    }
+
+    fn cuDeviceGetCount(count: *mut c_int) {
+        init()?;
+        put(count, 1)
+    }
+
+    fn cuDeviceGet(device: *mut CUdevice, ordinal: c_int) {
+        init()?;
+        if device.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        check_device(ordinal)?;
+        put(device, 0)
+    }
+
+    fn cuDeviceGetName(name: *mut c_char, len: c_int, dev: CUdevice) {
+        init()?;
+        check_device(dev)?;
+        if name.is_null() || len <= 0 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let (a, b) = state::settings().cc;
+        let text = format!("ptxvm CPU device (sm_{a}{b})");
+        let n = text.len().min(len as usize - 1);
+        for (k, &c) in text.as_bytes()[..n].iter().enumerate() {
+            put(name.wrapping_add(k), c as c_char)?;
+        }
+        put(name.wrapping_add(n), 0)
+    }
+
+    fn cuDeviceGetUuid(uuid: *mut [u8; 16], dev: CUdevice) {
+        init()?;
+        check_device(dev)?;
+        put(uuid, *b"ptxvm-cpu-device")
+    }
+
+    fn cuDeviceGetUuid_v2(uuid: *mut [u8; 16], dev: CUdevice) {
+        init()?;
+        check_device(dev)?;
+        put(uuid, *b"ptxvm-cpu-device")
+    }
+
+    fn cuDeviceGetPCIBusId(bus: *mut c_char, len: c_int, dev: CUdevice) {
+        init()?;
+        check_device(dev)?;
+        let text = b"0000:00:00.0\0";
+        if bus.is_null() || (len as usize) < text.len() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        for (k, &c) in text.iter().enumerate() {
+            put(bus.wrapping_add(k), c as c_char)?;
+        }
+        Ok(())
+    }
+
+    fn cuDeviceTotalMem_v2(bytes: *mut usize, dev: CUdevice) {
+        init()?;
+        check_device(dev)?;
+        put(bytes, host_memory() as usize)
+    }
+
+    fn cuDeviceTotalMem(bytes: *mut c_uint, dev: CUdevice) {
+        init()?;
+        check_device(dev)?;
+        put(bytes, host_memory().min(u32::MAX as u64) as c_uint)
+    }
+
+    fn cuDeviceGetAttribute(pi: *mut c_int, attrib: c_int, dev: CUdevice) {
+        init()?;
+        check_device(dev)?;
+        let name = enum_name(CUDEVICE_ATTRIBUTE, attrib as i64)
+            .filter(|n| *n != "CU_DEVICE_ATTRIBUTE_MAX")
+            .ok_or(CUDA_ERROR_INVALID_VALUE)?;
+        put(pi, device_attribute(name.trim_start_matches("CU_DEVICE_ATTRIBUTE_")))
+    }
+
+    fn cuDeviceComputeCapability(major: *mut c_int, minor: *mut c_int, dev: CUdevice) {
+        init()?;
+        check_device(dev)?;
+        let (a, b) = state::settings().cc;
+        put(major, a)?;
+        put(minor, b)
+    }
+
+    fn cuDeviceCanAccessPeer(can: *mut c_int, dev: CUdevice, peer: CUdevice) {
+        init()?;
+        check_device(dev)?;
+        check_device(peer)?;
+        put(can, 0)
+    }
+
+    fn cuDevicePrimaryCtxRetain(pctx: *mut Handle, dev: CUdevice) {
+        let mut s = state::init_lock()?;
+        check_device(dev)?;
+        if pctx.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let c = match s.primary {
+            Some(c) => c,
+            None => {
+                let flags = s.primary_flags;
+                let c = s.new_ctx(true, flags);
+                s.primary = Some(c);
+                c
+            }
+        };
+        s.primary_refs += 1;
+        put(pctx, handle(c))
+    }
+
+    fn cuDevicePrimaryCtxRelease(dev: CUdevice) {
+        primary_release(dev)
+    }
+
+    fn cuDevicePrimaryCtxRelease_v2(dev: CUdevice) {
+        primary_release(dev)
+    }
+
+    fn cuDevicePrimaryCtxReset(dev: CUdevice) {
+        primary_reset(dev)
+    }
+
+    fn cuDevicePrimaryCtxReset_v2(dev: CUdevice) {
+        primary_reset(dev)
+    }
+
+    fn cuDevicePrimaryCtxGetState(dev: CUdevice, flags: *mut c_uint, active: *mut c_int) {
+        let s = state::init_lock()?;
+        check_device(dev)?;
+        put(flags, s.primary_flags)?;
+        put(active, s.primary.is_some() as c_int)
+    }
+
+    fn cuDevicePrimaryCtxSetFlags(dev: CUdevice, flags: c_uint) {
+        let mut s = state::init_lock()?;
+        check_device(dev)?;
+        s.primary_flags = flags;
+        Ok(())
+    }
+
+    fn cuDevicePrimaryCtxSetFlags_v2(dev: CUdevice, flags: c_uint) {
+        let mut s = state::init_lock()?;
+        check_device(dev)?;
+        s.primary_flags = flags;
+        Ok(())
+    }
+
+    fn cuCtxCreate(pctx: *mut Handle, flags: c_uint, dev: CUdevice) {
+        ctx_create(pctx, flags, dev)
+    }
+
+    fn cuCtxCreate_v2(pctx: *mut Handle, flags: c_uint, dev: CUdevice) {
+        ctx_create(pctx, flags, dev)
+    }
+
+    fn cuCtxCreate_v3(pctx: *mut Handle, params: *mut c_void, n: c_int, flags: c_uint, dev: CUdevice) {
+        let _ = (params, n);
+        ctx_create(pctx, flags, dev)
+    }
+
+    fn cuCtxCreate_v4(pctx: *mut Handle, params: *mut c_void, flags: c_uint, dev: CUdevice) {
+        let _ = params;
+        ctx_create(pctx, flags, dev)
+    }
+
+    fn cuCtxDestroy(ctx: Handle) {
+        ctx_destroy(h(ctx))
+    }
+
+    fn cuCtxDestroy_v2(ctx: Handle) {
+        ctx_destroy(h(ctx))
+    }
+
+    fn cuCtxPushCurrent(ctx: Handle) {
+        let s = state::init_lock()?;
+        s.ctx(h(ctx))?;
+        state::stack_push(h(ctx));
+        Ok(())
+    }
+
+    fn cuCtxPushCurrent_v2(ctx: Handle) {
+        let s = state::init_lock()?;
+        s.ctx(h(ctx))?;
+        state::stack_push(h(ctx));
+        Ok(())
+    }
+
+    fn cuCtxPopCurrent(pctx: *mut Handle) {
+        ctx_pop(pctx)
+    }
+
+    fn cuCtxPopCurrent_v2(pctx: *mut Handle) {
+        ctx_pop(pctx)
+    }
+
+    fn cuCtxSetCurrent(ctx: Handle) {
+        let s = state::init_lock()?;
+        if ctx.is_null() {
+            state::stack_set(None);
+            return Ok(());
+        }
+        s.ctx(h(ctx))?;
+        state::stack_set(Some(h(ctx)));
+        Ok(())
+    }
+
+    fn cuCtxGetCurrent(pctx: *mut Handle) {
+        let s = state::init_lock()?;
+        let c = state::stack_top().filter(|&c| s.ctx(c).is_ok()).unwrap_or(0);
+        put(pctx, handle(c))
+    }
+
+    fn cuCtxGetDevice(dev: *mut CUdevice) {
+        let s = state::init_lock()?;
+        let c = state::stack_top().ok_or(CUDA_ERROR_INVALID_CONTEXT)?;
+        s.ctx(c)?;
+        put(dev, 0)
+    }
+
+    fn cuCtxGetDevice_v2(dev: *mut CUdevice, ctx: Handle) {
+        let s = state::init_lock()?;
+        let c = if ctx.is_null() { state::stack_top().ok_or(CUDA_ERROR_INVALID_CONTEXT)? } else { h(ctx) };
+        s.ctx(c)?;
+        put(dev, 0)
+    }
+
+    fn cuCtxGetFlags(flags: *mut c_uint) {
+        let s = state::init_lock()?;
+        let c = state::stack_top().ok_or(CUDA_ERROR_INVALID_CONTEXT)?;
+        put(flags, s.ctx(c)?.flags)
+    }
+
+    fn cuCtxGetId(ctx: Handle, id: *mut u64) {
+        let s = state::init_lock()?;
+        let c = if ctx.is_null() { state::stack_top().ok_or(CUDA_ERROR_INVALID_CONTEXT)? } else { h(ctx) };
+        put(id, s.ctx(c)?.id)
+    }
+
+    fn cuCtxGetApiVersion(ctx: Handle, version: *mut c_uint) {
+        let s = state::init_lock()?;
+        let c = if ctx.is_null() { state::stack_top().ok_or(CUDA_ERROR_INVALID_CONTEXT)? } else { h(ctx) };
+        s.ctx(c)?;
+        put(version, 12010)
+    }
+
+    fn cuCtxSynchronize() {
+        state::init_lock()?.current().map(|_| ())
+    }
+
+    fn cuCtxSynchronize_v2(ctx: Handle) {
+        let s = state::init_lock()?;
+        if ctx.is_null() {
+            return s.current().map(|_| ());
+        }
+        match s.ctx(h(ctx))?.sticky {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    fn cuCtxGetLimit(value: *mut usize, limit: c_int) {
+        let s = state::init_lock()?;
+        let c = s.ctx(state::stack_top().ok_or(CUDA_ERROR_INVALID_CONTEXT)?)?;
+        // CU_LIMIT_STACK_SIZE 0, PRINTF_FIFO_SIZE 1, MALLOC_HEAP_SIZE 2, DEV_RUNTIME_SYNC_DEPTH 3,
+        // DEV_RUNTIME_PENDING_LAUNCH_COUNT 4, MAX_L2_FETCH_GRANULARITY 5, PERSISTING_L2_CACHE_SIZE 6
+        let v = match limit {
+            0 => c.stack_size,
+            1 => c.printf_fifo,
+            2 => c.heap_size,
+            3 => 2,
+            4 => 2048,
+            5 => 64,
+            6 => 0,
+            _ => return Err(CUDA_ERROR_NOT_SUPPORTED),
+        };
+        put(value, v as usize)
+    }
+
+    fn cuCtxSetLimit(limit: c_int, value: usize) {
+        let mut s = state::init_lock()?;
+        let c = state::stack_top().ok_or(CUDA_ERROR_INVALID_CONTEXT)?;
+        let c = s.ctx_mut(c)?;
+        match limit {
+            0 => {
+                if value as u64 > ptxvm::LOCAL_MAX {
+                    return Err(CUDA_ERROR_INVALID_VALUE);
+                }
+                c.stack_size = value as u64
+            }
+            1 => c.printf_fifo = (value as u64).max(4096),
+            2 => c.heap_size = value as u64,
+            3..=6 => {}
+            _ => return Err(CUDA_ERROR_NOT_SUPPORTED),
+        }
+        Ok(())
+    }
+
+    fn cuCtxGetCacheConfig(config: *mut c_int) {
+        let s = state::init_lock()?;
+        let c = s.ctx(state::stack_top().ok_or(CUDA_ERROR_INVALID_CONTEXT)?)?;
+        put(config, c.cache_config as c_int)
+    }
+
+    fn cuCtxSetCacheConfig(config: c_int) {
+        let mut s = state::init_lock()?;
+        let c = state::stack_top().ok_or(CUDA_ERROR_INVALID_CONTEXT)?;
+        if !(0..=4).contains(&config) {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        s.ctx_mut(c)?.cache_config = config as u32;
+        Ok(())
+    }
+
+    fn cuCtxGetStreamPriorityRange(least: *mut c_int, greatest: *mut c_int) {
+        let s = state::init_lock()?;
+        s.current()?;
+        if !least.is_null() {
+            put(least, 0)?;
+        }
+        if !greatest.is_null() {
+            put(greatest, -5)?;
+        }
+        Ok(())
+    }
+
+    fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) {
+        let s = state::init_lock()?;
+        s.current()?;
+        let used: u64 = s.allocs.values().map(|a| a.buf.len() as u64).sum();
+        let total_mem = host_memory();
+        put(free, total_mem.saturating_sub(used) as usize)?;
+        put(total, total_mem as usize)
+    }
+
+    fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, size: usize) {
+        if dptr.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        put(dptr, alloc(size, MemKind::Device, 0)?)
+    }
+
+    fn cuMemAllocManaged(dptr: *mut CUdeviceptr, size: usize, flags: c_uint) {
+        if dptr.is_null() || !(flags == 1 || flags == 2) {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        put(dptr, alloc(size, MemKind::Managed, flags)?)
+    }
+
+    fn cuMemAllocPitch_v2(dptr: *mut CUdeviceptr, pitch: *mut usize, width: usize, height: usize, elem: c_uint) {
+        if dptr.is_null() || pitch.is_null() || !matches!(elem, 4 | 8 | 16) {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let p = width.div_ceil(512).max(1) * 512;
+        let size = p.checked_mul(height).ok_or(CUDA_ERROR_INVALID_VALUE)?;
+        put(dptr, alloc(size, MemKind::Device, 0)?)?;
+        put(pitch, p)
+    }
+
+    fn cuMemFree_v2(dptr: CUdeviceptr) {
+        free(dptr, MemKind::Device)
+    }
+
+    fn cuMemAllocHost_v2(pp: *mut *mut c_void, size: usize) {
+        if pp.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        put(pp, alloc(size, MemKind::Host, 0)? as *mut c_void)
+    }
+
+    fn cuMemHostAlloc(pp: *mut *mut c_void, size: usize, flags: c_uint) {
+        if pp.is_null() || flags & !0xF != 0 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        put(pp, alloc(size, MemKind::Host, flags)? as *mut c_void)
+    }
+
+    fn cuMemFreeHost(p: *mut c_void) {
+        free(p as u64, MemKind::Host)
+    }
+
+    fn cuMemHostGetDevicePointer_v2(pdptr: *mut CUdeviceptr, p: *mut c_void, flags: c_uint) {
+        let s = state::init_lock()?;
+        s.current()?;
+        if flags != 0 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        match s.find(p as u64, 1) {
+            Some((_, a)) if a.kind == MemKind::Host => put(pdptr, p as u64),
+            _ => Err(CUDA_ERROR_INVALID_VALUE),
+        }
+    }
+
+    fn cuMemHostGetFlags(pflags: *mut c_uint, p: *mut c_void) {
+        let s = state::init_lock()?;
+        s.current()?;
+        match s.find(p as u64, 1) {
+            Some((_, a)) if a.kind == MemKind::Host => put(pflags, a.flags | 2),
+            _ => Err(CUDA_ERROR_INVALID_VALUE),
+        }
+    }
+
+    fn cuMemGetAddressRange_v2(pbase: *mut CUdeviceptr, psize: *mut usize, dptr: CUdeviceptr) {
+        let s = state::init_lock()?;
+        s.current()?;
+        let (base, size) = match s.find(dptr, 1) {
+            Some((b, a)) => (b, a.size),
+            None => {
+                let m = s.device.allocation(dptr, 1).ok_or(CUDA_ERROR_NOT_FOUND)?;
+                (m.base, m.size)
+            }
+        };
+        if !pbase.is_null() {
+            put(pbase, base)?;
+        }
+        if !psize.is_null() {
+            put(psize, size as usize)?;
+        }
+        Ok(())
+    }
+
+    fn cuPointerGetAttribute(data: *mut c_void, attribute: c_int, ptr: CUdeviceptr) {
+        let s = state::init_lock()?;
+        let name = enum_name(CUPOINTER_ATTRIBUTE, attribute as i64).ok_or(CUDA_ERROR_INVALID_VALUE)?;
+        let v = pointer_attribute(&s, name.trim_start_matches("CU_POINTER_ATTRIBUTE_"), ptr)?;
+        write_attr(data, &v)
+    }
+
+    fn cuPointerGetAttributes(n: c_uint, attributes: *mut c_int, data: *mut *mut c_void, ptr: CUdeviceptr) {
+        let s = state::init_lock()?;
+        if attributes.is_null() || data.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        for k in 0..n as usize {
+            let a = get(attributes.wrapping_add(k))?;
+            let out = get(data.wrapping_add(k))?;
+            let name = enum_name(CUPOINTER_ATTRIBUTE, a as i64).ok_or(CUDA_ERROR_INVALID_VALUE)?;
+            let name = name.trim_start_matches("CU_POINTER_ATTRIBUTE_");
+            // attributes of memory ptxvm does not know read as zero here, as CUDA does
+            let v = pointer_attribute(&s, name, ptr).unwrap_or_else(|_| match name {
+                "CONTEXT" | "DEVICE_POINTER" | "HOST_POINTER" | "RANGE_START_ADDR"
+                | "RANGE_SIZE" | "BUFFER_ID" | "MEMPOOL_HANDLE" | "MAPPING_SIZE"
+                | "MAPPING_BASE_ADDR" | "MEMORY_BLOCK_ID" => vec![0; 8],
+                "DEVICE_ORDINAL" => (-2i32).to_le_bytes().to_vec(),
+                _ => vec![0; 4],
+            });
+            if !out.is_null() {
+                write_attr(out, &v)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn cuMemcpy(dst: CUdeviceptr, src: CUdeviceptr, n: usize) {
+        memcpy(dst, src, n, false, false, 0)
+    }
+
+    fn cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, n: usize, stream: Handle) {
+        memcpy(dst, src, n, false, false, h(stream))
+    }
+
+    fn cuMemcpyHtoD_v2(dst: CUdeviceptr, src: *const c_void, n: usize) {
+        memcpy(dst, src as u64, n, true, false, 0)
+    }
+
+    fn cuMemcpyDtoH_v2(dst: *mut c_void, src: CUdeviceptr, n: usize) {
+        memcpy(dst as u64, src, n, false, true, 0)
+    }
+
+    fn cuMemcpyDtoD_v2(dst: CUdeviceptr, src: CUdeviceptr, n: usize) {
+        memcpy(dst, src, n, true, true, 0)
+    }
+
+    fn cuMemcpyHtoDAsync_v2(dst: CUdeviceptr, src: *const c_void, n: usize, stream: Handle) {
+        memcpy(dst, src as u64, n, true, false, h(stream))
+    }
+
+    fn cuMemcpyDtoHAsync_v2(dst: *mut c_void, src: CUdeviceptr, n: usize, stream: Handle) {
+        memcpy(dst as u64, src, n, false, true, h(stream))
+    }
+
+    fn cuMemcpyDtoDAsync_v2(dst: CUdeviceptr, src: CUdeviceptr, n: usize, stream: Handle) {
+        memcpy(dst, src, n, true, true, h(stream))
+    }
+
+    fn cuMemsetD8_v2(dst: CUdeviceptr, v: u8, n: usize) {
+        memset(dst, v as u32, 1, n, 0)
+    }
+
+    fn cuMemsetD16_v2(dst: CUdeviceptr, v: u16, n: usize) {
+        memset(dst, v as u32, 2, n, 0)
+    }
+
+    fn cuMemsetD32_v2(dst: CUdeviceptr, v: c_uint, n: usize) {
+        memset(dst, v, 4, n, 0)
+    }
+
+    fn cuMemsetD8Async(dst: CUdeviceptr, v: u8, n: usize, stream: Handle) {
+        memset(dst, v as u32, 1, n, h(stream))
+    }
+
+    fn cuMemsetD16Async(dst: CUdeviceptr, v: u16, n: usize, stream: Handle) {
+        memset(dst, v as u32, 2, n, h(stream))
+    }
+
+    fn cuMemsetD32Async(dst: CUdeviceptr, v: c_uint, n: usize, stream: Handle) {
+        memset(dst, v, 4, n, h(stream))
+    }
+
+    fn cuMemAdvise(dptr: CUdeviceptr, count: usize, advice: c_int, device: CUdevice) {
+        let _ = (advice, device);
+        managed_hint(dptr, count, 0)
+    }
+
+    fn cuMemAdvise_v2(dptr: CUdeviceptr, count: usize, advice: c_int, location: u64) {
+        let _ = (advice, location);
+        managed_hint(dptr, count, 0)
+    }
+
+    fn cuMemPrefetchAsync(dptr: CUdeviceptr, count: usize, device: CUdevice, stream: Handle) {
+        let _ = device;
+        managed_hint(dptr, count, h(stream))
+    }
+
+    fn cuMemPrefetchAsync_v2(dptr: CUdeviceptr, count: usize, location: u64, flags: c_uint, stream: Handle) {
+        let _ = (location, flags);
+        managed_hint(dptr, count, h(stream))
+    }
+
+    fn cuStreamAttachMemAsync(stream: Handle, dptr: CUdeviceptr, length: usize, flags: c_uint) {
+        if !matches!(flags, 1 | 2 | 4) {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        managed_hint(dptr, length.max(1), h(stream))
+    }
+
+    fn cuStreamCreate(ph: *mut Handle, flags: c_uint) {
+        if ph.is_null() || flags > 1 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        put(ph, handle(new_stream(flags, 0)?))
+    }
+
+    fn cuStreamCreateWithPriority(ph: *mut Handle, flags: c_uint, priority: c_int) {
+        if ph.is_null() || flags > 1 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        put(ph, handle(new_stream(flags, priority)?))
+    }
+
+    fn cuStreamDestroy(stream: Handle) {
+        stream_destroy(h(stream))
+    }
+
+    fn cuStreamDestroy_v2(stream: Handle) {
+        stream_destroy(h(stream))
+    }
+
+    fn cuStreamSynchronize(stream: Handle) {
+        sync_stream(h(stream))
+    }
+
+    fn cuStreamQuery(stream: Handle) {
+        sync_stream(h(stream))
+    }
+
+    fn cuStreamWaitEvent(stream: Handle, event: Handle, flags: c_uint) {
+        let mut s = state::init_lock()?;
+        let _ = flags;
+        s.stream_ctx(h(stream))?;
+        s.event_mut(h(event))?;
+        Ok(())
+    }
+
+    fn cuStreamGetCtx(stream: Handle, pctx: *mut Handle) {
+        let s = state::init_lock()?;
+        let c = match h(stream) {
+            0..=2 => state::stack_top().ok_or(CUDA_ERROR_INVALID_CONTEXT)?,
+            x => match s.objects.get(&x) {
+                Some(Obj::Stream(st)) => st.ctx,
+                _ => return Err(CUDA_ERROR_INVALID_HANDLE),
+            },
+        };
+        put(pctx, handle(c))
+    }
+
+    fn cuStreamGetFlags(stream: Handle, flags: *mut c_uint) {
+        let s = state::init_lock()?;
+        match h(stream) {
+            0..=2 => put(flags, 0),
+            x => match s.objects.get(&x) {
+                Some(Obj::Stream(st)) => put(flags, st.flags),
+                _ => Err(CUDA_ERROR_INVALID_HANDLE),
+            },
+        }
+    }
+
+    fn cuStreamGetPriority(stream: Handle, priority: *mut c_int) {
+        let s = state::init_lock()?;
+        match h(stream) {
+            0..=2 => put(priority, 0),
+            x => match s.objects.get(&x) {
+                Some(Obj::Stream(st)) => put(priority, st.priority),
+                _ => Err(CUDA_ERROR_INVALID_HANDLE),
+            },
+        }
+    }
+
+    fn cuStreamGetId(stream: Handle, id: *mut u64) {
+        let s = state::init_lock()?;
+        match h(stream) {
+            x @ 0..=2 => put(id, x),
+            x => match s.objects.get(&x) {
+                Some(Obj::Stream(st)) => put(id, st.id),
+                _ => Err(CUDA_ERROR_INVALID_HANDLE),
+            },
+        }
+    }
+
+    fn cuStreamAddCallback(stream: Handle, callback: Option<unsafe extern "C" fn(Handle, CUresult, *mut c_void)>, user: *mut c_void, flags: c_uint) {
+        if flags != 0 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let cb = callback.ok_or(CUDA_ERROR_INVALID_VALUE)?;
+        let status = match sync_stream(h(stream)) {
+            Ok(()) => CUDA_SUCCESS,
+            Err(e) => e,
+        };
+        // SAFETY: the host's callback, called as the driver API specifies, after the stream's
+        // earlier work (all of it is done: work is synchronous) and with no lock held.
+        unsafe { cb(stream, status, user) };
+        Ok(())
+    }
+
+    fn cuLaunchHostFunc(stream: Handle, f: Option<unsafe extern "C" fn(*mut c_void)>, user: *mut c_void) {
+        let f = f.ok_or(CUDA_ERROR_INVALID_VALUE)?;
+        sync_stream(h(stream))?;
+        // SAFETY: the host's function, called as the driver API specifies, in stream order
+        // (earlier work is complete) and with no lock held.
+        unsafe { f(user) };
+        Ok(())
+    }
+
+    fn cuEventCreate(ph: *mut Handle, flags: c_uint) {
+        let mut s = state::init_lock()?;
+        let ctx = s.current()?;
+        if ph.is_null() || flags & !0xF != 0 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let e = s.insert(Obj::Event(Event { ctx, flags, time: None }));
+        put(ph, handle(e))
+    }
+
+    fn cuEventDestroy(event: Handle) {
+        event_destroy(h(event))
+    }
+
+    fn cuEventDestroy_v2(event: Handle) {
+        event_destroy(h(event))
+    }
+
+    fn cuEventRecord(event: Handle, stream: Handle) {
+        event_record(h(event), h(stream))
+    }
+
+    fn cuEventRecordWithFlags(event: Handle, stream: Handle, flags: c_uint) {
+        let _ = flags;
+        event_record(h(event), h(stream))
+    }
+
+    fn cuEventQuery(event: Handle) {
+        state::init_lock()?.event_mut(h(event)).map(|_| ())
+    }
+
+    fn cuEventSynchronize(event: Handle) {
+        state::init_lock()?.event_mut(h(event)).map(|_| ())
+    }
+
+    fn cuEventElapsedTime(ms: *mut f32, start: Handle, end: Handle) {
+        elapsed(ms, h(start), h(end))
+    }
+
+    fn cuEventElapsedTime_v2(ms: *mut f32, start: Handle, end: Handle) {
+        elapsed(ms, h(start), h(end))
+    }
+
+    fn cuModuleLoad(module: *mut Handle, fname: *const c_char) {
+        if module.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        state::init_lock()?.current()?;
+        let (data, path) = read_file(fname)?;
+        put(module, handle(load_image(data.as_ptr().cast(), &path)?))
+    }
+
+    fn cuModuleLoadData(module: *mut Handle, image: *const c_void) {
+        if module.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        put(module, handle(load_image(image, "module.ptx")?))
+    }
+
+    fn cuModuleLoadDataEx(module: *mut Handle, image: *const c_void, n: c_uint, options: *mut c_int, values: *mut *mut c_void) {
+        let _ = (n, options, values);
+        if module.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        put(module, handle(load_image(image, "module.ptx")?))
+    }
+
+    fn cuModuleLoadFatBinary(module: *mut Handle, fatbin: *const c_void) {
+        if module.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        put(module, handle(load_image(fatbin, "fatbin.ptx")?))
+    }
+
+    fn cuModuleUnload(module: Handle) {
+        module_unload(h(module))
+    }
+
+    fn cuModuleGetFunction(pf: *mut Handle, module: Handle, name: *const c_char) {
+        if pf.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        put(pf, handle(get_function(h(module), name)?))
+    }
+
+    fn cuModuleGetGlobal_v2(dptr: *mut CUdeviceptr, bytes: *mut usize, module: Handle, name: *const c_char) {
+        get_global(dptr, bytes, h(module), name)
+    }
+
+    fn cuModuleGetLoadingMode(mode: *mut c_int) {
+        // CU_MODULE_EAGER_LOADING = 1
+        put(mode, 1)
+    }
+
+    fn cuLibraryLoadData(library: *mut Handle, code: *const c_void, jit_options: *mut c_int, jit_values: *mut *mut c_void, n_jit: c_uint, lib_options: *mut c_int, lib_values: *mut *mut c_void, n_lib: c_uint) {
+        let _ = (jit_options, jit_values, n_jit, lib_options, lib_values, n_lib);
+        if library.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        put(library, handle(load_image(code, "library.ptx")?))
+    }
+
+    fn cuLibraryLoadFromFile(library: *mut Handle, fname: *const c_char, jit_options: *mut c_int, jit_values: *mut *mut c_void, n_jit: c_uint, lib_options: *mut c_int, lib_values: *mut *mut c_void, n_lib: c_uint) {
+        let _ = (jit_options, jit_values, n_jit, lib_options, lib_values, n_lib);
+        if library.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        state::init_lock()?.current()?;
+        let (data, path) = read_file(fname)?;
+        put(library, handle(load_image(data.as_ptr().cast(), &path)?))
+    }
+
+    fn cuLibraryUnload(library: Handle) {
+        module_unload(h(library))
+    }
+
+    fn cuLibraryGetModule(pmod: *mut Handle, library: Handle) {
+        state::init_lock()?.module(h(library))?;
+        put(pmod, library)
+    }
+
+    fn cuLibraryGetKernel(pk: *mut Handle, library: Handle, name: *const c_char) {
+        if pk.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        put(pk, handle(get_function(h(library), name)?))
+    }
+
+    fn cuLibraryGetKernelCount(count: *mut c_uint, library: Handle) {
+        let m = state::init_lock()?.module(h(library))?;
+        put(count, m.module.kernel_names().len() as c_uint)
+    }
+
+    fn cuLibraryGetGlobal(dptr: *mut CUdeviceptr, bytes: *mut usize, library: Handle, name: *const c_char) {
+        get_global(dptr, bytes, h(library), name)
+    }
+
+    fn cuKernelGetFunction(pf: *mut Handle, kernel: Handle) {
+        state::init_lock()?.func(h(kernel))?;
+        put(pf, kernel)
+    }
+
+    fn cuKernelGetName(name: *mut *const c_char, kernel: Handle) {
+        let f = state::init_lock()?.func(h(kernel))?;
+        put(name, f.cname.as_ptr())
+    }
+
+    fn cuFuncGetName(name: *mut *const c_char, func: Handle) {
+        let f = state::init_lock()?.func(h(func))?;
+        put(name, f.cname.as_ptr())
+    }
+
+    fn cuFuncGetModule(pmod: *mut Handle, func: Handle) {
+        let f = state::init_lock()?.func(h(func))?;
+        put(pmod, handle(f.module_handle))
+    }
+
+    fn cuFuncGetParamInfo(func: Handle, index: usize, offset: *mut usize, size: *mut usize) {
+        param_info(h(func), index, offset, size)
+    }
+
+    fn cuKernelGetParamInfo(kernel: Handle, index: usize, offset: *mut usize, size: *mut usize) {
+        param_info(h(kernel), index, offset, size)
+    }
+
+    fn cuFuncGetAttribute(pi: *mut c_int, attrib: c_int, func: Handle) {
+        let f = state::init_lock()?.func(h(func))?;
+        put(pi, func_attribute(&f, attrib as i64)?)
+    }
+
+    fn cuKernelGetAttribute(pi: *mut c_int, attrib: c_int, kernel: Handle, dev: CUdevice) {
+        check_device(dev)?;
+        let f = state::init_lock()?.func(h(kernel))?;
+        put(pi, func_attribute(&f, attrib as i64)?)
+    }
+
+    fn cuFuncSetAttribute(func: Handle, attrib: c_int, value: c_int) {
+        set_func_attribute(h(func), attrib as i64, value)
+    }
+
+    fn cuKernelSetAttribute(attrib: c_int, value: c_int, kernel: Handle, dev: CUdevice) {
+        check_device(dev)?;
+        set_func_attribute(h(kernel), attrib as i64, value)
+    }
+
+    fn cuFuncSetCacheConfig(func: Handle, config: c_int) {
+        let _ = config;
+        state::init_lock()?.func(h(func)).map(|_| ())
+    }
+
+    fn cuKernelSetCacheConfig(kernel: Handle, config: c_int, dev: CUdevice) {
+        let _ = config;
+        check_device(dev)?;
+        state::init_lock()?.func(h(kernel)).map(|_| ())
+    }
+
+    fn cuFuncSetSharedMemConfig(func: Handle, config: c_int) {
+        let _ = config;
+        state::init_lock()?.func(h(func)).map(|_| ())
+    }
+
+    fn cuLinkCreate_v2(n: c_uint, options: *mut c_int, values: *mut *mut c_void, out: *mut Handle) {
+        let _ = (n, options, values);
+        let mut s = state::init_lock()?;
+        s.current()?;
+        if out.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let l = s.insert(Obj::Link(Link::default()));
+        put(out, handle(l))
+    }
+
+    fn cuLinkAddData_v2(link: Handle, kind: c_uint, data: *mut c_void, size: usize, name: *const c_char, n: c_uint, options: *mut c_int, values: *mut *mut c_void) {
+        let _ = (name, n, options, values);
+        if data.is_null() || size == 0 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        link_add(h(link), kind, bytes(data, size)?)
+    }
+
+    fn cuLinkAddFile_v2(link: Handle, kind: c_uint, path: *const c_char, n: c_uint, options: *mut c_int, values: *mut *mut c_void) {
+        let _ = (n, options, values);
+        let (data, _) = read_file(path)?;
+        link_add(h(link), kind, data)
+    }
+
+    fn cuLinkComplete(link: Handle, out: *mut *mut c_void, size: *mut usize) {
+        let mut s = state::init_lock()?;
+        let l = s.link_mut(h(link))?;
+        if l.ptx.is_empty() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let merged = image::merge(&l.ptx);
+        let bytes = image::container(&[merged]);
+        l.output = Some(bytes);
+        let b = l.output.as_ref().ok_or(CUDA_ERROR_UNKNOWN)?;
+        put(out, b.as_ptr() as *mut c_void)?;
+        put(size, b.len())
+    }
+
+    fn cuLinkDestroy(link: Handle) {
+        let mut s = state::init_lock()?;
+        s.link_mut(h(link))?;
+        s.objects.remove(&h(link));
+        Ok(())
+    }
+
+    fn cuLaunchKernel(f: Handle, gx: c_uint, gy: c_uint, gz: c_uint, bx: c_uint, by: c_uint, bz: c_uint, shared: c_uint, stream: Handle, params: *mut *mut c_void, extra: *mut *mut c_void) {
+        let a = LaunchArgs { grid: [gx, gy, gz], block: [bx, by, bz], shared, stream: h(stream) };
+        launch(h(f), a, params, extra)
+    }
+
+    fn cuLaunchCooperativeKernel(f: Handle, gx: c_uint, gy: c_uint, gz: c_uint, bx: c_uint, by: c_uint, bz: c_uint, shared: c_uint, stream: Handle, params: *mut *mut c_void) {
+        let a = LaunchArgs { grid: [gx, gy, gz], block: [bx, by, bz], shared, stream: h(stream) };
+        launch(h(f), a, params, std::ptr::null_mut())
+    }
+
+    fn cuLaunchKernelEx(config: *const LaunchConfig, f: Handle, params: *mut *mut c_void, extra: *mut *mut c_void) {
+        let c = get(config)?;
+        let a = LaunchArgs {
+            grid: [c.grid_x, c.grid_y, c.grid_z],
+            block: [c.block_x, c.block_y, c.block_z],
+            shared: c.shared,
+            stream: h(c.stream),
+        };
+        if c.num_attrs > 0 && c.attrs.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        launch(h(f), a, params, extra)
+    }
+
+    fn cuOccupancyMaxActiveBlocksPerMultiprocessor(n: *mut c_int, func: Handle, block: c_int, dynamic: usize) {
+        let f = state::init_lock()?.func(h(func))?;
+        put(n, occupancy(&f, block, dynamic))
+    }
+
+    fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(n: *mut c_int, func: Handle, block: c_int, dynamic: usize, flags: c_uint) {
+        let _ = flags;
+        let f = state::init_lock()?.func(h(func))?;
+        put(n, occupancy(&f, block, dynamic))
+    }
+
+    fn cuOccupancyMaxPotentialBlockSize(min_grid: *mut c_int, block: *mut c_int, func: Handle, to_smem: Option<unsafe extern "C" fn(c_int) -> usize>, dynamic: usize, limit: c_int) {
+        potential_block_size(min_grid, block, h(func), to_smem, dynamic, limit)
+    }
+
+    fn cuOccupancyMaxPotentialBlockSizeWithFlags(min_grid: *mut c_int, block: *mut c_int, func: Handle, to_smem: Option<unsafe extern "C" fn(c_int) -> usize>, dynamic: usize, limit: c_int, flags: c_uint) {
+        let _ = flags;
+        potential_block_size(min_grid, block, h(func), to_smem, dynamic, limit)
+    }
+
+    fn cuOccupancyAvailableDynamicSMemPerBlock(size: *mut usize, func: Handle, blocks: c_int, block: c_int) {
+        let _ = (blocks, block);
+        let f = state::init_lock()?.func(h(func))?;
+        put(size, device_attribute("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN") as usize - f.resources.shared_static as usize)
+    }
+
+    fn cuProfilerInitialize(config: *const c_char, output: *const c_char, mode: c_int) {
+        let _ = (config, output, mode);
+        Ok(())
+    }
+
+    fn cuProfilerStart() {
+        Ok(())
+    }
+
+    fn cuProfilerStop() {
+        Ok(())
+    }
+}
+
+/// `CUlaunchConfig`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct LaunchConfig {
+    grid_x: c_uint,
+    grid_y: c_uint,
+    grid_z: c_uint,
+    block_x: c_uint,
+    block_y: c_uint,
+    block_z: c_uint,
+    shared: c_uint,
+    stream: Handle,
+    attrs: *mut c_void,
+    num_attrs: c_uint,
+}
+
+fn primary_release(dev: CUdevice) -> Result<(), CUresult> {
+    let mut s = state::init_lock()?;
+    check_device(dev)?;
+    if s.primary_refs == 0 {
+        return Err(CUDA_ERROR_INVALID_CONTEXT);
+    }
+    s.primary_refs -= 1;
+    Ok(())
+}
+
+fn primary_reset(dev: CUdevice) -> Result<(), CUresult> {
+    let mut s = state::init_lock()?;
+    check_device(dev)?;
+    if let Some(c) = s.primary {
+        s.destroy_ctx(c);
+    }
+    Ok(())
+}
+
+fn ctx_create(pctx: *mut Handle, flags: c_uint, dev: CUdevice) -> Result<(), CUresult> {
+    let mut s = state::init_lock()?;
+    check_device(dev)?;
+    if pctx.is_null() {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    let c = s.new_ctx(false, flags);
+    state::stack_push(c);
+    put(pctx, handle(c))
+}
+
+fn ctx_destroy(c: u64) -> Result<(), CUresult> {
+    let mut s = state::init_lock()?;
+    let ctx = s.ctx(c)?;
+    if ctx.primary {
+        return Err(CUDA_ERROR_INVALID_CONTEXT);
+    }
+    s.destroy_ctx(c);
+    if state::stack_top() == Some(c) {
+        state::stack_pop();
+    }
+    Ok(())
+}
+
+fn ctx_pop(pctx: *mut Handle) -> Result<(), CUresult> {
+    let _s = state::init_lock()?;
+    let c = state::stack_pop().ok_or(CUDA_ERROR_INVALID_CONTEXT)?;
+    if !pctx.is_null() {
+        put(pctx, handle(c))?;
+    }
+    Ok(())
+}
+
+fn stream_destroy(st: u64) -> Result<(), CUresult> {
+    let mut s = state::init_lock()?;
+    match s.objects.get(&st) {
+        Some(Obj::Stream(_)) => {
+            s.objects.remove(&st);
+            Ok(())
+        }
+        _ => Err(CUDA_ERROR_INVALID_HANDLE),
+    }
+}
+
+fn event_destroy(e: u64) -> Result<(), CUresult> {
+    let mut s = state::init_lock()?;
+    s.event_mut(e)?;
+    s.objects.remove(&e);
+    Ok(())
+}
+
+fn event_record(e: u64, stream: u64) -> Result<(), CUresult> {
+    let mut s = state::init_lock()?;
+    s.stream_ctx(stream)?;
+    s.event_mut(e)?.time = Some(Instant::now());
+    Ok(())
+}
+
+fn elapsed(ms: *mut f32, start: u64, end: u64) -> Result<(), CUresult> {
+    let mut s = state::init_lock()?;
+    if ms.is_null() {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    let a = s.event_mut(start)?;
+    // CU_EVENT_DISABLE_TIMING = 2
+    if a.flags & 2 != 0 {
+        return Err(CUDA_ERROR_INVALID_HANDLE);
+    }
+    let t0 = a.time.ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+    let b = s.event_mut(end)?;
+    if b.flags & 2 != 0 {
+        return Err(CUDA_ERROR_INVALID_HANDLE);
+    }
+    let t1 = b.time.ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+    let d = if t1 >= t0 {
+        (t1 - t0).as_secs_f64()
+    } else {
+        -(t0 - t1).as_secs_f64()
+    };
+    put(ms, (d * 1000.0) as f32)
+}
+
+fn module_unload(m: u64) -> Result<(), CUresult> {
+    let mut s = state::init_lock()?;
+    let loaded = s.module(m)?;
+    s.objects.remove(&m);
+    s.objects.retain(|_, o| match o {
+        Obj::Func(f) => !Arc::ptr_eq(&f.module, &loaded),
+        _ => true,
+    });
+    Ok(())
+}
+
+fn param_info(f: u64, index: usize, offset: *mut usize, size: *mut usize) -> Result<(), CUresult> {
+    let f = state::init_lock()?.func(f)?;
+    let &(o, n) = f.layout.get(index).ok_or(CUDA_ERROR_INVALID_VALUE)?;
+    if !offset.is_null() {
+        put(offset, o as usize)?;
+    }
+    if !size.is_null() {
+        put(size, n as usize)?;
+    }
+    Ok(())
+}
+
+/// `cuOccupancyMaxPotentialBlockSize`: the block size (a multiple of 32) with the most resident
+/// threads per multiprocessor, and the grid that fills every multiprocessor with it.
+fn potential_block_size(
+    min_grid: *mut c_int,
+    block: *mut c_int,
+    func: u64,
+    to_smem: Option<unsafe extern "C" fn(c_int) -> usize>,
+    dynamic: usize,
+    limit: c_int,
+) -> Result<(), CUresult> {
+    let f = state::init_lock()?.func(func)?;
+    if min_grid.is_null() || block.is_null() {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    let max = f.resources.max_threads.unwrap_or(1024).min(1024) as c_int;
+    let max = if limit > 0 { max.min(limit) } else { max };
+    let mut best = (0, 32.min(max.max(1)));
+    let mut b = max - max % 32;
+    while b >= 32 {
+        let smem = match to_smem {
+            // SAFETY: the host's callback, called as the driver API specifies (block size in,
+            // dynamic shared bytes out), with no lock held.
+            Some(g) => unsafe { g(b) },
+            None => dynamic,
+        };
+        let occ = occupancy(&f, b, smem) * b;
+        if occ > best.0 {
+            best = (occ, b);
+        }
+        b -= 32;
+    }
+    put(min_grid, (best.0 / best.1.max(1)).max(1) * cores())?;
+    put(block, best.1)
+}
+
+/// Advice, prefetches and stream attachment of managed memory: checked, then nothing to do
+/// (host and kernels share the memory).
+fn managed_hint(dptr: u64, count: usize, stream: u64) -> Result<(), CUresult> {
+    let s = state::init_lock()?;
+    s.stream_ctx(stream)?;
+    s.check_range(dptr, count as u64)
+}

@@ -1,0 +1,83 @@
+//! `libcuda.so.1` for machines without a GPU: the CUDA driver API over the ptxvm runtime.
+//!
+//! Every function of the CUDA 13 driver API is exported (the list, and what `cuGetProcAddress`
+//! answers, are generated from NVIDIA's headers into [`exports`] by `tools/gen-cuda-exports.py`);
+//! what is not implemented returns `CUDA_ERROR_NOT_SUPPORTED`. Work runs synchronously on the
+//! calling thread, so every stream is in order and complete when a call returns. A device
+//! pointer is the host address of its allocation ([`ptxvm::Device::identity`]): host code may
+//! read pinned, mapped and managed memory through it, and every kernel access is still checked
+//! against the allocation map.
+//!
+//! Every export catches panics (none crosses the C ABI) and validates what the host hands it:
+//! handles are looked up in a registry, device ranges in the allocation map; host pointers can
+//! only be checked for NULL.
+//!
+//! Settings come from the environment (`ptxvm exec` sets them): `PTXVM_THREADS`,
+//! `PTXVM_TIMEOUT` (seconds), `PTXVM_MAX_INSTRUCTIONS`, `PTXVM_TRACE=1` (each call, its
+//! arguments and its result on stderr), `PTXVM_CC` (compute capability, `8.0` by default),
+//! `PTXVM_EXACT_BOUNDS=1` (kernels may not touch the 256-byte granule past a buffer's size).
+
+// The C ABI needs `#[no_mangle]` exports and raw pointers; the unsafe blocks are in `api` and
+// `abi`, each with its `// SAFETY:` argument. `state` and `image` are safe code.
+#![allow(unsafe_code)]
+#![allow(non_snake_case)]
+
+pub mod exports;
+
+mod abi;
+mod driver;
+mod image;
+mod state;
+
+pub use abi::CUresult;
+pub use driver::*;
+
+/// Calls `f`, turning its error into a `CUresult` and a panic into `CUDA_ERROR_UNKNOWN` (no
+/// panic may unwind into C).
+pub(crate) fn guard(f: impl FnOnce() -> Result<(), CUresult>) -> CUresult {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(Ok(())) => abi::CUDA_SUCCESS,
+        Ok(Err(e)) => e,
+        Err(_) => abi::CUDA_ERROR_UNKNOWN,
+    }
+}
+
+/// Defines exports: each `fn cuName(args) { body }` becomes a `#[no_mangle] unsafe extern "C"`
+/// function whose body (returning `Result<(), CUresult>`) runs under [`guard`] and is traced
+/// when `PTXVM_TRACE` is set.
+macro_rules! api {
+    ($( fn $name:ident ( $($a:ident : $t:ty),* $(,)? ) $body:block )*) => {$(
+        #[doc = concat!("`", stringify!($name), "` of the CUDA driver API.")]
+        ///
+        /// # Safety
+        /// As the driver API documents: pointers are NULL or valid for what the call reads
+        /// or writes through them. Handles and device addresses are checked.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name($($a: $t),*) -> $crate::CUresult {
+            let r = $crate::guard(|| -> Result<(), $crate::CUresult> { $body });
+            if $crate::state::settings().trace {
+                $crate::abi::trace(
+                    stringify!($name),
+                    &[$((stringify!($a), &$a as &dyn std::fmt::Debug)),*],
+                    r,
+                );
+            }
+            r
+        }
+    )*};
+}
+pub(crate) use api;
+
+/// Exports that are not implemented: `CUDA_ERROR_NOT_SUPPORTED`, whatever the arguments (the
+/// C calling convention lets a function ignore them).
+macro_rules! stubs {
+    ($($name:ident),* $(,)?) => {$(
+        #[doc = concat!("`", stringify!($name), "`: not supported by ptxvm yet.")]
+        #[no_mangle]
+        pub extern "C" fn $name() -> $crate::CUresult {
+            $crate::abi::unsupported(stringify!($name))
+        }
+    )*};
+}
+
+include!(concat!(env!("OUT_DIR"), "/stubs.rs"));

@@ -1,0 +1,181 @@
+/* Error paths: the codes cuda.h documents, and no crash. */
+#include "check.h"
+
+int main(void) {
+    CUdevice dev = 0;
+    CUcontext ctx = NULL;
+    CUdeviceptr d = 0;
+    int v = 0;
+
+    /* before cuInit */
+    EXPECT(cuDeviceGet(&dev, 0), CUDA_ERROR_NOT_INITIALIZED);
+    EXPECT(cuDeviceGetCount(&v), CUDA_ERROR_NOT_INITIALIZED);
+    EXPECT(cuMemAlloc(&d, 16), CUDA_ERROR_NOT_INITIALIZED);
+    EXPECT(cuCtxCreate(&ctx, 0, 0), CUDA_ERROR_NOT_INITIALIZED);
+    OK(cuDriverGetVersion(&v)); /* allowed before cuInit */
+    EXPECT(cuInit(1), CUDA_ERROR_INVALID_VALUE);
+    OK(cuInit(0));
+
+    /* no current context */
+    EXPECT(cuMemAlloc(&d, 16), CUDA_ERROR_INVALID_CONTEXT);
+    EXPECT(cuCtxSynchronize(), CUDA_ERROR_INVALID_CONTEXT);
+    CUcontext cur = (CUcontext)1;
+    OK(cuCtxGetCurrent(&cur));
+    ASSERT(cur == NULL);
+    EXPECT(cuCtxPopCurrent(&cur), CUDA_ERROR_INVALID_CONTEXT);
+
+    /* devices and arguments */
+    EXPECT(cuDeviceGet(&dev, 1), CUDA_ERROR_INVALID_DEVICE);
+    EXPECT(cuDeviceGet(NULL, 0), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_WARP_SIZE, 3), CUDA_ERROR_INVALID_DEVICE);
+    EXPECT(cuDeviceGetAttribute(&v, (CUdevice_attribute)100000, 0), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuDeviceGetAttribute(NULL, CU_DEVICE_ATTRIBUTE_WARP_SIZE, 0), CUDA_ERROR_INVALID_VALUE);
+    const char *s = NULL;
+    EXPECT(cuGetErrorName((CUresult)12345, &s), CUDA_ERROR_INVALID_VALUE);
+    ASSERT(s == NULL);
+    EXPECT(cuGetErrorString((CUresult)12345, &s), CUDA_ERROR_INVALID_VALUE);
+
+    OK(cuCtxCreate(&ctx, 0, 0));
+
+    /* memory */
+    EXPECT(cuMemAlloc(&d, 0), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuMemAlloc(NULL, 16), CUDA_ERROR_INVALID_VALUE);
+    OK(cuMemAlloc(&d, 64));
+    char host[128] = {0};
+    EXPECT(cuMemcpyHtoD(d, host, 65), CUDA_ERROR_INVALID_VALUE);  /* past the end */
+    EXPECT(cuMemcpyDtoH(host, d + 32, 33), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuMemcpyHtoD(0, host, 4), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuMemcpyHtoD((CUdeviceptr)host, host, 4), CUDA_ERROR_INVALID_VALUE); /* not device memory */
+    EXPECT(cuMemcpyDtoH(NULL, d, 4), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuMemsetD32(d + 2, 0, 4), CUDA_ERROR_INVALID_VALUE); /* misaligned */
+    EXPECT(cuMemsetD32(d, 0, 17), CUDA_ERROR_INVALID_VALUE);
+    OK(cuMemcpyHtoD(d, host, 64));
+    OK(cuMemcpyHtoD(d, host, 0));
+    OK(cuMemcpyHtoD(0, host, 0)); /* nothing to copy: no check */
+    OK(cuMemsetD32(0, 0, 0));
+    CUdeviceptr base;
+    size_t size;
+    EXPECT(cuMemGetAddressRange(&base, &size, (CUdeviceptr)host), CUDA_ERROR_NOT_FOUND);
+    unsigned int mt;
+    EXPECT(cuPointerGetAttribute(&mt, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)host),
+           CUDA_ERROR_INVALID_VALUE);
+    OK(cuMemFree(d));
+    EXPECT(cuMemFree(d), CUDA_ERROR_INVALID_VALUE); /* double free */
+    EXPECT(cuMemFree((CUdeviceptr)host), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuMemFreeHost(host), CUDA_ERROR_INVALID_VALUE);
+    CUdeviceptr dp;
+    EXPECT(cuMemHostGetDevicePointer(&dp, host, 0), CUDA_ERROR_INVALID_VALUE);
+
+    /* images */
+    CUmodule mod = NULL;
+    EXPECT(cuModuleLoadData(&mod, NULL), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuModuleLoadData(&mod, "this is not PTX"), CUDA_ERROR_INVALID_IMAGE);
+    static const char elf[] = "\x7f" "ELF\x02\x01\x01";
+    EXPECT(cuModuleLoadData(&mod, elf), CUDA_ERROR_NO_BINARY_FOR_GPU);
+    EXPECT(cuModuleLoadData(&mod, ".version 7.5\n.target sm_80\n.address_size 64\n"
+                                  ".visible .entry k() { add.u32 %r1, 1; ret; }\n"),
+           CUDA_ERROR_INVALID_PTX);
+    EXPECT(cuModuleLoad(&mod, "/nonexistent/module.ptx"), CUDA_ERROR_FILE_NOT_FOUND);
+
+    /* handles: invalid and destroyed */
+    OK(cuModuleLoadData(&mod, KERNELS));
+    CUfunction f = NULL;
+    EXPECT(cuModuleGetFunction(&f, mod, "no_such_kernel"), CUDA_ERROR_NOT_FOUND);
+    EXPECT(cuModuleGetFunction(&f, (CUmodule)0x1234, "vadd"), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuModuleGetFunction(&f, NULL, "vadd"), CUDA_ERROR_INVALID_HANDLE);
+    CUdeviceptr g;
+    EXPECT(cuModuleGetGlobal(&g, NULL, mod, "no_such_global"), CUDA_ERROR_NOT_FOUND);
+    OK(cuModuleGetFunction(&f, mod, "vadd"));
+    EXPECT(cuLaunchKernel((CUfunction)0x42, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL),
+           CUDA_ERROR_INVALID_HANDLE);
+    CUstream st;
+    OK(cuStreamCreate(&st, 0));
+    OK(cuStreamDestroy(st));
+    EXPECT(cuStreamSynchronize(st), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuStreamDestroy(st), CUDA_ERROR_INVALID_HANDLE);
+    CUevent ev;
+    OK(cuEventCreate(&ev, 0));
+    float ms;
+    EXPECT(cuEventElapsedTime(&ms, ev, ev), CUDA_ERROR_INVALID_HANDLE); /* never recorded */
+    OK(cuEventDestroy(ev));
+    EXPECT(cuEventRecord(ev, NULL), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuEventDestroy(ev), CUDA_ERROR_INVALID_HANDLE);
+
+    /* launch shapes and parameters */
+    OK(cuMemAlloc(&d, 64));
+    unsigned int n = 16;
+    void *params[] = {&d, &d, &d, &n};
+    EXPECT(cuLaunchKernel(f, 0, 1, 1, 1, 1, 1, 0, NULL, params, NULL), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuLaunchKernel(f, 1, 1, 1, 1025, 1, 1, 0, NULL, params, NULL), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuLaunchKernel(f, 1, 1, 1, 1, 1, 65, 0, NULL, params, NULL), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuLaunchKernel(f, 1, 65536, 1, 1, 1, 1, 0, NULL, params, NULL), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 1 << 20, NULL, params, NULL), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL), CUDA_ERROR_INVALID_VALUE);
+    size_t small = 8;
+    void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, host, CU_LAUNCH_PARAM_BUFFER_SIZE, &small,
+                     CU_LAUNCH_PARAM_END};
+    EXPECT(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, extra), CUDA_ERROR_INVALID_VALUE);
+    OK(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL));
+    EXPECT(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 1 << 30),
+           CUDA_ERROR_INVALID_VALUE);
+
+    /* unloading invalidates the module's functions */
+    OK(cuModuleUnload(mod));
+    EXPECT(cuModuleUnload(mod), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL), CUDA_ERROR_INVALID_HANDLE);
+
+    /* the linker refuses cubins */
+    CUlinkState link;
+    OK(cuLinkCreate(0, NULL, NULL, &link));
+    EXPECT(cuLinkAddData(link, CU_JIT_INPUT_CUBIN, (void *)elf, sizeof elf, "x.cubin", 0, NULL, NULL),
+           CUDA_ERROR_NO_BINARY_FOR_GPU);
+    void *out;
+    size_t out_size;
+    EXPECT(cuLinkComplete(link, &out, &out_size), CUDA_ERROR_INVALID_VALUE); /* nothing added */
+    OK(cuLinkDestroy(link));
+    EXPECT(cuLinkDestroy(link), CUDA_ERROR_INVALID_HANDLE);
+
+    /* cuGetProcAddress */
+    void *fn = (void *)1;
+    CUdriverProcAddressQueryResult q = CU_GET_PROC_ADDRESS_SUCCESS;
+    EXPECT(cuGetProcAddress("cuNoSuchFunction", &fn, 13000, 0, &q), CUDA_ERROR_NOT_FOUND);
+    ASSERT(fn == NULL && q == CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
+    EXPECT(cuGetProcAddress("cuLibraryLoadData", &fn, 11000, 0, &q), CUDA_ERROR_NOT_FOUND);
+    ASSERT(fn == NULL && q == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+    EXPECT(cuGetProcAddress(NULL, &fn, 13000, 0, &q), CUDA_ERROR_INVALID_VALUE);
+    OK(cuGetProcAddress("cuMemAlloc", &fn, 13000, 0, &q));
+    ASSERT(fn == (void *)cuMemAlloc_v2 && q == CU_GET_PROC_ADDRESS_SUCCESS);
+    OK(cuGetProcAddress("cuMemAlloc", &fn, 3000, 0, &q));
+    ASSERT(fn != NULL && fn != (void *)cuMemAlloc_v2); /* the 32-bit original */
+    OK(cuGetProcAddress("cuGraphCreate", &fn, 13000, 0, &q));
+    CUresult (*graph_create)(void **, unsigned int) = (CUresult(*)(void **, unsigned int))fn;
+    void *graph;
+    EXPECT(graph_create(&graph, 0), CUDA_ERROR_NOT_SUPPORTED);
+
+    /* unimplemented functions */
+    EXPECT(cuGraphCreate(&graph, 0), CUDA_ERROR_NOT_SUPPORTED);
+
+    /* contexts: destroyed, popped */
+    OK(cuMemFree(d));
+    OK(cuCtxDestroy(ctx));
+    EXPECT(cuCtxPushCurrent(ctx), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+    EXPECT(cuCtxDestroy(ctx), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+    EXPECT(cuCtxSetCurrent((CUcontext)0x99), CUDA_ERROR_INVALID_CONTEXT);
+    EXPECT(cuMemAlloc(&d, 16), CUDA_ERROR_INVALID_CONTEXT);
+    CUcontext a, b, popped;
+    OK(cuCtxCreate(&a, 0, 0));
+    OK(cuCtxCreate(&b, 0, 0));
+    OK(cuCtxGetCurrent(&cur));
+    ASSERT(cur == b);
+    OK(cuCtxPopCurrent(&popped));
+    ASSERT(popped == b);
+    OK(cuCtxGetCurrent(&cur));
+    ASSERT(cur == a);
+    OK(cuCtxPushCurrent(b));
+    OK(cuCtxGetCurrent(&cur));
+    ASSERT(cur == b);
+    OK(cuCtxDestroy(b));
+    OK(cuCtxDestroy(a));
+    printf("errors: ok\n");
+    return 0;
+}

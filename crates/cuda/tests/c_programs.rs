@@ -1,0 +1,155 @@
+//! Our C programs against `cuda.h` (tests/c; the header there is our own minimal one), built
+//! with the system C compiler, linked with `-lcuda` and run against this crate's
+//! `libcuda.so.1`. Each checks its expectations itself and prints `NAME: ok`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// target/debug (or release), where cargo puts `libcuda.so`: built here once (`cargo test`
+/// builds the crate's rlib for the tests, not its cdylib).
+fn lib_dir() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let exe = std::env::current_exe().expect("test executable");
+            let dir = exe
+                .parent()
+                .and_then(Path::parent)
+                .expect("target directory")
+                .to_path_buf();
+            let mut cmd = Command::new(env!("CARGO"));
+            cmd.args(["build", "-p", "ptxvm-cuda", "--lib"]);
+            if dir.ends_with("release") {
+                cmd.arg("--release");
+            }
+            let status = cmd.status().expect("run cargo build");
+            assert!(status.success(), "cargo build -p ptxvm-cuda failed");
+            dir
+        })
+        .clone()
+}
+
+/// A scratch directory holding `libcuda.so.1` (and `libcuda.so` for the linker) pointing at
+/// the built library.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ptxvm-cuda-c-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    let lib = lib_dir().join("libcuda.so");
+    assert!(lib.exists(), "{} was not built", lib.display());
+    for link in ["libcuda.so.1", "libcuda.so"] {
+        std::os::unix::fs::symlink(&lib, dir.join(link)).expect("symlink");
+    }
+    dir
+}
+
+/// Builds and runs `tests/c/NAME.c`; returns (stdout, stderr).
+fn run(name: &str) -> Option<(String, String)> {
+    run_with(name, &[])
+}
+
+/// [`run`] with environment variables.
+fn run_with(name: &str, env: &[(&str, &str)]) -> Option<(String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c");
+    let dir = scratch(name);
+    let exe = dir.join(name);
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let built = Command::new(&cc)
+        .args([
+            "-std=c11",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-D_POSIX_C_SOURCE=200809L",
+        ])
+        .arg("-I")
+        .arg(src.join("include"))
+        .arg(src.join(format!("{name}.c")))
+        .arg("-L")
+        .arg(&dir)
+        .args(["-lcuda", "-lpthread", "-o"])
+        .arg(&exe)
+        .output();
+    let built = match built {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("skipping {name}: no C compiler `{cc}` ({e})");
+            return None;
+        }
+    };
+    assert!(
+        built.status.success(),
+        "{name}.c did not build:\n{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let out = Command::new(&exe)
+        .current_dir(&dir)
+        .env("LD_LIBRARY_PATH", &dir)
+        .env_remove("PTXVM_TRACE")
+        .env_remove("PTXVM_EXACT_BOUNDS")
+        .envs(env.iter().copied())
+        .output()
+        .expect("run the program");
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(
+        out.status.success(),
+        "{name} failed ({}):\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        out.status
+    );
+    assert!(stdout.contains(&format!("{name}: ok")), "{name}: {stdout}");
+    let _ = std::fs::remove_dir_all(&dir);
+    Some((stdout, stderr))
+}
+
+#[test]
+fn happy_paths() {
+    run("happy");
+}
+
+#[test]
+fn error_paths_return_the_documented_codes() {
+    if let Some((_, stderr)) = run("errors") {
+        // the one-line hints for images without PTX
+        assert!(
+            stderr.contains("cubin (ELF image) holds no PTX"),
+            "{stderr}"
+        );
+        assert!(stderr.contains("-gencode arch=compute_XX,code=compute_XX"));
+        // bad PTX is reported with ptxvm's diagnostics
+        assert!(
+            stderr.contains("error[E0102]: unknown register `%r1`"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn faults_are_reported_and_sticky() {
+    if let Some((_, stderr)) = run("fault") {
+        assert!(stderr.contains("error[E0601]: out-of-bounds global access of 4 bytes"));
+        assert!(
+            stderr.contains("just past the end of cuMemAlloc buffer")
+                && stderr.contains(", 256 bytes)"),
+            "{stderr}"
+        );
+        assert!(stderr.contains("block (0,0,0) thread (0,0,0)"));
+        assert!(stderr.contains("error[E0603]: the kernel executed `trap`"));
+    }
+}
+
+#[test]
+fn exact_bounds_report_an_access_past_the_requested_size() {
+    if let Some((_, stderr)) = run_with("fault", &[("PTXVM_EXACT_BOUNDS", "1")]) {
+        assert!(
+            stderr.contains("just past the end of cuMemAlloc buffer")
+                && stderr.contains(", 16 bytes)"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn two_threads_with_their_own_contexts() {
+    run("threads");
+}

@@ -1,0 +1,143 @@
+//! What a CUDA driver API layer (`crates/cuda`, the drop-in `libcuda.so.1`) needs of the
+//! runtime beyond the Rust API: a device whose allocations sit at their host addresses, the
+//! allocation containing an address, a module's variables by name, a kernel's parameter layout
+//! and its resource figures.
+
+use crate::{Device, Error, Kernel, Module};
+use ptx_interp::mem::GlobalMemory;
+use ptx_isa::StateSpace;
+
+/// One allocation of a device, as [`Device::allocation`] finds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AllocationInfo {
+    /// Its first address.
+    pub base: u64,
+    /// Its size in bytes.
+    pub size: u64,
+    /// `.const` data (kernels cannot store to it).
+    pub read_only: bool,
+}
+
+/// A kernel's resources, for `cuFuncGetAttribute`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelResources {
+    /// Static shared memory bytes.
+    pub shared_static: u64,
+    /// Value slots of the compiled kernel (a stand-in for registers per thread).
+    pub registers: u32,
+    /// Bytes of the parameter buffer.
+    pub param_size: u64,
+    /// `.maxntid` (product) or `.reqntid`, if declared.
+    pub max_threads: Option<u64>,
+}
+
+impl Device {
+    /// A device in identity mode: the address of each allocation (buffers, module variables) is
+    /// the host address of its storage, so host code may dereference device pointers (CUDA's
+    /// mapped, pinned and managed memory). Addresses then differ from run to run; 16-byte
+    /// alignment is guaranteed.
+    pub fn identity() -> Device {
+        let d = Device::new();
+        *d.mem.lock().unwrap_or_else(|e| e.into_inner()) = GlobalMemory::identity();
+        d
+    }
+
+    /// Whether allocations sit at their host addresses ([`Device::identity`]).
+    pub fn is_identity(&self) -> bool {
+        self.mem
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_identity()
+    }
+
+    /// The live allocation holding the `len` bytes at `addr`, if one does.
+    pub fn allocation(&self, addr: u64, len: u64) -> Option<AllocationInfo> {
+        let m = self.mem.lock().unwrap_or_else(|e| e.into_inner());
+        m.find(addr, len).map(|a| AllocationInfo {
+            base: a.base,
+            size: a.size,
+            read_only: a.read_only,
+        })
+    }
+}
+
+impl Module {
+    /// The device the module is loaded on.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// The address and size of the module's `.global` or `.const` variable `name` (`None` when
+    /// there is none or it is an extern without storage).
+    pub fn global(&self, name: &str) -> Option<(u64, u64)> {
+        self.ir
+            .globals
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| matches!(g.space, StateSpace::Global | StateSpace::Const))
+            .find(|(_, g)| &*g.name == name)
+            .and_then(|(i, g)| match self.globals.addr.get(i) {
+                Some(&a) if a != 0 => Some((a, g.size)),
+                _ => None,
+            })
+    }
+
+    /// The PTX `.version` (major, minor) and the `.target` `sm_XX` number, when declared.
+    pub fn ptx_version_and_target(&self) -> (Option<(u32, u32)>, Option<u32>) {
+        let text = self.file.text();
+        let mut version = None;
+        let mut target = None;
+        for line in text.lines().take(400) {
+            let mut w = line.split_whitespace();
+            match w.next() {
+                Some(".version") => {
+                    version = w.next().and_then(|v| {
+                        let (a, b) = v.split_once('.')?;
+                        Some((a.parse().ok()?, b.parse().ok()?))
+                    })
+                }
+                Some(".target") => {
+                    target = w.next().and_then(|t| {
+                        let t = t.trim_end_matches(',').trim_start_matches("sm_");
+                        t.trim_end_matches(|c: char| c.is_ascii_alphabetic())
+                            .parse()
+                            .ok()
+                    })
+                }
+                _ => {}
+            }
+            if version.is_some() && target.is_some() {
+                break;
+            }
+        }
+        (version, target)
+    }
+}
+
+impl Kernel<'_> {
+    /// The byte offset and size of each parameter in the parameter buffer, in order (how
+    /// `cuLaunchKernel` reads `kernelParams` and `extra`), and the buffer's size.
+    pub fn param_layout(&self) -> Result<(Vec<(u64, u64)>, u64), Error> {
+        let p = self.program()?;
+        Ok((p.params.clone(), p.param_size))
+    }
+
+    /// Resource figures of the compiled kernel.
+    pub fn resources(&self) -> Result<KernelResources, Error> {
+        let p = self.program()?;
+        let f = &self.module.ir.functions[self.index as usize];
+        let mut max_threads = None;
+        for (name, args) in &f.attrs {
+            if matches!(name.trim_start_matches('.'), "maxntid" | "reqntid") {
+                let [x, y, z] = crate::module::dims(args);
+                max_threads = Some(x.saturating_mul(y).saturating_mul(z));
+            }
+        }
+        Ok(KernelResources {
+            shared_static: p.shared_static,
+            registers: p.nslots,
+            param_size: p.param_size,
+            max_threads,
+        })
+    }
+}
