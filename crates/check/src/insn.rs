@@ -13,7 +13,12 @@ use ptx_isa::{
 use ptx_syntax::ast::{Expr, ExprKind, Instruction, Operand, UnaryOp};
 
 /// Modifiers accepted on any instruction in addition to those of the table.
-const COMMON_MODIFIERS: &[&str] = &[".uni", ".sync", ".aligned"];
+const COMMON_MODIFIERS: &[Modifier] = &[Modifier::Uni, Modifier::Sync, Modifier::Aligned];
+
+/// Whether the modifier written `t` is one of [`COMMON_MODIFIERS`].
+fn is_common(t: &str) -> bool {
+    Modifier::parse(t).is_some_and(|m| COMMON_MODIFIERS.contains(&m))
+}
 
 /// An instruction resolved once against the typed instruction set: its [`Opcode`] and the
 /// set of its modifiers (those the table spells; an unknown one is left out, and reported by
@@ -50,10 +55,13 @@ fn types_of(ins: &Insn<'_>) -> Vec<ScalarType> {
         .collect()
 }
 
+/// The vector width of `.v2`, `.v4` or `.v8`, if the instruction has one.
 fn vec_width(ins: &Insn<'_>) -> Option<usize> {
-    ins.modifiers
-        .iter()
-        .find_map(|m| m.text.strip_prefix(".v").and_then(|n| n.parse().ok()))
+    [Modifier::V2, Modifier::V4, Modifier::V8]
+        .into_iter()
+        .find(|&m| ins.has(m))
+        .and_then(Modifier::vector_width)
+        .map(|n| n as usize)
 }
 
 /// Checks one instruction.
@@ -78,7 +86,13 @@ pub(crate) fn check_instruction(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
         }
     }
     let op = ins.opcode.text.as_str();
-    let is_call = op == "call";
+    // an opcode's name has at most 4 segments after its word (`cp.async.bulk.prefetch.tensor`)
+    let mut lead = [""; 6];
+    for (l, m) in lead.iter_mut().zip(&ins.modifiers) {
+        *l = m.text.as_str();
+    }
+    let resolved = Opcode::resolve(op, &lead[..ins.modifiers.len().min(lead.len())]);
+    let is_call = matches!(resolved, Some((Opcode::Call, _)));
     // Resolve every name (the callee of a call is checked by the call rules).
     let mut names = Vec::new();
     for (i, o) in ins.operands.iter().enumerate() {
@@ -101,16 +115,8 @@ pub(crate) fn check_instruction(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
         .iter()
         .filter(|e| e.kind == EntryKind::Instruction)
         .collect();
-    let resolved = if entries.is_empty() {
-        None
-    } else {
-        // an opcode's name has at most 4 segments after its word (`cp.async.bulk.prefetch.tensor`)
-        let mut lead = [""; 6];
-        for (l, m) in lead.iter_mut().zip(&ins.modifiers) {
-            *l = m.text.as_str();
-        }
-        Opcode::resolve(op, &lead[..ins.modifiers.len().min(lead.len())])
-    };
+    // a word the table has no instruction entry for is unknown, even where it names an opcode
+    let resolved = resolved.filter(|_| !entries.is_empty());
     let Some((opcode, _)) = resolved else {
         let mut d = Diagnostic::error(
             codes::UNKNOWN_OPCODE,
@@ -172,7 +178,7 @@ fn check_modifiers(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, entries: &[&'stati
         })
     };
     let is_known = |t: &str, bare: &str| {
-        COMMON_MODIFIERS.iter().any(|k| matches(k, t, bare))
+        is_common(t)
             || entries.iter().any(|e| {
                 e.forms.iter().any(|f| {
                     f.path.split('.').skip(1).any(|k| matches(k, t, bare))
@@ -344,10 +350,15 @@ fn check_combination(
         .modifiers
         .iter()
         .map(|m| m.text.as_str())
-        .filter(|m| !COMMON_MODIFIERS.contains(m))
+        .filter(|m| !is_common(m))
         // The state space of `st`/`atom`/`red` is judged by the operand rules (E0208).
         .filter(|m| !(writes_memory(ins.op) && ptx_isa::StateSpace::from_suffix(m).is_some()))
-        .filter(|m| !matches!(*m, ".param::entry" | ".param::func"))
+        .filter(|m| {
+            !matches!(
+                Modifier::parse(m),
+                Some(Modifier::ParamEntry | Modifier::ParamFunc)
+            )
+        })
         .collect();
     let fits = |ms: &[&str]| {
         entries

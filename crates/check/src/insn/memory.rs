@@ -8,7 +8,7 @@ use super::Insn;
 use crate::codes;
 use crate::scope::{FnChecker, Resolved, SymbolKind};
 use ptx_diag::{Diagnostic, Span};
-use ptx_isa::{Opcode, StateSpace};
+use ptx_isa::{Modifier, Opcode, StateSpace};
 use ptx_syntax::ast::{BinaryOp, Expr, ExprKind, Operand};
 
 /// The variable an address names (`[g]`, `[g+8]`, `[arr+4-2]`), with the span of the name.
@@ -147,8 +147,11 @@ pub(crate) fn check_wide_vector(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>) {
     if !(ins.op == Opcode::Ld || super::is_st(ins.op)) {
         return;
     }
+    if super::vec_width(ins).is_none() {
+        return;
+    }
     let Some((vm, n)) = ins.modifiers.iter().find_map(|m| {
-        let n: u32 = m.text.strip_prefix(".v")?.parse().ok()?;
+        let n = Modifier::parse(&m.text)?.vector_width()?;
         Some((m, n))
     }) else {
         return;

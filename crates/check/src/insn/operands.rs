@@ -9,7 +9,7 @@ use crate::scope::{FnChecker, Resolved, SymbolKind};
 use crate::types::{compatible, widened};
 use ptx_diag::{Diagnostic, Span};
 use ptx_isa::{Modifier, Opcode, Opcode as O, RoleCheck, ScalarType, TypeKind};
-use ptx_syntax::ast::{ExprKind, Instruction, Operand, UnaryOp};
+use ptx_syntax::ast::{ExprKind, Operand, UnaryOp};
 
 /// What an operand position wants.
 #[derive(Clone, Copy)]
@@ -31,30 +31,39 @@ pub(crate) enum Want {
 /// types those and `lo`, `ls`, `hi`, `hs`; floating-point types the ordered six and the
 /// unordered `equ`…`geu`, `num`, `nan` (as ptxas 13.5 accepts them).
 fn check_compare(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>) -> bool {
-    const ORDERED: &[&str] = &[".eq", ".ne", ".lt", ".le", ".gt", ".ge"];
-    const UNSIGNED: &[&str] = &[".lo", ".ls", ".hi", ".hs"];
-    const UNORDERED: &[&str] = &[
-        ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan",
+    use Modifier as M;
+    const ORDERED: &[Modifier] = &[M::Eq, M::Ne, M::Lt, M::Le, M::Gt, M::Ge];
+    const UNSIGNED: &[Modifier] = &[M::Lo, M::Ls, M::Hi, M::Hs];
+    const UNORDERED: &[Modifier] = &[
+        M::Equ,
+        M::Neu,
+        M::Ltu,
+        M::Leu,
+        M::Gtu,
+        M::Geu,
+        M::Num,
+        M::Nan,
     ];
     let Some(t) = types_of(ins).last().copied() else {
         return true;
     };
-    let Some(m) = ins.modifiers.iter().find(|m| {
-        let t = m.text.as_str();
-        ORDERED.contains(&t) || UNSIGNED.contains(&t) || UNORDERED.contains(&t)
+    let Some((m, op)) = ins.modifiers.iter().find_map(|m| {
+        Modifier::parse(&m.text)
+            .filter(|k| ORDERED.contains(k) || UNSIGNED.contains(k) || UNORDERED.contains(k))
+            .map(|k| (m, k))
     }) else {
         return true;
     };
     let cmp = m.text.as_str();
     let (ok, takes) = match t.kind() {
-        TypeKind::Bit => (matches!(cmp, ".eq" | ".ne"), "`.eq` and `.ne`"),
-        TypeKind::Signed => (ORDERED.contains(&cmp), "`.eq .ne .lt .le .gt .ge`"),
+        TypeKind::Bit => (matches!(op, M::Eq | M::Ne), "`.eq` and `.ne`"),
+        TypeKind::Signed => (ORDERED.contains(&op), "`.eq .ne .lt .le .gt .ge`"),
         TypeKind::Unsigned => (
-            ORDERED.contains(&cmp) || UNSIGNED.contains(&cmp),
+            ORDERED.contains(&op) || UNSIGNED.contains(&op),
             "`.eq .ne .lt .le .gt .ge .lo .ls .hi .hs`",
         ),
         TypeKind::Float => (
-            !UNSIGNED.contains(&cmp),
+            !UNSIGNED.contains(&op),
             "the ordered and unordered comparisons, not `.lo .ls .hi .hs`",
         ),
         TypeKind::Pred => (true, ""),
@@ -148,7 +157,7 @@ pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>) {
                 return;
             };
             if !matches!(t, T::F32 | T::F16 | T::F16x2) {
-                if let Some(m) = modifier(ins, ".ftz") {
+                if let Some(m) = modifier(ins, Modifier::Ftz) {
                     illegal_modifier(
                         c,
                         ins,
@@ -660,10 +669,12 @@ fn check_mov(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, ty: Option<ScalarType>) 
 fn check_ld_st(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, ty: Option<ScalarType>, is_ld: bool) {
     let full = ins.full_opcode();
     if !is_ld && (has(ins, Modifier::Const) || has(ins, Modifier::Tex)) {
-        let m = ins
-            .modifiers
-            .iter()
-            .find(|m| m.text == ".const" || m.text == ".tex");
+        let m = ins.modifiers.iter().find(|m| {
+            matches!(
+                Modifier::parse(&m.text),
+                Some(Modifier::Const | Modifier::Tex)
+            )
+        });
         let span = m.map_or(instr_span(ins), |m| m.loc.0);
         c.diags.push(
             Diagnostic::error(
@@ -867,8 +878,8 @@ fn check_branch_target(c: &mut FnChecker<'_, '_>, o: &Operand) {
 }
 
 fn check_atom(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, ty: Option<ScalarType>, is_atom: bool) {
-    for bad in [".const", ".local", ".param"] {
-        if let Some(m) = ins.modifiers.iter().find(|m| m.text == bad) {
+    for bad in [Modifier::Const, Modifier::Local, Modifier::Param] {
+        if let Some(m) = modifier(ins, bad) {
             c.diags.push(
                 Diagnostic::error(
                     codes::STATE_SPACE,
@@ -924,8 +935,12 @@ fn check_atom(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, ty: Option<ScalarType>,
 }
 
 /// The modifier word `m` of the instruction, if written.
-fn modifier<'i>(ins: &'i Instruction, m: &str) -> Option<&'i ptx_syntax::ast::Word> {
-    ins.modifiers.iter().find(|w| w.text == m)
+/// The word of modifier `m` as the instruction writes it, if it has `m`.
+fn modifier<'i>(ins: &'i Insn<'_>, m: Modifier) -> Option<&'i ptx_syntax::ast::Word> {
+    if !ins.has(m) {
+        return None;
+    }
+    ins.modifiers.iter().find(|w| w.text == m.text())
 }
 
 /// Reports a modifier that exists for the instruction but not with its types.
@@ -1011,14 +1026,18 @@ fn check_cvt_modifiers(
         (true, true) => (false, false, "widening float conversions are exact and take none"),
     };
     for w in &ins.modifiers {
-        let bad = match w.text.as_str() {
-            ".rni" | ".rzi" | ".rmi" | ".rpi" => !int_ok,
-            ".rn" | ".rz" | ".rm" | ".rp" => !fp_ok,
-            ".ftz" => dt != T::F32 && at != T::F32,
+        use Modifier as M;
+        let Some(k) = Modifier::parse(&w.text) else {
+            continue;
+        };
+        let bad = match k {
+            M::Rni | M::Rzi | M::Rmi | M::Rpi => !int_ok,
+            M::Rn | M::Rz | M::Rm | M::Rp => !fp_ok,
+            M::Ftz => dt != T::F32 && at != T::F32,
             _ => false,
         };
         if bad {
-            let (why, help) = if w.text == ".ftz" {
+            let (why, help) = if k == M::Ftz {
                 (
                     "`.ftz` applies when the source or the destination is `.f32`".to_string(),
                     "drop `.ftz`".to_string(),
@@ -1157,11 +1176,7 @@ fn cache_arity(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, shape: &str) -> bool {
         return false;
     }
     if hint && n == base {
-        let hint_span = ins
-            .modifiers
-            .iter()
-            .find(|m| m.text == ".L2::cache_hint")
-            .map_or(instr_span(ins), |m| m.loc.0);
+        let hint_span = modifier(ins, Modifier::L2CacheHint).map_or(instr_span(ins), |m| m.loc.0);
         c.diags.push(
             Diagnostic::error(
                 codes::OPERAND_COUNT,
