@@ -17,7 +17,15 @@ const COMMON_MODIFIERS: &[Modifier] = &[Modifier::Uni, Modifier::Sync, Modifier:
 
 /// Whether the modifier written `t` is one of [`COMMON_MODIFIERS`].
 fn is_common(t: &str) -> bool {
-    Modifier::parse(t).is_some_and(|m| COMMON_MODIFIERS.contains(&m))
+    COMMON_MODIFIERS.iter().any(|m| m.text() == t)
+}
+
+/// What a spelling of an instruction (`ld.global.v4.f32`) whose opcode, modifier and gate
+/// checks passed resolved to, kept per module.
+#[derive(Clone, Copy)]
+pub(crate) struct Resolution {
+    pub op: Opcode,
+    pub mods: ModSet,
 }
 
 /// An instruction resolved once against the typed instruction set: its [`Opcode`] and the
@@ -86,13 +94,18 @@ pub(crate) fn check_instruction(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
         }
     }
     let op = ins.opcode.text.as_str();
-    // an opcode's name has at most 4 segments after its word (`cp.async.bulk.prefetch.tensor`)
-    let mut lead = [""; 6];
-    for (l, m) in lead.iter_mut().zip(&ins.modifiers) {
-        *l = m.text.as_str();
-    }
-    let resolved = Opcode::resolve(op, &lead[..ins.modifiers.len().min(lead.len())]);
-    let is_call = matches!(resolved, Some((Opcode::Call, _)));
+    // a spelling seen before in the module is not resolved again
+    let key = ins.full_opcode();
+    let seen = c.globals.opcodes_ok.borrow().get(&key).copied();
+    let resolved = seen.map(|r| r.op).or_else(|| {
+        // an opcode's name has at most 4 segments after its word (`cp.async.bulk.prefetch.tensor`)
+        let mut lead = [""; 6];
+        for (l, m) in lead.iter_mut().zip(&ins.modifiers) {
+            *l = m.text.as_str();
+        }
+        Opcode::resolve(op, &lead[..ins.modifiers.len().min(lead.len())]).map(|r| r.0)
+    });
+    let is_call = resolved == Some(Opcode::Call);
     // Resolve every name (the callee of a call is checked by the call rules).
     let mut names = Vec::new();
     for (i, o) in ins.operands.iter().enumerate() {
@@ -111,13 +124,20 @@ pub(crate) fn check_instruction(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
         }
     }
 
+    if let Some(r) = seen {
+        let ins = &Insn {
+            ins,
+            op: r.op,
+            mods: r.mods,
+        };
+        return check_operands(c, ins);
+    }
     let entries: Vec<&'static Entry> = lookup(op)
         .iter()
         .filter(|e| e.kind == EntryKind::Instruction)
         .collect();
     // a word the table has no instruction entry for is unknown, even where it names an opcode
-    let resolved = resolved.filter(|_| !entries.is_empty());
-    let Some((opcode, _)) = resolved else {
+    let Some(opcode) = resolved.filter(|_| !entries.is_empty()) else {
         let mut d = Diagnostic::error(
             codes::UNKNOWN_OPCODE,
             format!("unknown instruction `{op}`"),
@@ -131,36 +151,42 @@ pub(crate) fn check_instruction(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
         c.diags.push(d);
         return;
     };
+    let mods = ins
+        .modifiers
+        .iter()
+        .filter_map(|m| Modifier::parse(&m.text))
+        .collect();
     let ins = &Insn {
         ins,
         op: opcode,
-        mods: ins
-            .modifiers
-            .iter()
-            .filter_map(|m| Modifier::parse(&m.text))
-            .collect(),
+        mods,
     };
-    let key = ins.full_opcode();
-    if !c.globals.opcodes_ok.borrow().contains(&key) {
-        let before = c.diags.len();
-        if !check_modifiers(c, ins, &entries) {
-            return;
-        }
-        if !check_types(c, ins, &entries) {
-            return;
-        }
-        if is_core(opcode) && !check_combination(c, ins, &entries) {
-            return;
-        }
-        if opcode == Opcode::Shfl && !ins.has(Modifier::Sync) {
-            check_shfl_without_sync(c, ins);
-        } else {
-            check_gates(c, ins, &entries);
-        }
-        if c.diags.len() == before {
-            c.globals.opcodes_ok.borrow_mut().insert(key);
-        }
+    let before = c.diags.len();
+    if !check_modifiers(c, ins, &entries) {
+        return;
     }
+    if !check_types(c, ins, &entries) {
+        return;
+    }
+    if is_core(opcode) && !check_combination(c, ins, &entries) {
+        return;
+    }
+    if opcode == Opcode::Shfl && !ins.has(Modifier::Sync) {
+        check_shfl_without_sync(c, ins);
+    } else {
+        check_gates(c, ins, &entries);
+    }
+    if c.diags.len() == before {
+        c.globals
+            .opcodes_ok
+            .borrow_mut()
+            .insert(key, Resolution { op: opcode, mods });
+    }
+    check_operands(c, ins);
+}
+
+/// The operand and memory rules of an instruction whose opcode and modifiers are known.
+fn check_operands(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>) {
     crate::insn::operands::check(c, ins);
     memory::check_address_space(c, ins);
     memory::check_wide_vector(c, ins);
@@ -354,10 +380,9 @@ fn check_combination(
         // The state space of `st`/`atom`/`red` is judged by the operand rules (E0208).
         .filter(|m| !(writes_memory(ins.op) && ptx_isa::StateSpace::from_suffix(m).is_some()))
         .filter(|m| {
-            !matches!(
-                Modifier::parse(m),
-                Some(Modifier::ParamEntry | Modifier::ParamFunc)
-            )
+            ![Modifier::ParamEntry, Modifier::ParamFunc]
+                .iter()
+                .any(|p| p.text() == *m)
         })
         .collect();
     let fits = |ms: &[&str]| {

@@ -147,13 +147,14 @@ pub(crate) fn check_wide_vector(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>) {
     if !(ins.op == Opcode::Ld || super::is_st(ins.op)) {
         return;
     }
-    if super::vec_width(ins).is_none() {
+    let Some(v) = [Modifier::V2, Modifier::V4, Modifier::V8]
+        .into_iter()
+        .find(|&m| ins.has(m))
+    else {
         return;
-    }
-    let Some((vm, n)) = ins.modifiers.iter().find_map(|m| {
-        let n = Modifier::parse(&m.text)?.vector_width()?;
-        Some((m, n))
-    }) else {
+    };
+    let n = v.vector_width().unwrap_or(0);
+    let Some(vm) = ins.modifiers.iter().find(|m| m.text == v.text()) else {
         return;
     };
     let Some((tw, t)) = ins

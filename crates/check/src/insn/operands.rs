@@ -47,11 +47,25 @@ fn check_compare(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>) -> bool {
     let Some(t) = types_of(ins).last().copied() else {
         return true;
     };
-    let Some((m, op)) = ins.modifiers.iter().find_map(|m| {
-        Modifier::parse(&m.text)
-            .filter(|k| ORDERED.contains(k) || UNSIGNED.contains(k) || UNORDERED.contains(k))
-            .map(|k| (m, k))
-    }) else {
+    let mut present = [ORDERED, UNSIGNED, UNORDERED]
+        .into_iter()
+        .flatten()
+        .copied()
+        .filter(|&k| ins.has(k));
+    let Some(first) = present.next() else {
+        return true;
+    };
+    // the first comparison as written (the word is looked up to place the diagnostic)
+    let found = if present.next().is_none() {
+        modifier(ins, first).map(|w| (w, first))
+    } else {
+        ins.modifiers.iter().find_map(|m| {
+            Modifier::parse(&m.text)
+                .filter(|k| ORDERED.contains(k) || UNSIGNED.contains(k) || UNORDERED.contains(k))
+                .map(|k| (m, k))
+        })
+    };
+    let Some((m, op)) = found else {
         return true;
     };
     let cmp = m.text.as_str();
@@ -1025,8 +1039,22 @@ fn check_cvt_modifiers(
         ),
         (true, true) => (false, false, "widening float conversions are exact and take none"),
     };
+    use Modifier as M;
+    const ROUNDINGS: &[Modifier] = &[
+        M::Rni,
+        M::Rzi,
+        M::Rmi,
+        M::Rpi,
+        M::Rn,
+        M::Rz,
+        M::Rm,
+        M::Rp,
+        M::Ftz,
+    ];
+    if !ROUNDINGS.iter().any(|&m| ins.has(m)) {
+        return true;
+    }
     for w in &ins.modifiers {
-        use Modifier as M;
         let Some(k) = Modifier::parse(&w.text) else {
             continue;
         };
