@@ -7,8 +7,8 @@ use crate::header::Header;
 use crate::scope::{operand_names, FnChecker, Resolved, SymbolKind};
 use ptx_diag::{Diagnostic, Span};
 use ptx_isa::{
-    lookup, modifier_parts, suggest, suggest_modifier, Entry, EntryKind, ModSet, Modifier, Opcode,
-    PtxVersion, ScalarType, Slot, TargetReq,
+    lookup, modifier_parts, suggest, suggest_modifier, Entry, EntryKind, ModSet, Modifier, OpFlags,
+    Opcode, PtxVersion, ScalarType, Slot, TargetReq,
 };
 use ptx_syntax::ast::{Expr, ExprKind, Instruction, Operand, UnaryOp};
 
@@ -444,15 +444,11 @@ fn check_combination(
     false
 }
 
-/// The instructions that write memory through an address operand (`st`, `atom`, `red`): their
-/// state space is judged by the operand rules, and they may not write a kernel's input
-/// parameters.
+/// The instructions that write memory through an address operand (`st`, `atom`, `red`; the
+/// table's `WRITES_MEMORY`): their state space is judged by the operand rules, and they may
+/// not write a kernel's input parameters.
 pub(crate) fn writes_memory(op: Opcode) -> bool {
-    use Opcode as O;
-    matches!(
-        op,
-        O::St | O::StAsync | O::StBulk | O::Atom | O::Red | O::RedAsync
-    )
+    op.is(OpFlags::WRITES_MEMORY)
 }
 
 /// The opcodes whose instructions are written with the word `st` (`st.async`, `st.bulk`).
@@ -461,46 +457,9 @@ pub(crate) fn is_st(op: Opcode) -> bool {
 }
 
 /// Instructions whose forms in the table are complete enough to reject any other modifier
-/// (with the table's entries, which are looked up by opcode word, the opcodes of a word go
-/// together: `st.async` with `st`).
+/// (the table's `COMPLETE_FORMS`).
 fn is_core(op: Opcode) -> bool {
-    use Opcode as O;
-    matches!(
-        op,
-        O::Abs
-            | O::Add
-            | O::And
-            | O::Atom
-            | O::Bra
-            | O::Call
-            | O::Cvt
-            | O::CvtPack
-            | O::Cvta
-            | O::Div
-            | O::Fma
-            | O::Ld
-            | O::Mad
-            | O::Max
-            | O::Min
-            | O::Mov
-            | O::Mul
-            | O::Neg
-            | O::Not
-            | O::Or
-            | O::Red
-            | O::RedAsync
-            | O::Rem
-            | O::Ret
-            | O::Selp
-            | O::Setp
-            | O::Shl
-            | O::Shr
-            | O::St
-            | O::StAsync
-            | O::StBulk
-            | O::Sub
-            | O::Xor
-    )
+    op.is(OpFlags::COMPLETE_FORMS)
 }
 
 /// Whether any entry of the table uses modifier `m`, or it is a type or state space.
