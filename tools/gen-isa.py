@@ -1339,6 +1339,14 @@ OP_FLAGS = {
         mul mul24 neg not or popc prmt selp setp shl shr slct sub xor""",
     "convertible": """vabsdiff4 abs add and atom bfe bfi bfind brev clz cnot cvt cvt.pack cvta ld mad mad24
         max min mov mul mul24 neg not or popc prmt red selp setp shl shr slct st sub xor""",
+    # writes memory through its address operand: the checker judges its state space and
+    # forbids writes to a kernel's input parameters
+    "writes_memory": """atom red red.async st st.async st.bulk""",
+    # the table's forms of the instruction (and of the others of its word) are complete: the
+    # checker rejects any other modifier and any combination no form takes
+    "complete_forms": """vabsdiff4 vadd4 vsub4 vavrg4 vmin4 vmax4 vabsdiff2 vadd2 vsub2 vavrg2 vmin2 vmax2 abs add and atom bra call cvt cvt.pack cvta div fma ld mad max min
+        mov mul neg not or red red.async rem ret selp setp shl shr st st.async st.bulk sub
+        xor""",
 }
 
 
@@ -1462,7 +1470,7 @@ def build_ops(data):
     w("        match self {")
     groups = {}
     for o, i in zip(ops, op_ids):
-        fl = [k for k in ("dest_first", "no_dest", "pure", "convertible") if o in flags[k]]
+        fl = [k for k in OP_FLAGS if o in flags[k]]
         groups.setdefault(tuple(fl), []).append(i)
     for fl, ids in sorted(groups.items()):
         expr = " .union(".join("OpFlags::" + f.upper() for f in fl)

@@ -7,59 +7,69 @@ use crate::header::Header;
 use crate::scope::{operand_names, FnChecker, Resolved, SymbolKind};
 use ptx_diag::{Diagnostic, Span};
 use ptx_isa::{
-    lookup, modifier_parts, suggest, suggest_modifier, Entry, EntryKind, PtxVersion, ScalarType,
-    Slot, TargetReq,
+    lookup, modifier_parts, suggest, suggest_modifier, Entry, EntryKind, ModSet, Modifier, OpFlags,
+    Opcode, PtxVersion, ScalarType, Slot, TargetReq,
 };
 use ptx_syntax::ast::{Expr, ExprKind, Instruction, Operand, UnaryOp};
 
 /// Modifiers accepted on any instruction in addition to those of the table.
-const COMMON_MODIFIERS: &[&str] = &[".uni", ".sync", ".aligned"];
+const COMMON_MODIFIERS: &[Modifier] = &[Modifier::Uni, Modifier::Sync, Modifier::Aligned];
 
-/// Real PTX instructions that the table (reference extract plus `crates/isa/data/supplement.json`)
-/// does not describe yet: accepted without modifier, gate or operand checks. None at present.
-const OUTSIDE_TABLE: &[&str] = &[];
+/// Whether the modifier written `t` is one of [`COMMON_MODIFIERS`].
+fn is_common(t: &str) -> bool {
+    COMMON_MODIFIERS.iter().any(|m| m.text() == t)
+}
 
-/// The one gate known for an instruction of `OUTSIDE_TABLE` until the table describes it:
-/// `wgmma` exists on sm_90a only (ptxas: "Instruction 'wgmma.fence' not supported on .target
-/// 'sm_90'"). Dead once the table has an entry for the opcode (the table's gates apply then).
-fn outside_table_gate(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
-    if ins.opcode.text != "wgmma" {
-        return;
-    }
-    let Some(t) = c.header.target else { return };
-    let need = ptx_isa::SmTarget::sm(90, ptx_isa::ArchVariant::ArchSpecific);
-    if !t.supports(&need) {
-        let full = ins.full_opcode();
-        let span = ins
-            .opcode
-            .loc
-            .0
-            .to(ins.modifiers.last().map_or(ins.opcode.loc.0, |m| m.loc.0));
-        c.diags.push(needs_target(
-            &full,
-            "wgmma",
-            &need.to_string(),
-            &t.to_string(),
-            span,
-        ));
+/// What a spelling of an instruction (`ld.global.v4.f32`) whose opcode, modifier and gate
+/// checks passed resolved to, kept per module.
+#[derive(Clone, Copy)]
+pub(crate) struct Resolution {
+    pub op: Opcode,
+    pub mods: ModSet,
+}
+
+/// An instruction resolved once against the typed instruction set: its [`Opcode`] and the
+/// set of its modifiers (those the table spells; an unknown one is left out, and reported by
+/// the modifier check). The rules match on these rather than on the words as written; the
+/// instruction itself is reached through `Deref`.
+pub(crate) struct Insn<'a> {
+    pub ins: &'a Instruction,
+    pub op: Opcode,
+    pub mods: ModSet,
+}
+
+impl std::ops::Deref for Insn<'_> {
+    type Target = Instruction;
+    fn deref(&self) -> &Instruction {
+        self.ins
     }
 }
 
-fn has(ins: &Instruction, m: &str) -> bool {
-    ins.modifiers.iter().any(|w| w.text == m)
+impl Insn<'_> {
+    /// Whether the instruction is written with modifier `m`.
+    pub fn has(&self, m: Modifier) -> bool {
+        self.mods.contains(m)
+    }
 }
 
-fn types_of(ins: &Instruction) -> Vec<ScalarType> {
+fn has(ins: &Insn<'_>, m: Modifier) -> bool {
+    ins.has(m)
+}
+
+fn types_of(ins: &Insn<'_>) -> Vec<ScalarType> {
     ins.modifiers
         .iter()
         .filter_map(|m| ScalarType::from_suffix(&m.text))
         .collect()
 }
 
-fn vec_width(ins: &Instruction) -> Option<usize> {
-    ins.modifiers
-        .iter()
-        .find_map(|m| m.text.strip_prefix(".v").and_then(|n| n.parse().ok()))
+/// The vector width of `.v2`, `.v4` or `.v8`, if the instruction has one.
+fn vec_width(ins: &Insn<'_>) -> Option<usize> {
+    [Modifier::V2, Modifier::V4, Modifier::V8]
+        .into_iter()
+        .find(|&m| ins.has(m))
+        .and_then(Modifier::vector_width)
+        .map(|n| n as usize)
 }
 
 /// Checks one instruction.
@@ -84,7 +94,18 @@ pub(crate) fn check_instruction(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
         }
     }
     let op = ins.opcode.text.as_str();
-    let is_call = op == "call";
+    // a spelling seen before in the module is not resolved again
+    let key = ins.full_opcode();
+    let seen = c.globals.opcodes_ok.borrow().get(&key).copied();
+    let resolved = seen.map(|r| r.op).or_else(|| {
+        // an opcode's name has at most 4 segments after its word (`cp.async.bulk.prefetch.tensor`)
+        let mut lead = [""; 6];
+        for (l, m) in lead.iter_mut().zip(&ins.modifiers) {
+            *l = m.text.as_str();
+        }
+        Opcode::resolve(op, &lead[..ins.modifiers.len().min(lead.len())]).map(|r| r.0)
+    });
+    let is_call = resolved == Some(Opcode::Call);
     // Resolve every name (the callee of a call is checked by the call rules).
     let mut names = Vec::new();
     for (i, o) in ins.operands.iter().enumerate() {
@@ -103,15 +124,20 @@ pub(crate) fn check_instruction(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
         }
     }
 
+    if let Some(r) = seen {
+        let ins = &Insn {
+            ins,
+            op: r.op,
+            mods: r.mods,
+        };
+        return check_operands(c, ins);
+    }
     let entries: Vec<&'static Entry> = lookup(op)
         .iter()
         .filter(|e| e.kind == EntryKind::Instruction)
         .collect();
-    if entries.is_empty() && OUTSIDE_TABLE.contains(&op) {
-        outside_table_gate(c, ins);
-        return;
-    }
-    if entries.is_empty() {
+    // a word the table has no instruction entry for is unknown, even where it names an opcode
+    let Some(opcode) = resolved.filter(|_| !entries.is_empty()) else {
         let mut d = Diagnostic::error(
             codes::UNKNOWN_OPCODE,
             format!("unknown instruction `{op}`"),
@@ -124,38 +150,49 @@ pub(crate) fn check_instruction(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
         };
         c.diags.push(d);
         return;
+    };
+    let mods = ins
+        .modifiers
+        .iter()
+        .filter_map(|m| Modifier::parse(&m.text))
+        .collect();
+    let ins = &Insn {
+        ins,
+        op: opcode,
+        mods,
+    };
+    let before = c.diags.len();
+    if !check_modifiers(c, ins, &entries) {
+        return;
     }
-    let key = ins.full_opcode();
-    if !c.globals.opcodes_ok.borrow().contains(&key) {
-        let before = c.diags.len();
-        if !check_modifiers(c, ins, &entries) {
-            return;
-        }
-        if !check_types(c, ins, &entries) {
-            return;
-        }
-        if CORE.contains(&op) && !check_combination(c, ins, &entries) {
-            return;
-        }
-        if op == "shfl" && !has(ins, ".sync") {
-            check_shfl_without_sync(c, ins);
-        } else {
-            check_gates(c, ins, &entries);
-        }
-        if c.diags.len() == before {
-            c.globals.opcodes_ok.borrow_mut().insert(key);
-        }
+    if !check_types(c, ins, &entries) {
+        return;
     }
+    if is_core(opcode) && !check_combination(c, ins, &entries) {
+        return;
+    }
+    if opcode == Opcode::Shfl && !ins.has(Modifier::Sync) {
+        check_shfl_without_sync(c, ins);
+    } else {
+        check_gates(c, ins, &entries);
+    }
+    if c.diags.len() == before {
+        c.globals
+            .opcodes_ok
+            .borrow_mut()
+            .insert(key, Resolution { op: opcode, mods });
+    }
+    check_operands(c, ins);
+}
+
+/// The operand and memory rules of an instruction whose opcode and modifiers are known.
+fn check_operands(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>) {
     crate::insn::operands::check(c, ins);
     memory::check_address_space(c, ins);
     memory::check_wide_vector(c, ins);
 }
 
-fn check_modifiers(
-    c: &mut FnChecker<'_, '_>,
-    ins: &Instruction,
-    entries: &[&'static Entry],
-) -> bool {
+fn check_modifiers(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, entries: &[&'static Entry]) -> bool {
     // The modifiers the entries know: the common ones, the segments of the forms' paths and
     // the parts of their slot and definition values. Searched lazily (no list is built): the
     // table's forms are many, and most modifiers match early.
@@ -167,7 +204,7 @@ fn check_modifiers(
         })
     };
     let is_known = |t: &str, bare: &str| {
-        COMMON_MODIFIERS.iter().any(|k| matches(k, t, bare))
+        is_common(t)
             || entries.iter().any(|e| {
                 e.forms.iter().any(|f| {
                     f.path.split('.').skip(1).any(|k| matches(k, t, bare))
@@ -183,16 +220,21 @@ fn check_modifiers(
             continue;
         }
         let op = ins.opcode.text.as_str();
-        if matches!(op, "ld" | "st") && matches!(t, ".param::entry" | ".param::func") {
+        if (ins.op == Opcode::Ld || is_st(ins.op))
+            && matches!(
+                Modifier::parse(t),
+                Some(Modifier::ParamEntry | Modifier::ParamFunc)
+            )
+        {
             // the ISA's `.param{::entry, ::func}`, which the reference extract's value set of
             // `.ss` lacks (ptxas takes `ld.param::entry.u32 %r, [p];`)
             continue;
         }
-        if matches!(op, "st" | "atom" | "red") && ptx_isa::StateSpace::from_suffix(t).is_some() {
+        if writes_memory(ins.op) && ptx_isa::StateSpace::from_suffix(t).is_some() {
             // A state space the instruction cannot use: reported as E0208 by the operand rules.
             continue;
         }
-        if !CORE.contains(&op) && known_anywhere(t) {
+        if !is_core(ins.op) && known_anywhere(t) {
             // The table's forms of less common instructions are not exhaustive: accept a
             // modifier that PTX uses elsewhere rather than risk rejecting valid code.
             continue;
@@ -262,7 +304,7 @@ fn types_fit(types: &[&str], slots: &[&Slot]) -> bool {
 /// the typed slots of one of its forms (those whose path the instruction spells): ptxas says
 /// "Unexpected instruction types specified for 'dp4a'". Forms are matched by position, so
 /// `set.u64.u32` (dtype `.u64`) is rejected although `.u64` is a valid source type.
-fn check_types(c: &mut FnChecker<'_, '_>, ins: &Instruction, entries: &[&'static Entry]) -> bool {
+fn check_types(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, entries: &[&'static Entry]) -> bool {
     let types: Vec<&ptx_syntax::ast::Word> = ins
         .modifiers
         .iter()
@@ -322,25 +364,26 @@ fn check_types(c: &mut FnChecker<'_, '_>, ins: &Instruction, entries: &[&'static
     false
 }
 
-/// For the instructions whose forms are complete (`CORE`): some form of the table must take
+/// For the instructions whose forms are complete ([`is_core`]): some form of the table must take
 /// all the modifiers together, so `.ftz` with `.f64` or `.sat` with `.u64` is rejected even
 /// though each modifier exists. Reports the first modifier without which a form fits.
 fn check_combination(
     c: &mut FnChecker<'_, '_>,
-    ins: &Instruction,
+    ins: &Insn<'_>,
     entries: &[&'static Entry],
 ) -> bool {
     let mods: Vec<&str> = ins
         .modifiers
         .iter()
         .map(|m| m.text.as_str())
-        .filter(|m| !COMMON_MODIFIERS.contains(m))
+        .filter(|m| !is_common(m))
         // The state space of `st`/`atom`/`red` is judged by the operand rules (E0208).
+        .filter(|m| !(writes_memory(ins.op) && ptx_isa::StateSpace::from_suffix(m).is_some()))
         .filter(|m| {
-            !(matches!(ins.opcode.text.as_str(), "st" | "atom" | "red")
-                && ptx_isa::StateSpace::from_suffix(m).is_some())
+            ![Modifier::ParamEntry, Modifier::ParamFunc]
+                .iter()
+                .any(|p| p.text() == *m)
         })
-        .filter(|m| !matches!(*m, ".param::entry" | ".param::func"))
         .collect();
     let fits = |ms: &[&str]| {
         entries
@@ -401,12 +444,23 @@ fn check_combination(
     false
 }
 
-/// Instructions whose forms in the table are complete enough to reject any other modifier.
-const CORE: &[&str] = &[
-    "abs", "add", "and", "atom", "bra", "call", "cvt", "cvta", "div", "fma", "ld", "mad", "max",
-    "min", "mov", "mul", "neg", "not", "or", "red", "rem", "ret", "selp", "setp", "shl", "shr",
-    "st", "sub", "xor",
-];
+/// The instructions that write memory through an address operand (`st`, `atom`, `red`; the
+/// table's `WRITES_MEMORY`): their state space is judged by the operand rules, and they may
+/// not write a kernel's input parameters.
+pub(crate) fn writes_memory(op: Opcode) -> bool {
+    op.is(OpFlags::WRITES_MEMORY)
+}
+
+/// The opcodes whose instructions are written with the word `st` (`st.async`, `st.bulk`).
+pub(crate) fn is_st(op: Opcode) -> bool {
+    matches!(op, Opcode::St | Opcode::StAsync | Opcode::StBulk)
+}
+
+/// Instructions whose forms in the table are complete enough to reject any other modifier
+/// (the table's `COMPLETE_FORMS`).
+fn is_core(op: Opcode) -> bool {
+    op.is(OpFlags::COMPLETE_FORMS)
+}
 
 /// Whether any entry of the table uses modifier `m`, or it is a type or state space.
 fn known_anywhere(m: &str) -> bool {
@@ -441,7 +495,7 @@ fn known_anywhere(m: &str) -> bool {
             .is_some_and(|b| all.contains(b) || ptx_isa::StateSpace::from_suffix(b).is_some())
 }
 
-fn check_shfl_without_sync(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
+fn check_shfl_without_sync(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>) {
     let h: &Header = c.header;
     let new_target = h.target.is_some_and(|t| t.number >= 70);
     let new_version = h.version.is_some_and(|v| v >= PtxVersion::new(6, 4));
@@ -479,7 +533,7 @@ fn check_shfl_without_sync(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
 
 /// Whether a gate's modifier hint `m` is present in the instruction (placeholders such as
 /// `.scope` stand for any value of the slot with that name).
-fn gate_mod_present(m: &str, ins: &Instruction, e: &Entry) -> bool {
+fn gate_mod_present(m: &str, ins: &Insn<'_>, e: &Entry) -> bool {
     if ins
         .modifiers
         .iter()
@@ -499,7 +553,7 @@ fn gate_mod_present(m: &str, ins: &Instruction, e: &Entry) -> bool {
     })
 }
 
-fn check_gates(c: &mut FnChecker<'_, '_>, ins: &Instruction, entries: &[&'static Entry]) {
+fn check_gates(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, entries: &[&'static Entry]) {
     let mods: Vec<&str> = ins.modifiers.iter().map(|m| m.text.as_str()).collect();
     let mut cands: Vec<&'static Entry> = entries
         .iter()

@@ -100,9 +100,9 @@ pub(crate) struct ModuleTable<'m> {
     /// For functions: the AST declaration with its parameter lists (the definition if any).
     pub functions: HashMap<Name, &'m Function>,
     /// Opcodes with modifiers (`ld.global.nc.v4.f32`) whose opcode, modifier and gate checks
-    /// passed: those checks depend on nothing else (the header is fixed for the module), so a
-    /// repeated spelling skips them.
-    pub opcodes_ok: std::cell::RefCell<std::collections::HashSet<String>>,
+    /// passed, with what they resolved to: those checks depend on nothing else (the header is
+    /// fixed for the module), so a repeated spelling skips them and is not resolved again.
+    pub opcodes_ok: std::cell::RefCell<HashMap<String, crate::insn::Resolution>>,
 }
 
 fn vector_width(v: &VarDecl) -> u32 {

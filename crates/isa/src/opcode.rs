@@ -28,6 +28,12 @@ impl OpFlags {
     /// Does the same for each lane whether or not the other lanes of the warp run it, so a
     /// branch around it may become a guard on it (if-conversion).
     pub const CONVERTIBLE: OpFlags = OpFlags(8);
+    /// Writes memory through its address operand (`st`, `atom`, `red`): the checker judges its
+    /// state space and forbids writes to a kernel's input parameters.
+    pub const WRITES_MEMORY: OpFlags = OpFlags(16);
+    /// The table's forms of the instruction are complete: the checker rejects any other
+    /// modifier and any combination of modifiers that no form takes.
+    pub const COMPLETE_FORMS: OpFlags = OpFlags(32);
 
     /// Both sets of flags.
     pub const fn union(self, other: OpFlags) -> OpFlags {
@@ -296,5 +302,11 @@ mod tests {
         assert!(Opcode::Add.is(OpFlags::DEST_FIRST.union(OpFlags::PURE)));
         assert!(Opcode::St.is(OpFlags::NO_DEST));
         assert!(!Opcode::Ld.is(OpFlags::PURE) && Opcode::Ld.is(OpFlags::CONVERTIBLE));
+        assert!(
+            Opcode::RedAsync.is(OpFlags::WRITES_MEMORY) && !Opcode::Ld.is(OpFlags::WRITES_MEMORY)
+        );
+        assert!(
+            Opcode::StBulk.is(OpFlags::COMPLETE_FORMS) && !Opcode::Prmt.is(OpFlags::COMPLETE_FORMS)
+        );
     }
 }

@@ -11,13 +11,14 @@
 //! not go to floating-point or array parameters, floating-point constants not to integer ones;
 //! variables of other state spaces and the caller's own `.param` parameters cannot be passed.
 
+use super::Insn;
 use super::{is_float_literal, is_int_literal};
 use crate::codes;
 use crate::scope::{constant_elements, FnChecker, Resolved, Symbol, SymbolKind};
 use crate::types::compatible;
 use ptx_diag::{Diagnostic, Span};
 use ptx_isa::{ScalarType, StateSpace, TypeKind};
-use ptx_syntax::ast::{ExprKind, Function, Instruction, Name, Operand, VarDecl, Word};
+use ptx_syntax::ast::{ExprKind, Function, Name, Operand, VarDecl, Word};
 
 /// What declares a signature.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -414,7 +415,7 @@ fn check_against(c: &mut FnChecker<'_, '_>, parts: &CallParts<'_>, sig: &Signatu
     }
 }
 
-fn instr_span(ins: &Instruction) -> Span {
+fn instr_span(ins: &Insn<'_>) -> Span {
     ins.opcode
         .loc
         .0
@@ -422,7 +423,7 @@ fn instr_span(ins: &Instruction) -> Span {
 }
 
 /// `call{.uni} (results), callee, (arguments){, prototype-or-targets};`
-pub(crate) fn check_call(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
+pub(crate) fn check_call(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>) {
     let ops = &ins.operands;
     let mut i = 0;
     let mut rets = None;
@@ -502,7 +503,7 @@ pub(crate) fn check_call(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
 /// (the signature) or a `.calltargets` list (every function of it is a possible callee).
 fn check_indirect(
     c: &mut FnChecker<'_, '_>,
-    ins: &Instruction,
+    ins: &Insn<'_>,
     callee_at: usize,
     parts: &CallParts<'_>,
 ) {

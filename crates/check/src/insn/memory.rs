@@ -4,11 +4,12 @@
 //! kernel parameter). ptxas: "State space mismatch between instruction and address", "Illegal
 //! to write to function input parameter".
 
+use super::Insn;
 use crate::codes;
 use crate::scope::{FnChecker, Resolved, SymbolKind};
 use ptx_diag::{Diagnostic, Span};
-use ptx_isa::StateSpace;
-use ptx_syntax::ast::{BinaryOp, Expr, ExprKind, Instruction, Operand};
+use ptx_isa::{Modifier, Opcode, StateSpace};
+use ptx_syntax::ast::{BinaryOp, Expr, ExprKind, Operand};
 
 /// The variable an address names (`[g]`, `[g+8]`, `[arr+4-2]`), with the span of the name.
 fn base_name(e: &Expr) -> Option<(&str, Span)> {
@@ -51,10 +52,15 @@ fn space_fits(insn: Option<StateSpace>, var: StateSpace) -> bool {
 
 /// Checks the address operand of `ld`, `ldu`, `st`, `atom`, `red`, `prefetch`, `prefetchu`
 /// against the variable it names.
-pub(crate) fn check_address_space(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
+pub(crate) fn check_address_space(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>) {
     let op = ins.opcode.text.as_str();
-    let writes = matches!(op, "st" | "atom" | "red");
-    if !(writes || matches!(op, "ld" | "ldu" | "prefetch" | "prefetchu")) {
+    let writes = super::writes_memory(ins.op);
+    if !(writes
+        || matches!(
+            ins.op,
+            Opcode::Ld | Opcode::Ldu | Opcode::Prefetch | Opcode::Prefetchu
+        ))
+    {
         return;
     }
     let Some(addr) = ins.operands.iter().find_map(|o| match o {
@@ -136,15 +142,19 @@ pub(crate) fn check_address_space(c: &mut FnChecker<'_, '_>, ins: &Instruction) 
 /// `.b128` (ptxas: "Feature '256 bit wide load/store' requires PTX ISA .version 8.8 or later",
 /// "... requires .target sm_100 or higher", "global state space expected", "Vector type too
 /// large, exceeds 128 bit limit").
-pub(crate) fn check_wide_vector(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
+pub(crate) fn check_wide_vector(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>) {
     let op = ins.opcode.text.as_str();
-    if !matches!(op, "ld" | "st") {
+    if !(ins.op == Opcode::Ld || super::is_st(ins.op)) {
         return;
     }
-    let Some((vm, n)) = ins.modifiers.iter().find_map(|m| {
-        let n: u32 = m.text.strip_prefix(".v")?.parse().ok()?;
-        Some((m, n))
-    }) else {
+    let Some(v) = [Modifier::V2, Modifier::V4, Modifier::V8]
+        .into_iter()
+        .find(|&m| ins.has(m))
+    else {
+        return;
+    };
+    let n = v.vector_width().unwrap_or(0);
+    let Some(vm) = ins.modifiers.iter().find(|m| m.text == v.text()) else {
         return;
     };
     let Some((tw, t)) = ins

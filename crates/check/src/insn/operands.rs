@@ -3,13 +3,13 @@
 //! `call`, `atom`/`red`, `bar`/`barrier`, `shfl.sync`, `vote.sync`), and the operand checks
 //! (`check_operand`, `arity`) the generic roles pass shares with them.
 
-use super::{has, is_float_literal, is_int_literal, types_of, vec_width};
+use super::{has, is_float_literal, is_int_literal, types_of, vec_width, Insn};
 use crate::codes;
 use crate::scope::{FnChecker, Resolved, SymbolKind};
 use crate::types::{compatible, widened};
 use ptx_diag::{Diagnostic, Span};
-use ptx_isa::{RoleCheck, ScalarType, TypeKind};
-use ptx_syntax::ast::{ExprKind, Instruction, Operand, UnaryOp};
+use ptx_isa::{Modifier, Opcode, Opcode as O, RoleCheck, ScalarType, TypeKind};
+use ptx_syntax::ast::{ExprKind, Operand, UnaryOp};
 
 /// What an operand position wants.
 #[derive(Clone, Copy)]
@@ -30,31 +30,54 @@ pub(crate) enum Want {
 /// modifier): bit types take `eq`/`ne`; signed types also `lt`, `le`, `gt`, `ge`; unsigned
 /// types those and `lo`, `ls`, `hi`, `hs`; floating-point types the ordered six and the
 /// unordered `equ`…`geu`, `num`, `nan` (as ptxas 13.5 accepts them).
-fn check_compare(c: &mut FnChecker<'_, '_>, ins: &Instruction) -> bool {
-    const ORDERED: &[&str] = &[".eq", ".ne", ".lt", ".le", ".gt", ".ge"];
-    const UNSIGNED: &[&str] = &[".lo", ".ls", ".hi", ".hs"];
-    const UNORDERED: &[&str] = &[
-        ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan",
+fn check_compare(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>) -> bool {
+    use Modifier as M;
+    const ORDERED: &[Modifier] = &[M::Eq, M::Ne, M::Lt, M::Le, M::Gt, M::Ge];
+    const UNSIGNED: &[Modifier] = &[M::Lo, M::Ls, M::Hi, M::Hs];
+    const UNORDERED: &[Modifier] = &[
+        M::Equ,
+        M::Neu,
+        M::Ltu,
+        M::Leu,
+        M::Gtu,
+        M::Geu,
+        M::Num,
+        M::Nan,
     ];
     let Some(t) = types_of(ins).last().copied() else {
         return true;
     };
-    let Some(m) = ins.modifiers.iter().find(|m| {
-        let t = m.text.as_str();
-        ORDERED.contains(&t) || UNSIGNED.contains(&t) || UNORDERED.contains(&t)
-    }) else {
+    let mut present = [ORDERED, UNSIGNED, UNORDERED]
+        .into_iter()
+        .flatten()
+        .copied()
+        .filter(|&k| ins.has(k));
+    let Some(first) = present.next() else {
+        return true;
+    };
+    // the first comparison as written (the word is looked up to place the diagnostic)
+    let found = if present.next().is_none() {
+        modifier(ins, first).map(|w| (w, first))
+    } else {
+        ins.modifiers.iter().find_map(|m| {
+            Modifier::parse(&m.text)
+                .filter(|k| ORDERED.contains(k) || UNSIGNED.contains(k) || UNORDERED.contains(k))
+                .map(|k| (m, k))
+        })
+    };
+    let Some((m, op)) = found else {
         return true;
     };
     let cmp = m.text.as_str();
     let (ok, takes) = match t.kind() {
-        TypeKind::Bit => (matches!(cmp, ".eq" | ".ne"), "`.eq` and `.ne`"),
-        TypeKind::Signed => (ORDERED.contains(&cmp), "`.eq .ne .lt .le .gt .ge`"),
+        TypeKind::Bit => (matches!(op, M::Eq | M::Ne), "`.eq` and `.ne`"),
+        TypeKind::Signed => (ORDERED.contains(&op), "`.eq .ne .lt .le .gt .ge`"),
         TypeKind::Unsigned => (
-            ORDERED.contains(&cmp) || UNSIGNED.contains(&cmp),
+            ORDERED.contains(&op) || UNSIGNED.contains(&op),
             "`.eq .ne .lt .le .gt .ge .lo .ls .hi .hs`",
         ),
         TypeKind::Float => (
-            !UNSIGNED.contains(&cmp),
+            !UNSIGNED.contains(&op),
             "the ordered and unordered comparisons, not `.lo .ls .hi .hs`",
         ),
         TypeKind::Pred => (true, ""),
@@ -84,9 +107,9 @@ fn check_compare(c: &mut FnChecker<'_, '_>, ins: &Instruction) -> bool {
     false
 }
 
-pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
+pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>) {
     let op = ins.opcode.text.as_str();
-    if matches!(op, "setp" | "set") && !check_compare(c, ins) {
+    if matches!(ins.op, O::Setp | O::Set) && !check_compare(c, ins) {
         return;
     }
     let mods: Vec<&str> = ins.modifiers.iter().map(|m| m.text.as_str()).collect();
@@ -103,32 +126,32 @@ pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
     let tys = types_of(ins);
     let ty = tys.last().copied();
     use ScalarType as T;
-    match op {
-        "add" | "sub" | "mul" | "min" | "max" | "div" | "addc" | "subc" => {
+    match ins.op {
+        O::Add | O::Sub | O::Mul | O::Min | O::Max | O::Div | O::Addc | O::Subc => {
             if !arity(c, ins, 3, 3, "d, a, b") {
                 return;
             }
             let Some(t) = need_type(c, ins, ty) else {
                 return;
             };
-            let d = if has(ins, ".wide") {
+            let d = if has(ins, Modifier::Wide) {
                 widened(t).unwrap_or(t)
             } else {
                 t
             };
             run(c, ins, &[Want::Dst(d), Want::Val(t), Want::Val(t)], false);
         }
-        "mad" | "fma" | "madc" => {
+        O::Mad | O::Fma | O::Madc => {
             if !arity(c, ins, 4, 4, "d, a, b, c") {
                 return;
             }
             let Some(t) = need_type(c, ins, ty) else {
                 return;
             };
-            if op == "mad" && matches!(t, T::F32 | T::F64) && !check_mad_rounding(c, ins, t) {
+            if ins.op == O::Mad && matches!(t, T::F32 | T::F64) && !check_mad_rounding(c, ins, t) {
                 return;
             }
-            let d = if has(ins, ".wide") {
+            let d = if has(ins, Modifier::Wide) {
                 widened(t).unwrap_or(t)
             } else {
                 t
@@ -140,7 +163,7 @@ pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
                 false,
             );
         }
-        "setp" => {
+        O::Setp => {
             if !arity(c, ins, 3, 4, "p[|q], a, b[, {!}c]") {
                 return;
             }
@@ -148,7 +171,7 @@ pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
                 return;
             };
             if !matches!(t, T::F32 | T::F16 | T::F16x2) {
-                if let Some(m) = modifier(ins, ".ftz") {
+                if let Some(m) = modifier(ins, Modifier::Ftz) {
                     illegal_modifier(
                         c,
                         ins,
@@ -173,11 +196,11 @@ pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
                 false,
             );
         }
-        "mov" => check_mov(c, ins, ty),
-        "ld" | "ldu" => check_ld_st(c, ins, ty, true),
-        "st" => check_ld_st(c, ins, ty, false),
-        "cvt" => check_cvt(c, ins, &tys),
-        "cvta" => {
+        O::Mov => check_mov(c, ins, ty),
+        O::Ld | O::Ldu => check_ld_st(c, ins, ty, true),
+        O::St | O::StAsync | O::StBulk => check_ld_st(c, ins, ty, false),
+        O::Cvt | O::CvtPack => check_cvt(c, ins, &tys),
+        O::Cvta => {
             if !arity(c, ins, 2, 2, "d, a") {
                 return;
             }
@@ -185,16 +208,16 @@ pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
                 run(c, ins, &[Want::Dst(t), Want::Any], false);
             }
         }
-        "bra" => {
+        O::Bra => {
             if !arity(c, ins, 1, 1, "target") {
                 return;
             }
             check_branch_target(c, &ins.operands[0]);
         }
-        "call" => super::call::check_call(c, ins),
-        "atom" | "red" => check_atom(c, ins, ty, op == "atom"),
-        "bar" | "barrier" => check_bar(c, ins),
-        "shfl" if has(ins, ".sync") => {
+        O::Call => super::call::check_call(c, ins),
+        O::Atom | O::Red | O::RedAsync => check_atom(c, ins, ty, ins.op == O::Atom),
+        O::Bar | O::BarWarpSync | O::Barrier | O::BarrierCluster => check_bar(c, ins),
+        O::Shfl if has(ins, Modifier::Sync) => {
             if !arity(c, ins, 5, 5, "d[|p], a, b, c, membermask") {
                 return;
             }
@@ -211,11 +234,11 @@ pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
                 false,
             );
         }
-        "vote" if has(ins, ".sync") => {
+        O::Vote if has(ins, Modifier::Sync) => {
             if !arity(c, ins, 3, 3, "d, {!}a, membermask") {
                 return;
             }
-            let d = if has(ins, ".ballot") {
+            let d = if has(ins, Modifier::Ballot) {
                 Want::Dst(T::B32)
             } else {
                 Want::PredDst
@@ -234,17 +257,17 @@ pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
 /// `bar`/`barrier`: `a` (barrier) and `b` (thread count) are `.u32`; the reductions write a
 /// `.u32` count or a predicate and read a predicate `{!}c`; `bar.warp.sync` takes a 32-bit
 /// member mask; `barrier.cluster` takes no operand.
-fn check_bar(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
+fn check_bar(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>) {
     use ScalarType as T;
     let n = ins.operands.len();
-    if has(ins, ".cluster") {
+    if has(ins, Modifier::Cluster) {
         arity(c, ins, 0, 0, "");
-    } else if has(ins, ".warp") {
+    } else if has(ins, Modifier::Warp) {
         if arity(c, ins, 1, 1, "membermask") {
             run(c, ins, &[Want::Val(T::B32)], false);
         }
-    } else if has(ins, ".red") {
-        let pred = has(ins, ".pred");
+    } else if has(ins, Modifier::Red) {
+        let pred = has(ins, Modifier::Pred);
         if !arity(
             c,
             ins,
@@ -274,7 +297,7 @@ fn check_bar(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
                 false,
             );
         }
-    } else if has(ins, ".arrive") {
+    } else if has(ins, Modifier::Arrive) {
         if arity(c, ins, 2, 2, "a, b") {
             run(c, ins, &[Want::Val(T::U32), Want::Val(T::U32)], false);
         }
@@ -283,7 +306,7 @@ fn check_bar(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
     }
 }
 
-fn instr_span(ins: &Instruction) -> Span {
+fn instr_span(ins: &Insn<'_>) -> Span {
     ins.opcode
         .loc
         .0
@@ -293,7 +316,7 @@ fn instr_span(ins: &Instruction) -> Span {
 /// Checks the operand count; returns whether it is within `min..=max`.
 pub(crate) fn arity(
     c: &mut FnChecker<'_, '_>,
-    ins: &Instruction,
+    ins: &Insn<'_>,
     min: usize,
     max: usize,
     shape: &str,
@@ -336,7 +359,7 @@ pub(crate) fn arity(
 
 fn need_type(
     c: &mut FnChecker<'_, '_>,
-    ins: &Instruction,
+    ins: &Insn<'_>,
     ty: Option<ScalarType>,
 ) -> Option<ScalarType> {
     if ty.is_none() {
@@ -354,7 +377,7 @@ fn need_type(
     ty
 }
 
-fn run(c: &mut FnChecker<'_, '_>, ins: &Instruction, wants: &[Want], relaxed: bool) {
+fn run(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, wants: &[Want], relaxed: bool) {
     for (o, w) in ins.operands.iter().zip(wants) {
         check_operand(c, ins, o, *w, relaxed);
     }
@@ -370,7 +393,7 @@ fn reg_type(c: &FnChecker<'_, '_>, name: &str) -> Option<(ScalarType, Span)> {
 
 pub(crate) fn check_operand(
     c: &mut FnChecker<'_, '_>,
-    ins: &Instruction,
+    ins: &Insn<'_>,
     o: &Operand,
     w: Want,
     relaxed: bool,
@@ -380,7 +403,7 @@ pub(crate) fn check_operand(
             check_operand(c, ins, a, Want::PredDst, relaxed);
             check_operand(c, ins, b, Want::PredDst, relaxed);
         }
-        (Operand::Pair(a, b), Want::Dst(t)) if ins.opcode.text == "shfl" => {
+        (Operand::Pair(a, b), Want::Dst(t)) if ins.op == Opcode::Shfl => {
             check_operand(c, ins, a, Want::Dst(t), relaxed);
             check_operand(c, ins, b, Want::PredDst, relaxed);
         }
@@ -465,7 +488,8 @@ pub(crate) fn check_operand(
             }
         }
         (Operand::Vector(..), Want::Val(_) | Want::Dst(_))
-            if !matches!(ins.opcode.text.as_str(), "mov" | "ld" | "st" | "ldu") =>
+            if !(matches!(ins.op, Opcode::Mov | Opcode::Ld | Opcode::Ldu)
+                || super::is_st(ins.op)) =>
         {
             c.diags.push(
                 Diagnostic::error(
@@ -498,8 +522,8 @@ pub(crate) fn check_operand(
 
 /// A variable or parameter named where a register value goes (`add.u32 %r1, p, 1;` with a
 /// kernel parameter `p`): only `mov` (and `cvta`) take a variable's address that way.
-fn not_a_register(c: &mut FnChecker<'_, '_>, ins: &Instruction, span: Span, name: &str, w: Want) {
-    if ins.opcode.text == "mov" || matches!(w, Want::Any) {
+fn not_a_register(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, span: Span, name: &str, w: Want) {
+    if ins.op == Opcode::Mov || matches!(w, Want::Any) {
         return;
     }
     let (what, decl, ty) = match c.resolve(name) {
@@ -550,7 +574,7 @@ fn float_help(t: ScalarType, e: &ptx_syntax::ast::Expr) -> String {
     }
 }
 
-fn immediate_dest(c: &mut FnChecker<'_, '_>, ins: &Instruction, span: Span) {
+fn immediate_dest(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, span: Span) {
     c.diags.push(
         Diagnostic::error(
             codes::OPERAND_SHAPE,
@@ -566,7 +590,7 @@ fn immediate_dest(c: &mut FnChecker<'_, '_>, ins: &Instruction, span: Span) {
 
 fn type_mismatch(
     c: &mut FnChecker<'_, '_>,
-    ins: &Instruction,
+    ins: &Insn<'_>,
     span: Span,
     name: &str,
     rt: ScalarType,
@@ -609,7 +633,7 @@ fn type_mismatch(
     );
 }
 
-fn check_mov(c: &mut FnChecker<'_, '_>, ins: &Instruction, ty: Option<ScalarType>) {
+fn check_mov(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, ty: Option<ScalarType>) {
     if !arity(c, ins, 2, 2, "d, a") {
         return;
     }
@@ -656,13 +680,15 @@ fn check_mov(c: &mut FnChecker<'_, '_>, ins: &Instruction, ty: Option<ScalarType
     }
 }
 
-fn check_ld_st(c: &mut FnChecker<'_, '_>, ins: &Instruction, ty: Option<ScalarType>, is_ld: bool) {
+fn check_ld_st(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, ty: Option<ScalarType>, is_ld: bool) {
     let full = ins.full_opcode();
-    if !is_ld && (has(ins, ".const") || has(ins, ".tex")) {
-        let m = ins
-            .modifiers
-            .iter()
-            .find(|m| m.text == ".const" || m.text == ".tex");
+    if !is_ld && (has(ins, Modifier::Const) || has(ins, Modifier::Tex)) {
+        let m = ins.modifiers.iter().find(|m| {
+            matches!(
+                Modifier::parse(&m.text),
+                Some(Modifier::Const | Modifier::Tex)
+            )
+        });
         let span = m.map_or(instr_span(ins), |m| m.loc.0);
         c.diags.push(
             Diagnostic::error(
@@ -680,7 +706,8 @@ fn check_ld_st(c: &mut FnChecker<'_, '_>, ins: &Instruction, ty: Option<ScalarTy
     }
     // `st.async` to an mbarrier's CTA takes `[mbar]`; the `.release` (and `.mmio`) forms of PTX
     // 8.7+ do not
-    let with_mbar = has(ins, ".async") && !has(ins, ".release") && !has(ins, ".mmio");
+    let with_mbar =
+        has(ins, Modifier::Async) && !has(ins, Modifier::Release) && !has(ins, Modifier::Mmio);
     let shape = match (is_ld, with_mbar) {
         (true, _) => "d, [a]",
         (false, false) => "[a], b",
@@ -769,8 +796,8 @@ fn vector_register(c: &FnChecker<'_, '_>, name: &str) -> Option<usize> {
     }
 }
 
-fn check_cvt(c: &mut FnChecker<'_, '_>, ins: &Instruction, tys: &[ScalarType]) {
-    if has(ins, ".pack") || tys.len() != 2 {
+fn check_cvt(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, tys: &[ScalarType]) {
+    if has(ins, Modifier::Pack) || tys.len() != 2 {
         return;
     }
     let (dt, at) = (tys[0], tys[1]);
@@ -778,10 +805,19 @@ fn check_cvt(c: &mut FnChecker<'_, '_>, ins: &Instruction, tys: &[ScalarType]) {
         return;
     }
     let full = ins.full_opcode();
-    let irnd = [".rni", ".rzi", ".rmi", ".rpi"].iter().any(|m| has(ins, m));
-    let frnd = [".rn", ".rz", ".rm", ".rp", ".rna", ".rs"]
+    let irnd = [Modifier::Rni, Modifier::Rzi, Modifier::Rmi, Modifier::Rpi]
         .iter()
-        .any(|m| has(ins, m));
+        .any(|&m| has(ins, m));
+    let frnd = [
+        Modifier::Rn,
+        Modifier::Rz,
+        Modifier::Rm,
+        Modifier::Rp,
+        Modifier::Rna,
+        Modifier::Rs,
+    ]
+    .iter()
+    .any(|&m| has(ins, m));
     let is_float = |t: ScalarType| t.kind() == TypeKind::Float;
     let need = if is_float(at) && dt.is_integer() {
         (!irnd).then_some((
@@ -855,9 +891,9 @@ fn check_branch_target(c: &mut FnChecker<'_, '_>, o: &Operand) {
     }
 }
 
-fn check_atom(c: &mut FnChecker<'_, '_>, ins: &Instruction, ty: Option<ScalarType>, is_atom: bool) {
-    for bad in [".const", ".local", ".param"] {
-        if let Some(m) = ins.modifiers.iter().find(|m| m.text == bad) {
+fn check_atom(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, ty: Option<ScalarType>, is_atom: bool) {
+    for bad in [Modifier::Const, Modifier::Local, Modifier::Param] {
+        if let Some(m) = modifier(ins, bad) {
             c.diags.push(
                 Diagnostic::error(
                     codes::STATE_SPACE,
@@ -875,11 +911,13 @@ fn check_atom(c: &mut FnChecker<'_, '_>, ins: &Instruction, ty: Option<ScalarTyp
         }
     }
     // ptxas also takes a fourth operand (no cache hint) for `.and`, `.or`, `.xor` and `.exch`.
-    let four = has(ins, ".cas")
+    let four = has(ins, Modifier::Cas)
         || (ins.operands.len() == 4
-            && !has(ins, ".L2::cache_hint")
-            && [".and", ".or", ".xor", ".exch"].iter().any(|m| has(ins, m)));
-    let shape = match (is_atom, four, has(ins, ".async")) {
+            && !has(ins, Modifier::L2CacheHint)
+            && [Modifier::And, Modifier::Or, Modifier::Xor, Modifier::Exch]
+                .iter()
+                .any(|&m| has(ins, m)));
+    let shape = match (is_atom, four, has(ins, Modifier::Async)) {
         (true, true, _) => "d, [a], b, c",
         (true, false, _) => "d, [a], b",
         (false, _, false) => "[a], b",
@@ -893,7 +931,7 @@ fn check_atom(c: &mut FnChecker<'_, '_>, ins: &Instruction, ty: Option<ScalarTyp
     }
     let Some(t) = ty else { return };
     if is_atom {
-        let cas = has(ins, ".cas");
+        let cas = has(ins, Modifier::Cas);
         run(
             c,
             ins,
@@ -911,14 +949,18 @@ fn check_atom(c: &mut FnChecker<'_, '_>, ins: &Instruction, ty: Option<ScalarTyp
 }
 
 /// The modifier word `m` of the instruction, if written.
-fn modifier<'i>(ins: &'i Instruction, m: &str) -> Option<&'i ptx_syntax::ast::Word> {
-    ins.modifiers.iter().find(|w| w.text == m)
+/// The word of modifier `m` as the instruction writes it, if it has `m`.
+fn modifier<'i>(ins: &'i Insn<'_>, m: Modifier) -> Option<&'i ptx_syntax::ast::Word> {
+    if !ins.has(m) {
+        return None;
+    }
+    ins.modifiers.iter().find(|w| w.text == m.text())
 }
 
 /// Reports a modifier that exists for the instruction but not with its types.
 fn illegal_modifier(
     c: &mut FnChecker<'_, '_>,
-    ins: &Instruction,
+    ins: &Insn<'_>,
     m: &ptx_syntax::ast::Word,
     why: &str,
     help: &str,
@@ -936,8 +978,11 @@ fn illegal_modifier(
 
 /// `mad.f32` needs a rounding modifier from sm_20 on (the form without one is sm_1x only), and
 /// `mad.f64` always does.
-fn check_mad_rounding(c: &mut FnChecker<'_, '_>, ins: &Instruction, t: ScalarType) -> bool {
-    if [".rn", ".rz", ".rm", ".rp"].iter().any(|m| has(ins, m)) {
+fn check_mad_rounding(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, t: ScalarType) -> bool {
+    if [Modifier::Rn, Modifier::Rz, Modifier::Rm, Modifier::Rp]
+        .iter()
+        .any(|&m| has(ins, m))
+    {
         return true;
     }
     let old_target = c.header.target.is_some_and(|tg| tg.number < 20);
@@ -970,7 +1015,7 @@ fn check_mad_rounding(c: &mut FnChecker<'_, '_>, ins: &Instruction, t: ScalarTyp
 /// `.f32` source or destination. Returns whether the modifiers are legal.
 fn check_cvt_modifiers(
     c: &mut FnChecker<'_, '_>,
-    ins: &Instruction,
+    ins: &Insn<'_>,
     dt: ScalarType,
     at: ScalarType,
 ) -> bool {
@@ -994,15 +1039,33 @@ fn check_cvt_modifiers(
         ),
         (true, true) => (false, false, "widening float conversions are exact and take none"),
     };
+    use Modifier as M;
+    const ROUNDINGS: &[Modifier] = &[
+        M::Rni,
+        M::Rzi,
+        M::Rmi,
+        M::Rpi,
+        M::Rn,
+        M::Rz,
+        M::Rm,
+        M::Rp,
+        M::Ftz,
+    ];
+    if !ROUNDINGS.iter().any(|&m| ins.has(m)) {
+        return true;
+    }
     for w in &ins.modifiers {
-        let bad = match w.text.as_str() {
-            ".rni" | ".rzi" | ".rmi" | ".rpi" => !int_ok,
-            ".rn" | ".rz" | ".rm" | ".rp" => !fp_ok,
-            ".ftz" => dt != T::F32 && at != T::F32,
+        let Some(k) = Modifier::parse(&w.text) else {
+            continue;
+        };
+        let bad = match k {
+            M::Rni | M::Rzi | M::Rmi | M::Rpi => !int_ok,
+            M::Rn | M::Rz | M::Rm | M::Rp => !fp_ok,
+            M::Ftz => dt != T::F32 && at != T::F32,
             _ => false,
         };
         if bad {
-            let (why, help) = if w.text == ".ftz" {
+            let (why, help) = if k == M::Ftz {
                 (
                     "`.ftz` applies when the source or the destination is `.f32`".to_string(),
                     "drop `.ftz`".to_string(),
@@ -1038,13 +1101,14 @@ fn special_name(c: &FnChecker<'_, '_>, e: &ptx_syntax::ast::Expr) -> Option<Stri
 
 /// Special registers are read only by `mov` (and `cvt`): into a register of their size (the
 /// legacy narrower reads aside), and one component at a time.
-fn check_special(c: &mut FnChecker<'_, '_>, ins: &Instruction, span: Span, name: &str, w: Want) {
-    let op = ins.opcode.text.as_str();
-    if !matches!(w, Want::Val(_) | Want::Pred { .. }) || op == "cvt" {
+fn check_special(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, span: Span, name: &str, w: Want) {
+    if !matches!(w, Want::Val(_) | Want::Pred { .. })
+        || matches!(ins.op, Opcode::Cvt | Opcode::CvtPack)
+    {
         return;
     }
     let full = ins.full_opcode();
-    if op != "mov" {
+    if ins.op != Opcode::Mov {
         let t = match w {
             Want::Val(t) => t.suffix(),
             _ => ".u32",
@@ -1116,9 +1180,9 @@ fn check_special(c: &mut FnChecker<'_, '_>, ins: &Instruction, span: Span, name:
 
 /// The operand count of a memory instruction whose operands are `shape`, plus the 64-bit
 /// cache-policy operand that goes with `.L2::cache_hint` (both or neither).
-fn cache_arity(c: &mut FnChecker<'_, '_>, ins: &Instruction, shape: &str) -> bool {
+fn cache_arity(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, shape: &str) -> bool {
     let base = shape.split(", ").count();
-    let hint = has(ins, ".L2::cache_hint");
+    let hint = has(ins, Modifier::L2CacheHint);
     let want = base + usize::from(hint);
     let n = ins.operands.len();
     if n == want {
@@ -1140,11 +1204,7 @@ fn cache_arity(c: &mut FnChecker<'_, '_>, ins: &Instruction, shape: &str) -> boo
         return false;
     }
     if hint && n == base {
-        let hint_span = ins
-            .modifiers
-            .iter()
-            .find(|m| m.text == ".L2::cache_hint")
-            .map_or(instr_span(ins), |m| m.loc.0);
+        let hint_span = modifier(ins, Modifier::L2CacheHint).map_or(instr_span(ins), |m| m.loc.0);
         c.diags.push(
             Diagnostic::error(
                 codes::OPERAND_COUNT,

@@ -5,12 +5,13 @@
 
 use super::operands::{arity, check_operand, Want};
 use super::types_of;
+use super::Insn;
 use crate::codes;
 use crate::scope::FnChecker;
 use crate::types::widened;
 use ptx_diag::Diagnostic;
 use ptx_isa::{OperandRole, RoleKind, RoleRule, RoleType, ScalarType};
-use ptx_syntax::ast::{ExprKind, Instruction, Operand};
+use ptx_syntax::ast::{ExprKind, Operand};
 
 /// The type a role names for this instruction, if it can be told.
 fn resolve(c: &FnChecker<'_, '_>, ty: RoleType, types: &[ScalarType]) -> Option<ScalarType> {
@@ -31,7 +32,7 @@ fn resolve(c: &FnChecker<'_, '_>, ty: RoleType, types: &[ScalarType]) -> Option<
 /// Checks `ins` against the role list `ops` of `rule`.
 pub(crate) fn check(
     c: &mut FnChecker<'_, '_>,
-    ins: &Instruction,
+    ins: &Insn<'_>,
     rule: &RoleRule,
     ops: &[OperandRole],
 ) {
@@ -90,7 +91,7 @@ pub(crate) fn check(
 }
 
 /// An operand that must be a constant (`immLut` of `lop3`, `N` of `cp.async.wait_group`).
-fn immediate(c: &mut FnChecker<'_, '_>, ins: &Instruction, o: &Operand, role: &OperandRole) {
+fn immediate(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, o: &Operand, role: &OperandRole) {
     let is_constant = match o {
         Operand::Expr(e) => {
             !matches!(&e.kind, ExprKind::Symbol(n) if n.starts_with('%'))
