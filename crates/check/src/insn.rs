@@ -124,6 +124,18 @@ pub(crate) fn check_instruction(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
         }
     }
 
+    if !is_call {
+        // a form that writes `{-}a` takes a negated register (`vmad`)
+        let negatable = lookup(op).iter().any(|e| {
+            e.forms
+                .iter()
+                .any(|f| f.operands.iter().any(|o| o.text.starts_with("{-}")))
+        });
+        for o in &ins.operands {
+            check_register_arithmetic(c, o, negatable);
+        }
+    }
+
     if let Some(r) = seen {
         let ins = &Insn {
             ins,
@@ -728,6 +740,74 @@ pub(crate) fn is_float_literal(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::F32Bits(_) | ExprKind::F64Bits(_) | ExprKind::Float(_) => true,
         ExprKind::Unary(UnaryOp::Neg | UnaryOp::Plus, a) => is_float_literal(a),
+        _ => false,
+    }
+}
+
+/// A register is an operand by itself (`%r1`, `!%p`, `%r2.b0`) or plus a constant offset
+/// (`%rd1+8`, as ptxas 13.5 takes it); any other arithmetic on registers (`%r1-1`, `%r1*2`,
+/// `%r1+%r2`, `-%r1`) is not PTX: ptxas stops with a syntax error there ("Parsing error near
+/// '-'") or "Illegal argument to unary minus"; only an instruction whose form writes `{-}a`
+/// (`vmad`) takes a negated register. Addresses have their own rules.
+fn check_register_arithmetic(c: &mut FnChecker<'_, '_>, o: &Operand, negatable: bool) {
+    let e = match o {
+        Operand::Expr(e) => e,
+        Operand::Vector(items, _) | Operand::List(items, _) => {
+            for i in items {
+                check_register_arithmetic(c, i, negatable);
+            }
+            return;
+        }
+        Operand::Pair(a, b) => {
+            check_register_arithmetic(c, a, negatable);
+            check_register_arithmetic(c, b, negatable);
+            return;
+        }
+        Operand::Address(_) => return,
+    };
+    let alone = |e: &Expr| match &e.kind {
+        ExprKind::Symbol(_) => true,
+        ExprKind::Select(inner, _) => matches!(inner.kind, ExprKind::Symbol(_)),
+        _ => false,
+    };
+    let fine = match &e.kind {
+        ExprKind::Unary(UnaryOp::Not, inner) => alone(inner) || !has_register(c, inner),
+        ExprKind::Unary(UnaryOp::Neg, inner) if negatable && alone(inner) => true,
+        ExprKind::Binary(ptx_syntax::ast::BinaryOp::Add, lhs, rhs) if alone(lhs) => {
+            !has_register(c, rhs)
+        }
+        _ => alone(e) || !has_register(c, e),
+    };
+    if !fine {
+        c.diags.push(
+            Diagnostic::error(
+                codes::OPERAND_SHAPE,
+                "a register can only be an operand by itself or plus a constant offset",
+                e.loc.0,
+            )
+            .with_label_message("arithmetic on a register")
+            .with_help("compute the value into a register first (`sub.s32 %r2, %r1, 1;`)"),
+        );
+    }
+}
+
+/// Whether `e` names a register anywhere.
+fn has_register(c: &FnChecker<'_, '_>, e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Symbol(n) => {
+            matches!(c.resolve(n), Resolved::Symbol(s) if s.kind == SymbolKind::Register)
+        }
+        ExprKind::Unary(_, a)
+        | ExprKind::Cast(_, a)
+        | ExprKind::Select(a, _)
+        | ExprKind::Generic(a)
+        | ExprKind::Mask(_, a) => has_register(c, a),
+        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
+            has_register(c, a) || has_register(c, b)
+        }
+        ExprKind::Conditional(a, b, d) => {
+            has_register(c, a) || has_register(c, b) || has_register(c, d)
+        }
         _ => false,
     }
 }

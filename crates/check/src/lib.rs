@@ -27,6 +27,7 @@
 
 pub mod codes;
 mod consts;
+pub mod examples;
 pub mod fuzz;
 mod header;
 mod insn;
