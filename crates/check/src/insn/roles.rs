@@ -7,7 +7,7 @@ use super::operands::{arity, check_operand, Want};
 use super::types_of;
 use super::Insn;
 use crate::codes;
-use crate::scope::FnChecker;
+use crate::scope::{FnChecker, Resolved, SymbolKind};
 use crate::types::widened;
 use ptx_diag::Diagnostic;
 use ptx_isa::{OperandRole, RoleKind, RoleRule, RoleType, ScalarType};
@@ -85,8 +85,43 @@ pub(crate) fn check(
                     );
                 }
             }
-            RoleKind::Label | RoleKind::Any => {}
+            RoleKind::Label => target_list(c, ins, o, role),
+            RoleKind::Any => {}
         }
+    }
+}
+
+/// The target list of `brx.idx`: the label of a `.branchtargets` directive (ptxas: "Arguments
+/// mismatch for instruction 'brx.idx'" for a plain label or a register).
+fn target_list(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, o: &Operand, role: &OperandRole) {
+    let ok = match o {
+        Operand::Expr(e) => match &e.kind {
+            ExprKind::Symbol(n) => match c.resolve(n) {
+                Resolved::Symbol(s) => s.kind == SymbolKind::BranchTargets,
+                Resolved::Label | Resolved::Special => false,
+                // an undeclared name is reported where names are resolved
+                Resolved::Unknown => true,
+            },
+            _ => false,
+        },
+        _ => false,
+    };
+    if !ok {
+        c.diags.push(
+            Diagnostic::error(
+                codes::OPERAND_SHAPE,
+                format!(
+                    "operand `{}` of `{}` must name a `.branchtargets` list",
+                    role.name,
+                    ins.full_opcode()
+                ),
+                o.loc().0,
+            )
+            .with_label_message("not a `.branchtargets` label")
+            .with_help(
+                "declare the targets: `ts: .branchtargets L0, L1, L2;` and write `brx.idx %r, ts;`",
+            ),
+        );
     }
 }
 
