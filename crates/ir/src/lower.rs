@@ -541,7 +541,7 @@ struct FuncCx<'a> {
     /// The checker's table of this function: its symbols.
     table: &'a FunctionTable,
     /// The checker's resolution of every name use, sorted by span.
-    uses: Vec<(Span, NameRef)>,
+    uses: std::borrow::Cow<'a, [(Span, NameRef)]>,
     /// The index in `table.symbols` of the symbol declared at each name span (by its start).
     decl_index: HashMap<u32, usize>,
     /// What each symbol of `table` lowered to, once declared.
@@ -611,9 +611,17 @@ impl<'a> FuncCx<'a> {
                 }
             }
         }
-        let mut uses = table.uses.clone();
-        // stable: the uses one span names several times (`.branchtargets L<4>`) keep their order
-        uses.sort_by_key(|(s, _)| (s.start, s.end));
+        // the checker records uses in source order, so they are sorted but for a few (a `call`
+        // checks its callee after its operands); stable: the uses one span names several
+        // times (`.branchtargets L<4>`) keep their order
+        let key = |(s, _): &(Span, NameRef)| (s.start, s.end);
+        let uses = if table.uses.is_sorted_by_key(key) {
+            std::borrow::Cow::Borrowed(&table.uses[..])
+        } else {
+            let mut v = table.uses.clone();
+            v.sort_by_key(key);
+            std::borrow::Cow::Owned(v)
+        };
         let decl_index = table
             .symbols
             .iter()
