@@ -326,6 +326,7 @@ pub(crate) fn test_program(params: &str, body: &str) -> Program {
     );
     let parsed = ptx_syntax::parse(&text);
     assert!(!parsed.has_errors(), "{:?}", parsed.diagnostics);
-    let m = ptx_ir::lower(&parsed.module).expect("lowers");
+    let checked = ptx_check::check_module(&parsed.module, &Default::default());
+    let m = ptx_ir::lower(&parsed.module, &checked).expect("lowers");
     compile(&m, 0, &GlobalAddrs::default()).expect("compiles")
 }

@@ -349,7 +349,8 @@ mod tests {
         );
         let parsed = ptx_syntax::parse(&text);
         assert!(!parsed.has_errors(), "{:?}", parsed.diagnostics);
-        let m = crate::lower(&parsed.module).expect("lowers");
+        let checked = ptx_check::check_module(&parsed.module, &Default::default());
+        let m = crate::lower(&parsed.module, &checked).expect("lowers");
         m.functions.into_iter().next().expect("one kernel")
     }
 

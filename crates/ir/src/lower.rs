@@ -3,12 +3,18 @@
 //! Lowering trusts the checker for everything it verifies (declared names, operand shapes) and
 //! reports, as diagnostics, only what the IR cannot represent: constructs a checked module may
 //! contain that execution does not support (vector registers, `mask()` initializers…), and
-//! names it cannot resolve when it is given an unchecked tree.
+//! names the checker did not resolve.
+//!
+//! There is one name resolver in the project, the checker's: lowering takes its
+//! [`ptx_check::Checked`] and, for every name a function body uses, reads what the checker
+//! resolved it to (its side table of uses, keyed by the span of the use) instead of looking
+//! the name up again; it only maps the checker's symbols to the IR's handles as it declares them.
 
 use crate::{
     build_cfg, post_dominators, Base, Function, FunctionKind, Global, Guard, Handle, Imm, Inst,
     LocalVar, Module, Operand, Param, RegId, RegInfo, Reloc, SpecialReg, SrcLoc, SymbolRef,
 };
+use ptx_check::{Checked, FunctionTable, NameRef, SymbolKind};
 use ptx_diag::{Diagnostic, Span};
 use ptx_isa::{special_register, Modifier, Opcode, ScalarType, StateSpace};
 use ptx_syntax::ast::{self, Expr, ExprKind, Initializer, Name, Statement, VarDecl};
@@ -21,12 +27,19 @@ pub use ptx_diag::codes::lower::{UNRESOLVED, UNSUPPORTED};
 /// The predefined constant of PTX: the warp size, 32.
 const WARP_SZ: &str = "WARP_SZ";
 
-/// Lowers a checked module. Errors are diagnostics pointing at the construct.
-pub fn lower(module: &ast::Module) -> Result<Module, Vec<Diagnostic>> {
+/// Lowers a module that `checked` (the result of [`ptx_check::check_module`] on it) checked,
+/// resolving every name of a function body as the checker did. Errors are diagnostics pointing
+/// at the construct.
+pub fn lower(module: &ast::Module, checked: &Checked) -> Result<Module, Vec<Diagnostic>> {
     let mut cx = ModuleCx::default();
     cx.collect(module);
+    cx.module_refs = checked
+        .module_symbols
+        .iter()
+        .map(|s| cx.decl_at.get(&s.span.start).copied())
+        .collect();
     cx.lower_globals(module);
-    cx.lower_functions(module);
+    cx.lower_functions(module, checked);
     if cx.diags.is_empty() {
         Ok(cx.out)
     } else {
@@ -43,7 +56,20 @@ struct ModuleCx {
     /// its member count.
     families: Vec<(Name, u64, u64, Handle<Global>)>,
     functions: HashMap<Name, Handle<Function>>,
+    /// What each module-level declaration (by the start of its name's span) became.
+    decl_at: HashMap<u32, ModRef>,
+    /// What each of the checker's module symbols became (indexed as `Checked::module_symbols`).
+    module_refs: Vec<Option<ModRef>>,
     diags: Vec<Diagnostic>,
+}
+
+/// What a module-level declaration lowered to.
+#[derive(Clone, Copy, Debug)]
+enum ModRef {
+    Global(Handle<Global>),
+    /// A family: its index in `ModuleCx::families`.
+    Family(usize),
+    Function(Handle<Function>),
 }
 
 fn unsupported(what: impl Into<String>, span: Span) -> Diagnostic {
@@ -121,6 +147,10 @@ impl ModuleCx {
                             Some(n) => {
                                 let stride = align_up(size, align);
                                 let stem = decl.name.text.clone();
+                                self.decl_at.insert(
+                                    decl.name.loc.0.start,
+                                    ModRef::Family(self.families.len()),
+                                );
                                 self.families.push((stem, n, stride, Handle::new(idx)));
                                 (
                                     Name::from(format!("{}<{n}>", decl.name.text)),
@@ -133,6 +163,10 @@ impl ModuleCx {
                                     continue;
                                 }
                                 self.globals.insert(name.clone(), Handle::new(idx));
+                                self.decl_at.insert(
+                                    decl.name.loc.0.start,
+                                    ModRef::Global(Handle::new(idx)),
+                                );
                                 (name, size)
                             }
                         };
@@ -161,6 +195,8 @@ impl ModuleCx {
                     }
                     let i = self.out.functions.len() as u32;
                     self.functions.insert(f.name.text.clone(), Handle::new(i));
+                    self.decl_at
+                        .insert(f.name.loc.0.start, ModRef::Function(Handle::new(i)));
                     self.out.functions.push(header(f));
                 }
                 _ => {}
@@ -223,7 +259,7 @@ impl ModuleCx {
                     return Ok(()); // the checker reports excess initializers
                 }
                 let generic = contains_generic(e);
-                if let Some((name, addend)) = symbol_plus_offset(e) {
+                if let Some((name, addend, _)) = symbol_plus_offset(e) {
                     let target = if let Some(&g) = self.globals.get(&name) {
                         SymbolRef::Global(g)
                     } else if let Some(&f) = self.functions.get(&name) {
@@ -269,14 +305,19 @@ impl ModuleCx {
         }
     }
 
-    fn lower_functions(&mut self, module: &ast::Module) {
-        for d in &module.directives {
+    fn lower_functions(&mut self, module: &ast::Module, checked: &Checked) {
+        // the checker's tables come in module order, one per function with a body
+        let mut tables = checked.functions.iter().peekable();
+        let none = FunctionTable::default();
+        for (index, d) in module.directives.iter().enumerate() {
             let ast::Directive::Function(f) = d else {
                 continue;
             };
             let Some(body) = &f.body else { continue };
+            while tables.next_if(|t| t.directive < index).is_some() {}
+            let table = tables.next_if(|t| t.directive == index).unwrap_or(&none);
             let idx = self.functions[&f.name.text];
-            let mut fx = FuncCx::new(self, f);
+            let mut fx = FuncCx::new(self, f, table);
             fx.lower_body(body);
             let FuncCx {
                 mut func, diags, ..
@@ -366,24 +407,25 @@ fn f64_to_half(x: f64, e: u32, m: u32) -> u64 {
     sign | (((exp + bias) as u64) << m) | (sig & ((1 << m) - 1))
 }
 
-/// `name`, `name+K`, `name-K`, `K+name` (and `generic(name)` in place of `name`).
-fn symbol_plus_offset(e: &Expr) -> Option<(Name, i64)> {
+/// `name`, `name+K`, `name-K`, `K+name` (and `generic(name)` in place of `name`), with the
+/// span of the name.
+fn symbol_plus_offset(e: &Expr) -> Option<(Name, i64, Span)> {
     match &e.kind {
         // `WARP_SZ` is the predefined constant 32, not an address: constant evaluation has it
         ExprKind::Symbol(n) if n.as_str() == WARP_SZ => None,
-        ExprKind::Symbol(n) => Some((n.clone(), 0)),
+        ExprKind::Symbol(n) => Some((n.clone(), 0, e.loc.0)),
         ExprKind::Generic(inner) => symbol_plus_offset(inner),
         ExprKind::Binary(ast::BinaryOp::Add, a, b) => {
-            if let Some((n, k)) = symbol_plus_offset(a) {
-                Some((n, k.wrapping_add(const_u64(b)? as i64)))
+            if let Some((n, k, sp)) = symbol_plus_offset(a) {
+                Some((n, k.wrapping_add(const_u64(b)? as i64), sp))
             } else {
-                let (n, k) = symbol_plus_offset(b)?;
-                Some((n, k.wrapping_add(const_u64(a)? as i64)))
+                let (n, k, sp) = symbol_plus_offset(b)?;
+                Some((n, k.wrapping_add(const_u64(a)? as i64), sp))
             }
         }
         ExprKind::Binary(ast::BinaryOp::Sub, a, b) => {
-            let (n, k) = symbol_plus_offset(a)?;
-            Some((n, k.wrapping_sub(const_u64(b)? as i64)))
+            let (n, k, sp) = symbol_plus_offset(a)?;
+            Some((n, k.wrapping_sub(const_u64(b)? as i64), sp))
         }
         _ => None,
     }
@@ -481,37 +523,47 @@ enum Binding {
 /// declares (`.reg .b32 %r<100000000>` with one register used costs one register).
 struct Family {
     stem: Name,
-    count: u64,
     ty: ScalarType,
     members: HashMap<u64, RegId>,
 }
 
-/// The names one block (`{ … }`) declares.
-#[derive(Default)]
-struct Scope {
-    names: HashMap<Name, Binding>,
-    families: Vec<Family>,
+/// What one of the checker's function symbols lowered to.
+#[derive(Clone, Copy, Debug)]
+enum Sym {
+    Bound(Binding),
+    /// A register family: its index in `FuncCx::families`.
+    Family(usize),
 }
 
 struct FuncCx<'a> {
     m: &'a ModuleCx,
     func: Function,
-    scopes: Vec<Scope>,
-    labels: HashMap<Name, u32>,
-    targets: HashMap<Name, Vec<u32>>,
-    prototypes: HashMap<Name, ()>,
+    /// The checker's table of this function: its symbols.
+    table: &'a FunctionTable,
+    /// The checker's resolution of every name use, sorted by span.
+    uses: std::borrow::Cow<'a, [(Span, NameRef)]>,
+    /// The index in `table.symbols` of the symbol declared at each name span (by its start).
+    decl_index: HashMap<u32, usize>,
+    /// What each symbol of `table` lowered to, once declared.
+    syms: Vec<Option<Sym>>,
+    families: Vec<Family>,
+    /// The instruction index of each label, by the index of its statement.
+    label_at: HashMap<usize, u32>,
+    /// The label list of each `.branchtargets`, by its symbol's index in `table`.
+    targets: HashMap<usize, Vec<u32>>,
     diags: Vec<Diagnostic>,
     src: Option<SrcLoc>,
 }
 
 impl<'a> FuncCx<'a> {
-    fn new(m: &'a ModuleCx, f: &ast::Function) -> FuncCx<'a> {
+    fn new(m: &'a ModuleCx, f: &ast::Function, table: &'a FunctionTable) -> FuncCx<'a> {
         let mut func = header(f);
-        let mut scope = HashMap::new();
+        let mut scope: Vec<(Span, Binding)> = Vec::new();
         match func.kind {
             FunctionKind::Entry => {
-                for (i, p) in func.params.iter().enumerate() {
-                    scope.insert(p.name.clone(), Binding::KernelParam(i as u32));
+                let decls = f.params.iter().flatten().flat_map(|v| &v.declarators);
+                for (i, d) in decls.enumerate() {
+                    scope.push((d.name.loc.0, Binding::KernelParam(i as u32)));
                 }
             }
             FunctionKind::Func => {
@@ -541,7 +593,7 @@ impl<'a> FuncCx<'a> {
                                 ty: p.ty.unwrap_or(ScalarType::B32),
                             });
                             p.reg = Some(r);
-                            scope.insert(d.name.text.clone(), Binding::Reg(r));
+                            scope.push((d.name.loc.0, Binding::Reg(r)));
                         } else {
                             let l = func.locals.len() as u32;
                             func.locals.push(LocalVar {
@@ -553,39 +605,70 @@ impl<'a> FuncCx<'a> {
                                 init: Vec::new(),
                                 span: d.name.loc.0,
                             });
-                            scope.insert(d.name.text.clone(), Binding::Local(Handle::new(l)));
+                            scope.push((d.name.loc.0, Binding::Local(Handle::new(l))));
                         }
                     }
                 }
             }
         }
-        FuncCx {
+        // the checker records uses in source order, so they are sorted but for a few (a `call`
+        // checks its callee after its operands); stable: the uses one span names several
+        // times (`.branchtargets L<4>`) keep their order
+        let key = |(s, _): &(Span, NameRef)| (s.start, s.end);
+        let uses = if table.uses.is_sorted_by_key(key) {
+            std::borrow::Cow::Borrowed(&table.uses[..])
+        } else {
+            let mut v = table.uses.clone();
+            v.sort_by_key(key);
+            std::borrow::Cow::Owned(v)
+        };
+        let decl_index = table
+            .symbols
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.span.start, i))
+            .collect();
+        let mut cx = FuncCx {
             m,
             func,
-            scopes: vec![Scope {
-                names: scope,
-                families: Vec::new(),
-            }],
-            labels: HashMap::new(),
+            table,
+            uses,
+            decl_index,
+            syms: vec![None; table.symbols.len()],
+            families: Vec::new(),
+            label_at: HashMap::new(),
             targets: HashMap::new(),
-            prototypes: HashMap::new(),
             diags: Vec::new(),
             src: None,
+        };
+        for (span, b) in scope {
+            cx.bind(span, Sym::Bound(b));
         }
+        cx
+    }
+
+    /// The uses the checker recorded at `span` (several for `.branchtargets L<4>`).
+    fn uses_at(&self, span: Span) -> &[(Span, NameRef)] {
+        let key = (span.start, span.end);
+        let lo = self.uses.partition_point(|(s, _)| (s.start, s.end) < key);
+        let hi = lo + self.uses[lo..].partition_point(|(s, _)| (s.start, s.end) == key);
+        &self.uses[lo..hi]
+    }
+
+    /// What the checker resolved the name used at `span` to.
+    fn use_at(&self, span: Span) -> Option<NameRef> {
+        self.uses_at(span).first().map(|&(_, r)| r)
     }
 
     fn lower_body(&mut self, body: &ast::Body) {
         // Pass 1: label positions and target lists.
         let mut n = 0u32;
-        for s in &body.statements {
+        for (si, s) in body.statements.iter().enumerate() {
             match s {
-                Statement::Label(w) => {
-                    self.labels.insert(w.text.clone(), n);
+                Statement::Label(_) => {
+                    self.label_at.insert(si, n);
                 }
                 Statement::Instruction(_) => n += 1,
-                Statement::CallPrototype(p) => {
-                    self.prototypes.insert(p.name.text.clone(), ());
-                }
                 _ => {}
             }
         }
@@ -599,9 +682,14 @@ impl<'a> FuncCx<'a> {
                             .collect(),
                         None => vec![w.text.clone()],
                     };
-                    for nm in names {
-                        match self.labels.get(&nm) {
-                            Some(&i) => list.push(i),
+                    let uses = self.uses_at(w.loc.0).to_vec();
+                    for (k, nm) in names.into_iter().enumerate() {
+                        let label = match uses.get(k) {
+                            Some(&(_, NameRef::Label(si))) => self.label_at.get(&si).copied(),
+                            _ => None,
+                        };
+                        match label {
+                            Some(i) => list.push(i),
                             None => self.diags.push(Diagnostic::error(
                                 UNRESOLVED,
                                 format!("unknown label `{nm}`"),
@@ -610,19 +698,15 @@ impl<'a> FuncCx<'a> {
                         }
                     }
                 }
-                self.targets.insert(name.text.clone(), list);
-            }
-            if let Statement::CallTargets { name, .. } = s {
-                self.prototypes.insert(name.text.clone(), ());
+                if let Some(&i) = self.decl_index.get(&name.loc.0.start) {
+                    self.targets.insert(i, list);
+                }
             }
         }
-        // Pass 2: declarations and instructions.
+        // Pass 2: declarations and instructions (the checker resolved the names of each
+        // block, so lowering needs no scopes).
         for s in &body.statements {
             match s {
-                Statement::ScopeBegin(_) => self.scopes.push(Scope::default()),
-                Statement::ScopeEnd(_) if self.scopes.len() > 1 => {
-                    self.scopes.pop();
-                }
                 Statement::Variable(v) => self.declare(v),
                 // nvcc writes `.loc 1 0 0` for code it cannot tie to a source line; such code
                 // keeps the last real line of the function (or none, before the first)
@@ -718,19 +802,17 @@ impl<'a> FuncCx<'a> {
                 }
                 let ty = ScalarType::from_suffix(&v.ty.text).unwrap_or(ScalarType::B32);
                 match d.count {
-                    Some(count) => {
-                        if let Some(s) = self.scopes.last_mut() {
-                            s.families.push(Family {
-                                stem: d.name.text.clone(),
-                                count,
-                                ty,
-                                members: HashMap::new(),
-                            });
-                        }
+                    Some(_) => {
+                        self.bind(d.name.loc.0, Sym::Family(self.families.len()));
+                        self.families.push(Family {
+                            stem: d.name.text.clone(),
+                            ty,
+                            members: HashMap::new(),
+                        });
                     }
                     None => {
                         let r = self.new_reg(d.name.text.clone(), ty);
-                        self.bind(d.name.text.clone(), Binding::Reg(r));
+                        self.bind(d.name.loc.0, Sym::Bound(Binding::Reg(r)));
                     }
                 }
                 continue;
@@ -776,13 +858,16 @@ impl<'a> FuncCx<'a> {
                 init,
                 span: d.name.loc.0,
             });
-            self.bind(d.name.text.clone(), Binding::Local(Handle::new(l)));
+            self.bind(d.name.loc.0, Sym::Bound(Binding::Local(Handle::new(l))));
         }
     }
 
-    fn bind(&mut self, name: Name, b: Binding) {
-        if let Some(s) = self.scopes.last_mut() {
-            s.names.insert(name, b);
+    /// Records what the checker's symbol declared at `span` lowered to.
+    fn bind(&mut self, span: Span, s: Sym) {
+        if let Some(&i) = self.decl_index.get(&span.start) {
+            if let Some(slot) = self.syms.get_mut(i) {
+                *slot = Some(s);
+            }
         }
     }
 
@@ -792,40 +877,35 @@ impl<'a> FuncCx<'a> {
         r
     }
 
-    /// What `name` refers to: the innermost block's exact names, then its families (a family
-    /// member gets its register on first use), then the enclosing blocks'.
-    fn lookup(&mut self, name: &str) -> Option<Binding> {
-        for si in (0..self.scopes.len()).rev() {
-            if let Some(&b) = self.scopes[si].names.get(name) {
-                return Some(b);
-            }
-            let found = self.scopes[si]
-                .families
-                .iter()
-                .enumerate()
-                .find_map(|(fi, f)| {
-                    ptx_syntax::ast::family_splits(name)
-                        .find(|&(stem, n)| stem == &*f.stem && n < f.count)
-                        .map(|(_, n)| (fi, n))
-                });
-            if let Some((fi, n)) = found {
-                if let Some(&r) = self.scopes[si].families[fi].members.get(&n) {
+    /// The function-local binding of `name`, used at `span`, as the checker resolved it (a
+    /// family member gets its register on first use); `None` when it is not a local the IR
+    /// binds.
+    fn local(&mut self, span: Span, name: &str) -> Option<Binding> {
+        let Some(NameRef::Local(i)) = self.use_at(span) else {
+            return None;
+        };
+        match (*self.syms.get(i)?)? {
+            Sym::Bound(b) => Some(b),
+            Sym::Family(fi) => {
+                let f = &self.families[fi];
+                let (_, n) =
+                    ptx_syntax::ast::family_splits(name).find(|&(stem, _)| stem == &*f.stem)?;
+                if let Some(&r) = f.members.get(&n) {
                     return Some(Binding::Reg(r));
                 }
-                let ty = self.scopes[si].families[fi].ty;
+                let ty = f.ty;
                 let r = self.new_reg(Name::from(name), ty);
-                self.scopes[si].families[fi].members.insert(n, r);
-                return Some(Binding::Reg(r));
+                self.families[fi].members.insert(n, r);
+                Some(Binding::Reg(r))
             }
         }
-        None
     }
 
     fn lower_inst(&mut self, i: &ast::Instruction) -> Inst {
         let guard = i
             .guard
             .as_ref()
-            .and_then(|g| match self.lookup(&g.pred.text) {
+            .and_then(|g| match self.local(g.pred.loc.0, &g.pred.text) {
                 Some(Binding::Reg(r)) => Some(Guard {
                     reg: r,
                     negated: g.negated,
@@ -923,40 +1003,59 @@ impl<'a> FuncCx<'a> {
         }
     }
 
-    fn name(&mut self, n: &Name, span: Span) -> Operand {
-        if let Some(b) = self.lookup(n) {
-            return match b {
-                Binding::Reg(r) => Operand::Reg(r),
-                Binding::Local(l) => Operand::Symbol(Base::Local(l), 0),
-                Binding::KernelParam(p) => Operand::Symbol(Base::KernelParam(p), 0),
-            };
+    /// The operand for name `n` used at `span` (the use the checker resolved), reported at
+    /// `at` when it did not resolve.
+    fn name(&mut self, n: &Name, span: Span, at: Span) -> Operand {
+        match self.use_at(span) {
+            Some(NameRef::Local(i)) => {
+                if let Some(b) = self.local(span, n) {
+                    return match b {
+                        Binding::Reg(r) => Operand::Reg(r),
+                        Binding::Local(l) => Operand::Symbol(Base::Local(l), 0),
+                        Binding::KernelParam(p) => Operand::Symbol(Base::KernelParam(p), 0),
+                    };
+                }
+                match self.table.symbols.get(i).map(|s| s.kind) {
+                    Some(SymbolKind::BranchTargets) => {
+                        if let Some(t) = self.targets.get(&i) {
+                            return Operand::Targets(t.clone());
+                        }
+                    }
+                    Some(SymbolKind::Prototype | SymbolKind::CallTargets) => {
+                        return Operand::Prototype(n.clone());
+                    }
+                    _ => {}
+                }
+            }
+            Some(NameRef::Label(si)) => {
+                if let Some(&l) = self.label_at.get(&si) {
+                    return Operand::Label(l);
+                }
+            }
+            Some(NameRef::Module(i)) => match self.m.module_refs.get(i).copied().flatten() {
+                Some(ModRef::Global(g)) => {
+                    self.func.uses_globals.push(g);
+                    return Operand::Symbol(Base::Global(g), 0);
+                }
+                Some(ModRef::Family(fi)) => {
+                    let (stem, count, stride, g) = &self.m.families[fi];
+                    let member = ptx_syntax::ast::family_splits(n)
+                        .find(|&(s, k)| s == &**stem && k < *count)
+                        .map(|(_, k)| (*g, k.saturating_mul(*stride)));
+                    if let Some((g, off)) = member {
+                        self.func.uses_globals.push(g);
+                        return Operand::Symbol(Base::Global(g), off as i64);
+                    }
+                }
+                Some(ModRef::Function(f)) => {
+                    self.func.callees.push(f);
+                    return Operand::Symbol(Base::Function(f), 0);
+                }
+                None => {}
+            },
+            Some(NameRef::Special) | None => {}
         }
-        if let Some(&l) = self.labels.get(n) {
-            return Operand::Label(l);
-        }
-        if let Some(t) = self.targets.get(n) {
-            return Operand::Targets(t.clone());
-        }
-        if self.prototypes.contains_key(n) {
-            return Operand::Prototype(n.clone());
-        }
-        if let Some(&g) = self.m.globals.get(n) {
-            self.func.uses_globals.push(g);
-            return Operand::Symbol(Base::Global(g), 0);
-        }
-        let member = self.m.families.iter().find_map(|(stem, count, stride, g)| {
-            ptx_syntax::ast::family_splits(n)
-                .find(|&(s, k)| s == &**stem && k < *count)
-                .map(|(_, k)| (*g, k.saturating_mul(*stride)))
-        });
-        if let Some((g, off)) = member {
-            self.func.uses_globals.push(g);
-            return Operand::Symbol(Base::Global(g), off as i64);
-        }
-        if let Some(&f) = self.m.functions.get(n) {
-            self.func.callees.push(f);
-            return Operand::Symbol(Base::Function(f), 0);
-        }
+        // special registers and `WARP_SZ` (which the checker resolves as such)
         if let Some((stem, c)) = n.rsplit_once('.') {
             let comp = match c {
                 "x" => Some(0),
@@ -992,24 +1091,24 @@ impl<'a> FuncCx<'a> {
         self.diags.push(Diagnostic::error(
             UNRESOLVED,
             format!("cannot resolve `{n}`"),
-            span,
+            at,
         ));
         Operand::Sink
     }
 
     fn expr(&mut self, e: &Expr) -> Operand {
         match &e.kind {
-            ExprKind::Symbol(n) => self.name(n, e.loc.0),
+            ExprKind::Symbol(n) => self.name(n, e.loc.0, e.loc.0),
             ExprKind::Sink => Operand::Sink,
             ExprKind::F32Bits(b) => Operand::Imm(Imm::F32(*b)),
-            ExprKind::Unary(ast::UnaryOp::Not, inner) if matches!(&inner.kind, ExprKind::Symbol(n) if matches!(self.lookup(n), Some(Binding::Reg(_)))) => {
+            ExprKind::Unary(ast::UnaryOp::Not, inner) if matches!(&inner.kind, ExprKind::Symbol(n) if matches!(self.local(inner.loc.0, n), Some(Binding::Reg(_)))) => {
                 Operand::Not(Box::new(self.expr(inner)))
             }
             ExprKind::F64Bits(b) => Operand::Imm(Imm::F64(f64::from_bits(*b))),
             ExprKind::Float(t) => Operand::Imm(Imm::F64(ExprKind::float_value(t))),
             ExprKind::Select(inner, comp) => {
                 if let ExprKind::Symbol(n) = &inner.kind {
-                    if n.starts_with('%') && self.lookup(n).is_none() {
+                    if n.starts_with('%') && self.local(inner.loc.0, n).is_none() {
                         let c = match comp.trim_start_matches('.') {
                             "x" => 0,
                             "y" => 1,
@@ -1030,8 +1129,8 @@ impl<'a> FuncCx<'a> {
                 Operand::Sink
             }
             _ => {
-                if let Some((n, k)) = symbol_plus_offset(e) {
-                    return match self.name(&n, e.loc.0) {
+                if let Some((n, k, sp)) = symbol_plus_offset(e) {
+                    return match self.name(&n, sp, e.loc.0) {
                         Operand::Reg(r) => Operand::Symbol(Base::Reg(r), k),
                         Operand::Symbol(b, k0) => Operand::Symbol(b, k0.wrapping_add(k)),
                         Operand::Label(l) if k == 0 => Operand::Label(l),
@@ -1067,7 +1166,9 @@ mod tests {
         );
         let parsed = ptx_syntax::parse(&text);
         assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
-        let m = lower(&parsed.module).expect("lowers");
+        let checked = ptx_check::check_module(&parsed.module, &Default::default());
+        assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
+        let m = lower(&parsed.module, &checked).expect("lowers");
         assert_eq!(verify(&m), Vec::<String>::new());
         m.functions[0].clone()
     }
@@ -1100,6 +1201,30 @@ mod tests {
         );
         assert_eq!(opcodes(&f), ["setp", "bra", "mov", "ret"]);
         assert_eq!(f.ipdom[0], Some(crate::Handle::new(2)));
+    }
+
+    #[test]
+    fn names_resolve_as_the_checker_resolved_them() {
+        // an inner block's register shadows the outer one of the same name, and after the
+        // block the name is the outer register again; family members get registers on use
+        let f = body(
+            ".reg .b32 %a;\n.reg .b32 %r<4>;\nmov.u32 %a, 1;\n{\n.reg .b32 %a;\nmov.u32 %a, 2;\n\
+             mov.u32 %r3, %a;\n}\nmov.u32 %r1, %a;",
+        );
+        let regs: Vec<&str> = f.regs.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(regs, ["%a", "%a", "%r3", "%r1"]);
+        let dst = |i: usize| match &f.insts[i].operands[..] {
+            [crate::Operand::Reg(d), ..] => d.index(),
+            _ => usize::MAX,
+        };
+        let src = |i: usize| match &f.insts[i].operands[..] {
+            [_, crate::Operand::Reg(s)] => s.index(),
+            _ => usize::MAX,
+        };
+        assert_eq!(
+            (dst(0), dst(1), dst(2), src(2), dst(3), src(3)),
+            (0, 1, 2, 1, 3, 0)
+        );
     }
 
     #[test]

@@ -65,6 +65,8 @@ struct Set {
     texts: Vec<String>,
     /// Parsed without syntax errors.
     parsed: Vec<(usize, ptx_syntax::ast::Module)>,
+    /// The checker's result on each of `parsed`, which lowering reads (its name resolution).
+    checked: Vec<ptx_check::Checked>,
     /// Lowered to IR (a subset of `parsed`).
     lowered: Vec<(usize, ptx_ir::Module)>,
 }
@@ -88,14 +90,21 @@ impl Set {
                 parsed.push((i, p.module));
             }
         }
+        let opts = ptx_check::CheckOptions::default();
+        let checked: Vec<ptx_check::Checked> = parsed
+            .iter()
+            .map(|(_, m)| ptx_check::check_module(m, &opts))
+            .collect();
         let lowered = parsed
             .iter()
-            .filter_map(|(i, m)| ptx_ir::lower(m).ok().map(|ir| (*i, ir)))
+            .zip(&checked)
+            .filter_map(|((i, m), c)| ptx_ir::lower(m, c).ok().map(|ir| (*i, ir)))
             .collect();
         let set = Set {
             name,
             texts,
             parsed,
+            checked,
             lowered,
         };
         eprintln!(
@@ -173,8 +182,8 @@ fn bench_front(c: &mut Criterion, sets: &[Set]) {
         g.throughput(Throughput::Bytes(set.bytes(set.parsed.iter().map(|p| p.0))));
         g.bench_with_input(BenchmarkId::new("ir", set.name), set, |b, set| {
             b.iter(|| {
-                for (_, m) in &set.parsed {
-                    if let Ok(ir) = ptx_ir::lower(black_box(m)) {
+                for ((_, m), c) in set.parsed.iter().zip(&set.checked) {
+                    if let Ok(ir) = ptx_ir::lower(black_box(m), c) {
                         black_box(ptx_ir::verify(&ir));
                     }
                 }

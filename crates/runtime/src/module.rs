@@ -63,7 +63,8 @@ impl Module {
             d.retain(Diagnostic::is_error);
             return Err(invalid(&file, d));
         }
-        let ir = ptx_ir::lower(&parsed.module).map_err(|d| invalid(&file, d))?;
+        // lowering reads the checker's name resolution: one resolver
+        let ir = ptx_ir::lower(&parsed.module, &checked).map_err(|d| invalid(&file, d))?;
         let problems = ptx_ir::verify(&ir);
         if !problems.is_empty() {
             return Err(Error::Usage(format!(
