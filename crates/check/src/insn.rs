@@ -125,14 +125,8 @@ pub(crate) fn check_instruction(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
     }
 
     if !is_call {
-        // a form that writes `{-}a` takes a negated register (`vmad`)
-        let negatable = lookup(op).iter().any(|e| {
-            e.forms
-                .iter()
-                .any(|f| f.operands.iter().any(|o| o.text.starts_with("{-}")))
-        });
         for o in &ins.operands {
-            check_register_arithmetic(c, o, negatable);
+            check_register_arithmetic(c, o, op);
         }
     }
 
@@ -749,22 +743,29 @@ pub(crate) fn is_float_literal(e: &Expr) -> bool {
 /// `%r1+%r2`, `-%r1`) is not PTX: ptxas stops with a syntax error there ("Parsing error near
 /// '-'") or "Illegal argument to unary minus"; only an instruction whose form writes `{-}a`
 /// (`vmad`) takes a negated register. Addresses have their own rules.
-fn check_register_arithmetic(c: &mut FnChecker<'_, '_>, o: &Operand, negatable: bool) {
+fn check_register_arithmetic(c: &mut FnChecker<'_, '_>, o: &Operand, op: &str) {
     let e = match o {
         Operand::Expr(e) => e,
         Operand::Vector(items, _) | Operand::List(items, _) => {
             for i in items {
-                check_register_arithmetic(c, i, negatable);
+                check_register_arithmetic(c, i, op);
             }
             return;
         }
         Operand::Pair(a, b) => {
-            check_register_arithmetic(c, a, negatable);
-            check_register_arithmetic(c, b, negatable);
+            check_register_arithmetic(c, a, op);
+            check_register_arithmetic(c, b, op);
             return;
         }
         Operand::Address(_) => return,
     };
+    // the common case, a register or a constant alone, settles without any lookup
+    if matches!(
+        e.kind,
+        ExprKind::Symbol(_) | ExprKind::Int { .. } | ExprKind::F32Bits(_) | ExprKind::F64Bits(_)
+    ) {
+        return;
+    }
     let alone = |e: &Expr| match &e.kind {
         ExprKind::Symbol(_) => true,
         ExprKind::Select(inner, _) => matches!(inner.kind, ExprKind::Symbol(_)),
@@ -772,7 +773,8 @@ fn check_register_arithmetic(c: &mut FnChecker<'_, '_>, o: &Operand, negatable: 
     };
     let fine = match &e.kind {
         ExprKind::Unary(UnaryOp::Not, inner) => alone(inner) || !has_register(c, inner),
-        ExprKind::Unary(UnaryOp::Neg, inner) if negatable && alone(inner) => true,
+        // a form that writes `{-}a` takes a negated register (`vmad`)
+        ExprKind::Unary(UnaryOp::Neg, inner) if alone(inner) && negatable(op) => true,
         ExprKind::Binary(ptx_syntax::ast::BinaryOp::Add, lhs, rhs) if alone(lhs) => {
             !has_register(c, rhs)
         }
@@ -789,6 +791,15 @@ fn check_register_arithmetic(c: &mut FnChecker<'_, '_>, o: &Operand, negatable: 
             .with_help("compute the value into a register first (`sub.s32 %r2, %r1, 1;`)"),
         );
     }
+}
+
+/// Whether a form of `op` writes an operand `{-}a`: a negated register.
+fn negatable(op: &str) -> bool {
+    lookup(op).iter().any(|e| {
+        e.forms
+            .iter()
+            .any(|f| f.operands.iter().any(|o| o.text.starts_with("{-}")))
+    })
 }
 
 /// Whether `e` names a register anywhere.
