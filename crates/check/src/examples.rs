@@ -72,7 +72,7 @@ pub fn statements(example: &str) -> Vec<String> {
 }
 
 /// A register type a `.reg` may have, for an instruction type (`.bf16` lives in a `.b16`).
-fn register_type(t: ScalarType) -> String {
+pub fn register_type(t: ScalarType) -> String {
     use ScalarType as T;
     match t {
         T::B8

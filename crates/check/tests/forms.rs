@@ -30,6 +30,7 @@
 //! a hand-written instance in `DIRECTIVE_INSTANCES`, whose keys must be exactly the table's
 //! directive forms; every special register is read with `mov` into a register of its type.
 
+use ptx_check::examples::register_type;
 use ptx_check::{check_module, CheckOptions};
 use ptx_isa::{entries, Definition, EntryKind, Form, OperandSpec, ScalarType};
 use std::collections::{BTreeMap, BTreeSet};
@@ -144,36 +145,6 @@ fn role(op: &str, o: &OperandSpec) -> Role {
         (_, "avar" | "var" | "sh") => Role::Var,
         (_, "func" | "fptr" | "flist" | "fproto" | "ret-param" | "param-list") => Role::Call,
         _ => Role::Fixed(T::B32),
-    }
-}
-
-/// Types a `.reg` may have (as the ISA's register section lists them).
-fn register_type(t: ScalarType) -> String {
-    use ScalarType as T;
-    let ok = matches!(
-        t,
-        T::B8
-            | T::B16
-            | T::B32
-            | T::B64
-            | T::U8
-            | T::U16
-            | T::U32
-            | T::U64
-            | T::S8
-            | T::S16
-            | T::S32
-            | T::S64
-            | T::F16
-            | T::F16x2
-            | T::F32
-            | T::F64
-            | T::Pred
-    );
-    if ok {
-        t.suffix().to_string()
-    } else {
-        format!(".b{}", t.size_bits().next_power_of_two().max(8))
     }
 }
 
