@@ -257,7 +257,12 @@ fn listing(m: &ptx_ir::Module, p: &Program, source: &str) -> String {
         let labels: std::collections::HashMap<u32, &str> = m
             .functions
             .get(f.ir_index as usize)
-            .map(|irf| irf.labels.iter().map(|(n, i)| (*i, n.as_ref())).collect())
+            .map(|irf| {
+                irf.labels
+                    .iter()
+                    .map(|(n, i)| (i.raw(), n.as_ref()))
+                    .collect()
+            })
             .unwrap_or_default();
         for pc in f.entry..end {
             let insn = &p.code[pc as usize];

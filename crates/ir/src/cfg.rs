@@ -16,7 +16,7 @@ fn branch_targets(i: &Inst) -> Option<Vec<u32>> {
             i.operands
                 .iter()
                 .filter_map(|o| match o {
-                    Operand::Label(l) => Some(*l),
+                    Operand::Label(l) => Some(l.raw()),
                     _ => None,
                 })
                 .collect(),
@@ -25,7 +25,7 @@ fn branch_targets(i: &Inst) -> Option<Vec<u32>> {
             i.operands
                 .iter()
                 .flat_map(|o| match o {
-                    Operand::Targets(t) => t.clone(),
+                    Operand::Targets(t) => t.iter().map(|x| x.raw()).collect(),
                     _ => Vec::new(),
                 })
                 .collect(),
@@ -44,7 +44,7 @@ pub fn build_cfg(f: &Function) -> Vec<Block> {
     let mut leader = vec![false; n + 1];
     leader[0] = true;
     for (_, at) in &f.labels {
-        leader[(*at as usize).min(n)] = true;
+        leader[at.index().min(n)] = true;
     }
     for (k, i) in f.insts.iter().enumerate() {
         if let Some(t) = branch_targets(i) {

@@ -133,6 +133,9 @@ impl<T> std::ops::IndexMut<Handle<T>> for Vec<T> {
 /// A register slot of a function: an index into [`Function::regs`].
 pub type RegId = Handle<RegInfo>;
 
+/// An instruction of a function: an index into [`Function::insts`] (a label's target).
+pub type InstId = Handle<Inst>;
+
 /// A lowered module.
 #[derive(Clone, Debug, Default)]
 pub struct Module {
@@ -247,7 +250,7 @@ pub struct Function {
     /// The instructions, in order.
     pub insts: Vec<Inst>,
     /// Labels: name and the index of the instruction they precede.
-    pub labels: Vec<(Name, u32)>,
+    pub labels: Vec<(Name, InstId)>,
     /// Basic blocks, in instruction order.
     pub blocks: Vec<Block>,
     /// Immediate post-dominator of each block (`None`: the virtual exit, or no path to exit).
@@ -474,9 +477,9 @@ pub enum Operand {
     /// A memory address `[base+offset]`.
     Address(Base, i64),
     /// A label: the index of the instruction it marks.
-    Label(u32),
+    Label(InstId),
     /// A list of labels (`.branchtargets`).
-    Targets(Vec<u32>),
+    Targets(Vec<InstId>),
     /// A `.callprototype` or `.calltargets` name (indirect calls).
     Prototype(Name),
     /// `{a, b, c, d}`.

@@ -12,7 +12,7 @@
 
 use crate::{
     build_cfg, post_dominators, Base, Function, FunctionKind, Global, Guard, Handle, Imm, Inst,
-    LocalVar, Module, Operand, Param, RegId, RegInfo, Reloc, SpecialReg, SrcLoc, SymbolRef,
+    InstId, LocalVar, Module, Operand, Param, RegId, RegInfo, Reloc, SpecialReg, SrcLoc, SymbolRef,
 };
 use ptx_check::{Checked, FunctionTable, NameRef, SymbolKind};
 use ptx_diag::{Diagnostic, Span};
@@ -736,7 +736,7 @@ impl<'a> FuncCx<'a> {
                     self.func.insts.push(inst);
                 }
                 Statement::Label(w) => {
-                    let at = self.func.insts.len() as u32;
+                    let at = InstId::new(self.func.insts.len() as u32);
                     self.func.labels.push((w.text.clone(), at));
                 }
                 _ => {}
@@ -771,7 +771,7 @@ impl<'a> FuncCx<'a> {
     /// so the CFG and the post-dominators see the return and no executor runs off the end.
     fn implicit_ret(&mut self, close: Span) {
         let n = self.func.insts.len() as u32;
-        let label_at_end = self.func.labels.iter().any(|(_, at)| *at >= n);
+        let label_at_end = self.func.labels.iter().any(|(_, at)| at.raw() >= n);
         let falls = match self.func.insts.last() {
             None => true,
             Some(i) => {
@@ -1018,7 +1018,7 @@ impl<'a> FuncCx<'a> {
                 match self.table.symbols.get(i).map(|s| s.kind) {
                     Some(SymbolKind::BranchTargets) => {
                         if let Some(t) = self.targets.get(&i) {
-                            return Operand::Targets(t.clone());
+                            return Operand::Targets(t.iter().map(|&x| InstId::new(x)).collect());
                         }
                     }
                     Some(SymbolKind::Prototype | SymbolKind::CallTargets) => {
@@ -1029,7 +1029,7 @@ impl<'a> FuncCx<'a> {
             }
             Some(NameRef::Label(si)) => {
                 if let Some(&l) = self.label_at.get(&si) {
-                    return Operand::Label(l);
+                    return Operand::Label(InstId::new(l));
                 }
             }
             Some(NameRef::Module(i)) => match self.m.module_refs.get(i).copied().flatten() {
@@ -1190,7 +1190,7 @@ mod tests {
         // a label as the last statement: it marks the implicit ret
         let f = body(".reg .b32 %r<2>;\nmov.u32 %r1, 1;\nL:");
         assert_eq!(opcodes(&f), ["mov", "ret"]);
-        assert_eq!(f.labels[0].1, 1);
+        assert_eq!(f.labels[0].1.raw(), 1);
         // a guarded branch may fall through; the join point is the implicit ret
         let f = body(".reg .pred %p<2>;\nsetp.eq.u32 %p1, 1, 1;\nL:\n@%p1 bra L;");
         assert_eq!(opcodes(&f), ["setp", "bra", "ret"]);

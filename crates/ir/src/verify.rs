@@ -32,8 +32,8 @@ fn verify_function(m: &Module, f: &Function, errs: &mut Vec<String>) {
                 {
                     err(k, format!("register {r} out of range"))
                 }
-                Operand::Label(l) if *l >= n => err(k, format!("label {l} out of range")),
-                Operand::Targets(t) if t.iter().any(|l| *l >= n) => {
+                Operand::Label(l) if l.raw() >= n => err(k, format!("label {l} out of range")),
+                Operand::Targets(t) if t.iter().any(|l| l.raw() >= n) => {
                     err(k, "branch target out of range".into())
                 }
                 Operand::Address(b, _) | Operand::Symbol(b, _) => match *b {
@@ -76,8 +76,8 @@ fn verify_function(m: &Module, f: &Function, errs: &mut Vec<String>) {
                 "control can fall off the end of the body".into(),
             );
         }
-        if let Some((name, at)) = f.labels.iter().find(|(_, at)| *at >= n) {
-            err(*at as usize, format!("label `{name}` marks no instruction"));
+        if let Some((name, at)) = f.labels.iter().find(|(_, at)| at.raw() >= n) {
+            err(at.index(), format!("label `{name}` marks no instruction"));
         }
         let mut covered = 0;
         for (b, blk) in f.blocks.iter().enumerate() {

@@ -436,7 +436,7 @@ pub(crate) fn decode(d: &mut Dec<'_, '_>) -> R<Insn> {
     match op {
         Opcode::Bra => {
             let t = match d.operand(0)? {
-                Operand::Label(l) => *l,
+                Operand::Label(l) => l.raw(),
                 o => return Err(format!("unsupported branch target {o:?}")),
             };
             i.op = Op::Bra(entry + t);
@@ -444,7 +444,7 @@ pub(crate) fn decode(d: &mut Dec<'_, '_>) -> R<Insn> {
         Opcode::Brx => {
             i.a = d.src(0, ScalarType::U32)?;
             let t = match d.operand(1)? {
-                Operand::Targets(t) => t.iter().map(|x| entry + x).collect(),
+                Operand::Targets(t) => t.iter().map(|x| entry + x.raw()).collect(),
                 o => return Err(format!("unsupported brx.idx target list {o:?}")),
             };
             d.b.tables.push(t);
