@@ -420,3 +420,69 @@ pub fn save_failures(
     }
     Ok(report)
 }
+
+/// The message of a caught panic (empty when it is neither a `String` nor a `&str`).
+pub fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
+/// Runs `f` with the panic hook silenced (the caller catches and reports the panic itself),
+/// then puts the previous hook back.
+pub fn quiet_panics<T>(f: impl FnOnce() -> T) -> T {
+    let prev = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let r = f();
+    std::panic::set_hook(prev);
+    r
+}
+
+/// A setting from the environment (`PTX_FUZZ_ITERS`), or `default` when unset or unparsable.
+pub fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
+    std::env::var(key)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The replay test of a fuzz target: runs every saved input through `one` (with panics
+/// silenced; `one` catches them), except those `pending` lists, which are named on stderr.
+/// Fails when `pending` names a file missing from `root/regressions`, when fewer than 100
+/// inputs ran (the seeds were not found), or when any input failed.
+pub fn replay_saved(
+    root: &std::path::Path,
+    regressions: &str,
+    pending: &[(&str, &'static str)],
+    inputs: Vec<(String, Vec<u8>)>,
+    mut one: impl FnMut(&[u8]) -> Result<(), String>,
+) {
+    use std::io::Write as _;
+    let mut n = 0;
+    let mut failures = Vec::new();
+    for (name, bytes) in inputs {
+        if let Some(class) = pending_class(pending, &name) {
+            // straight to stderr, past the test harness's capture: never silent
+            let _ = writeln!(std::io::stderr(), "PENDING ({class}): {name}");
+            continue;
+        }
+        n += 1;
+        if let Err(e) = quiet_panics(|| one(&bytes)) {
+            failures.push(format!("{name}: {e}"));
+        }
+    }
+    for (file, class) in pending {
+        assert!(
+            root.join(regressions).join(file).is_file(),
+            "PENDING lists {file} ({class}), which is not in {regressions}"
+        );
+    }
+    assert!(n >= 100, "expected the seeds under {root:?}");
+    assert!(
+        failures.is_empty(),
+        "{} of {n} inputs fail:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

@@ -12,9 +12,9 @@
 //! class: reported, never skipped silently, and their files must exist.
 
 use ptx_check::fuzz::{
-    any_file, check_bytes, is_ptx, mutate, pending_class, save_failures, saved_inputs, Rng,
+    any_file, check_bytes, env_or, is_ptx, mutate, panic_text, pending_class, quiet_panics,
+    replay_saved, save_failures, saved_inputs, Rng,
 };
-use std::io::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
@@ -39,59 +39,12 @@ fn check(data: &[u8]) -> Result<(), String> {
     catch_unwind(AssertUnwindSafe(|| {
         check_bytes(data);
     }))
-    .map_err(|p| {
-        let m = p
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_default();
-        format!("panic: {m}")
-    })
-}
-
-fn quiet_panics<T>(f: impl FnOnce() -> T) -> T {
-    let prev = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let r = f();
-    std::panic::set_hook(prev);
-    r
+    .map_err(|p| format!("panic: {}", panic_text(&*p)))
 }
 
 #[test]
 fn replay() {
-    let mut n = 0;
-    let mut failures = Vec::new();
-    for (name, bytes) in inputs() {
-        if let Some(class) = pending_class(PENDING, &name) {
-            // straight to stderr, past the test harness's capture: never silent
-            let _ = writeln!(std::io::stderr(), "PENDING ({class}): {name}");
-            continue;
-        }
-        n += 1;
-        if let Err(e) = quiet_panics(|| check(&bytes)) {
-            failures.push(format!("{name}: {e}"));
-        }
-    }
-    for (file, class) in PENDING {
-        assert!(
-            root().join("fuzz/regressions/check").join(file).is_file(),
-            "PENDING lists {file} ({class}), which is not in fuzz/regressions/check"
-        );
-    }
-    assert!(n >= 100, "expected the seeds under {:?}", root());
-    assert!(
-        failures.is_empty(),
-        "{} of {n} inputs fail:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-}
-
-fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
-    std::env::var(key)
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default)
+    replay_saved(&root(), "fuzz/regressions/check", PENDING, inputs(), check);
 }
 
 #[test]

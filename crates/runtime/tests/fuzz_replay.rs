@@ -20,7 +20,10 @@
 //!
 //! [`Violation`]: ptxvm::fuzz::Violation
 
-use ptx_check::fuzz::{any_file, is_ptx, pending_class, save_failures, saved_inputs};
+use ptx_check::fuzz::{
+    any_file, env_or, is_ptx, panic_text, pending_class, quiet_panics, replay_saved, save_failures,
+    saved_inputs,
+};
 use ptxvm::fuzz::{run_bytes_with, FuzzLimits};
 use std::io::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -54,13 +57,6 @@ fn limits() -> FuzzLimits {
     }
 }
 
-fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
-    p.downcast_ref::<String>()
-        .cloned()
-        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_default()
-}
-
 /// One input through the target's body: `Err` describes a bug.
 fn run_one(data: &[u8], limits: &FuzzLimits) -> Result<(), String> {
     match catch_unwind(AssertUnwindSafe(|| run_bytes_with(data, limits))) {
@@ -70,51 +66,17 @@ fn run_one(data: &[u8], limits: &FuzzLimits) -> Result<(), String> {
     }
 }
 
-fn quiet_panics<T>(f: impl FnOnce() -> T) -> T {
-    let prev = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let r = f();
-    std::panic::set_hook(prev);
-    r
-}
-
 #[test]
 fn replay() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let limits = limits();
-    let mut n = 0;
-    let mut failures = Vec::new();
-    for (name, bytes) in inputs() {
-        if let Some(class) = pending_class(PENDING, &name) {
-            // straight to stderr, past the test harness's capture: never silent
-            let _ = writeln!(std::io::stderr(), "PENDING ({class}): {name}");
-            continue;
-        }
-        n += 1;
-        if let Err(e) = quiet_panics(|| run_one(&bytes, &limits)) {
-            failures.push(format!("{name}: {e}"));
-        }
-    }
-    for (file, class) in PENDING {
-        assert!(
-            root().join("fuzz/regressions/run").join(file).is_file(),
-            "PENDING lists {file} ({class}), which is not in fuzz/regressions/run"
-        );
-    }
-    assert!(n >= 100, "expected the seeds under {:?}", root());
-    assert!(
-        failures.is_empty(),
-        "{} of {n} inputs fail:\n{}",
-        failures.len(),
-        failures.join("\n")
+    replay_saved(
+        &root(),
+        "fuzz/regressions/run",
+        PENDING,
+        inputs(),
+        |bytes| run_one(bytes, &limits),
     );
-}
-
-fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
-    std::env::var(key)
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default)
 }
 
 #[test]
