@@ -804,21 +804,9 @@ fn negatable(op: &str) -> bool {
 
 /// Whether `e` names a register anywhere.
 fn has_register(c: &FnChecker<'_, '_>, e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Symbol(n) => {
-            matches!(c.resolve(n), Resolved::Symbol(s) if s.kind == SymbolKind::Register)
-        }
-        ExprKind::Unary(_, a)
-        | ExprKind::Cast(_, a)
-        | ExprKind::Select(a, _)
-        | ExprKind::Generic(a)
-        | ExprKind::Mask(_, a) => has_register(c, a),
-        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
-            has_register(c, a) || has_register(c, b)
-        }
-        ExprKind::Conditional(a, b, d) => {
-            has_register(c, a) || has_register(c, b) || has_register(c, d)
-        }
-        _ => false,
-    }
+    let mut names = Vec::new();
+    crate::scope::expr_names(e, &mut names);
+    names
+        .iter()
+        .any(|(n, _)| matches!(c.resolve(n), Resolved::Symbol(s) if s.kind == SymbolKind::Register))
 }

@@ -523,7 +523,8 @@ impl<'a, 'm> FnChecker<'a, 'm> {
     }
 }
 
-fn expr_names(e: &Expr, out: &mut Vec<(Name, Span)>) {
+/// Every name an expression mentions, with its span (a special register with its component).
+pub(crate) fn expr_names(e: &Expr, out: &mut Vec<(Name, Span)>) {
     match &e.kind {
         ExprKind::Symbol(n) => out.push((n.clone(), e.loc.0)),
         ExprKind::Select(inner, comp) => {
