@@ -467,20 +467,23 @@ pub(crate) fn szext(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     Ok(())
 }
 
+/// Whether a `.u32`/`.s32` operand type of `dp4a`, `dp2a` or a SIMD video instruction is
+/// signed.
+fn signed32(t: ScalarType) -> R<bool> {
+    match int_ty(t)? {
+        IntTy::U32 => Ok(false),
+        IntTy::S32 => Ok(true),
+        _ => Err("the operand types must be .u32 or .s32".into()),
+    }
+}
+
 /// `dp4a.atype.btype` and `dp2a.{lo,hi}.atype.btype`.
 pub(crate) fn dot(d: &mut Dec<'_, '_>, insn: &mut Insn, dp2a: bool) -> R<()> {
     let types = d.types();
     let [ta, tb] = types[..] else {
         return Err("expected two types (`.atype.btype`)".into());
     };
-    let signed = |t: ScalarType| -> R<bool> {
-        match int_ty(t)? {
-            IntTy::U32 => Ok(false),
-            IntTy::S32 => Ok(true),
-            _ => Err("the operand types must be .u32 or .s32".into()),
-        }
-    };
-    let (sa, sb) = (signed(ta)?, signed(tb)?);
+    let (sa, sb) = (signed32(ta)?, signed32(tb)?);
     let tc = if sa || sb {
         ScalarType::S32
     } else {
@@ -669,18 +672,11 @@ pub(crate) fn vop4(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     let [td, ta, tb] = types[..] else {
         return Err("expected three types (`.dtype.atype.btype`)".into());
     };
-    let signed = |t: ScalarType| -> R<bool> {
-        match t {
-            ScalarType::U32 => Ok(false),
-            ScalarType::S32 => Ok(true),
-            _ => Err("the types must be .u32 or .s32".into()),
-        }
-    };
     let (sat, add) = (d.has(Modifier::Sat), d.has(Modifier::Add));
     if sat && add {
         return Err("`.sat` cannot be used with `.add`".into());
     }
-    let v = Vop4::new(signed(td)?, signed(ta)?, signed(tb)?, sat, add);
+    let v = Vop4::new(signed32(td)?, signed32(ta)?, signed32(tb)?, sat, add);
     ops3(d, insn, ta, tb, td)?;
     insn.aux = v.pack();
     insn.op = Op::Alu(vabsdiff4_h);
