@@ -54,14 +54,16 @@
 mod device;
 mod dtype;
 mod error;
+mod globals;
 mod launch;
 mod limits;
 mod module;
 
-pub use device::{Device, DeviceBuffer, Element};
+pub use device::{BufferView, Device, DeviceBuffer, Element};
 pub use dtype::Dtype;
 pub use error::Error;
-pub use launch::{Arg, LaunchOptions, LaunchReport};
+pub use globals::GlobalInfo;
+pub use launch::{Arg, LaunchOptions, LaunchReport, StructArg};
 pub use limits::{REGISTER_FILE_MAX, SHARED_LIMIT, SHARED_LIMIT_MAX};
 pub use module::{Kernel, Module, ParamInfo};
 pub use ptx_interp::coverage;
