@@ -1717,4 +1717,123 @@ mod tests {
             assert_eq!(Dtype::from_name(dtype.name()), Some(dtype));
         }
     }
+
+    #[test]
+    fn typed_values_and_lists() {
+        assert_eq!(
+            parse_typed("u16:0x1234"),
+            Ok(Some((Dtype::U16, vec![0x34, 0x12])))
+        );
+        // -2 as i8 is 0xfe; 1.5 as f32 is 0x3fc00000
+        assert_eq!(
+            parse_typed("i8:[-2, 3]"),
+            Ok(Some((Dtype::I8, vec![0xfe, 3])))
+        );
+        assert_eq!(
+            parse_typed("f32:1.5"),
+            Ok(Some((Dtype::F32, vec![0, 0, 0xc0, 0x3f])))
+        );
+        // not typed values: a buffer spec, a path, a bare scalar
+        for text in ["f32[4]=rand:3", "@a:b.npy", "7", "x:1"] {
+            assert_eq!(parse_typed(text), Ok(None), "{text}");
+        }
+        assert_eq!(
+            parse_typed("u8:[1,2"),
+            Err("`u8:[1,2`: missing `]` at the end of the list".to_string())
+        );
+        assert_eq!(
+            parse_typed("u8:[]"),
+            Err("`u8:[]`: the list is empty".to_string())
+        );
+        assert!(parse_typed("u8:256").unwrap_err().starts_with("`u8:256`: "));
+    }
+
+    #[test]
+    fn struct_specs() {
+        let s = parse_arg(
+            "{f32:1.5, f32[4]=iota, align:16, u32:[7,8]}",
+            &aggregate(32),
+            &here(),
+        );
+        let Ok(HostArg::Struct(fields)) = s else {
+            panic!("{s:?}")
+        };
+        assert_eq!(
+            fields,
+            [
+                FieldSpec::Value {
+                    align: 4,
+                    bytes: vec![0, 0, 0xc0, 0x3f]
+                },
+                FieldSpec::Buffer {
+                    dtype: Dtype::F32,
+                    bytes: 16,
+                    fill: Fill::Iota,
+                    spec: "f32[4]=iota".to_string()
+                },
+                FieldSpec::AlignNext(16),
+                FieldSpec::Value {
+                    align: 4,
+                    bytes: vec![7, 0, 0, 0, 8, 0, 0, 0]
+                },
+            ]
+        );
+        assert_eq!(
+            parse_arg("{}", &aggregate(8), &here()),
+            Ok(HostArg::Struct(Vec::new()))
+        );
+        let e = |spec: &str| parse_arg(spec, &aggregate(8), &here()).unwrap_err();
+        assert_eq!(
+            e("{u8:1"),
+            "`{u8:1`: a struct is written {FIELD, FIELD, …} and must end with `}`"
+        );
+        assert_eq!(e("{u8:1,,u8:2}"), "`{u8:1,,u8:2}`: field 1 ``: empty field");
+        assert!(e("{{u8:1}}").contains("nested structs are not supported"));
+        assert_eq!(
+            e("{align:3,u8:1}"),
+            "`{align:3,u8:1}`: field 0 `align:3`: the alignment must be a power of two up to 4096"
+        );
+        assert!(e("{q32:1}").contains("field 0: `q32:1`: a field is DTYPE:VALUE"));
+        assert!(e("{f32[x]}").contains("field 0: `f32[x]`: the element count `x`"));
+    }
+
+    #[test]
+    fn symbol_specs() {
+        let var = |ty: &str, size: usize| ParamInfo {
+            name: "v".to_string(),
+            ty: ParamType::from_ptx(ty).unwrap(),
+            size,
+        };
+        let scalar =
+            |spec: &str, v: &ParamInfo, array: bool| match parse_symbol(spec, v, array, &here()) {
+                Ok(HostArg::Scalar(b)) => b,
+                other => panic!("{spec}: {other:?}"),
+            };
+        // a bare scalar per the variable's type; a typed value or list as given
+        assert_eq!(
+            scalar("-7", &var(".s32", 4), false),
+            vec![0xf9, 0xff, 0xff, 0xff]
+        );
+        assert_eq!(scalar("u16:[1,2]", &var(".f32", 8), true), vec![1, 0, 2, 0]);
+        // buffer specs are contents
+        assert!(matches!(
+            parse_symbol("f32[2]=0.5", &var(".f32", 8), true, &here()),
+            Ok(HostArg::Buffer {
+                dtype: Dtype::F32,
+                bytes: 8,
+                fill: Fill::Value(0x3f00_0000)
+            })
+        ));
+        assert!(matches!(
+            parse_symbol("{u32[4]}", &var(".u64", 8), false, &here()),
+            Ok(HostArg::Struct(_))
+        ));
+        assert_eq!(
+            parse_symbol("1.5", &var(".f32", 8), true, &here()).unwrap_err(),
+            "`1.5`: `v` is an array of 8 bytes; give all its elements, e.g. DTYPE:[V,V,…] or DTYPE[N]=VALUE"
+        );
+        assert!(parse_symbol("", &var(".f32", 4), false, &here())
+            .unwrap_err()
+            .starts_with("empty value"));
+    }
 }
