@@ -466,7 +466,9 @@ fn parse_struct(spec: &str, base_dir: &Path) -> Result<HostArg, String> {
             fields.push(FieldSpec::AlignNext(a));
             continue;
         }
-        if let Some((dtype, bytes)) = parse_typed(f).map_err(|e| bad(e))? {
+        if let Some((dtype, bytes)) =
+            parse_typed(f).map_err(|e| format!("`{spec}`: field {k}: {e}"))?
+        {
             fields.push(FieldSpec::Value {
                 align: dtype.size(),
                 bytes,
