@@ -125,7 +125,16 @@ macro_rules! struct_field {
     )*};
 }
 
+/// Whether `a` is an alignment [`StructArg`] takes.
+fn valid_align(a: u64) -> bool {
+    a.is_power_of_two() && a <= StructArg::MAX_ALIGN
+}
+
 impl StructArg {
+    /// The largest field alignment: 4096 bytes (a kernel's whole parameter buffer is at most
+    /// 32 KiB).
+    pub const MAX_ALIGN: u64 = 4096;
+
     /// An empty struct (size 0, alignment 1).
     pub fn new() -> StructArg {
         StructArg {
@@ -137,13 +146,14 @@ impl StructArg {
         }
     }
 
-    /// Appends a field of raw bytes `data` aligned to `align` (a power of two); a non-power of
-    /// two makes the launch fail with an error.
+    /// Appends a field of raw bytes `data` aligned to `align` (a power of two up to
+    /// [`StructArg::MAX_ALIGN`]); another alignment makes the launch fail with an error.
     pub fn field(mut self, align: u64, data: &[u8]) -> StructArg {
-        if !align.is_power_of_two() {
+        if !valid_align(align) {
             self.error.get_or_insert(format!(
-                "field {} has alignment {align}, which is not a power of two",
-                self.fields.len()
+                "field {} has alignment {align}, which is not a power of two up to {}",
+                self.fields.len(),
+                StructArg::MAX_ALIGN
             ));
             return self;
         }
@@ -160,10 +170,11 @@ impl StructArg {
     /// Raises the alignment of the next field to at least `align` (a power of two), like an
     /// `__align__(N)` member or a `float4`/`int4` member (16).
     pub fn align_next(mut self, align: u64) -> StructArg {
-        if !align.is_power_of_two() {
+        if !valid_align(align) {
             self.error.get_or_insert(format!(
-                "alignment {align} before field {} is not a power of two",
-                self.fields.len()
+                "alignment {align} before field {} is not a power of two up to {}",
+                self.fields.len(),
+                StructArg::MAX_ALIGN
             ));
             return self;
         }

@@ -313,7 +313,12 @@ fn struct_arguments_follow_the_c_layout() {
     let e = usage(StructArg::new().u8(1).field(3, &[0]).to_bytes());
     assert_eq!(
         e,
-        "struct argument: field 1 has alignment 3, which is not a power of two"
+        "struct argument: field 1 has alignment 3, which is not a power of two up to 4096"
+    );
+    let e = usage(StructArg::new().align_next(1 << 40).u8(1).to_bytes());
+    assert_eq!(
+        e,
+        "struct argument: alignment 1099511627776 before field 0 is not a power of two up to 4096"
     );
 
     let device = Device::new();
