@@ -414,17 +414,18 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
         let list: Vec<String> = params
             .iter()
             .enumerate()
-            .map(|(k, p)| format!("{k}: {} {}", p.name, param_info(p).ty.name()))
+            .map(|(k, p)| format!("{k}: {} {}", p.name, param_info(p).type_text()))
             .collect();
         return bad(format!(
-            "kernel `{kernel_name}` takes {} arguments, {} given with --arg\n  parameters: {}",
+            "kernel `{kernel_name}` takes {} arguments, {} given with --arg\n  parameters: {}\n  (`ptxvm run {} --list-params` shows their offsets, sizes and alignment)",
             params.len(),
             o.args.len(),
             if list.is_empty() {
                 "none".to_string()
             } else {
                 list.join(", ")
-            }
+            },
+            o.file
         ));
     }
     // arguments
@@ -455,7 +456,13 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
                     Err(e) => return bad(format!("--arg {k} (`{}`): {e}", p.name)),
                 }
             }
-            Err(e) => return bad(format!("--arg {k} (`{}`, {}): {e}", p.name, info.ty.name())),
+            Err(e) => {
+                return bad(format!(
+                    "--arg {k} (`{}`, {}): {e}",
+                    p.name,
+                    info.type_text()
+                ))
+            }
         }
     }
     // module variables initialised

@@ -187,7 +187,7 @@ pub struct ParamInfo {
 
 impl ParamInfo {
     /// The declared type as PTX writes it: `.u32`, `.b8[16]`.
-    fn type_text(&self) -> String {
+    pub fn type_text(&self) -> String {
         match self.ty {
             ParamType::Aggregate => format!(".b8[{}]", self.size),
             ty => ty.name().to_string(),
