@@ -451,9 +451,17 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
             }
             Ok(HostArg::Struct(fields)) => {
                 let what = format!("argument {k} (`{}`)", p.name);
-                match make_struct(&device, &fields, &k.to_string(), &what, &mut buffers) {
-                    Ok(st) => args.push(Arg::Struct(st)),
-                    Err(e) => return bad(format!("--arg {k} (`{}`): {e}", p.name)),
+                match make_struct(&device, &fields, &k.to_string(), &what, &mut buffers)
+                    .and_then(|st| st.bytes_for(p))
+                {
+                    Ok(bytes) => args.push(Arg::Bytes(bytes)),
+                    Err(e) => {
+                        return bad(format!(
+                            "--arg {k} (`{}`, {}): {e}",
+                            p.name,
+                            info.type_text()
+                        ))
+                    }
                 }
             }
             Err(e) => {

@@ -226,6 +226,34 @@ impl StructArg {
         (self.data.len() as u64).next_multiple_of(self.align)
     }
 
+    /// The struct's bytes for parameter `p`: an error (naming neither; the caller names the
+    /// parameter) when its size is not the parameter's, its alignment exceeds the parameter's
+    /// or a field's alignment was invalid.
+    pub fn bytes_for(&self, p: &ParamInfo) -> Result<Vec<u8>, String> {
+        let bytes = self.to_bytes().map_err(|e| e.to_string())?;
+        if self.size() != p.size {
+            let offsets: Vec<String> = self.fields.iter().map(|f| f.0.to_string()).collect();
+            return Err(format!(
+                "the struct is {} bytes (fields at offsets {}, alignment {}), the parameter is {} bytes",
+                self.size(),
+                if offsets.is_empty() {
+                    "none".to_string()
+                } else {
+                    offsets.join(", ")
+                },
+                self.align,
+                p.size
+            ));
+        }
+        if self.align > p.align {
+            return Err(format!(
+                "the struct needs {}-byte alignment (its largest field), the parameter is declared with {}",
+                self.align, p.align
+            ));
+        }
+        Ok(bytes)
+    }
+
     /// The struct's bytes, padding included (zeros), `size()` long; an error when a field's
     /// alignment was not a power of two.
     pub fn to_bytes(&self) -> Result<Vec<u8>, Error> {
@@ -861,7 +889,12 @@ impl Kernel<'_> {
 }
 
 fn check_arg(k: usize, a: &Arg, p: &ParamInfo) -> Result<Vec<u8>, Error> {
-    let what = format!("argument {} (`{}`, {})", k + 1, p.name, p.type_name);
+    let ty = if p.array {
+        format!("{}[{}]", p.type_name, p.size)
+    } else {
+        p.type_name.clone()
+    };
+    let what = format!("argument {} (`{}`, {ty})", k + 1, p.name);
     match a {
         Arg::Pointer(addr) => {
             if p.size != 8 || p.array {
@@ -892,29 +925,9 @@ fn check_arg(k: usize, a: &Arg, p: &ParamInfo) -> Result<Vec<u8>, Error> {
             }
             Ok(bytes.clone())
         }
-        Arg::Struct(st) => {
-            let bytes = st
-                .to_bytes()
-                .map_err(|e| Error::Usage(format!("{what}: {e}")))?;
-            let offsets: Vec<String> = st.fields().iter().map(|f| f.0.to_string()).collect();
-            if st.size() != p.size {
-                return Err(Error::Usage(format!(
-                    "{what}: the struct is {} bytes (fields at offsets {}, alignment {}), the parameter is {} bytes",
-                    st.size(),
-                    if offsets.is_empty() { "none".to_string() } else { offsets.join(", ") },
-                    st.align(),
-                    p.size
-                )));
-            }
-            if st.align() > p.align {
-                return Err(Error::Usage(format!(
-                    "{what}: the struct needs {}-byte alignment (its largest field), the parameter is declared with {}",
-                    st.align(),
-                    p.align
-                )));
-            }
-            Ok(bytes)
-        }
+        Arg::Struct(st) => st
+            .bytes_for(p)
+            .map_err(|e| Error::Usage(format!("{what}: {e}"))),
         Arg::Bytes(b) => {
             if b.len() as u64 != p.size {
                 return Err(Error::Usage(format!(

@@ -340,12 +340,12 @@ fn struct_arguments_follow_the_c_layout() {
     let e = usage(run(StructArg::new().i16(-3).i8(5).f32(0.25)));
     assert_eq!(
         e,
-        "argument 2 (`small_struct_param_1`, .b8): the struct is 8 bytes (fields at offsets 0, 2, 4, alignment 4), the parameter is 16 bytes"
+        "argument 2 (`small_struct_param_1`, .b8[16]): the struct is 8 bytes (fields at offsets 0, 2, 4, alignment 4), the parameter is 16 bytes"
     );
     let e = usage(run(StructArg::new().align_next(16).i16(1).f64(2.0)));
     assert_eq!(
         e,
-        "argument 2 (`small_struct_param_1`, .b8): the struct needs 16-byte alignment (its largest field), the parameter is declared with 8"
+        "argument 2 (`small_struct_param_1`, .b8[16]): the struct needs 16-byte alignment (its largest field), the parameter is declared with 8"
     );
     // raw bytes still work
     run(StructArg::new().i16(1).i8(2).f64(3.5)).unwrap();
