@@ -153,70 +153,14 @@ pub fn container_ptx(data: &[u8]) -> Result<Vec<String>, CUresult> {
     Ok(out)
 }
 
-/// One PTX module from several (what the linker produces): the first one's `.version`,
-/// `.target` and `.address_size`, then every module's body; `.extern` declarations of what
-/// another module defines are dropped.
-pub fn merge(ptx: &[String]) -> String {
-    if ptx.len() == 1 {
-        return ptx[0].clone();
-    }
-    let defined: Vec<String> = ptx
-        .iter()
-        .flat_map(|p| p.lines())
-        .filter(|l| !l.trim_start().starts_with(".extern") && !l.trim_end().ends_with(';'))
-        .filter_map(|l| {
-            let l = l.trim();
-            (l.contains(".func") || l.contains(".entry"))
-                .then(|| decl_name(l))
-                .flatten()
-        })
-        .collect();
-    let mut out = String::new();
-    for (k, p) in ptx.iter().enumerate() {
-        let mut skipping = false;
-        for line in p.lines() {
-            let t = line.trim_start();
-            if k > 0
-                && (t.starts_with(".version")
-                    || t.starts_with(".target")
-                    || t.starts_with(".address_size"))
-            {
-                continue;
-            }
-            if t.starts_with(".extern") && decl_name(t).is_some_and(|n| defined.contains(&n)) {
-                skipping = !t.trim_end().ends_with(';');
-                continue;
-            }
-            if skipping {
-                skipping = !t.trim_end().ends_with(';');
-                continue;
-            }
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-    out
-}
-
-/// The name declared by a `.func`/`.entry` line: the identifier before the parameter list.
-fn decl_name(line: &str) -> Option<String> {
-    let key = if line.contains(".func") {
-        ".func"
-    } else {
-        ".entry"
-    };
-    let rest = line.split(key).nth(1)?.trim_start();
-    // `.func (.param .b32 r) name(` : skip a return parameter list
-    let rest = if rest.starts_with('(') {
-        rest.split_once(')')?.1.trim_start()
-    } else {
-        rest
-    };
-    let name: String = rest
-        .chars()
-        .take_while(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | '%'))
-        .collect();
-    (!name.is_empty()).then_some(name)
+/// Whether a library given to the linker is the CUDA device runtime (`libcudadevrt.a`: an ar
+/// archive whose member is `cuda_device_runtime.o`).
+pub fn is_device_runtime(data: &[u8]) -> bool {
+    data.starts_with(b"!<arch>\n")
+        && data
+            .windows(b"cuda_device_runtime".len())
+            .take(4096)
+            .any(|w| w == b"cuda_device_runtime")
 }
 
 #[cfg(test)]
@@ -237,15 +181,5 @@ mod tests {
         let c = container(&["a".to_string(), "bc".to_string()]);
         assert_eq!(container_len(&c), Some(c.len() as u64));
         assert_eq!(container_ptx(&c).unwrap(), vec!["a", "bc"]);
-    }
-
-    #[test]
-    fn merging_drops_later_headers_and_resolved_externs() {
-        let a = ".version 8.0\n.target sm_80\n.address_size 64\n.extern .func (.param .b32 r) f(.param .b32 x);\n.visible .entry k() { ret; }\n".to_string();
-        let b = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .func (.param .b32 r) f(.param .b32 x)\n{ ret; }\n".to_string();
-        let m = merge(&[a, b]);
-        assert_eq!(m.matches(".version").count(), 1);
-        assert!(!m.contains(".extern"));
-        assert!(m.contains(".visible .func (.param .b32 r) f"));
     }
 }

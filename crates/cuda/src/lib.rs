@@ -27,6 +27,7 @@ pub mod exports;
 mod abi;
 mod driver;
 mod image;
+pub mod link;
 mod state;
 
 pub use abi::CUresult;

@@ -125,7 +125,12 @@ pub struct Event {
 
 #[derive(Default)]
 pub struct Link {
-    pub ptx: Vec<String>,
+    pub inputs: Vec<crate::link::Input>,
+    /// `libcudadevrt.a` was added: its functions may stay unresolved.
+    pub device_runtime: bool,
+    /// The host's log buffers (address, capacity) and where to write back the bytes used.
+    pub info_log: Option<(u64, usize, u64)>,
+    pub error_log: Option<(u64, usize, u64)>,
     pub output: Option<Vec<u8>>,
 }
 
