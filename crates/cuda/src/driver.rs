@@ -148,12 +148,14 @@ fn report(e: &ptxvm::Error) {
 
 /// Loads the image at `p` (PTX text, fatbin, fatbin wrapper, ptxvm container; a cubin is
 /// refused) into the current context.
-fn load_image(p: *const c_void, name: &str) -> Result<u64, CUresult> {
-    let texts = read_image(p)?;
+fn load_image(p: *const c_void, name: &str, limit: Option<usize>) -> Result<u64, CUresult> {
+    let texts = read_image(p, limit)?;
     load_ptx(texts, name)
 }
 
-fn read_image(p: *const c_void) -> Result<Vec<String>, CUresult> {
+/// The PTX texts of the image at `p`; `limit`: how many bytes the caller knows are there
+/// (a file's or a linker input's size), which a header may not claim to exceed.
+fn read_image(p: *const c_void, limit: Option<usize>) -> Result<Vec<String>, CUresult> {
     if p.is_null() {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
@@ -174,28 +176,42 @@ fn read_image(p: *const c_void) -> Result<Vec<String>, CUresult> {
         Kind::Wrapper => {
             // { int magic; int version; const unsigned long long *data; void *filename }
             let data = get(p.cast::<u8>().wrapping_add(8).cast::<*const c_void>())?;
-            read_image(data)
+            read_image(data, None)
         }
         Kind::Fatbin => {
             let header = bytes(p, 16)?;
-            let hsize = u16::from_le_bytes([header[6], header[7]]) as usize;
-            let size = u64::from_le_bytes(header[8..16].try_into().unwrap_or([0; 8])) as usize;
-            if size > 1 << 34 {
+            let hsize = u16::from_le_bytes([header[6], header[7]]) as u64;
+            let size = u64::from_le_bytes(header[8..16].try_into().unwrap_or([0; 8]));
+            let total = hsize.saturating_add(size);
+            if total > image::MAX_PTX_BYTES * 4 || limit.is_some_and(|l| total > l as u64) {
                 return Err(CUDA_ERROR_INVALID_IMAGE);
             }
-            let data = bytes(p, hsize + size)?;
-            let ptx = image::fatbin_ptx(&data)?;
-            if ptx.is_empty() {
-                image::no_ptx_hint("fatbin");
-                return Err(CUDA_ERROR_NO_BINARY_FOR_GPU);
+            let data = bytes(p, total as usize)?;
+            let entries = image::fatbin_ptx(&data)?;
+            let (major, minor) = state::settings().cc;
+            let cc = (major * 10 + minor).max(0) as u32;
+            let archs: Vec<u32> = entries.iter().map(|e| e.arch).collect();
+            match image::pick(entries, cc) {
+                Some(e) => Ok(vec![e.text]),
+                None if archs.is_empty() => {
+                    image::no_ptx_hint("fatbin");
+                    Err(CUDA_ERROR_NO_BINARY_FOR_GPU)
+                }
+                None => {
+                    use std::io::Write as _;
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "ptxvm: the fatbin's PTX is for compute_{} only, newer than the device (compute capability {major}.{minor}); build for an older virtual architecture or run with --cc",
+                        archs.iter().min().copied().unwrap_or(0)
+                    );
+                    Err(CUDA_ERROR_NO_BINARY_FOR_GPU)
+                }
             }
-            // the newest PTX (the last entry) only: entries are alternatives
-            Ok(ptx.into_iter().last().into_iter().collect())
         }
         Kind::Container => {
             let head = bytes(p, 16)?;
             let len = image::container_len(&head).ok_or(CUDA_ERROR_INVALID_IMAGE)?;
-            if len > 1 << 34 {
+            if len > 1 << 34 || limit.is_some_and(|l| len > l as u64) {
                 return Err(CUDA_ERROR_INVALID_IMAGE);
             }
             image::container_ptx(&bytes(p, len as usize)?)
@@ -736,7 +752,7 @@ fn link_add(state_h: u64, kind: c_uint, data: Vec<u8>, name: &str) -> Result<(),
             let t = String::from_utf8_lossy(&data);
             vec![t.trim_end_matches('\0').to_string()]
         }
-        2 => read_image(data.as_ptr().cast())?,
+        2 => read_image(data.as_ptr().cast(), Some(data.len()))?,
         4 if image::is_device_runtime(&data) => {
             state::lock().link_mut(state_h)?.device_runtime = true;
             return Ok(());
@@ -808,10 +824,6 @@ fn link_options(
     let pick = |b: u64, (c, slot): (usize, u64)| (b != 0 && c > 0).then_some((b, c, slot));
     l.info_log = pick(buf[0], cap[0]);
     l.error_log = pick(buf[1], cap[1]);
-    // nothing written yet: the sizes read back as 0 until a log is written
-    for (_, _, slot) in [l.info_log, l.error_log].into_iter().flatten() {
-        put(slot as *mut usize, 0)?;
-    }
     Ok(())
 }
 
@@ -1577,14 +1589,14 @@ api! {
         }
         state::init_lock()?.current()?;
         let (data, path) = read_file(fname)?;
-        put(module, handle(load_image(data.as_ptr().cast(), &path)?))
+        put(module, handle(load_image(data.as_ptr().cast(), &path, Some(data.len()))?))
     }
 
     fn cuModuleLoadData(module: *mut Handle, image: *const c_void) {
         if module.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        put(module, handle(load_image(image, "module.ptx")?))
+        put(module, handle(load_image(image, "module.ptx", None)?))
     }
 
     fn cuModuleLoadDataEx(module: *mut Handle, image: *const c_void, n: c_uint, options: *mut c_int, values: *mut *mut c_void) {
@@ -1592,14 +1604,14 @@ api! {
         if module.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        put(module, handle(load_image(image, "module.ptx")?))
+        put(module, handle(load_image(image, "module.ptx", None)?))
     }
 
     fn cuModuleLoadFatBinary(module: *mut Handle, fatbin: *const c_void) {
         if module.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        put(module, handle(load_image(fatbin, "fatbin.ptx")?))
+        put(module, handle(load_image(fatbin, "fatbin.ptx", None)?))
     }
 
     fn cuModuleUnload(module: Handle) {
@@ -1627,7 +1639,7 @@ api! {
         if library.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        put(library, handle(load_image(code, "library.ptx")?))
+        put(library, handle(load_image(code, "library.ptx", None)?))
     }
 
     fn cuLibraryLoadFromFile(library: *mut Handle, fname: *const c_char, jit_options: *mut c_int, jit_values: *mut *mut c_void, n_jit: c_uint, lib_options: *mut c_int, lib_values: *mut *mut c_void, n_lib: c_uint) {
@@ -1637,7 +1649,7 @@ api! {
         }
         state::init_lock()?.current()?;
         let (data, path) = read_file(fname)?;
-        put(library, handle(load_image(data.as_ptr().cast(), &path)?))
+        put(library, handle(load_image(data.as_ptr().cast(), &path, Some(data.len()))?))
     }
 
     fn cuLibraryUnload(library: Handle) {
