@@ -844,7 +844,14 @@ api! {
         if flags != 0 {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        state::lock().initialized = true;
+        let mut s = state::lock();
+        let pid = std::process::id();
+        if s.initialized && s.init_pid != pid {
+            // forked after cuInit: the parent's contexts and memory are not this process's
+            return Err(CUDA_ERROR_NOT_INITIALIZED);
+        }
+        s.initialized = true;
+        s.init_pid = pid;
         Ok(())
     }
 

@@ -171,3 +171,8 @@ fn fatbins_plain_compressed_embedded_and_hostile_and_the_linkers_logs() {
         );
     }
 }
+
+#[test]
+fn a_child_forked_after_init_is_not_initialized() {
+    run("fork");
+}
