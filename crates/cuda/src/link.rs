@@ -256,6 +256,11 @@ fn analyse(k: usize, text: &str) -> Result<Parsed, String> {
                 });
             }
             Directive::Variable(v) => {
+                // only .global and .const names link; `.extern .shared` is dynamic shared
+                // memory, and the other spaces hold no linkable storage
+                if !matches!(v.space.text.as_ref(), ".global" | ".const") {
+                    continue;
+                }
                 let (start, header_end) = span(&v.loc);
                 for dcl in &v.declarators {
                     p.syms.push(Sym {

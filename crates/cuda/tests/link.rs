@@ -125,3 +125,38 @@ fn device_runtime_functions_stay_declared_when_libcudadevrt_is_linked() {
         .ptx
         .contains(".extern .func (.param .b32 r) cudaCGGetIntrinsicHandle"));
 }
+
+#[test]
+fn extern_shared_memory_is_dynamic_shared_memory_not_a_reference() {
+    // numba declares its dynamic shared arrays `.extern .shared`
+    let text = ".version 8.0\n.target sm_80\n.address_size 64\n\
+                .extern .shared .align 4 .b8 smem[];\n\
+                .visible .entry k() { .reg .b64 %rd1; mov.u64 %rd1, smem; ret; }\n";
+    let i = Input {
+        name: "smem.ptx".to_string(),
+        text: text.to_string(),
+    };
+    let l = link(&[i], false).unwrap();
+    assert!(l.ptx.contains(".extern .shared .align 4 .b8 smem[];"));
+}
+
+#[test]
+fn an_extern_global_variable_resolves_to_another_inputs_definition() {
+    let user = ".version 8.0\n.target sm_80\n.address_size 64\n\
+                .extern .global .align 4 .u32 g;\n\
+                .visible .entry k(.param .u64 out)\n\
+                { .reg .b32 %r1; .reg .b64 %rd<3>; mov.u32 %r1, %tid.x;\n\
+                  ld.global.u32 %r1, [g]; ld.param.u64 %rd1, [out];\n\
+                  mov.u32 %r1, %r1; st.global.u32 [%rd1], %r1; ret; }\n";
+    let def = ".version 8.0\n.target sm_80\n.address_size 64\n\
+               .visible .global .align 4 .u32 g = 1234;\n";
+    let i = |n: &str, t: &str| Input {
+        name: n.to_string(),
+        text: t.to_string(),
+    };
+    let e = link(&[i("user.ptx", user)], false).unwrap_err();
+    assert!(e.contains("undefined reference to `g` in user.ptx"), "{e}");
+    let l = link(&[i("user.ptx", user), i("def.ptx", def)], false).unwrap();
+    // every thread stores g's 1234 to out[0]
+    assert_eq!(run(&l.ptx, 1), vec![1234]);
+}
