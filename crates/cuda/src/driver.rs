@@ -161,7 +161,7 @@ fn read_image(p: *const c_void, limit: Option<usize>) -> Result<Vec<String>, CUr
     }
     // the first bytes, up to a NUL (reading no further than a C string would)
     let mut head = Vec::new();
-    for k in 0..8 {
+    for k in 0..limit.unwrap_or(8).min(8) {
         let b = get(p.cast::<u8>().wrapping_add(k))?;
         head.push(b);
         if b == 0 {
@@ -172,6 +172,12 @@ fn read_image(p: *const c_void, limit: Option<usize>) -> Result<Vec<String>, CUr
         Kind::Elf => {
             image::no_ptx_hint("cubin (ELF image)");
             Err(CUDA_ERROR_NO_BINARY_FOR_GPU)
+        }
+        // bytes from a file or a linker input cannot hold a host pointer, nor be shorter
+        // than the header they start
+        Kind::Wrapper if limit.is_some() => Err(CUDA_ERROR_INVALID_IMAGE),
+        Kind::Fatbin | Kind::Container if limit.is_some_and(|l| l < 16) => {
+            Err(CUDA_ERROR_INVALID_IMAGE)
         }
         Kind::Wrapper => {
             // { int magic; int version; const unsigned long long *data; void *filename }
@@ -752,7 +758,12 @@ fn link_add(state_h: u64, kind: c_uint, data: Vec<u8>, name: &str) -> Result<(),
             let t = String::from_utf8_lossy(&data);
             vec![t.trim_end_matches('\0').to_string()]
         }
-        2 => read_image(data.as_ptr().cast(), Some(data.len()))?,
+        2 => {
+            // NUL-terminated, so that text given as a fatbin reads no further
+            let mut data = data;
+            data.push(0);
+            read_image(data.as_ptr().cast(), Some(data.len()))?
+        }
         4 if image::is_device_runtime(&data) => {
             state::lock().link_mut(state_h)?.device_runtime = true;
             return Ok(());
@@ -804,7 +815,7 @@ fn link_options(
     if n == 0 {
         return Ok(());
     }
-    if options.is_null() || values.is_null() || n > 64 {
+    if options.is_null() || values.is_null() || n > 1024 {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
     let mut buf = [0u64; 2];

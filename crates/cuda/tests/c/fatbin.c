@@ -134,6 +134,13 @@ int main(void) {
     for (size_t i = 100; i < 140; i++) bad[i] ^= 0x5a; /* corrupt compressed data */
     EXPECT(cuModuleLoad(&m, scratch_file("corrupt.fatbin", bad, n)), CUDA_ERROR_INVALID_IMAGE);
     free(bad);
+    /* a fatbin or container magic with nothing after it; a wrapper's magic in a file (a
+     * file cannot hold the host pointer a wrapper carries) */
+    const unsigned char magic_only[] = {0x50, 0xed, 0x55, 0xba};
+    EXPECT(cuModuleLoad(&m, scratch_file("magic.fatbin", magic_only, 4)), CUDA_ERROR_INVALID_IMAGE);
+    EXPECT(cuModuleLoad(&m, scratch_file("short.bin", "PTXVMLNK", 8)), CUDA_ERROR_INVALID_IMAGE);
+    const unsigned char wrapper_file[16] = {0xb1, 0x43, 0x62, 0x46, 1, 0, 0, 0, 0xef, 0xbe, 0xad, 0xde};
+    EXPECT(cuModuleLoad(&m, scratch_file("wrapper.bin", wrapper_file, 16)), CUDA_ERROR_INVALID_IMAGE);
 
     /* the linker: a fatbin input, then a load of its output */
     char info[1024] = "", error[1024] = "";
@@ -159,6 +166,10 @@ int main(void) {
            CUDA_ERROR_NO_BINARY_FOR_GPU);
     EXPECT(cuLinkAddData(link, CU_JIT_INPUT_LIBRARY, obj, 64, "lib.a", 0, NULL, NULL),
            CUDA_ERROR_NO_BINARY_FOR_GPU);
+    EXPECT(cuLinkAddData(link, CU_JIT_INPUT_FATBINARY, (void *)wrapper_file, 16, "w", 0, NULL, NULL),
+           CUDA_ERROR_INVALID_IMAGE);
+    EXPECT(cuLinkAddData(link, CU_JIT_INPUT_FATBINARY, (void *)magic_only, 4, "m", 0, NULL, NULL),
+           CUDA_ERROR_INVALID_IMAGE);
     const char *caller = ".version 8.0\n.target sm_80\n.address_size 64\n"
                          ".extern .func missing();\n"
                          ".visible .entry e() { call missing, (); ret; }\n";
