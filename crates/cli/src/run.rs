@@ -76,6 +76,10 @@ pub struct RunOptions {
     /// Output is never lost and always in block order.
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
     pub printf_fifo: usize,
+    /// Device heap size in bytes (CUDA's cudaLimitMallocHeapSize): what the kernel's `malloc`
+    /// may hand out (it returns NULL when the heap is full).
+    #[arg(long, value_name = "BYTES", default_value_t = ptxvm::DEFAULT_HEAP_SIZE)]
+    pub heap_size: u64,
 }
 
 /// Standard output, remembering its first write error.
@@ -370,6 +374,9 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
         return ExitCode::from(1);
     }
     let device = Device::new();
+    if let Err(e) = device.set_heap_size(o.heap_size) {
+        return bad(e.to_string());
+    }
     let module = match Module::from_ptx(&device, file.name(), file.text()) {
         Ok(m) => m,
         Err(e) => {

@@ -296,6 +296,25 @@ impl Device {
         self.alloc_labelled(n, label)
     }
 
+    /// The size of the device heap that kernels' `malloc` draws from (8 MiB unless set, as
+    /// CUDA's `cudaLimitMallocHeapSize`).
+    pub fn heap_size(&self) -> u64 {
+        self.mem
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .heap_size()
+    }
+
+    /// Sets the size of the device heap. Refused once a kernel that calls `malloc` or `free`
+    /// has been launched on this device (the heap then exists), as CUDA refuses it.
+    pub fn set_heap_size(&self, bytes: u64) -> Result<(), Error> {
+        self.mem
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .set_heap_size(bytes)
+            .map_err(|e| Error::Usage(e.0))
+    }
+
     fn alloc_labelled<T: Element>(
         &self,
         n: usize,

@@ -412,13 +412,18 @@ impl Kernel<'_> {
                 u32::from_le_bytes(w)
             })
             .collect();
-        let snapshot = self
-            .module
-            .device
-            .mem
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .snapshot();
+        let snapshot = {
+            let mut mem = self
+                .module
+                .device
+                .mem
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            if prog.uses_heap() {
+                mem.heap().map_err(|e| Error::Memory(e.0))?;
+            }
+            mem.snapshot()
+        };
         let cfg = LaunchConfig {
             grid,
             block,

@@ -132,6 +132,7 @@ pub use module::{Kernel, Module, ParamInfo};
 pub use ptx_interp::coverage;
 pub use ptx_interp::exec::{DEFAULT_STACK_SIZE, LOCAL_MAX};
 pub use ptx_interp::launch::{LaunchStats, Progress, LOCAL_TOTAL};
+pub use ptx_interp::mem::DEFAULT_HEAP_SIZE;
 pub use ptx_interp::set_simd;
 pub use ptx_isa::{ScalarType, TypeKind};
 
