@@ -68,7 +68,7 @@ not_executed_list! {
     MbarrierPendingCount: MBARRIER,
     MbarrierTestWait: MBARRIER,
     MbarrierTryWait: MBARRIER,
-    MmaSp: MATRIX,
+    MmaSp: "ptxvm does not execute sparse `mma.sp` yet (its metadata operand is not modelled)",
     MultimemCpAsyncBulk: MULTIMEM,
     MultimemCpReduceAsyncBulk: MULTIMEM,
     MultimemLdReduce: MULTIMEM,
