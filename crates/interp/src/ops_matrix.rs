@@ -188,10 +188,21 @@ pub(crate) fn mma(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     };
     let (m, n, k) = (s.m as usize, s.n as usize, s.k as usize);
     let g_us = g as usize;
-    let mut av = vec![0.0f64; g_us * m * k];
-    let mut bv = vec![0.0f64; g_us * k * n];
-    let mut cv = vec![0.0f64; g_us * m * n];
-    let mut dv = vec![0.0f64; g_us * m * n];
+    // A, B, C and D, on the stack for the shapes of real kernels (f16/bf16/tf32/fp8/f64 and
+    // 8-bit integers), on the heap for the wide integer and `.b1` ones
+    let (la, lb, lc) = (g_us * m * k, g_us * k * n, g_us * m * n);
+    let mut small = [0.0f64; 512 + 256 + 256 + 256];
+    let mut heap;
+    let buf: &mut [f64] = if la <= 512 && lb <= 256 && lc <= 256 {
+        &mut small[..]
+    } else {
+        heap = vec![0.0f64; la + lb + 2 * lc];
+        &mut heap[..]
+    };
+    let (av, rest) = buf.split_at_mut(la);
+    let (bv, rest) = rest.split_at_mut(lb);
+    let (cv, rest) = rest.split_at_mut(lc);
+    let dv = &mut rest[..lc];
     let [nd, na, nb, _] = cfg.counts.map(|c| c as usize);
     let first = [na + nd, nd + na + nb];
     // gather a fragment of type `e` whose registers start at slot index `base`
@@ -220,10 +231,10 @@ pub(crate) fn mma(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
             }
         }
     };
-    gather(ctx.regs, Frag::A, at, nd, &mut av, (m, k));
-    gather(ctx.regs, Frag::B, bt, first[0], &mut bv, (k, n));
-    gather(ctx.regs, Frag::C, ct, first[1], &mut cv, (m, n));
-    matrix::mma(s, g, cfg.prod, &av, &bv, &cv, &mut dv);
+    gather(ctx.regs, Frag::A, at, nd, av, (m, k));
+    gather(ctx.regs, Frag::B, bt, first[0], bv, (k, n));
+    gather(ctx.regs, Frag::C, ct, first[1], cv, (m, n));
+    matrix::mma(s, g, cfg.prod, av, bv, cv, dv);
     // scatter D: every register of every lane is written, so start from zero
     let per = dt.per_reg();
     let bits = dt.bits();

@@ -124,11 +124,11 @@ impl Elem {
     #[inline]
     pub fn value(self, b: u64) -> f64 {
         match self {
-            Elem::F16 => fp::to_f64(fp::F16, b & 0xFFFF),
-            Elem::Bf16 => fp::to_f64(fp::BF16, b & 0xFFFF),
-            Elem::Tf32 => fp::to_f64(fp::F32, b & 0xFFFF_E000),
-            Elem::E4m3 => fp::to_f64(fp::E4M3, b & 0xFF),
-            Elem::E5m2 => fp::to_f64(fp::E5M2, b & 0xFF),
+            Elem::F16 => small_float(b & 0xFFFF, 5, 10, true),
+            Elem::Bf16 => f32::from_bits((b as u32 & 0xFFFF) << 16) as f64,
+            Elem::Tf32 => f32::from_bits(b as u32 & 0xFFFF_E000) as f64,
+            Elem::E4m3 => small_float(b & 0xFF, 4, 3, false),
+            Elem::E5m2 => small_float(b & 0xFF, 5, 2, true),
             Elem::F32 => f32::from_bits(b as u32) as f64,
             Elem::F64 => f64::from_bits(b),
             Elem::S8 => b as u8 as i8 as f64,
@@ -139,6 +139,36 @@ impl Elem {
             Elem::B1 => (b & 1) as f64,
         }
     }
+}
+
+/// The exact value of a binary format narrower than `.f32` with `ebits` exponent and `mbits`
+/// fraction bits (`has_inf`: IEEE infinities; without, only the all-ones pattern is NaN, as in
+/// `.e4m3`): the same value as [`fp::to_f64`], built directly (it is on `mma`'s hot path).
+#[inline]
+fn small_float(b: u64, ebits: u32, mbits: u32, has_inf: bool) -> f64 {
+    let sign = if b >> (ebits + mbits) & 1 != 0 {
+        -1.0
+    } else {
+        1.0
+    };
+    let e = (b >> mbits) & ((1 << ebits) - 1);
+    let m = b & ((1 << mbits) - 1);
+    let bias = (1i64 << (ebits - 1)) - 1;
+    let emax = (1 << ebits) - 1;
+    if e == emax && (has_inf || m == (1 << mbits) - 1) {
+        return if has_inf && m == 0 {
+            sign * f64::INFINITY
+        } else {
+            f64::NAN
+        };
+    }
+    if e == 0 {
+        // subnormal (or zero): m · 2^(1 - bias - mbits), exact
+        let scale = f64::from_bits(((1023 + 1 - bias - mbits as i64) as u64) << 52);
+        return sign * m as f64 * scale;
+    }
+    let bits = ((e as i64 - bias + 1023) as u64) << 52 | m << (52 - mbits);
+    sign * f64::from_bits(bits)
 }
 
 /// An `mma` shape `.mMnNkK`.
@@ -265,26 +295,34 @@ pub enum Product {
 /// matrices row-major per product (`a`: g·M·K, `b`: g·K·N, `c` and `d`: g·M·N), the sum in
 /// `k` order after `c` (see the module's numerics). Slices too short leave `d` short.
 pub fn mma(s: Shape, g: u32, prod: Product, a: &[f64], b: &[f64], c: &[f64], d: &mut [f64]) {
-    let (m, n, k) = (s.m as usize, s.n as usize, s.k as usize);
-    for q in 0..g as usize {
+    let (m, n, k, g) = (s.m as usize, s.n as usize, s.k as usize, g as usize);
+    if a.len() < g * m * k || b.len() < g * k * n || c.len() < g * m * n || d.len() < g * m * n {
+        return;
+    }
+    for q in 0..g {
+        let bq = &b[q * k * n..(q + 1) * k * n];
         for row in 0..m {
+            let ar = &a[(q * m + row) * k..(q * m + row + 1) * k];
             for col in 0..n {
                 let ci = (q * m + row) * n + col;
-                let Some(&c0) = c.get(ci) else { return };
-                let mut acc = c0;
-                for kk in 0..k {
-                    let x = a.get((q * m + row) * k + kk).copied().unwrap_or(0.0);
-                    let y = b.get((q * k + kk) * n + col).copied().unwrap_or(0.0);
-                    acc = match prod {
-                        Product::Mul => acc + x * y,
-                        Product::Fma => x.mul_add(y, acc),
-                        Product::And => acc + ((x as u32 & y as u32) & 1) as f64,
-                        Product::Xor => acc + ((x as u32 ^ y as u32) & 1) as f64,
-                    };
+                let bc = bq.iter().skip(col).step_by(n);
+                let mut acc = c[ci];
+                match prod {
+                    Product::Mul => ar.iter().zip(bc).for_each(|(x, y)| acc += x * y),
+                    Product::Fma => ar
+                        .iter()
+                        .zip(bc)
+                        .for_each(|(x, y)| acc = x.mul_add(*y, acc)),
+                    Product::And => ar
+                        .iter()
+                        .zip(bc)
+                        .for_each(|(x, y)| acc += ((*x as u32 & *y as u32) & 1) as f64),
+                    Product::Xor => ar
+                        .iter()
+                        .zip(bc)
+                        .for_each(|(x, y)| acc += ((*x as u32 ^ *y as u32) & 1) as f64),
                 }
-                if let Some(out) = d.get_mut(ci) {
-                    *out = acc;
-                }
+                d[ci] = acc;
             }
         }
     }
@@ -323,7 +361,8 @@ pub fn round_result(e: Elem, acc: f64, satfinite: bool) -> u64 {
             if acc.is_nan() {
                 fp::F32.canonical_nan()
             } else {
-                fp::from_f64(fp::F32, acc, Rounding::Rn)
+                // the conversion rounds to nearest even, as `fp::from_f64(F32, ..)` does
+                (acc as f32).to_bits() as u64
             }
         }
     }
@@ -468,6 +507,37 @@ mod tests {
         assert_eq!(p(Frag::A, 2, 1), (0, 8, 2));
         assert_eq!(p(Frag::A, 2, 2), (0, 0, 6));
         assert_eq!(p(Frag::B, 2, 1), (0, 6, 0));
+    }
+
+    #[test]
+    fn small_formats_decode_as_fp() {
+        for b in 0..=0xFFFFu64 {
+            let (x, y) = (Elem::F16.value(b), fp::to_f64(fp::F16, b));
+            assert!(
+                x.to_bits() == y.to_bits() || x.is_nan() && y.is_nan(),
+                "{b:#x}"
+            );
+            let (x, y) = (Elem::Bf16.value(b), fp::to_f64(fp::BF16, b));
+            assert!(
+                x.to_bits() == y.to_bits() || x.is_nan() && y.is_nan(),
+                "{b:#x}"
+            );
+        }
+        for b in 0..=0xFFu64 {
+            for (e, f) in [(Elem::E4m3, fp::E4M3), (Elem::E5m2, fp::E5M2)] {
+                let (x, y) = (e.value(b), fp::to_f64(f, b));
+                assert!(
+                    x.to_bits() == y.to_bits() || x.is_nan() && y.is_nan(),
+                    "{e:?} {b:#x}"
+                );
+            }
+        }
+        for acc in [1.0 + 2f64.powi(-24), 3.4e38, 1e-46, -2.5, 7e-39] {
+            assert_eq!(
+                round_result(Elem::F32, acc, false),
+                fp::from_f64(fp::F32, acc, Rounding::Rn)
+            );
+        }
     }
 
     #[test]
