@@ -299,8 +299,10 @@ def dims(shape):
 
 class Case:
     def __init__(self, rng, shape, dt, at, bt, ct, alayout="row", blayout="col", sat=False,
-                 bitop=None, special=None):
+                 bitop=None, special=None, alias=False):
         self.shape, self.dt, self.at, self.bt, self.ct = shape, dt, at, bt, ct
+        # D written into A's first registers (the instruction reads all of A, B and C first)
+        self.alias = alias
         self.alayout, self.blayout, self.sat, self.bitop = alayout, blayout, sat, bitop
         m, n, k = dims(shape)
         self.quad = shape == "m8n8k4" and at == "f16"
@@ -411,6 +413,8 @@ def gen_mma_file(fname, target, version, cases, title):
             for _ in range(nreg):
                 names[frag].append(f"%{cls}{counters[cls]}")
                 counters[cls] += 1
+        if cs.alias:
+            names["d"] = names["a"][:cs.nd]
         body.append(f"\t// case {ci}: {cs.name()}")
         body.append(f"\tmad.wide.u32 %rd3, %r1, {lane_words * 4}, %rd2;")
         body.append(f"\tadd.u64 %rd3, %rd3, {base * 4};")
@@ -529,7 +533,9 @@ def main():
         Case(rng, "m16n8k8", "f32", "f16", "f16", "f32"),
         Case(rng, "m16n8k8", "f16", "f16", "f16", "f16"),
         Case(rng, "m16n8k16", "f32", "f16", "f16", "f32", special=f16_specials),
-    ], "mma.sync.aligned .f16 multiplicands: m16n8k16 and m16n8k8, f32/f16 accumulators, inf/NaN")
+        Case(rng, "m16n8k16", "f16", "f16", "f16", "f16", alias=True),
+    ], "mma.sync.aligned .f16 multiplicands: m16n8k16 and m16n8k8, f32/f16 accumulators, inf/NaN,"
+       " D in A's registers")
     gen_mma_file("mma_bf16_tf32.ptx", "sm_80", "8.0", [
         Case(rng, "m16n8k16", "f32", "bf16", "bf16", "f32"),
         Case(rng, "m16n8k8", "f32", "bf16", "bf16", "f32"),
@@ -652,6 +658,12 @@ def gen_ldst(rng):
     body.append(f"\tldmatrix.sync.aligned.m8n8.x4.b16 {{{', '.join(rs)}}}, [%rd6];")
     stores += rs
     steps.append([[frag(j, lane, False) for j in range(4)] for lane in range(32)])
+    # the destination vector starts with the address register
+    rs = regs(4)
+    body.append(f"\tmov.u32 {rs[0]}, %r9;")
+    body.append(f"\tldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {{{', '.join(rs)}}}, [{rs[0]}];")
+    stores += rs
+    steps.append([[frag(j, lane, True) for j in range(4)] for lane in range(32)])
     # movmatrix of matrix 0's plain fragment (the first x1 load's register)
     rs = regs(1)
     body.append(f"\tmovmatrix.sync.aligned.m8n8.trans.b16 {rs[0]}, %r20;")
@@ -669,8 +681,8 @@ def gen_ldst(rng):
     counters = {"r": nxt[0], "f": 0, "fd": 0}
     shared = ".shared .align 16 .b8 S[1024];\n"
     write_test("ldmatrix.ptx", "sm_80", "8.0",
-               "ldmatrix .m8n8 .x1/.x2/.x4 (plain, .trans, .shared, .shared::cta, generic) and "
-               "movmatrix.trans", words, body, out, counters, shared=shared)
+               "ldmatrix .m8n8 .x1/.x2/.x4 (plain, .trans, .shared, .shared::cta, generic, into its "
+               "address register) and movmatrix.trans", words, body, out, counters, shared=shared)
     gen_stmatrix(rng)
 
 
