@@ -171,6 +171,53 @@ fn not_whole_warp(name: &str, mask: u32) -> Box<Fault> {
     })
 }
 
+/// Where each element of each lane's fragments goes in the row-major matrices of [`mma`]: per
+/// fragment, the index of element `el` of lane `l` at `l · (elements per lane) + el`.
+struct Tables {
+    a: Vec<u16>,
+    b: Vec<u16>,
+    c: Vec<u16>,
+    d: Vec<u16>,
+}
+
+thread_local! {
+    /// [`Tables`] per `mma` configuration (the low half of its `aux`) met by this OS thread:
+    /// a kernel has a handful, and there are a few hundred possible at most.
+    static TABLES: std::cell::RefCell<Vec<(u64, std::rc::Rc<Tables>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The [`Tables`] of configuration `key` (`cfg`, `layout`), computed on first use.
+fn position_tables(key: u64, cfg: &MmaCfg, layout: &matrix::Layout) -> std::rc::Rc<Tables> {
+    TABLES.with(|t| {
+        if let Some((_, tab)) = t.borrow().iter().find(|(k, _)| *k == key) {
+            return tab.clone();
+        }
+        let s = cfg.shape;
+        let (m, n, k) = (s.m, s.n, s.k);
+        let [dt, at, bt, ct] = cfg.types;
+        let table = |f: Frag, e: Elem, cols: u32, rows: u32| {
+            let per_lane = matrix::elements(s, at, f);
+            let mut v = Vec::with_capacity(32 * per_lane as usize);
+            for lane in 0..32 {
+                for el in 0..per_lane {
+                    let (q, r, c) = matrix::position(layout, e, f, lane, el);
+                    v.push(((q * rows + r) * cols + c) as u16);
+                }
+            }
+            v
+        };
+        let tab = std::rc::Rc::new(Tables {
+            a: table(Frag::A, at, k, m),
+            b: table(Frag::B, bt, n, k),
+            c: table(Frag::C, ct, n, m),
+            d: table(Frag::C, dt, n, m),
+        });
+        t.borrow_mut().push((key, tab.clone()));
+        tab
+    })
+}
+
 /// `mma.sync.aligned` (see the module documentation).
 pub(crate) fn mma(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     if mask != FULL {
@@ -203,49 +250,53 @@ pub(crate) fn mma(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     let (bv, rest) = rest.split_at_mut(lb);
     let (cv, rest) = rest.split_at_mut(lc);
     let dv = &mut rest[..lc];
-    let [nd, na, nb, _] = cfg.counts.map(|c| c as usize);
+    let [nd, na, nb, nc] = cfg.counts.map(|c| c as usize);
     let first = [na + nd, nd + na + nb];
-    // gather a fragment of type `e` whose registers start at slot index `base`
+    let tables = position_tables(i.aux & 0xFFFF_FFFF, &cfg, &layout);
+    // gather a fragment of type `e` whose registers start at slot index `base`: element `el`
+    // of register `r` of lane `l` goes to `out[tab[l · per-lane elements + el]]`
     let gather = |regs: &[crate::program::Lanes],
-                  f: Frag,
+                  tab: &[u16],
                   e: Elem,
                   base: usize,
-                  out: &mut [f64],
-                  (rows, cols): (usize, usize)| {
-        let per = e.per_reg();
+                  nregs: usize,
+                  out: &mut [f64]| {
+        let per = e.per_reg() as usize;
         let bits = e.bits();
         let emask = if bits >= 64 {
             u64::MAX
         } else {
             (1u64 << bits) - 1
         };
-        for lane in 0..32u32 {
-            for el in 0..matrix::elements(s, at, f) {
-                let reg = regs[slot(i, base + (el / per) as usize)][lane as usize];
-                let b = (reg >> ((el % per) * bits)) & emask;
-                let (q, r, c) = matrix::position(&layout, e, f, lane, el);
-                let idx = (q as usize * rows + r as usize) * cols + c as usize;
-                if let Some(x) = out.get_mut(idx) {
-                    *x = e.value(b);
+        let per_lane = per * nregs;
+        for r in 0..nregs {
+            let lanes = &regs[slot(i, base + r)];
+            for (lane, &v) in lanes.iter().enumerate() {
+                let row = &tab[lane * per_lane + r * per..][..per];
+                for (sub, &idx) in row.iter().enumerate() {
+                    let b = (v >> (sub as u32 * bits)) & emask;
+                    if let Some(x) = out.get_mut(idx as usize) {
+                        *x = e.value(b);
+                    }
                 }
             }
         }
     };
-    gather(ctx.regs, Frag::A, at, nd, av, (m, k));
-    gather(ctx.regs, Frag::B, bt, first[0], bv, (k, n));
-    gather(ctx.regs, Frag::C, ct, first[1], cv, (m, n));
+    gather(ctx.regs, &tables.a, at, nd, na, av);
+    gather(ctx.regs, &tables.b, bt, first[0], nb, bv);
+    gather(ctx.regs, &tables.c, ct, first[1], nc, cv);
     matrix::mma(s, g, cfg.prod, av, bv, cv, dv);
     // scatter D: every register of every lane is written, so start from zero
-    let per = dt.per_reg();
+    let per = dt.per_reg() as usize;
     let bits = dt.bits();
     let mut out = [[0u64; 32]; 8];
-    for lane in 0..32u32 {
-        for el in 0..matrix::elements(s, at, Frag::C) {
-            let (q, r, c) = matrix::position(&layout, dt, Frag::C, lane, el);
-            let v = dv[(q as usize * m + r as usize) * n + c as usize];
-            let b = matrix::round_result(dt, v, cfg.satfinite);
-            if let Some(reg) = out.get_mut((el / per) as usize) {
-                reg[lane as usize] |= b << ((el % per) * bits);
+    let per_lane = per * nd;
+    for (r, reg) in out.iter_mut().enumerate().take(nd) {
+        for (lane, o) in reg.iter_mut().enumerate() {
+            let row = &tables.d[lane * per_lane + r * per..][..per];
+            for (sub, &idx) in row.iter().enumerate() {
+                let v = dv.get(idx as usize).copied().unwrap_or(0.0);
+                *o |= matrix::round_result(dt, v, cfg.satfinite) << (sub as u32 * bits);
             }
         }
     }
