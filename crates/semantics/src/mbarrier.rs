@@ -153,6 +153,19 @@ pub fn arrive(
     Ok((next, token))
 }
 
+/// `cp.async.mbarrier.arrive` without `.noinc`: one more arrival pending in the current phase
+/// (the asynchronous arrival that follows).
+#[inline]
+pub fn add_pending(s: u64) -> Result<u64, MbarError> {
+    if !initialized(s) {
+        return Err(MbarError::Uninitialized);
+    }
+    if pending(s) >= MAX_COUNT {
+        return Err(MbarError::BadCount(pending(s) + 1));
+    }
+    Ok(s + 1)
+}
+
 /// `mbarrier.expect_tx [a], n`: the tx-count grows by `n`.
 #[inline]
 pub fn expect_tx(s: u64, n: i64) -> Result<u64, MbarError> {

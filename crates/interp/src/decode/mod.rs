@@ -8,6 +8,7 @@
 //! modifier. [`Builder`] is the state decoding shares across a kernel's instructions: slots,
 //! constants, special registers, jump tables, call sites and barriers.
 
+mod asyncop;
 mod ctrl;
 mod data;
 pub(crate) mod float;
@@ -557,6 +558,31 @@ pub(crate) fn decode(d: &mut Dec<'_, '_>) -> R<Insn> {
         Opcode::Elect => warp::decode_elect(d, i)?,
         Opcode::Atom => warp::decode_atom(d, i, false)?,
         Opcode::Red => warp::decode_atom(d, i, true)?,
+        // asynchronous copies and mbarriers
+        Opcode::CpAsync
+        | Opcode::CpAsyncCommitGroup
+        | Opcode::CpAsyncWaitGroup
+        | Opcode::CpAsyncWaitAll
+        | Opcode::CpAsyncMbarrierArrive
+        | Opcode::CpAsyncBulk
+        | Opcode::CpReduceAsyncBulk
+        | Opcode::CpAsyncBulkPrefetch
+        | Opcode::CpAsyncBulkCommitGroup
+        | Opcode::CpAsyncBulkWaitGroup
+        | Opcode::Mbarrier
+        | Opcode::MbarrierInit
+        | Opcode::MbarrierInval
+        | Opcode::MbarrierArrive
+        | Opcode::MbarrierArriveDrop
+        | Opcode::MbarrierExpectTx
+        | Opcode::MbarrierCompleteTx
+        | Opcode::MbarrierTestWait
+        | Opcode::MbarrierTryWait => asyncop::decode(d, i)?,
+        Opcode::MbarrierPendingCount => {
+            i.d = d.dst(0)?;
+            i.a = d.src(1, ScalarType::B64)?;
+            i.op = Op::Alu(crate::ops_async::pending_count);
+        }
         not_executed!() => return Err(crate::coverage::refusal(op)),
     }
     Ok(insn)

@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""Expected buffers of tests/run/async/*.ptx, from the ISA's description of each instruction
+(independent of ptxvm). Usage: python3 async_ref.py NAME, prints the EXPECT lines."""
+import sys
+
+
+def words(bs):
+    return [int.from_bytes(bytes(bs[i:i + 4]), "little") for i in range(0, len(bs), 4)]
+
+
+def u32_bytes(vals):
+    return b"".join(v.to_bytes(4, "little") for v in vals)
+
+
+def cp_async():
+    src = u32_bytes(range(128))
+    out1 = []
+    for t in range(32):
+        size = 6 if t == 31 else 4 * (t % 5)
+        chunk = src[16 * t:16 * t + 16]
+        out1 += list(chunk[:size]) + [0] * (16 - size)  # zero fill past src-size
+    out2 = []
+    for t in range(32):
+        out2 += [0, 0] if t % 2 else [2 * t, 2 * t + 1]  # ignore-src zero fills
+    out3 = [t if t < 16 else 0 for t in range(32)]
+    return {1: list(range(128)), 2: words(out1), 3: out2, 4: out3}
+
+
+def fmt(v):
+    out, i = [], 0
+    while i < len(v):
+        j = i
+        while j < len(v) and v[j] == v[i]:
+            j += 1
+        out.append(f"{j - i}*{v[i]}" if j - i > 3 else " ".join([str(v[i])] * (j - i)))
+        i = j
+    return " ".join(out)
+
+
+if __name__ == "__main__":
+    for n, v in globals()[sys.argv[1]]().items():
+        print(f"// EXPECT {n} u32: {fmt(v)}")
