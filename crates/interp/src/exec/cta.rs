@@ -461,7 +461,7 @@ impl<'s, 'a> Cta<'s, 'a> {
             }
             if all_done {
                 let waiting: u32 = self.warps.iter().map(|w| w.barrier.count_ones()).sum();
-                if waiting == 0 {
+                if waiting == 0 && self.asy.waits.is_empty() {
                     self.async_finish()?;
                     // the rest is counted with the worker's next CTAs, or when it stops
                     if self.pending_insts >= self.sh.flush_every {
