@@ -26,6 +26,24 @@ def cp_async():
     return {1: list(range(128)), 2: words(out1), 3: out2, 4: out3}
 
 
+def nvcc_pipeline_primitives():
+    # out[i] = 2 * in[i] + 1, in = iota (f32, exact)
+    return {1: [2 * i + 1 for i in range(384)]}
+
+
+def nvcc_cuda_pipeline():
+    # out[i] = in[i]^2 - 7, in = iota (i32)
+    return {1: [i * i - 7 for i in range(320)]}
+
+
+def nvcc_barrier_bulk():
+    # out[i] = 3 * in[i] + block, 512 ints per block, in = iota (i32)
+    return {1: [3 * i + i // 512 for i in range(1024)]}
+
+
+TYPES = {"nvcc_pipeline_primitives": "f32", "nvcc_cuda_pipeline": "i32", "nvcc_barrier_bulk": "i32"}
+
+
 def fmt(v):
     out, i = [], 0
     while i < len(v):
@@ -39,4 +57,4 @@ def fmt(v):
 
 if __name__ == "__main__":
     for n, v in globals()[sys.argv[1]]().items():
-        print(f"// EXPECT {n} u32: {fmt(v)}")
+        print(f"// EXPECT {n} {TYPES.get(sys.argv[1], 'u32')}: {fmt(v)}")
