@@ -294,7 +294,13 @@ pub fn reduce(op: RedOp, ty: RedType, d: u64, s: u64) -> Option<u64> {
             }
         }
         (RedOp::Min | RedOp::Max, S32 | S64) => {
-            let sx = |v: u64| if ty == S32 { v as u32 as i32 as i64 } else { v as i64 };
+            let sx = |v: u64| {
+                if ty == S32 {
+                    v as u32 as i32 as i64
+                } else {
+                    v as i64
+                }
+            };
             let (a, b) = (sx(d), sx(s));
             (if (op == RedOp::Min) == (a < b) { a } else { b }) as u64
         }
@@ -354,7 +360,10 @@ mod tests {
         assert_eq!((phase(s), pending(s)), (1, 2));
         assert_eq!(
             arrive(s, 3, 0, false, false),
-            Err(MbarError::TooManyArrivals { pending: 2, count: 3 })
+            Err(MbarError::TooManyArrivals {
+                pending: 2,
+                count: 3
+            })
         );
         assert_eq!(arrive(s, 2, 0, false, true), Err(MbarError::Completes));
         assert_eq!(arrive(0, 1, 0, false, false), Err(MbarError::Uninitialized));
@@ -366,17 +375,31 @@ mod tests {
     #[test]
     fn reductions() {
         assert_eq!(reduce(RedOp::Add, RedType::U32, 0xFFFF_FFFF, 2), Some(1));
-        assert_eq!(reduce(RedOp::Min, RedType::S32, 5, 0xFFFF_FFFF), Some(0xFFFF_FFFF));
-        assert_eq!(reduce(RedOp::Max, RedType::U32, 5, 0xFFFF_FFFF), Some(0xFFFF_FFFF));
+        assert_eq!(
+            reduce(RedOp::Min, RedType::S32, 5, 0xFFFF_FFFF),
+            Some(0xFFFF_FFFF)
+        );
+        assert_eq!(
+            reduce(RedOp::Max, RedType::U32, 5, 0xFFFF_FFFF),
+            Some(0xFFFF_FFFF)
+        );
         assert_eq!(reduce(RedOp::Inc, RedType::U32, 3, 3), Some(0));
         assert_eq!(reduce(RedOp::Inc, RedType::U32, 2, 3), Some(3));
         assert_eq!(reduce(RedOp::Dec, RedType::U32, 0, 7), Some(7));
         assert_eq!(reduce(RedOp::Dec, RedType::U32, 5, 7), Some(4));
         assert_eq!(
-            reduce(RedOp::Add, RedType::F32, 1.5f32.to_bits() as u64, 2.25f32.to_bits() as u64),
+            reduce(
+                RedOp::Add,
+                RedType::F32,
+                1.5f32.to_bits() as u64,
+                2.25f32.to_bits() as u64
+            ),
             Some(3.75f32.to_bits() as u64)
         );
-        assert_eq!(reduce(RedOp::Add, RedType::F16, 0x3C00, 0x3C00), Some(0x4000));
+        assert_eq!(
+            reduce(RedOp::Add, RedType::F16, 0x3C00, 0x3C00),
+            Some(0x4000)
+        );
         assert_eq!(reduce(RedOp::And, RedType::F32, 1, 1), None);
     }
 }

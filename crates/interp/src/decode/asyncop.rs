@@ -64,7 +64,10 @@ pub(super) fn decode(d: &mut Dec<'_, '_>, i: &mut Insn) -> R<()> {
             addr(d, i, 1, 1, Some(Space::Global))?;
             let size = imm(d, 2)?;
             if !matches!(size, 4 | 8 | 16) || d.has(Modifier::Cg) && size != 16 {
-                return Err(format!("`{}`: cp-size {size} is not allowed", d.inst.full_name()));
+                return Err(format!(
+                    "`{}`: cp-size {size} is not allowed",
+                    d.inst.full_name()
+                ));
             }
             i.aux |= size << 32;
             if nops > 3 {

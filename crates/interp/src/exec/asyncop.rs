@@ -89,7 +89,12 @@ enum Loc {
 enum What {
     /// `cp.async`: `n` bytes to shared `dst`, the first `read` of them from global `src`, the
     /// rest zeros.
-    Cp { dst: u64, src: u64, n: u32, read: u32 },
+    Cp {
+        dst: u64,
+        src: u64,
+        n: u32,
+        read: u32,
+    },
     /// `cp.async.mbarrier.arrive`: an arrival once the thread's earlier `cp.async`s are done.
     CpArrive { bar: u64 },
     /// `cp.async.bulk`/`cp.reduce.async.bulk`: `size` bytes, then `complete_tx` on `bar`.
@@ -130,9 +135,10 @@ impl<'s, 'a> Cta<'s, 'a> {
     fn read_loc(&self, l: Loc, len: u32) -> Vec<u8> {
         match l {
             Loc::Shared(off) => shared_bytes(&self.shared, off, len),
-            Loc::Global(addr) => self
-                .alloc_of(addr, len as u64)
-                .map_or_else(|| vec![0; len as usize], |(a, off)| a.read_bytes(off, len as u64)),
+            Loc::Global(addr) => self.alloc_of(addr, len as u64).map_or_else(
+                || vec![0; len as usize],
+                |(a, off)| a.read_bytes(off, len as u64),
+            ),
         }
     }
 
@@ -196,7 +202,8 @@ impl<'s, 'a> Cta<'s, 'a> {
             }
             What::CpArrive { bar } => {
                 let s = self.mbar_state(bar);
-                let (s, _) = mb::arrive(s, 1, 0, false, false).map_err(|e| self.pending_fault(&p, e))?;
+                let (s, _) =
+                    mb::arrive(s, 1, 0, false, false).map_err(|e| self.pending_fault(&p, e))?;
                 mem::store(&mut self.shared[..], bar, 8, s);
             }
             What::Bulk {
@@ -221,7 +228,8 @@ impl<'s, 'a> Cta<'s, 'a> {
                 self.write_loc(dst, &bytes);
                 if let Some(bar) = bar {
                     let s = self.mbar_state(bar);
-                    let s = mb::complete_tx(s, size as i64).map_err(|e| self.pending_fault(&p, e))?;
+                    let s =
+                        mb::complete_tx(s, size as i64).map_err(|e| self.pending_fault(&p, e))?;
                     mem::store(&mut self.shared[..], bar, 8, s);
                 }
             }
@@ -262,7 +270,13 @@ impl<'s, 'a> Cta<'s, 'a> {
                 last.insert(p.thread, i);
             }
         }
-        if last.is_empty() && !self.asy.ops.iter().any(|p| matches!(p.what, What::Bulk { bar: Some(_), .. })) {
+        if last.is_empty()
+            && !self
+                .asy
+                .ops
+                .iter()
+                .any(|p| matches!(p.what, What::Bulk { bar: Some(_), .. }))
+        {
             return Ok(());
         }
         self.complete(current, |i, p| match p.what {
@@ -308,7 +322,12 @@ impl<'s, 'a> Cta<'s, 'a> {
             let n = mw.lanes.count_ones();
             match out.iter_mut().find(|x| x.2 == mw.bar && x.3 == mw.pc) {
                 Some(x) => x.0 += n,
-                None => out.push((n, mb::pending(self.mbar_state(mw.bar)) as u32, mw.bar, mw.pc)),
+                None => out.push((
+                    n,
+                    mb::pending(self.mbar_state(mw.bar)) as u32,
+                    mw.bar,
+                    mw.pc,
+                )),
             }
         }
         out
@@ -454,7 +473,8 @@ impl<'s, 'a> Cta<'s, 'a> {
                 k::MBAR_INIT => {
                     for l in lane_bits(m) {
                         let bar = mbar(self, 0, l)?;
-                        let s = mb::init(reg(self, insn.c, l) & 0xFFFF_FFFF).map_err(|e| mb_err(e, l))?;
+                        let s = mb::init(reg(self, insn.c, l) & 0xFFFF_FFFF)
+                            .map_err(|e| mb_err(e, l))?;
                         self.set_mbar(bar, s, wi);
                     }
                 }
