@@ -26,6 +26,17 @@ def cp_async():
     return {1: list(range(128)), 2: words(out1), 3: out2, 4: out3}
 
 
+def cp_async_wait_group():
+    # a destination reads 0xffffffff between its cp.async and the wait that completes it
+    pending = 0xFFFFFFFF
+    out = []
+    for t in range(32):
+        out += [t, pending, pending]                 # after wait_group 2 (of 3 groups)
+        out += [t, 32 + t, pending]                  # after wait_group 1
+        out += [64 + t, 96 + t]                      # after wait_all (words 2, 3)
+    return {1: out}
+
+
 def nvcc_pipeline_primitives():
     # out[i] = 2 * in[i] + 1, in = iota (f32, exact)
     return {1: [2 * i + 1 for i in range(384)]}

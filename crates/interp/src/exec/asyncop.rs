@@ -14,10 +14,14 @@
 //! - the end of the CTA: everything left (stores to global memory land);
 //! - more than [`MAX_PENDING`] copies outstanding: the oldest, so memory stays bounded.
 //!
-//! Sources are read when the copy completes. A thread that reads a destination before the
-//! wait that covers it therefore sees what was there before (never the copied data), and a
-//! thread that overwrites the source of a bulk store before `wait_group.read` changes what is
-//! stored: both are what a GPU may do, and the program's bug shows instead of working by luck.
+//! Sources are read when the copy completes, and from its issue to its completion a
+//! shared-memory destination holds `0xff` bytes (not for reductions). A thread that reads a
+//! destination before the wait that covers it (its own or, for other threads, the wait and
+//! the barrier after it) therefore sees `0xff…` (a NaN as a float, -1 as an integer), never
+//! the copied data nor stale data that may happen to be right; a thread that overwrites the
+//! source of a bulk store before `wait_group.read` changes what is stored. The program's bug
+//! shows instead of working by luck. (ptxvm does not trap such reads: that would cost every
+//! shared-memory load a check.)
 //!
 //! mbarrier objects live in their 8 bytes of shared memory (encoding:
 //! [`crate::semantics::mbarrier`]). A `test_wait`/`try_wait` that fails writes `false` and
@@ -36,6 +40,9 @@ use crate::ops_async as k;
 use crate::ops_move::{oob, resolve, space_of, Target};
 use crate::program::{lane_bits, Fault, FaultKind, Space};
 use crate::semantics::mbarrier::{self as mb, RedOp, RedType};
+
+/// What the shared-memory destination of a copy holds from its issue to its completion.
+const POISON: [u8; 16] = [0xFF; 16];
 
 /// Copies a CTA may have outstanding before the oldest are completed.
 pub(super) const MAX_PENDING: usize = 1 << 16;
@@ -432,6 +439,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                             continue;
                         };
                         let t = thread(l);
+                        put_shared(&mut self.shared, dst, &POISON[..n as usize]);
                         self.asy.ops.push(Pending {
                             thread: t as u32,
                             group: self.asy.cp_groups[t],
@@ -601,6 +609,11 @@ impl<'s, 'a> Cta<'s, 'a> {
                             }
                             Some(b)
                         };
+                        if let (Loc::Shared(off), None) = (dst, red) {
+                            for k in (0..size).step_by(16) {
+                                put_shared(&mut self.shared, off + k as u64, &POISON);
+                            }
+                        }
                         let t = thread(l);
                         self.asy.ops.push(Pending {
                             thread: t as u32,
