@@ -64,6 +64,14 @@ pub(super) struct AsyncState {
     forced: Option<u64>,
 }
 
+impl AsyncState {
+    /// No copy pending and no lane waiting: nothing for the scheduler to do.
+    #[inline]
+    pub(super) fn idle(&self) -> bool {
+        self.ops.is_empty() && self.waits.is_empty()
+    }
+}
+
 /// Lanes of a warp suspended after a failed mbarrier wait.
 pub(super) struct MbarWait {
     /// Warp.
@@ -293,6 +301,7 @@ impl<'s, 'a> Cta<'s, 'a> {
     }
 
     /// At the end of the CTA: completes every pending copy.
+    #[inline(never)]
     pub(super) fn async_finish(&mut self) -> Result<(), ExecError> {
         if self.asy.ops.is_empty() {
             return Ok(());
@@ -341,7 +350,9 @@ impl<'s, 'a> Cta<'s, 'a> {
     }
 
     /// Executes the asynchronous-copy or mbarrier instruction at `pc` for the lanes `m` of the
-    /// group `mask` of warp `wi`.
+    /// group `mask` of warp `wi`. (Never inlined: the executor's `control`, which calls it,
+    /// must stay small enough to be inlined into the dispatch loop.)
+    #[inline(never)]
     pub(super) fn async_op(
         &mut self,
         wi: usize,

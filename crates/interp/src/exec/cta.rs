@@ -456,13 +456,15 @@ impl<'s, 'a> Cta<'s, 'a> {
                     self.flush_budget()?;
                 }
             }
-            if (all_done || !progress) && self.async_unstick()? {
+            if (all_done || !progress) && !self.asy.idle() && self.async_unstick()? {
                 continue;
             }
             if all_done {
                 let waiting: u32 = self.warps.iter().map(|w| w.barrier.count_ones()).sum();
                 if waiting == 0 && self.asy.waits.is_empty() {
-                    self.async_finish()?;
+                    if !self.asy.idle() {
+                        self.async_finish()?;
+                    }
                     // the rest is counted with the worker's next CTAs, or when it stops
                     if self.pending_insts >= self.sh.flush_every {
                         self.flush_budget()?;
