@@ -40,7 +40,7 @@ pub(crate) const MBAR_TEST_WAIT: u64 = 10;
 pub(crate) const MBAR_TRY_WAIT: u64 = 11;
 /// `cp.async.bulk` and `cp.reduce.async.bulk` (`c`: size; bits 8..10 the direction
 /// [`G2S`], [`S2S`], [`S2G`]; a reduction has [`REDUCE`] and bits 32..40 the type code,
-/// 40..48 the operation code).
+/// 40..48 the operation code; [`MULTICAST`]).
 pub(crate) const BULK: u64 = 12;
 /// `cp.async.bulk.prefetch` (`c`: size).
 pub(crate) const BULK_PREFETCH: u64 = 13;
@@ -71,6 +71,8 @@ pub(crate) const S2S: u64 = 1;
 pub(crate) const S2G: u64 = 2;
 /// A reduction (`cp.reduce.async.bulk`).
 pub(crate) const REDUCE: u64 = 1 << 10;
+/// `.multicast::cluster` (`d`: the ctaMask slot).
+pub(crate) const MULTICAST: u64 = 1 << 11;
 
 /// The kind of an [`crate::program::Op::Async`] instruction.
 #[inline]

@@ -37,6 +37,17 @@ def cp_async_wait_group():
     return {1: out}
 
 
+def bulk_half_multicast():
+    # halves k - 16 reduced element-wise into constant buffers (exact in f16 and bf16)
+    h = [k - 16 for k in range(32)]
+    return {
+        1: [min(1.5, v) for v in h],            # .min.f16
+        2: [max(1.5, v) for v in h],            # .max.bf16
+        3: [v + 0.5 for v in h],                # .add.noftz.f16
+        4: list(range(32)) + [7] * 32,          # multicast ctaMask 1 reaches, 2 does not
+    }
+
+
 def nvcc_pipeline_primitives():
     # out[i] = 2 * in[i] + 1, in = iota (f32, exact)
     return {1: [2 * i + 1 for i in range(384)]}
@@ -52,10 +63,15 @@ def nvcc_barrier_bulk():
     return {1: [3 * i + i // 512 for i in range(1024)]}
 
 
-TYPES = {"nvcc_pipeline_primitives": "f32", "nvcc_cuda_pipeline": "i32", "nvcc_barrier_bulk": "i32"}
+TYPES = {"bulk_half_multicast": {1: "f16", 2: "bf16", 3: "f16"}, "nvcc_pipeline_primitives": "f32", "nvcc_cuda_pipeline": "i32", "nvcc_barrier_bulk": "i32"}
+
+
+def num(x):
+    return str(int(x)) if x == int(x) else str(x)
 
 
 def fmt(v):
+    v = [num(x) for x in v]
     out, i = [], 0
     while i < len(v):
         j = i
@@ -68,4 +84,6 @@ def fmt(v):
 
 if __name__ == "__main__":
     for n, v in globals()[sys.argv[1]]().items():
-        print(f"// EXPECT {n} {TYPES.get(sys.argv[1], 'u32')}: {fmt(v)}")
+        ty = TYPES.get(sys.argv[1], "u32")
+        ty = ty.get(n, "u32") if isinstance(ty, dict) else ty
+        print(f"// EXPECT {n} {ty}: {fmt(v)}")

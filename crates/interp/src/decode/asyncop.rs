@@ -63,7 +63,9 @@ pub(super) fn decode(d: &mut Dec<'_, '_>, i: &mut Insn) -> R<()> {
             addr(d, i, 0, 0, Some(Space::Shared))?;
             addr(d, i, 1, 1, Some(Space::Global))?;
             let size = imm(d, 2)?;
-            if !matches!(size, 4 | 8 | 16) || d.has(Modifier::Cg) && size != 16 {
+            // (`.cg` takes 16 bytes only; ptxas rejects smaller sizes, the checker does not,
+            // and they copy the same bytes)
+            if !matches!(size, 4 | 8 | 16) {
                 return Err(format!(
                     "`{}`: cp-size {size} is not allowed",
                     d.inst.full_name()
@@ -154,12 +156,6 @@ pub(super) fn decode(d: &mut Dec<'_, '_>, i: &mut Insn) -> R<()> {
             i.c = d.src(2, ty)?;
         }
         Opcode::CpAsyncBulk | Opcode::CpReduceAsyncBulk => {
-            if d.has(Modifier::MulticastCluster) {
-                return Err(format!(
-                    "`{}`: multicast needs a cluster of several CTAs, which ptxvm does not model",
-                    d.inst.full_name()
-                ));
-            }
             let spaces: Vec<_> = d.inst.mods.iter().filter_map(|m| m.state_space()).collect();
             let to_global = spaces.first().copied() == Some(ptx_isa::StateSpace::Global);
             let from_global = spaces.get(1).copied() == Some(ptx_isa::StateSpace::Global);
@@ -181,6 +177,12 @@ pub(super) fn decode(d: &mut Dec<'_, '_>, i: &mut Insn) -> R<()> {
             i.c = d.src(2, ScalarType::U32)?;
             if dir != k::S2G {
                 addr(d, i, 3, 2, Some(Space::Shared))?;
+            }
+            if d.has(Modifier::MulticastCluster) {
+                // the CTAs of the cluster that receive the data: ptxvm runs clusters of one
+                // CTA (rank 0), which receives it when bit 0 of ctaMask is set
+                i.aux |= k::MULTICAST;
+                i.d = d.src(4, ScalarType::U16)?;
             }
             if d.inst.op == Opcode::CpReduceAsyncBulk {
                 let op = [

@@ -606,7 +606,10 @@ impl<'s, 'a> Cta<'s, 'a> {
                             }
                             continue;
                         }
-                        if size == 0 {
+                        // a multicast whose ctaMask leaves out this CTA (rank 0 of its
+                        // cluster of one) copies nothing here
+                        let absent = aux & k::MULTICAST != 0 && reg(self, insn.d, l) & 1 == 0;
+                        if size == 0 || absent {
                             continue;
                         }
                         let (dst, _) = target(self, 0, l, size, true)?;
