@@ -417,8 +417,8 @@ pub mod runtime {
         /// An instruction ptxvm cannot execute yet.
         UNSUPPORTED = "E0609", "instruction not supported yet",
         "The kernel's code uses an instruction that ptxvm does not execute yet (texture and \
-        surface instructions, `barrier.cluster`, `wgmma`, `cp.async`, …; `ptxvm doc --list \
-        --coverage` lists what executes). Every module loads, but a kernel whose reachable code \
+        surface instructions, `barrier.cluster`, `wgmma`, `cp.async.bulk.tensor`, …; \
+        `ptxvm doc --list --coverage` lists what executes). Every module loads, but a kernel whose reachable code \
         (the kernel and every function it may call, directly, indirectly or through a function \
         address) contains such an instruction is refused before it starts, even if no thread \
         would reach the instruction; one diagnostic lists each instruction and its line (exit \

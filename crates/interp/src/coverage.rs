@@ -28,8 +28,7 @@ macro_rules! not_executed_list {
 
 const CLUSTER: &str = "ptxvm runs every CTA as a cluster of one and models no distributed \
                        shared memory";
-const ASYNC: &str = "ptxvm models no asynchronous copy engine (TMA, cp.async groups)";
-const MBARRIER: &str = "ptxvm models no mbarrier objects";
+const ASYNC: &str = "ptxvm does not execute tensor maps and `st.bulk` yet";
 const MATRIX: &str = "ptxvm does not execute the warp-level matrix instructions yet";
 const TEXTURE: &str = "ptxvm models no textures or surfaces";
 const TMEM: &str = "ptxvm models no tensor memory (tcgen05)";
@@ -41,33 +40,13 @@ not_executed_list! {
     Clusterlaunchcontrol: CLUSTER,
     ClusterlaunchcontrolQueryCancel: CLUSTER,
     ClusterlaunchcontrolTryCancel: CLUSTER,
-    CpAsync: ASYNC,
-    CpAsyncBulk: ASYNC,
-    CpAsyncBulkCommitGroup: ASYNC,
-    CpAsyncBulkPrefetch: ASYNC,
     CpAsyncBulkPrefetchTensor: ASYNC,
     CpAsyncBulkTensor: ASYNC,
-    CpAsyncBulkWaitGroup: ASYNC,
-    CpAsyncCommitGroup: ASYNC,
-    CpAsyncMbarrierArrive: ASYNC,
-    CpAsyncWaitAll: ASYNC,
-    CpAsyncWaitGroup: ASYNC,
-    CpReduceAsyncBulk: ASYNC,
     CpReduceAsyncBulkTensor: ASYNC,
     Getctarank: CLUSTER,
     Griddepcontrol: "ptxvm runs one grid at a time and models no programmatic dependent launch",
     Istypep: TEXTURE,
     Mapa: CLUSTER,
-    Mbarrier: MBARRIER,
-    MbarrierArrive: MBARRIER,
-    MbarrierArriveDrop: MBARRIER,
-    MbarrierCompleteTx: MBARRIER,
-    MbarrierExpectTx: MBARRIER,
-    MbarrierInit: MBARRIER,
-    MbarrierInval: MBARRIER,
-    MbarrierPendingCount: MBARRIER,
-    MbarrierTestWait: MBARRIER,
-    MbarrierTryWait: MBARRIER,
     MmaSp: "ptxvm does not execute sparse `mma.sp` yet (its metadata operand is not modelled)",
     MultimemCpAsyncBulk: MULTIMEM,
     MultimemCpReduceAsyncBulk: MULTIMEM,

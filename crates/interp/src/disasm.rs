@@ -36,9 +36,11 @@ fn same_op(a: Op, b: Op) -> bool {
     match (a, b) {
         (Op::Alu(f), Op::Alu(g)) => std::ptr::fn_addr_eq(f, g),
         (Op::Mem(f), Op::Mem(g)) | (Op::WarpSync(f), Op::WarpSync(g)) => std::ptr::fn_addr_eq(f, g),
-        (Op::Nop, Op::Nop) | (Op::Ret, Op::Ret) | (Op::Exit, Op::Exit) | (Op::Trap, Op::Trap) => {
-            true
-        }
+        (Op::Nop, Op::Nop)
+        | (Op::Async, Op::Async)
+        | (Op::Ret, Op::Ret)
+        | (Op::Exit, Op::Exit)
+        | (Op::Trap, Op::Trap) => true,
         (Op::Bra(x), Op::Bra(y))
         | (Op::Brx(x), Op::Brx(y))
         | (Op::Call(x), Op::Call(y))
@@ -310,6 +312,7 @@ fn control(p: &Program, insn: &Insn) -> String {
         Op::Ret => "ret".into(),
         Op::Exit => "exit".into(),
         Op::Trap => "trap".into(),
+        Op::Async => format!("async {}", crate::ops_async::kind_name(insn.aux)),
         Op::Bar(k) => match p.barriers.get(k as usize) {
             Some(b) => {
                 let kind = match b.kind {

@@ -34,6 +34,7 @@ pub mod disasm;
 pub mod exec;
 pub(crate) mod handlers;
 pub mod mem;
+pub(crate) mod ops_async;
 pub(crate) mod ops_float;
 pub(crate) mod ops_int;
 pub(crate) mod ops_matrix;

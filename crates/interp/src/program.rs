@@ -111,6 +111,10 @@ pub enum Op {
     Trap,
     /// `bar.sync` & co.: index into [`Program::barriers`].
     Bar(u32),
+    /// An asynchronous-copy or mbarrier instruction (`cp.async*`, `mbarrier.*`): what it
+    /// does is in `Insn::aux` (`crate::ops_async`); it reads and changes the CTA's pending
+    /// copies and may suspend its lanes.
+    Async,
     /// No effect (`membar`, `prefetch`, `nanosleep`, …).
     Nop,
     /// Valid PTX that this version cannot execute: index into [`Program::messages`].

@@ -21,6 +21,7 @@
 //! | [`cvt`] | `cvt` and `cvt.pack` between every integer and floating-point type |
 //! | [`video`] | the SIMD video instructions (`vabsdiff4`) |
 //! | [`matrix`] | warp-level matrix multiply-accumulate (`mma`): fragment layouts and numerics |
+//! | [`mbarrier`] | `mbarrier` objects and the reductions of `cp.reduce.async.bulk` |
 //! | [`fp`] | the shared soft-float core: formats, decoding, correctly rounded packing |
 //!
 //! NaN policy (the ISA leaves single-precision NaN bits unspecified): arithmetic on `.f32`,
@@ -37,6 +38,7 @@ pub mod half;
 pub mod int;
 pub mod logic;
 pub mod matrix;
+pub mod mbarrier;
 pub mod video;
 
 /// Floating-point rounding modifier (`.rn .rz .rm .rp`, and `.rna` where `cvt` allows it).

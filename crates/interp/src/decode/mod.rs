@@ -8,6 +8,7 @@
 //! modifier. [`Builder`] is the state decoding shares across a kernel's instructions: slots,
 //! constants, special registers, jump tables, call sites and barriers.
 
+mod asyncop;
 mod ctrl;
 mod data;
 pub(crate) mod float;
@@ -563,6 +564,31 @@ pub(crate) fn decode(d: &mut Dec<'_, '_>) -> R<Insn> {
         Opcode::Ldmatrix => matrix::decode_ldst_matrix(d, i, false)?,
         Opcode::Stmatrix => matrix::decode_ldst_matrix(d, i, true)?,
         Opcode::Movmatrix => matrix::decode_movmatrix(d, i)?,
+        // asynchronous copies and mbarriers
+        Opcode::CpAsync
+        | Opcode::CpAsyncCommitGroup
+        | Opcode::CpAsyncWaitGroup
+        | Opcode::CpAsyncWaitAll
+        | Opcode::CpAsyncMbarrierArrive
+        | Opcode::CpAsyncBulk
+        | Opcode::CpReduceAsyncBulk
+        | Opcode::CpAsyncBulkPrefetch
+        | Opcode::CpAsyncBulkCommitGroup
+        | Opcode::CpAsyncBulkWaitGroup
+        | Opcode::Mbarrier
+        | Opcode::MbarrierInit
+        | Opcode::MbarrierInval
+        | Opcode::MbarrierArrive
+        | Opcode::MbarrierArriveDrop
+        | Opcode::MbarrierExpectTx
+        | Opcode::MbarrierCompleteTx
+        | Opcode::MbarrierTestWait
+        | Opcode::MbarrierTryWait => asyncop::decode(d, i)?,
+        Opcode::MbarrierPendingCount => {
+            i.d = d.dst(0)?;
+            i.a = d.src(1, ScalarType::B64)?;
+            i.op = Op::Alu(crate::ops_async::pending_count);
+        }
         not_executed!() => return Err(crate::coverage::refusal(op)),
     }
     Ok(insn)

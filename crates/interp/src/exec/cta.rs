@@ -204,6 +204,8 @@ pub(super) struct Cta<'s, 'a> {
     pub(super) exited: u32,
     /// The CTA's linear index (its place in the printf output).
     pub(super) linear: u64,
+    /// Pending asynchronous copies and suspended mbarrier waits.
+    pub(super) asy: super::asyncop::AsyncState,
 }
 
 impl<'s, 'a> Cta<'s, 'a> {
@@ -432,6 +434,7 @@ impl<'s, 'a> Cta<'s, 'a> {
             pending_insts: 0,
             exited: 0,
             linear,
+            asy: Default::default(),
         })
     }
 
@@ -453,9 +456,15 @@ impl<'s, 'a> Cta<'s, 'a> {
                     self.flush_budget()?;
                 }
             }
+            if (all_done || !progress) && !self.asy.idle() && self.async_unstick()? {
+                continue;
+            }
             if all_done {
                 let waiting: u32 = self.warps.iter().map(|w| w.barrier.count_ones()).sum();
-                if waiting == 0 {
+                if waiting == 0 && self.asy.waits.is_empty() {
+                    if !self.asy.idle() {
+                        self.async_finish()?;
+                    }
                     // the rest is counted with the worker's next CTAs, or when it stops
                     if self.pending_insts >= self.sh.flush_every {
                         self.flush_budget()?;

@@ -45,7 +45,9 @@ pub enum ExecError {
     Deadlock {
         /// `%ctaid` of the block.
         block: [u32; 3],
-        /// Who waits where: (threads waiting, threads expected, barrier id, function, inst).
+        /// Who waits where: (threads waiting, threads expected, barrier id, function, inst);
+        /// at an mbarrier wait (`mbarrier.test_wait`/`try_wait`): (threads waiting, arrivals
+        /// pending, the mbarrier's shared-memory offset, function, inst).
         waits: Vec<(u32, u32, u32, u32, u32)>,
         /// Threads of the block.
         threads: u32,
@@ -277,6 +279,10 @@ impl<'s, 'a> Cta<'s, 'a> {
                 let insn = &self.sh.prog.code[b.pc as usize];
                 waits.push((n, b.expected, id as u32, insn.func, insn.inst));
             }
+        }
+        for (n, pending, bar, pc) in self.mbar_waits() {
+            let insn = &self.sh.prog.code[pc as usize];
+            waits.push((n, pending, bar as u32, insn.func, insn.inst));
         }
         let exited = self.exited_threads();
         let parked: u32 = self.warps.iter().map(|w| w.parked.count_ones()).sum();

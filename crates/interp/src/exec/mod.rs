@@ -27,6 +27,8 @@
 //! - [`warp`]: a warp's groups and reconvergence, and the one dispatch loop of its
 //!   instructions (`run_warp`), which hands the instructions that may change the group to
 //!   `control`;
+//! - [`asyncop`]: asynchronous copies (pending per CTA, completed at their waits) and mbarriers
+//!   (waiting lanes suspended until an mbarrier changes);
 //! - [`barrier`]: `bar`/`barrier` arrivals, reductions and releases, and exits, which may
 //!   release a barrier of the whole CTA;
 //! - [`call`]: calls and returns (frames, arguments, saved registers of recursive calls, the
@@ -36,6 +38,7 @@
 //! - [`launch`]: the grid, its CTAs spread over OS threads, and [`fifo`], the printf FIFO that
 //!   keeps their output in CTA order.
 
+mod asyncop;
 mod barrier;
 mod call;
 mod cta;

@@ -526,6 +526,9 @@ impl<'s, 'a> Cta<'s, 'a> {
             Op::Bar(k) => {
                 self.barrier(wi, pc, mask, m, k)?;
             }
+            Op::Async => {
+                self.async_op(wi, pc, mask, m)?;
+            }
         }
         Ok(())
     }
