@@ -29,6 +29,10 @@ pub struct KernelResources {
     pub param_size: u64,
     /// `.maxntid` (product) or `.reqntid`, if declared.
     pub max_threads: Option<u64>,
+    /// Bytes of the module's `.const` variables (the constant bank a kernel may read).
+    pub const_bytes: u64,
+    /// Local memory per thread: the kernel's frame and the largest frame of what it calls.
+    pub local_bytes: u64,
 }
 
 impl Device {
@@ -133,11 +137,23 @@ impl Kernel<'_> {
                 max_threads = Some(x.saturating_mul(y).saturating_mul(z));
             }
         }
+        let const_bytes = self
+            .module
+            .ir
+            .globals
+            .iter()
+            .filter(|g| g.space == StateSpace::Const)
+            .map(|g| g.size)
+            .sum();
+        let kernel_frame = p.funcs.first().map_or(0, |f| f.frame_size);
+        let callee_frame = p.funcs.iter().skip(1).map(|f| f.frame_size).max();
         Ok(KernelResources {
             shared_static: p.shared_static,
             registers: p.nslots,
             param_size: p.param_size,
             max_threads,
+            const_bytes,
+            local_bytes: kernel_frame + callee_frame.unwrap_or(0),
         })
     }
 }
