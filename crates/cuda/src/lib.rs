@@ -27,10 +27,14 @@ pub mod exports;
 mod abi;
 mod driver;
 mod image;
+mod memory;
+mod shm;
 mod state;
 
 pub use abi::CUresult;
 pub use driver::*;
+pub use memory::*;
+pub use per_thread_exports::*;
 
 /// Calls `f`, turning its error into a `CUresult` and a panic into `CUDA_ERROR_UNKNOWN` (no
 /// panic may unwind into C).
@@ -78,6 +82,30 @@ macro_rules! stubs {
             $crate::abi::unsupported(stringify!($name))
         }
     )*};
+}
+
+/// `X_ptds`/`X_ptsz` exports of an implemented `X`: the per-thread default stream is the
+/// default stream here (all work is synchronous), so they are `X`.
+macro_rules! per_thread {
+    ($( fn $name:ident ( $($a:ident : $t:ty),* ) => $base:ident; )*) => {$(
+        #[doc = concat!("`", stringify!($name), "`: `", stringify!($base), "` (per-thread default stream).")]
+        ///
+        /// # Safety
+        #[doc = concat!("As for `", stringify!($base), "`.")]
+        #[no_mangle]
+        pub unsafe extern "C" fn $name($($a: $t),*) -> $crate::CUresult {
+            // SAFETY: the same arguments, under the same contract.
+            unsafe { $base($($a),*) }
+        }
+    )*};
+}
+
+#[allow(unused_imports)]
+mod per_thread_exports {
+    use crate::driver::*;
+    use crate::memory::*;
+    use std::ffi::{c_char, c_int, c_uint, c_void};
+    include!(concat!(env!("OUT_DIR"), "/per_thread.rs"));
 }
 
 include!(concat!(env!("OUT_DIR"), "/stubs.rs"));

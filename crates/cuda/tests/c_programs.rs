@@ -153,3 +153,10 @@ fn exact_bounds_report_an_access_past_the_requested_size() {
 fn two_threads_with_their_own_contexts() {
     run("threads");
 }
+
+#[test]
+fn memory_2d_3d_registered_and_interprocess() {
+    if let Some((stdout, _)) = run("mem") {
+        assert!(stdout.contains("mem child: ok"), "{stdout}");
+    }
+}
