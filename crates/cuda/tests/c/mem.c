@@ -26,6 +26,20 @@ static const char *LOCAL_PTX =
     "    ld.param.u64 %rd1, [out];\n"
     "    st.global.u32 [%rd1], %r2;\n"
     "    ret;\n"
+    "}\n"
+    "\n"
+    "// out[0] = a value stored to and loaded from a 40-byte shared array\n"
+    ".visible .entry sharedbuf(.param .u64 out)\n"
+    "{\n"
+    "    .shared .align 16 .b8 sbuf[40];\n"
+    "    .reg .b32 %r<3>;\n"
+    "    .reg .b64 %rd<2>;\n"
+    "    mov.u32 %r1, 9;\n"
+    "    st.shared.u32 [sbuf+36], %r1;\n"
+    "    ld.shared.u32 %r2, [sbuf+36];\n"
+    "    ld.param.u64 %rd1, [out];\n"
+    "    st.global.u32 [%rd1], %r2;\n"
+    "    ret;\n"
     "}\n";
 
 static CUfunction poke;
@@ -113,7 +127,8 @@ int main(int argc, char **argv) {
     OK(cuModuleLoadData(&lmod, LOCAL_PTX));
     OK(cuModuleGetFunction(&localbuf, lmod, "localbuf"));
 
-    /* ---- function attributes: the module's one 4-byte .const, the kernel's 64 local bytes */
+    /* ---- function attributes: the module's one 4-byte .const, a kernel's 64 local bytes, another's
+     * 40 shared bytes (declared with 16-byte alignment: no padding is counted) */
     int v = -1;
     OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES, vadd));
     ASSERT(v == 4);
@@ -122,6 +137,14 @@ int main(int argc, char **argv) {
     OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, localbuf));
     ASSERT(v == 64);
     OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES, localbuf));
+    ASSERT(v == 0);
+    CUfunction sharedbuf;
+    OK(cuModuleGetFunction(&sharedbuf, lmod, "sharedbuf"));
+    OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, sharedbuf));
+    ASSERT(v == 40);
+    OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, localbuf));
+    ASSERT(v == 0);
+    OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, sharedbuf));
     ASSERT(v == 0);
 
     /* ---- 2D copies: a 5x3 block of bytes at (2, 1) of a 16-wide host image into a pitched
