@@ -17,6 +17,18 @@ use std::sync::{LazyLock, Mutex};
 pub const GRAIN: usize = 256;
 /// Blocks of at least this size give their pages back to the kernel when freed.
 const PUNCH: usize = 64 << 10;
+/// The host's page size (what `madvise` and `mmap` offsets work in).
+fn page() -> usize {
+    static PAGE: LazyLock<usize> = LazyLock::new(|| {
+        // SAFETY: `sysconf` reads a configuration value; no memory is involved.
+        let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        usize::try_from(p)
+            .ok()
+            .filter(|p| p.is_power_of_two())
+            .unwrap_or(4096)
+    });
+    *PAGE
+}
 
 struct Arena {
     fd: i32,
@@ -104,17 +116,27 @@ impl Arena {
     /// Returns a block (zeroing it) and merges it with its free neighbours.
     fn give(&mut self, mut off: usize, mut len: usize) {
         let p = self.base + off;
-        if len >= PUNCH {
-            // SAFETY: `[p, p + len)` is a block of our shared mapping that nothing uses any more
-            // (its last user dropped it); `MADV_REMOVE` frees its pages, which then read as zero.
-            let r = unsafe { libc::madvise(p as *mut libc::c_void, len, libc::MADV_REMOVE) };
-            if r != 0 {
-                // SAFETY: as above; zero it by hand instead.
-                unsafe { std::ptr::write_bytes(p as *mut u8, 0, len) };
-            }
+        // the whole pages inside the block go back to the kernel (they then read as zero); the
+        // ragged ends, and small blocks, are zeroed by hand
+        let page = page();
+        let (first, last) = (p.next_multiple_of(page), (p + len) / page * page);
+        let punched = len >= PUNCH && first < last && {
+            // SAFETY: `[first, last)` lies inside a block of our shared mapping that nothing
+            // uses any more (its last user dropped it), and is page-aligned.
+            let r = unsafe {
+                libc::madvise(first as *mut libc::c_void, last - first, libc::MADV_REMOVE)
+            };
+            r == 0
+        };
+        let zero = |from: usize, to: usize| {
+            // SAFETY: `[from, to)` lies inside the unused block, in our mapping.
+            unsafe { std::ptr::write_bytes(from as *mut u8, 0, to - from) }
+        };
+        if punched {
+            zero(p, first);
+            zero(last, p + len);
         } else {
-            // SAFETY: as above: an unused block of our mapping.
-            unsafe { std::ptr::write_bytes(p as *mut u8, 0, len) };
+            zero(p, p + len);
         }
         if let Some((&poff, &plen)) = self.by_off.range(..off).next_back() {
             if poff + plen == off {
@@ -254,7 +276,7 @@ pub fn import(e: Exported) -> Result<ptx_interp::mem::AtomicWords, ImportError> 
         .write(true)
         .open(&path)
         .map_err(|err| ImportError::Map(format!("{path}: {err}")))?;
-    let page = 4096u64;
+    let page = page() as u64;
     let start = e.off / page * page;
     let lead = (e.off - start) as usize;
     let len = (lead as u64 + e.len.max(1)).div_ceil(page) * page;

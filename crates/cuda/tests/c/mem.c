@@ -481,6 +481,21 @@ int main(int argc, char **argv) {
     OK(cuMemcpyDtoH(after, again, sizeof after));
     for (int i = 0; i < 65; i++) ASSERT(after[i] == 0);
     OK(cuMemFree(again));
+    /* so does a large one (whose whole pages go back to the system when it is freed) */
+    {
+        size_t big = (1 << 20) + 100;
+        int marks[3] = {0, (1 << 18) + 6, (int)(big / 4) - 1};
+        int one = 0x5A5A5A5A, got = -1;
+        OK(cuMemAlloc(&again, big));
+        for (int k = 0; k < 3; k++) OK(cuMemcpyHtoD(again + 4 * (size_t)marks[k], &one, 4));
+        OK(cuMemFree(again));
+        OK(cuMemAlloc(&again, big));
+        for (int k = 0; k < 3; k++) {
+            OK(cuMemcpyDtoH(&got, again + 4 * (size_t)marks[k], 4));
+            ASSERT(got == 0);
+        }
+        OK(cuMemFree(again));
+    }
 
     printf("mem: ok\n");
     return 0;
