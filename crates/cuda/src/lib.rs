@@ -16,6 +16,10 @@
 //! `PTXVM_TIMEOUT` (seconds), `PTXVM_MAX_INSTRUCTIONS`, `PTXVM_TRACE=1` (each call, its
 //! arguments and its result on stderr), `PTXVM_CC` (compute capability, `8.0` by default),
 //! `PTXVM_EXACT_BOUNDS=1` (kernels may not touch the 256-byte granule past a buffer's size).
+//!
+//! `cuMemAlloc` memory lives in one `memfd` mapped shared (see `shm`), so that `cuIpc*` handles
+//! can hand it to other processes; `PTXVM_NO_SHARED_MEMORY=1` uses the global allocator instead
+//! (no IPC). A process that `fork`s without `exec` shares that memory with its child.
 
 // The C ABI needs `#[no_mangle]` exports and raw pointers; the unsafe blocks are in `api` and
 // `abi`, each with its `// SAFETY:` argument. `state` and `image` are safe code.
