@@ -27,6 +27,7 @@ fn main() {
         })
         .collect();
     let mut implemented = BTreeSet::new();
+    let mut signatures = std::collections::BTreeMap::new();
     for entry in std::fs::read_dir(src).expect("src") {
         let path = entry.expect("src entry").path();
         if path.extension().is_none_or(|e| e != "rs") || path.ends_with("exports.rs") {
@@ -36,10 +37,31 @@ fn main() {
             if let Some(rest) = line.trim_start().strip_prefix("fn cu") {
                 if let Some(name) = rest.split('(').next() {
                     implemented.insert(format!("cu{name}"));
+                    if let Some(args) = arguments(rest) {
+                        signatures.insert(format!("cu{name}"), args);
+                    }
                 }
             }
         }
     }
+    // `X_ptds`/`X_ptsz` of an implemented `X` whose signature names only types every module
+    // sees: `X` itself (see `per_thread!` in lib.rs).
+    let mut per_thread = String::from("per_thread! {\n");
+    for n in &names {
+        let Some(base) = n.strip_suffix("_ptds").or_else(|| n.strip_suffix("_ptsz")) else {
+            continue;
+        };
+        if implemented.contains(n) {
+            continue;
+        }
+        if let Some(args) = signatures.get(base).filter(|a| portable(a)) {
+            writeln!(per_thread, "    fn {n}({args}) => {base};").unwrap();
+            implemented.insert(n.clone());
+        }
+    }
+    per_thread.push_str("}\n");
+    let dest = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("per_thread.rs");
+    std::fs::write(dest, per_thread).expect("write per_thread.rs");
     let mut out = String::from("stubs! {\n");
     for n in names.iter().filter(|n| !implemented.contains(*n)) {
         writeln!(out, "    {n},").unwrap();
@@ -51,4 +73,83 @@ fn main() {
     out.push_str("        _ => return None,\n    };\n    Some(f)\n}\n");
     let dest = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("stubs.rs");
     std::fs::write(dest, out).expect("write stubs.rs");
+}
+
+/// The argument list of `NAME(ARGS) {` on one line (`None` when it spans lines).
+fn arguments(rest: &str) -> Option<String> {
+    let open = rest.find('(')?;
+    let mut depth = 0;
+    for (k, c) in rest[open..].char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    let tail = rest[open + k + 1..].trim();
+                    return (tail == "{").then(|| rest[open + 1..open + k].to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether every type in `args` is one the per-thread aliases' module can name.
+fn portable(args: &str) -> bool {
+    const KNOWN: &[&str] = &[
+        "mut",
+        "const",
+        "unsafe",
+        "extern",
+        "fn",
+        "Option",
+        "Handle",
+        "CUdevice",
+        "CUdeviceptr",
+        "CUresult",
+        "c_char",
+        "c_int",
+        "c_uint",
+        "c_void",
+        "usize",
+        "isize",
+        "u8",
+        "u16",
+        "u32",
+        "u64",
+        "i8",
+        "i16",
+        "i32",
+        "i64",
+        "f32",
+        "f64",
+        "LaunchConfig",
+        "Memcpy2D",
+        "Memcpy3D",
+        "IpcHandle",
+    ];
+    let mut depth = 0;
+    let mut parts = Vec::new();
+    let mut start = 0;
+    for (k, c) in args.char_indices() {
+        match c {
+            '(' | '<' | '[' => depth += 1,
+            ')' | '>' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&args[start..k]);
+                start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&args[start..]);
+    parts.iter().filter(|p| !p.trim().is_empty()).all(|p| {
+        let Some((_, ty)) = p.split_once(':') else {
+            return false;
+        };
+        ty.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty() && !w.starts_with(|c: char| c.is_ascii_digit()))
+            .all(|w| KNOWN.contains(&w))
+    })
 }

@@ -36,7 +36,8 @@ pub struct ExecOptions {
 }
 
 /// Where ptxvm's `libcuda` is: `PTXVM_LIBCUDA`, else beside the `ptxvm` executable (`cargo
-/// build` puts it in `deps/`), else in `../lib/ptxvm/`.
+/// build` puts it in `deps/`), else in `../lib/ptxvm/`, else the copy embedded in this binary
+/// (see `build.rs`), written once to a cache directory.
 fn find_library() -> Result<PathBuf, String> {
     if let Some(p) = std::env::var_os("PTXVM_LIBCUDA").filter(|p| !p.is_empty()) {
         let p = PathBuf::from(p);
@@ -54,12 +55,80 @@ fn find_library() -> Result<PathBuf, String> {
         dir.join("deps/libcuda.so"),
         dir.join("../lib/ptxvm/libcuda.so.1"),
     ];
-    candidates.iter().find(|p| p.is_file()).cloned().ok_or_else(|| {
-        format!(
+    if let Some(p) = candidates.iter().find(|p| p.is_file()) {
+        return Ok(p.clone());
+    }
+    match embedded() {
+        Some(bytes) => extract(bytes),
+        None => Err(format!(
             "ptxvm's libcuda.so was not found beside {} (build it with `cargo build --release -p ptxvm-cuda`, or set PTXVM_LIBCUDA to its path)",
             exe.display()
-        )
-    })
+        )),
+    }
+}
+
+/// The `libcuda.so` linked into this binary (see `build.rs`).
+#[cfg(all(ptxvm_embedded_libcuda, not(test)))]
+fn embedded() -> Option<&'static [u8]> {
+    // SAFETY: the linker defines both symbols (build.rs: `--defsym` on the raw binary input),
+    // the first and one-past-the-last byte of the library's bytes in the read-only image of
+    // this executable, which live as long as the process.
+    #[allow(unsafe_code)]
+    unsafe {
+        unsafe extern "C" {
+            static ptxvm_libcuda_start: u8;
+            static ptxvm_libcuda_end: u8;
+        }
+        let start = &raw const ptxvm_libcuda_start;
+        let end = &raw const ptxvm_libcuda_end;
+        let len = (end as usize).checked_sub(start as usize)?;
+        (len > 0).then(|| std::slice::from_raw_parts(start, len))
+    }
+}
+
+#[cfg(not(all(ptxvm_embedded_libcuda, not(test))))]
+fn embedded() -> Option<&'static [u8]> {
+    None
+}
+
+/// Writes the embedded library to `$XDG_CACHE_HOME/ptxvm/<id>/libcuda.so.1` (`~/.cache`, else
+/// the temporary directory), once: an existing file with the same bytes is reused, and a new
+/// one is written beside and renamed into place, so concurrent runs never see half a file.
+fn extract(bytes: &[u8]) -> Result<PathBuf, String> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    // FNV-1a over every 64th byte and the length: names the build; the bytes are compared
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes.iter().step_by(64) {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    let id = format!("{}-{:016x}-{}", env!("CARGO_PKG_VERSION"), h, bytes.len());
+    let mut tried = Vec::new();
+    for root in [base.join("ptxvm"), std::env::temp_dir().join("ptxvm-cache")] {
+        let dir = root.join(&id);
+        let lib = dir.join("libcuda.so.1");
+        if std::fs::read(&lib).is_ok_and(|old| old == bytes) {
+            return Ok(lib);
+        }
+        let tmp = dir.join(format!("libcuda.so.1.{}", std::process::id()));
+        let written = std::fs::create_dir_all(&dir)
+            .and_then(|()| std::fs::write(&tmp, bytes))
+            .and_then(|()| std::fs::rename(&tmp, &lib));
+        match written {
+            Ok(()) => return Ok(lib),
+            Err(e) => {
+                let _ = std::fs::remove_file(&tmp);
+                tried.push(format!("{}: {e}", dir.display()));
+            }
+        }
+    }
+    Err(format!(
+        "cannot write ptxvm's embedded libcuda.so.1 ({}); set PTXVM_LIBCUDA to a copy",
+        tried.join("; ")
+    ))
 }
 
 /// A fresh directory holding `libcuda.so.1` and `libcuda.so`, links to `lib`.

@@ -47,3 +47,50 @@ fn a_program_is_required() {
     let out = ptxvm().args(["exec"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// A `ptxvm` alone in a directory (as `cargo install` leaves it) uses the `libcuda.so` built
+/// into it, written once to the cache directory.
+#[test]
+fn an_installed_binary_uses_its_embedded_library() {
+    let exe = std::path::Path::new(env!("CARGO_BIN_EXE_ptxvm"));
+    let built = exe.parent().unwrap().join("deps/libcuda.so");
+    if !built.is_file() {
+        eprintln!("skipping: {} was not built", built.display());
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("ptxvm-exec-installed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("bin")).unwrap();
+    let alone = dir.join("bin/ptxvm");
+    if std::fs::hard_link(exe, &alone).is_err() {
+        std::fs::copy(exe, &alone).unwrap();
+    }
+    let run = || {
+        Command::new(&alone)
+            .args([
+                "exec",
+                "--",
+                "sh",
+                "-c",
+                "readlink \"${LD_LIBRARY_PATH%%:*}/libcuda.so.1\"",
+            ])
+            .env_remove("PTXVM_LIBCUDA")
+            .env("XDG_CACHE_HOME", dir.join("cache"))
+            .output()
+            .unwrap()
+    };
+    for _ in 0..2 {
+        // the second run reuses the file the first one wrote
+        let out = run();
+        let stdout = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        assert!(
+            out.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let lib = std::path::PathBuf::from(&stdout);
+        assert!(lib.starts_with(dir.join("cache/ptxvm")), "{stdout}");
+        assert!(std::fs::read(&lib).unwrap() == std::fs::read(&built).unwrap());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -2,7 +2,7 @@
 
 use crate::abi::*;
 use crate::api;
-use crate::exports::{CUDEVICE_ATTRIBUTE, CUFUNCTION_ATTRIBUTE, CUPOINTER_ATTRIBUTE, PROC_TABLE};
+use crate::exports::{CUDEVICE_ATTRIBUTE, CUFUNCTION_ATTRIBUTE, CUPOINTER_ATTRIBUTE};
 use crate::image::{self, Kind};
 use crate::link;
 use crate::state::{self, *};
@@ -10,9 +10,9 @@ use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-type Handle = *mut c_void;
-type CUdevice = c_int;
-type CUdeviceptr = u64;
+pub(crate) type Handle = *mut c_void;
+pub(crate) type CUdevice = c_int;
+pub(crate) type CUdeviceptr = u64;
 
 /// The driver version reported: that of the headers the exports come from (at least 13.0:
 /// cudart 13 refuses less; NVRTC and NVVM of that version warn about an older driver).
@@ -102,7 +102,8 @@ fn device_attribute(name: &str) -> i32 {
         "COOPERATIVE_LAUNCH" | "COOPERATIVE_MULTI_DEVICE_LAUNCH" => 1,
         "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN" => smem_optin,
         "CAN_FLUSH_REMOTE_WRITES" => 0,
-        "HOST_REGISTER_SUPPORTED" => 0,
+        "HOST_REGISTER_SUPPORTED" => 1,
+        "IPC_EVENT_SUPPORTED" => 1,
         "PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES" => 1,
         "DIRECT_MANAGED_MEM_ACCESS_FROM_HOST" => 1,
         "MAX_BLOCKS_PER_MULTIPROCESSOR" => 32,
@@ -110,7 +111,7 @@ fn device_attribute(name: &str) -> i32 {
         "MAX_ACCESS_POLICY_WINDOW_SIZE" => 0,
         "RESERVED_SHARED_MEMORY_PER_BLOCK" => 1024,
         "SPARSE_CUDA_ARRAY_SUPPORTED" => 0,
-        "READ_ONLY_HOST_REGISTER_SUPPORTED" => 0,
+        "READ_ONLY_HOST_REGISTER_SUPPORTED" => 1,
         "MEMORY_POOLS_SUPPORTED" => 0,
         "CLUSTER_LAUNCH" => i32::from(hopper),
         "DMA_BUF_SUPPORTED" => 0,
@@ -133,6 +134,10 @@ fn kernel_error(e: &ptxvm::Error) -> (CUresult, bool) {
             "E0602" => (CUDA_ERROR_MISALIGNED_ADDRESS, true),
             "E0606" | "E0607" => (CUDA_ERROR_LAUNCH_TIMEOUT, true),
             "E0608" => (CUDA_ERROR_ASSERT, true),
+            // a store to read-only memory: the MMU's fault on a GPU
+            "E0610" if diagnostic.message.starts_with("store to read-only") => {
+                (CUDA_ERROR_ILLEGAL_ADDRESS, true)
+            }
             "E0609" => (CUDA_ERROR_NOT_SUPPORTED, false),
             _ => (CUDA_ERROR_LAUNCH_FAILED, true),
         },
@@ -349,8 +354,8 @@ fn func_attribute(f: &Func, attrib: i64) -> Result<i32, CUresult> {
     Ok(match name.trim_start_matches("CU_FUNC_ATTRIBUTE_") {
         "MAX_THREADS_PER_BLOCK" => r.max_threads.unwrap_or(1024).min(1024) as i32,
         "SHARED_SIZE_BYTES" => r.shared_static as i32,
-        "CONST_SIZE_BYTES" => 0,
-        "LOCAL_SIZE_BYTES" => 0,
+        "CONST_SIZE_BYTES" => r.const_bytes.min(i32::MAX as u64) as i32,
+        "LOCAL_SIZE_BYTES" => r.local_bytes.min(i32::MAX as u64) as i32,
         "NUM_REGS" => (r.registers.min(255)) as i32,
         "PTX_VERSION" => version.map(|(a, b)| (a * 10 + b) as i32).unwrap_or(80),
         "BINARY_VERSION" => {
@@ -528,6 +533,7 @@ fn alloc(size: usize, kind: MemKind, flags: u32) -> Result<u64, CUresult> {
         MemKind::Device => "cuMemAlloc buffer",
         MemKind::Host => "cuMemHostAlloc buffer",
         MemKind::Managed => "cuMemAllocManaged buffer",
+        MemKind::Registered | MemKind::Imported => return Err(CUDA_ERROR_INVALID_VALUE),
     };
     let granular = if state::settings().exact_bounds {
         size
@@ -535,10 +541,7 @@ fn alloc(size: usize, kind: MemKind, flags: u32) -> Result<u64, CUresult> {
         size.checked_next_multiple_of(256)
             .ok_or(CUDA_ERROR_OUT_OF_MEMORY)?
     };
-    let buf = s
-        .device
-        .alloc_bytes(granular, label)
-        .map_err(|_| CUDA_ERROR_OUT_OF_MEMORY)?;
+    let buf = crate::memory::new_buffer(&s.device, granular, kind, label)?;
     let addr = buf.addr();
     s.allocs.insert(
         addr,
@@ -655,7 +658,7 @@ fn pointer_attribute(s: &State, name: &str, ptr: u64) -> Result<Vec<u8>, CUresul
     match name {
         // CU_MEMORYTYPE_HOST = 1, DEVICE = 2, UNIFIED = 4
         "MEMORY_TYPE" => u32v(match kind {
-            MemKind::Host => 1,
+            MemKind::Host | MemKind::Registered => 1,
             _ => 2,
         }),
         "CONTEXT" => u64v(ctx),
@@ -700,6 +703,7 @@ fn proc_address(
     symbol: *const c_char,
     pfn: *mut *mut c_void,
     version: c_int,
+    flags: u64,
     status: *mut c_int,
 ) -> Result<(), CUresult> {
     let name = string(symbol)?;
@@ -707,10 +711,7 @@ fn proc_address(
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
     put(pfn, std::ptr::null_mut())?;
-    let entries: Vec<_> = PROC_TABLE
-        .iter()
-        .filter(|(n, _, pt, _)| *n == name && !*pt)
-        .collect();
+    let entries = crate::memory::proc_entries(&name, flags);
     let set_status = |v: c_int| {
         if !status.is_null() {
             let _ = put(status, v);
@@ -908,13 +909,11 @@ api! {
     }
 
     fn cuGetProcAddress(symbol: *const c_char, pfn: *mut *mut c_void, version: c_int, flags: u64) {
-        let _ = flags;
-        proc_address(symbol, pfn, version, std::ptr::null_mut())
+        proc_address(symbol, pfn, version, flags, std::ptr::null_mut())
     }
 
     fn cuGetProcAddress_v2(symbol: *const c_char, pfn: *mut *mut c_void, version: c_int, flags: u64, status: *mut c_int) {
-        let _ = flags;
-        proc_address(symbol, pfn, version, status)
+        proc_address(symbol, pfn, version, flags, status)
     }
 
     fn cuDeviceGetCount(count: *mut c_int) {
@@ -1303,7 +1302,7 @@ api! {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
         match s.find(p as u64, 1) {
-            Some((_, a)) if a.kind == MemKind::Host => put(pdptr, p as u64),
+            Some((_, a)) if matches!(a.kind, MemKind::Host | MemKind::Registered) => put(pdptr, p as u64),
             _ => Err(CUDA_ERROR_INVALID_VALUE),
         }
     }
@@ -1312,7 +1311,7 @@ api! {
         let s = state::init_lock()?;
         s.current()?;
         match s.find(p as u64, 1) {
-            Some((_, a)) if a.kind == MemKind::Host => put(pflags, a.flags | 2),
+            Some((_, a)) if matches!(a.kind, MemKind::Host | MemKind::Registered) => put(pflags, a.flags | 2),
             _ => Err(CUDA_ERROR_INVALID_VALUE),
         }
     }

@@ -23,6 +23,10 @@
 //! `PTXVM_TIMEOUT` (seconds), `PTXVM_MAX_INSTRUCTIONS`, `PTXVM_TRACE=1` (each call, its
 //! arguments and its result on stderr), `PTXVM_CC` (compute capability, `8.0` by default),
 //! `PTXVM_EXACT_BOUNDS=1` (kernels may not touch the 256-byte granule past a buffer's size).
+//!
+//! `cuMemAlloc` memory lives in one `memfd` mapped shared (see `shm`), so that `cuIpc*` handles
+//! can hand it to other processes; `PTXVM_NO_SHARED_MEMORY=1` uses the global allocator instead
+//! (no IPC). A process that `fork`s without `exec` shares that memory with its child.
 
 // The C ABI needs `#[no_mangle]` exports and raw pointers; the unsafe blocks are in `api` and
 // `abi`, each with its `// SAFETY:` argument. `state` and `image` are safe code.
@@ -35,10 +39,14 @@ mod abi;
 mod driver;
 mod image;
 pub mod link;
+mod memory;
+mod shm;
 mod state;
 
 pub use abi::CUresult;
 pub use driver::*;
+pub use memory::*;
+pub use per_thread_exports::*;
 
 /// Calls `f`, turning its error into a `CUresult` and a panic into `CUDA_ERROR_UNKNOWN` (no
 /// panic may unwind into C).
@@ -86,6 +94,30 @@ macro_rules! stubs {
             $crate::abi::unsupported(stringify!($name))
         }
     )*};
+}
+
+/// `X_ptds`/`X_ptsz` exports of an implemented `X`: the per-thread default stream is the
+/// default stream here (all work is synchronous), so they are `X`.
+macro_rules! per_thread {
+    ($( fn $name:ident ( $($a:ident : $t:ty),* ) => $base:ident; )*) => {$(
+        #[doc = concat!("`", stringify!($name), "`: `", stringify!($base), "` (per-thread default stream).")]
+        ///
+        /// # Safety
+        #[doc = concat!("As for `", stringify!($base), "`.")]
+        #[no_mangle]
+        pub unsafe extern "C" fn $name($($a: $t),*) -> $crate::CUresult {
+            // SAFETY: the same arguments, under the same contract.
+            unsafe { $base($($a),*) }
+        }
+    )*};
+}
+
+#[allow(unused_imports)]
+mod per_thread_exports {
+    use crate::driver::*;
+    use crate::memory::*;
+    use std::ffi::{c_char, c_int, c_uint, c_void};
+    include!(concat!(env!("OUT_DIR"), "/per_thread.rs"));
 }
 
 include!(concat!(env!("OUT_DIR"), "/stubs.rs"));

@@ -67,6 +67,10 @@ pub enum MemKind {
     Device,
     Host,
     Managed,
+    /// Host memory registered with `cuMemHostRegister` (the host owns it).
+    Registered,
+    /// Another process's memory opened with `cuIpcOpenMemHandle`.
+    Imported,
 }
 
 pub struct Alloc {

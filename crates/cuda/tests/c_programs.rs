@@ -32,7 +32,11 @@ fn lib_dir() -> PathBuf {
 /// A scratch directory holding `libcuda.so.1` (and `libcuda.so` for the linker) pointing at
 /// the built library.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ptxvm-cuda-c-{}-{name}", std::process::id()));
+    // one directory per run: tests running the same program at once must not share it
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir =
+        std::env::temp_dir().join(format!("ptxvm-cuda-c-{}-{name}-{run}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch directory");
     let lib = lib_dir().join("libcuda.so");
@@ -173,6 +177,18 @@ fn fatbins_plain_compressed_embedded_and_hostile_and_the_linkers_logs() {
 }
 
 #[test]
+fn memory_2d_3d_registered_and_interprocess() {
+    if let Some((stdout, _)) = run("mem") {
+        assert!(stdout.contains("mem child: ok"), "{stdout}");
+    }
+}
+
+#[test]
 fn a_child_forked_after_init_is_not_initialized() {
     run("fork");
+}
+
+#[test]
+fn device_memory_from_the_global_allocator_without_the_shared_arena() {
+    run_with("happy", &[("PTXVM_NO_SHARED_MEMORY", "1")]);
 }

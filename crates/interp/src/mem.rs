@@ -225,35 +225,104 @@ pub fn store<W: WordsMut + ?Sized>(w: &mut W, off: u64, size: u32, v: u64) {
 }
 
 /// Global memory words: shared between OS threads.
-pub struct AtomicWords(pub Box<[AtomicU32]>);
+pub struct AtomicWords(pub WordBuf);
+
+/// Keeps memory that is not the global allocator's alive while [`AtomicWords`] use it (host
+/// memory registered with the driver, a shared mapping); dropped when they are.
+pub type Keep = Box<dyn std::any::Any + Send + Sync>;
+
+/// The storage of [`AtomicWords`]: `len` words at `ptr`, either allocated (zeroed) by the
+/// global allocator and freed by it, or someone else's memory that `keep` keeps alive.
+pub struct WordBuf {
+    ptr: std::ptr::NonNull<AtomicU32>,
+    len: usize,
+    keep: Option<Keep>,
+}
+
+// SAFETY: a `WordBuf` is a `[AtomicU32]` (which is `Send` and `Sync`) that it owns or that `keep`
+// (itself `Send + Sync`) keeps alive; it hands out only shared references to atomics.
+#[allow(unsafe_code)]
+unsafe impl Send for WordBuf {}
+// SAFETY: as for `Send`: shared access goes through atomics only.
+#[allow(unsafe_code)]
+unsafe impl Sync for WordBuf {}
+
+impl std::ops::Deref for WordBuf {
+    type Target = [AtomicU32];
+    #[inline]
+    fn deref(&self) -> &[AtomicU32] {
+        // SAFETY: `ptr` is non-null, aligned and valid for `len` initialised words for as long
+        // as `self` lives (allocated by `try_zeroed`, dangling with `len == 0`, or vouched for
+        // by the caller of `AtomicWords::external`).
+        #[allow(unsafe_code)]
+        unsafe {
+            std::slice::from_raw_parts(self.ptr.as_ptr(), self.len)
+        }
+    }
+}
+
+impl Drop for WordBuf {
+    fn drop(&mut self) {
+        if self.keep.is_none() && self.len > 0 {
+            if let Ok(layout) = std::alloc::Layout::array::<AtomicU32>(self.len) {
+                // SAFETY: without `keep`, a non-empty `WordBuf` comes from `try_zeroed`, which
+                // allocated it with this layout; it is freed once, here.
+                #[allow(unsafe_code)]
+                unsafe {
+                    std::alloc::dealloc(self.ptr.as_ptr().cast(), layout)
+                }
+            }
+        }
+    }
+}
 
 impl AtomicWords {
     /// `n` zeroed words.
     pub fn zeroed(n: usize) -> AtomicWords {
-        AtomicWords((0..n).map(|_| AtomicU32::new(0)).collect())
+        AtomicWords::try_zeroed(n).expect("out of host memory")
     }
     /// `n` zeroed words, or `None` when the host cannot allocate them. The memory comes zeroed
     /// from the allocator, so a large allocation's pages are only committed when first touched:
     /// a buffer costs host memory for what the kernel (or the host) writes or reads of it.
     pub fn try_zeroed(n: usize) -> Option<AtomicWords> {
         if n == 0 {
-            return Some(AtomicWords(Box::new([])));
+            return Some(AtomicWords(WordBuf {
+                ptr: std::ptr::NonNull::dangling(),
+                len: 0,
+                keep: None,
+            }));
         }
         let layout = std::alloc::Layout::array::<AtomicU32>(n).ok()?;
         // SAFETY: the layout's size is non-zero (n > 0). A non-null result is a fresh allocation
         // of the global allocator with the layout of `[AtomicU32; n]`, all bytes zero, and zero
         // bits are a valid `AtomicU32` (it has the same in-memory representation as `u32`), so it
-        // is a valid initialised `[AtomicU32]` of length `n`, which `Box` frees with that layout.
+        // is a valid initialised `[AtomicU32]` of length `n`, which `WordBuf` frees with that
+        // layout.
         #[allow(unsafe_code)]
-        unsafe {
-            let p = std::alloc::alloc_zeroed(layout).cast::<AtomicU32>();
-            if p.is_null() {
-                return None;
-            }
-            Some(AtomicWords(Box::from_raw(
-                std::ptr::slice_from_raw_parts_mut(p, n),
-            )))
+        let p = unsafe { std::alloc::alloc_zeroed(layout).cast::<AtomicU32>() };
+        Some(AtomicWords(WordBuf {
+            ptr: std::ptr::NonNull::new(p)?,
+            len: n,
+            keep: None,
+        }))
+    }
+    /// The `n` words of someone else's memory at `ptr` (host memory registered with the CUDA
+    /// driver layer, a shared mapping), kept alive by `keep` until the words are dropped.
+    ///
+    /// # Safety
+    /// `ptr` is non-null, 4-byte aligned and valid for reads and writes of `4 * n` bytes until
+    /// `keep` is dropped; other accesses to that memory while the words live are atomic or
+    /// happen while no kernel runs (as for the host's copies into identity-mapped buffers).
+    #[allow(unsafe_code)]
+    pub unsafe fn external(ptr: *mut u8, n: usize, keep: Keep) -> Option<AtomicWords> {
+        if ptr.align_offset(4) != 0 {
+            return None;
         }
+        Some(AtomicWords(WordBuf {
+            ptr: std::ptr::NonNull::new(ptr.cast::<AtomicU32>())?,
+            len: n,
+            keep: Some(keep),
+        }))
     }
     /// Atomically applies `f` to word `i`, returning the old value.
     #[inline]
@@ -583,6 +652,51 @@ impl GlobalMemory {
             label,
         });
         self.allocs.push(a.clone());
+        Ok(a)
+    }
+
+    /// Adds an allocation of `size` bytes whose words already exist at their host address
+    /// ([`AtomicWords::external`]; identity mode only): host memory registered with the CUDA
+    /// driver layer, or memory shared with another process. Refused when it overlaps a live
+    /// allocation or its words are fewer than `size` bytes.
+    pub fn insert(
+        &mut self,
+        size: u64,
+        words: AtomicWords,
+        read_only: bool,
+        label: String,
+    ) -> Result<Arc<Allocation>, AllocError> {
+        let base = words.0.as_ptr() as u64;
+        if !self.identity {
+            return Err(AllocError(format!(
+                "cannot add {label} at its host address: the device is not in identity mode"
+            )));
+        }
+        if size > words.0.len() as u64 * 4 || base.checked_add(size.max(1)).is_none() {
+            return Err(AllocError(format!(
+                "{label}: {size} bytes do not fit its storage"
+            )));
+        }
+        let at = self.allocs.partition_point(|x| x.base < base);
+        let below = at.checked_sub(1).and_then(|k| self.allocs.get(k));
+        let overlaps_below = below.is_some_and(|b| b.base + b.size.max(1) > base);
+        let overlaps_above = self
+            .allocs
+            .get(at)
+            .is_some_and(|a| a.base < base + size.max(1));
+        if overlaps_below || overlaps_above {
+            return Err(AllocError(format!(
+                "{label} ({base:#x}, {size} bytes) overlaps a live allocation"
+            )));
+        }
+        let a = Arc::new(Allocation {
+            base,
+            size,
+            words,
+            read_only,
+            label,
+        });
+        self.allocs.insert(at, a.clone());
         Ok(a)
     }
 

@@ -351,6 +351,31 @@ impl Device {
         self.alloc_labelled::<u8>(len, label.to_string())
     }
 
+    /// A buffer of `len` bytes over memory that already exists at its host address (identity
+    /// mode only; `words` from [`ptx_interp::mem::AtomicWords::external`]): host memory the
+    /// CUDA driver layer registers, or memory shared with another process. `read_only` makes
+    /// kernel stores to it fault.
+    pub fn adopt_bytes(
+        &self,
+        len: usize,
+        words: ptx_interp::mem::AtomicWords,
+        read_only: bool,
+        label: &str,
+    ) -> Result<DeviceBuffer<u8>, Error> {
+        let alloc = self
+            .mem
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(len as u64, words, read_only, label.to_string())
+            .map_err(|e| Error::Memory(e.0))?;
+        Ok(DeviceBuffer {
+            alloc,
+            len,
+            device: self.clone(),
+            _t: PhantomData,
+        })
+    }
+
     /// A buffer of raw bytes (for arguments of any element type, as `ptxvm run` passes them);
     /// `label` names it in fault messages.
     pub fn from_bytes(&self, data: &[u8], label: &str) -> Result<DeviceBuffer<u8>, Error> {

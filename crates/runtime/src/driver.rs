@@ -21,7 +21,7 @@ pub struct AllocationInfo {
 /// A kernel's resources, for `cuFuncGetAttribute`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KernelResources {
-    /// Static shared memory bytes.
+    /// Static shared memory bytes: what the kernel's `.shared` variables take.
     pub shared_static: u64,
     /// Value slots of the compiled kernel (a stand-in for registers per thread).
     pub registers: u32,
@@ -29,6 +29,10 @@ pub struct KernelResources {
     pub param_size: u64,
     /// `.maxntid` (product) or `.reqntid`, if declared.
     pub max_threads: Option<u64>,
+    /// Bytes of the module's `.const` variables (the constant bank a kernel may read).
+    pub const_bytes: u64,
+    /// Local memory per thread: the kernel's frame and the largest frame of what it calls.
+    pub local_bytes: u64,
 }
 
 impl Device {
@@ -136,11 +140,42 @@ impl Kernel<'_> {
                 max_threads = Some(x.saturating_mul(y).saturating_mul(z));
             }
         }
+        let const_bytes = self
+            .module
+            .ir
+            .globals
+            .iter()
+            .filter(|g| g.space == StateSpace::Const)
+            .map(|g| g.size)
+            .sum();
+        // static shared bytes as declared (the compiled layout rounds its end up to 16 for the
+        // dynamic area; `cuFuncGetAttribute` reports what the variables take, as ptxas does)
+        let mut shared = 0u64;
+        let align = |off: u64, a: u64| off.div_ceil(a.max(1)).saturating_mul(a.max(1));
+        for g in &self.module.ir.globals {
+            if matches!(g.space, StateSpace::Shared | StateSpace::SharedCta)
+                && g.size != 0
+                && !g.external
+            {
+                shared = align(shared, g.align).saturating_add(g.size);
+            }
+        }
+        for f in &p.funcs {
+            if let Some(func) = self.module.ir.functions.get(f.ir_index as usize) {
+                for l in func.locals.iter().filter(|l| l.space == StateSpace::Shared) {
+                    shared = align(shared, l.align).saturating_add(l.size);
+                }
+            }
+        }
+        let kernel_frame = p.funcs.first().map_or(0, |f| f.frame_size);
+        let callee_frame = p.funcs.iter().skip(1).map(|f| f.frame_size).max();
         Ok(KernelResources {
-            shared_static: p.shared_static,
+            shared_static: shared.min(p.shared_static),
             registers: p.nslots,
             param_size: p.param_size,
             max_threads,
+            const_bytes,
+            local_bytes: kernel_frame + callee_frame.unwrap_or(0),
         })
     }
 }

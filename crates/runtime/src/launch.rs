@@ -625,7 +625,9 @@ impl Kernel<'_> {
                 ),
                 FaultKind::ReadOnly { addr } => mk(
                     codes::FAULT,
-                    format!("store to read-only `.const` memory at address {addr:#x}"),
+                    format!(
+                        "store to read-only memory at address {addr:#x} (`.const` data, or host memory registered read-only)"
+                    ),
                     pos,
                 ),
                 FaultKind::Other(m) => mk(codes::FAULT, m.clone(), pos),
