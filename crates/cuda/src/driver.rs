@@ -1183,7 +1183,7 @@ api! {
         let v = match limit {
             0 => c.stack_size,
             1 => c.printf_fifo,
-            2 => c.heap_size,
+            2 => s.device.heap_size(),
             3 => 2,
             4 => 2048,
             5 => 64,
@@ -1196,6 +1196,15 @@ api! {
     fn cuCtxSetLimit(limit: c_int, value: usize) {
         let mut s = state::init_lock()?;
         let c = state::stack_top().ok_or(CUDA_ERROR_INVALID_CONTEXT)?;
+        if limit == 2 {
+            // the device heap of kernels' malloc: refused once a kernel that uses it has run,
+            // as CUDA refuses it
+            s.ctx(c)?;
+            return s
+                .device
+                .set_heap_size(value as u64)
+                .map_err(|_| CUDA_ERROR_INVALID_VALUE);
+        }
         let c = s.ctx_mut(c)?;
         match limit {
             0 => {
@@ -1205,7 +1214,6 @@ api! {
                 c.stack_size = value as u64
             }
             1 => c.printf_fifo = (value as u64).max(4096),
-            2 => c.heap_size = value as u64,
             3..=6 => {}
             _ => return Err(CUDA_ERROR_NOT_SUPPORTED),
         }

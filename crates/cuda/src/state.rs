@@ -89,7 +89,6 @@ pub struct Ctx {
     pub sticky: Option<CUresult>,
     pub stack_size: u64,
     pub printf_fifo: u64,
-    pub heap_size: u64,
     pub cache_config: u32,
     pub id: u64,
 }
@@ -351,7 +350,6 @@ impl State {
             sticky: None,
             stack_size: 1024,
             printf_fifo: 1 << 20,
-            heap_size: 8 << 20,
             cache_config: 0,
             id,
         }))

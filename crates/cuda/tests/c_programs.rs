@@ -192,3 +192,10 @@ fn a_child_forked_after_init_is_not_initialized() {
 fn device_memory_from_the_global_allocator_without_the_shared_arena() {
     run_with("happy", &[("PTXVM_NO_SHARED_MEMORY", "1")]);
 }
+
+#[test]
+fn device_malloc_heap_limit() {
+    if let Some((stdout, _)) = run("heap") {
+        assert!(stdout.contains("heap: ok"), "{stdout}");
+    }
+}

@@ -69,7 +69,11 @@ typedef enum {
 } CUpointer_attribute;
 
 typedef enum { CU_MEMORYTYPE_HOST = 1, CU_MEMORYTYPE_DEVICE = 2 } CUmemorytype;
-typedef enum { CU_LIMIT_STACK_SIZE = 0, CU_LIMIT_PRINTF_FIFO_SIZE = 1 } CUlimit;
+typedef enum {
+    CU_LIMIT_STACK_SIZE = 0,
+    CU_LIMIT_PRINTF_FIFO_SIZE = 1,
+    CU_LIMIT_MALLOC_HEAP_SIZE = 2
+} CUlimit;
 typedef enum {
     CU_JIT_INPUT_CUBIN = 0,
     CU_JIT_INPUT_PTX = 1,
