@@ -5,9 +5,9 @@ use crate::api;
 use crate::exports::{CUDEVICE_ATTRIBUTE, CUFUNCTION_ATTRIBUTE, CUPOINTER_ATTRIBUTE, PROC_TABLE};
 use crate::image::{self, Kind};
 use crate::state::{self, *};
+use crate::stream;
 use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
 
 type Handle = *mut c_void;
 type CUdevice = c_int;
@@ -430,21 +430,30 @@ fn launch(
         printf_fifo: fifo as usize,
         ..Default::default()
     };
+    f.module
+        .module
+        .kernel(&f.name)
+        .map_err(|_| CUDA_ERROR_INVALID_HANDLE)?;
+    let on = a.stream;
+    let op: stream::Op = Arc::new(move || run_kernel(&f, &a, &args, &opts, ctx));
+    stream::submit(ctx, on, stream::NodeKind::Kernel, op)
+}
+
+/// Runs a checked launch (in stream order); a fault is reported and made sticky.
+fn run_kernel(
+    f: &Func,
+    a: &LaunchArgs,
+    args: &[ptxvm::Arg],
+    opts: &ptxvm::LaunchOptions,
+    ctx: u64,
+) -> Result<(), CUresult> {
     let kernel = f
         .module
         .module
         .kernel(&f.name)
         .map_err(|_| CUDA_ERROR_INVALID_HANDLE)?;
     let mut out = std::io::stdout();
-    let r = kernel.launch_streaming(
-        a.grid,
-        a.block,
-        a.shared as u64,
-        &args,
-        &opts,
-        None,
-        &mut out,
-    );
+    let r = kernel.launch_streaming(a.grid, a.block, a.shared as u64, args, opts, None, &mut out);
     use std::io::Write as _;
     let _ = out.flush();
     match r {
@@ -515,10 +524,14 @@ fn alloc(size: usize, kind: MemKind, flags: u32) -> Result<u64, CUresult> {
 }
 
 fn free(addr: u64, kind: MemKind) -> Result<(), CUresult> {
-    let mut s = state::init_lock()?;
     if addr == 0 {
-        return Ok(());
+        return init();
     }
+    // work in flight may still use the memory: freeing synchronizes, as on a GPU
+    if let Some(ctx) = state::init_lock()?.allocs.get(&addr).map(|a| a.ctx) {
+        let _ = stream::drain_ctx(ctx, false);
+    }
+    let mut s = state::init_lock()?;
     match s.allocs.get(&addr) {
         Some(a) if a.kind == kind || (kind == MemKind::Device && a.kind == MemKind::Managed) => {
             s.allocs.remove(&addr);
@@ -549,8 +562,27 @@ fn memcpy(
     if src_dev {
         s.check_range(src, n as u64)?;
     }
+    let ctx = s.stream_ctx(stream)?;
     drop(s);
-    copy(dst, src, n)
+    memcpy_ordered(ctx, stream, dst, src, n)
+}
+
+/// A checked copy in stream order. Pageable host memory (not the driver's) behaves as CUDA
+/// documents: a source is read when the call is made, a destination written before it returns.
+fn memcpy_ordered(ctx: u64, stream: u64, dst: u64, src: u64, n: usize) -> Result<(), CUresult> {
+    use stream::NodeKind::Memcpy;
+    if stream <= 2 {
+        return stream::submit(ctx, stream, Memcpy, Arc::new(move || copy(dst, src, n)));
+    }
+    if !stream::driver_memory(dst) {
+        return stream::submit_wait(ctx, stream, Memcpy, Arc::new(move || copy(dst, src, n)));
+    }
+    if !stream::driver_memory(src) {
+        let data = bytes(src as *const c_void, n)?;
+        let op: stream::Op = Arc::new(move || copy(dst, data.as_ptr() as u64, data.len()));
+        return stream::submit(ctx, stream, Memcpy, op);
+    }
+    stream::submit(ctx, stream, Memcpy, Arc::new(move || copy(dst, src, n)))
 }
 
 fn memset(dst: u64, value: u32, width: usize, count: usize, stream: u64) -> Result<(), CUresult> {
@@ -566,25 +598,27 @@ fn memset(dst: u64, value: u32, width: usize, count: usize, stream: u64) -> Resu
     if dst % width as u64 != 0 {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
+    let ctx = s.stream_ctx(stream)?;
     drop(s);
-    fill(dst, value, width, count);
-    Ok(())
-}
-
-fn sync_stream(stream: u64) -> Result<(), CUresult> {
-    state::init_lock()?.stream_ctx(stream).map(|_| ())
+    let op: stream::Op = Arc::new(move || {
+        fill(dst, value, width, count);
+        Ok(())
+    });
+    stream::submit(ctx, stream, stream::NodeKind::Memset, op)
 }
 
 fn new_stream(flags: u32, priority: i32) -> Result<u64, CUresult> {
     let mut s = state::init_lock()?;
     let ctx = s.current()?;
     let id = s.fresh_id();
-    Ok(s.insert(Obj::Stream(Stream {
+    let h = s.insert(Obj::Stream(Stream {
         ctx,
         flags,
         priority: priority.clamp(-5, 0),
         id,
-    })))
+    }));
+    stream::created(h, ctx, flags);
+    Ok(h)
 }
 
 fn pointer_attribute(s: &State, name: &str, ptr: u64) -> Result<Vec<u8>, CUresult> {
@@ -1032,15 +1066,16 @@ api! {
     }
 
     fn cuCtxSynchronize() {
+        let c = state::init_lock()?.current()?;
+        stream::synchronize_ctx(c)?;
         state::init_lock()?.current().map(|_| ())
     }
 
     fn cuCtxSynchronize_v2(ctx: Handle) {
-        let s = state::init_lock()?;
-        if ctx.is_null() {
-            return s.current().map(|_| ());
-        }
-        match s.ctx(h(ctx))?.sticky {
+        let c = if ctx.is_null() { state::init_lock()?.current()? } else { h(ctx) };
+        state::init_lock()?.ctx(c)?;
+        stream::synchronize_ctx(c)?;
+        match state::init_lock()?.ctx(c)?.sticky {
             Some(e) => Err(e),
             None => Ok(()),
         }
@@ -1344,19 +1379,19 @@ api! {
     }
 
     fn cuStreamSynchronize(stream: Handle) {
-        sync_stream(h(stream))
+        stream::synchronize(h(stream))
     }
 
     fn cuStreamQuery(stream: Handle) {
-        sync_stream(h(stream))
+        stream::query(h(stream))
     }
 
     fn cuStreamWaitEvent(stream: Handle, event: Handle, flags: c_uint) {
-        let mut s = state::init_lock()?;
-        let _ = flags;
-        s.stream_ctx(h(stream))?;
-        s.event_mut(h(event))?;
-        Ok(())
+        // CU_EVENT_WAIT_DEFAULT 0, CU_EVENT_WAIT_EXTERNAL 1
+        if flags > 1 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        stream::wait_event(h(stream), h(event))
     }
 
     fn cuStreamGetCtx(stream: Handle, pctx: *mut Handle) {
@@ -1409,23 +1444,12 @@ api! {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
         let cb = callback.ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        let status = match sync_stream(h(stream)) {
-            Ok(()) => CUDA_SUCCESS,
-            Err(e) => e,
-        };
-        // SAFETY: the host's callback, called as the driver API specifies, after the stream's
-        // earlier work (all of it is done: work is synchronous) and with no lock held.
-        unsafe { cb(stream, status, user) };
-        Ok(())
+        stream::add_callback(h(stream), stream::Callback(cb, h(stream), user))
     }
 
     fn cuLaunchHostFunc(stream: Handle, f: Option<unsafe extern "C" fn(*mut c_void)>, user: *mut c_void) {
         let f = f.ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        sync_stream(h(stream))?;
-        // SAFETY: the host's function, called as the driver API specifies, in stream order
-        // (earlier work is complete) and with no lock held.
-        unsafe { f(user) };
-        Ok(())
+        stream::host_func(h(stream), stream::HostFn(f, user))
     }
 
     fn cuEventCreate(ph: *mut Handle, flags: c_uint) {
@@ -1434,7 +1458,7 @@ api! {
         if ph.is_null() || flags & !0xF != 0 {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        let e = s.insert(Obj::Event(Event { ctx, flags, time: None }));
+        let e = s.insert(Obj::Event(Event { ctx, flags }));
         put(ph, handle(e))
     }
 
@@ -1447,28 +1471,31 @@ api! {
     }
 
     fn cuEventRecord(event: Handle, stream: Handle) {
-        event_record(h(event), h(stream))
+        stream::event_record(h(event), h(stream))
     }
 
     fn cuEventRecordWithFlags(event: Handle, stream: Handle, flags: c_uint) {
-        let _ = flags;
-        event_record(h(event), h(stream))
+        // CU_EVENT_RECORD_DEFAULT 0, CU_EVENT_RECORD_EXTERNAL 1
+        if flags > 1 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        stream::event_record(h(event), h(stream))
     }
 
     fn cuEventQuery(event: Handle) {
-        state::init_lock()?.event_mut(h(event)).map(|_| ())
+        stream::event_query(h(event))
     }
 
     fn cuEventSynchronize(event: Handle) {
-        state::init_lock()?.event_mut(h(event)).map(|_| ())
+        stream::event_synchronize(h(event))
     }
 
     fn cuEventElapsedTime(ms: *mut f32, start: Handle, end: Handle) {
-        elapsed(ms, h(start), h(end))
+        stream::elapsed(ms, h(start), h(end))
     }
 
     fn cuEventElapsedTime_v2(ms: *mut f32, start: Handle, end: Handle) {
-        elapsed(ms, h(start), h(end))
+        stream::elapsed(ms, h(start), h(end))
     }
 
     fn cuModuleLoad(module: *mut Handle, fname: *const c_char) {
@@ -1766,8 +1793,11 @@ fn primary_release(dev: CUdevice) -> Result<(), CUresult> {
 }
 
 fn primary_reset(dev: CUdevice) -> Result<(), CUresult> {
-    let mut s = state::init_lock()?;
     check_device(dev)?;
+    if let Some(c) = state::init_lock()?.primary {
+        stream::ctx_gone(c);
+    }
+    let mut s = state::init_lock()?;
     if let Some(c) = s.primary {
         s.destroy_ctx(c);
     }
@@ -1786,11 +1816,14 @@ fn ctx_create(pctx: *mut Handle, flags: c_uint, dev: CUdevice) -> Result<(), CUr
 }
 
 fn ctx_destroy(c: u64) -> Result<(), CUresult> {
-    let mut s = state::init_lock()?;
+    let s = state::init_lock()?;
     let ctx = s.ctx(c)?;
     if ctx.primary {
         return Err(CUDA_ERROR_INVALID_CONTEXT);
     }
+    drop(s);
+    stream::ctx_gone(c);
+    let mut s = state::init_lock()?;
     s.destroy_ctx(c);
     if state::stack_top() == Some(c) {
         state::stack_pop();
@@ -1812,6 +1845,8 @@ fn stream_destroy(st: u64) -> Result<(), CUresult> {
     match s.objects.get(&st) {
         Some(Obj::Stream(_)) => {
             s.objects.remove(&st);
+            drop(s);
+            stream::destroyed(st);
             Ok(())
         }
         _ => Err(CUDA_ERROR_INVALID_HANDLE),
@@ -1822,38 +1857,8 @@ fn event_destroy(e: u64) -> Result<(), CUresult> {
     let mut s = state::init_lock()?;
     s.event_mut(e)?;
     s.objects.remove(&e);
+    stream::event_destroyed(e);
     Ok(())
-}
-
-fn event_record(e: u64, stream: u64) -> Result<(), CUresult> {
-    let mut s = state::init_lock()?;
-    s.stream_ctx(stream)?;
-    s.event_mut(e)?.time = Some(Instant::now());
-    Ok(())
-}
-
-fn elapsed(ms: *mut f32, start: u64, end: u64) -> Result<(), CUresult> {
-    let mut s = state::init_lock()?;
-    if ms.is_null() {
-        return Err(CUDA_ERROR_INVALID_VALUE);
-    }
-    let a = s.event_mut(start)?;
-    // CU_EVENT_DISABLE_TIMING = 2
-    if a.flags & 2 != 0 {
-        return Err(CUDA_ERROR_INVALID_HANDLE);
-    }
-    let t0 = a.time.ok_or(CUDA_ERROR_INVALID_HANDLE)?;
-    let b = s.event_mut(end)?;
-    if b.flags & 2 != 0 {
-        return Err(CUDA_ERROR_INVALID_HANDLE);
-    }
-    let t1 = b.time.ok_or(CUDA_ERROR_INVALID_HANDLE)?;
-    let d = if t1 >= t0 {
-        (t1 - t0).as_secs_f64()
-    } else {
-        -(t0 - t1).as_secs_f64()
-    };
-    put(ms, (d * 1000.0) as f32)
 }
 
 fn module_unload(m: u64) -> Result<(), CUresult> {

@@ -26,11 +26,14 @@ pub mod exports;
 
 mod abi;
 mod driver;
+mod graph;
 mod image;
 mod state;
+mod stream;
 
 pub use abi::CUresult;
 pub use driver::*;
+pub use graph::*;
 
 /// Calls `f`, turning its error into a `CUresult` and a panic into `CUDA_ERROR_UNKNOWN` (no
 /// panic may unwind into C).
