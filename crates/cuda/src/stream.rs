@@ -651,6 +651,12 @@ fn capture_blocks_sync(ctx: u64) -> bool {
 /// Work on the legacy stream while a blocking stream of the context is captured would join
 /// the capture implicitly: CUDA refuses it and invalidates the capture.
 fn legacy_during_capture(ctx: u64) -> Result<(), CUresult> {
+    legacy_blocked(ctx, true)
+}
+
+/// Whether a blocking stream of `ctx` is being captured (`CUDA_ERROR_STREAM_CAPTURE_IMPLICIT`
+/// then), invalidating those captures when `invalidate`.
+fn legacy_blocked(ctx: u64, invalidate: bool) -> Result<(), CUresult> {
     let caps: Vec<(u64, SharedCapture)> = lock(&CAPTURES)
         .iter()
         .map(|(k, v)| (*k, v.clone()))
@@ -660,7 +666,7 @@ fn legacy_during_capture(ctx: u64) -> Result<(), CUresult> {
         let blocking = queue(stream).is_some_and(|q| q.blocking);
         let mut c = lock(&c);
         if c.ctx == ctx && blocking {
-            c.invalid = true;
+            c.invalid |= invalidate;
             hit = true;
         }
     }
@@ -758,7 +764,8 @@ pub fn end_capture(stream: u64) -> Result<Vec<(NodeKind, Op)>, CUresult> {
 pub fn capture_info(stream: u64) -> Result<(u32, u64), CUresult> {
     let ctx = state::init_lock()?.stream_ctx(stream)?;
     if stream <= 1 && CAPTURING.load(Ordering::Relaxed) > 0 {
-        legacy_during_capture(ctx)?;
+        // the capture goes on (as CUDA documents for this query)
+        legacy_blocked(ctx, false)?;
     }
     Ok(match capture_of(stream) {
         None => (0, 0),

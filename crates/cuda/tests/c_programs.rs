@@ -32,7 +32,11 @@ fn lib_dir() -> PathBuf {
 /// A scratch directory holding `libcuda.so.1` (and `libcuda.so` for the linker) pointing at
 /// the built library.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ptxvm-cuda-c-{}-{name}", std::process::id()));
+    // one directory per run: two tests may run the same program at once
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir =
+        std::env::temp_dir().join(format!("ptxvm-cuda-c-{}-{name}-{run}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch directory");
     let lib = lib_dir().join("libcuda.so");
@@ -152,4 +156,12 @@ fn exact_bounds_report_an_access_past_the_requested_size() {
 #[test]
 fn two_threads_with_their_own_contexts() {
     run("threads");
+}
+
+#[test]
+fn asynchronous_streams_events_and_graphs() {
+    if let Some((_, stderr)) = run("streams") {
+        // the fault on the asynchronous stream is reported once, by the worker that ran it
+        assert_eq!(stderr.matches("error[E0601]").count(), 1, "{stderr}");
+    }
 }
