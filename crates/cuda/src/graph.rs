@@ -7,7 +7,7 @@
 use crate::abi::*;
 use crate::api;
 use crate::state;
-use crate::stream::{self, NodeKind, Op};
+use crate::stream::{self, NodeKind, Nodes, Op};
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
@@ -17,7 +17,7 @@ type Handle = *mut c_void;
 /// A graph: its context and its nodes in order.
 struct Graph {
     ctx: u64,
-    nodes: Arc<Vec<(NodeKind, Op)>>,
+    nodes: Nodes,
     /// The handle of node k is `node_base + 16 k`.
     node_base: u64,
 }
@@ -26,7 +26,7 @@ struct Graph {
 struct Registry {
     next: u64,
     graphs: HashMap<u64, Graph>,
-    execs: HashMap<u64, (u64, Arc<Vec<(NodeKind, Op)>>)>,
+    execs: HashMap<u64, (u64, Nodes)>,
 }
 
 /// Graph, exec and node handles: apart from the state's handles, never reused, never NULL.
