@@ -361,6 +361,8 @@ struct LaunchArgs {
     block: [u32; 3],
     shared: u32,
     stream: u64,
+    /// A cooperative launch (all CTAs resident at once: grid synchronization works).
+    coop: bool,
 }
 
 /// Runs a launch: the parameters from `kernel_params` (one pointer per parameter, each read
@@ -422,8 +424,18 @@ fn launch(
         (c.stack_size, c.printf_fifo)
     };
     let set = state::settings();
+    let mut threads = set.threads;
+    if a.coop {
+        // every CTA resident at once, each on its own OS thread
+        let ctas = a.grid.iter().map(|&g| g as u64).product::<u64>();
+        let per_sm = occupancy(&f, threads_per_block(&a) as i32, a.shared as usize) as u64;
+        if ctas > per_sm * device_attribute("MULTIPROCESSOR_COUNT") as u64 {
+            return Err(crate::coop::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE);
+        }
+        threads = ctas as usize;
+    }
     let opts = ptxvm::LaunchOptions {
-        threads: set.threads,
+        threads,
         max_instructions: set.max_instructions,
         timeout: set.timeout,
         stack_size: stack.max(ptxvm::DEFAULT_STACK_SIZE),
@@ -471,6 +483,10 @@ fn run_kernel(
             Err(code)
         }
     }
+}
+
+fn threads_per_block(a: &LaunchArgs) -> u64 {
+    a.block.iter().map(|&b| b as u64).product()
 }
 
 fn occupancy(f: &Func, block: i32, dynamic: usize) -> i32 {
@@ -751,6 +767,7 @@ fn link_add(state_h: u64, kind: c_uint, data: Vec<u8>) -> Result<(), CUresult> {
             vec![t.trim_end_matches('\0').to_string()]
         }
         2 => read_image(data.as_ptr().cast())?,
+        4 if crate::coop::is_cudadevrt(&data) => vec![crate::coop::CUDADEVRT_PTX.to_string()],
         0 => {
             image::no_ptx_hint("cubin given to the linker");
             return Err(CUDA_ERROR_NO_BINARY_FOR_GPU);
@@ -1703,12 +1720,12 @@ api! {
     }
 
     fn cuLaunchKernel(f: Handle, gx: c_uint, gy: c_uint, gz: c_uint, bx: c_uint, by: c_uint, bz: c_uint, shared: c_uint, stream: Handle, params: *mut *mut c_void, extra: *mut *mut c_void) {
-        let a = LaunchArgs { grid: [gx, gy, gz], block: [bx, by, bz], shared, stream: h(stream) };
+        let a = LaunchArgs { grid: [gx, gy, gz], block: [bx, by, bz], shared, stream: h(stream), coop: false };
         launch(h(f), a, params, extra)
     }
 
     fn cuLaunchCooperativeKernel(f: Handle, gx: c_uint, gy: c_uint, gz: c_uint, bx: c_uint, by: c_uint, bz: c_uint, shared: c_uint, stream: Handle, params: *mut *mut c_void) {
-        let a = LaunchArgs { grid: [gx, gy, gz], block: [bx, by, bz], shared, stream: h(stream) };
+        let a = LaunchArgs { grid: [gx, gy, gz], block: [bx, by, bz], shared, stream: h(stream), coop: true };
         launch(h(f), a, params, std::ptr::null_mut())
     }
 
@@ -1719,9 +1736,18 @@ api! {
             block: [c.block_x, c.block_y, c.block_z],
             shared: c.shared,
             stream: h(c.stream),
+            coop: false,
         };
         if c.num_attrs > 0 && c.attrs.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let mut a = a;
+        let attrs = c.attrs.cast::<crate::coop::LaunchAttribute>();
+        for k in 0..c.num_attrs as usize {
+            let at = get(attrs.wrapping_add(k))?;
+            if at.id == crate::coop::ATTRIBUTE_COOPERATIVE {
+                a.coop = at.value[0] != 0;
+            }
         }
         launch(h(f), a, params, extra)
     }

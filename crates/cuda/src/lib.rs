@@ -25,6 +25,7 @@
 pub mod exports;
 
 mod abi;
+mod coop;
 mod driver;
 mod graph;
 mod image;
