@@ -165,3 +165,8 @@ fn asynchronous_streams_events_and_graphs() {
         assert_eq!(stderr.matches("error[E0601]").count(), 1, "{stderr}");
     }
 }
+
+#[test]
+fn cooperative_launches_synchronize_the_grid() {
+    run("coop");
+}

@@ -28,6 +28,7 @@ typedef enum {
     CUDA_ERROR_ASSERT = 710,
     CUDA_ERROR_MISALIGNED_ADDRESS = 716,
     CUDA_ERROR_LAUNCH_FAILED = 719,
+    CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE = 720,
     CUDA_ERROR_NOT_READY = 600,
     CUDA_ERROR_NOT_SUPPORTED = 801,
     CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED = 900,
@@ -75,7 +76,7 @@ typedef enum {
 
 typedef enum { CU_MEMORYTYPE_HOST = 1, CU_MEMORYTYPE_DEVICE = 2 } CUmemorytype;
 typedef enum { CU_LIMIT_STACK_SIZE = 0, CU_LIMIT_PRINTF_FIFO_SIZE = 1 } CUlimit;
-typedef enum { CU_JIT_INPUT_CUBIN = 0, CU_JIT_INPUT_PTX = 1 } CUjitInputType;
+typedef enum { CU_JIT_INPUT_CUBIN = 0, CU_JIT_INPUT_PTX = 1, CU_JIT_INPUT_LIBRARY = 4 } CUjitInputType;
 typedef int CUjit_option;
 typedef int CUlibraryOption;
 typedef enum {
@@ -249,6 +250,9 @@ CUresult cuGraphNodeGetType(CUgraphNode node, CUgraphNodeType *type);
 CUresult cuGraphInstantiateWithFlags(CUgraphExec *phExec, CUgraph g, unsigned long long flags);
 CUresult cuGraphLaunch(CUgraphExec e, CUstream s);
 CUresult cuGraphExecDestroy(CUgraphExec e);
+CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
+                                   unsigned int bx, unsigned int by, unsigned int bz,
+                                   unsigned int shared, CUstream s, void **kernelParams);
 
 #ifdef __cplusplus
 }
