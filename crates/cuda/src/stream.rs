@@ -98,6 +98,8 @@ struct QState {
     completed: u64,
     /// The first failure of asynchronous work not yet reported.
     error: Option<CUresult>,
+    /// A job is running (on the worker or on a thread waiting for it).
+    busy: bool,
     worker: bool,
     closed: bool,
 }
@@ -120,7 +122,7 @@ impl Queue {
                 // no thread: run the work here (still in order, synchronously)
                 q.worker = false;
                 drop(q);
-                self.run_here();
+                self.wait(ticket);
             }
             return ticket;
         }
@@ -128,23 +130,10 @@ impl Queue {
         ticket
     }
 
-    fn run_here(&self) {
-        loop {
-            let op = {
-                let mut q = lock(&self.m);
-                match q.jobs.pop_front() {
-                    Some(op) => op,
-                    None => return,
-                }
-            };
-            let r = run_op(&op);
-            self.finish(r);
-        }
-    }
-
     fn finish(&self, r: Result<(), CUresult>) {
         let mut q = lock(&self.m);
         q.completed += 1;
+        q.busy = false;
         self.done.store(q.completed, Ordering::Release);
         if let Err(e) = r {
             q.error.get_or_insert(e);
@@ -155,17 +144,18 @@ impl Queue {
     fn work(self: Arc<Self>) {
         CURRENT.with(|c| *c.borrow_mut() = Some(Arc::as_ptr(&self) as usize));
         loop {
-            let taken = self.done.load(Ordering::Acquire);
-            spin_until(|| self.posted.load(Ordering::Acquire) > taken);
             let op = {
                 let mut q = lock(&self.m);
                 loop {
-                    if let Some(op) = q.jobs.pop_front() {
-                        break op;
-                    }
-                    if q.closed {
-                        q.worker = false;
-                        return;
+                    if !q.busy {
+                        if let Some(op) = q.jobs.pop_front() {
+                            q.busy = true;
+                            break op;
+                        }
+                        if q.closed {
+                            q.worker = false;
+                            return;
+                        }
                     }
                     q = self.cv.wait(q).unwrap_or_else(|e| e.into_inner());
                 }
@@ -184,14 +174,38 @@ impl Queue {
         q.completed >= q.submitted
     }
 
-    /// Waits until the work up to `ticket` is done.
+    /// Waits until the work up to `ticket` is done. Work the worker has not started yet runs
+    /// on the waiting thread (in order, one job at a time): a launch and its synchronize then
+    /// cost no thread wake-up.
     fn wait(&self, ticket: u64) {
-        if self.is_current() || spin_until(|| self.done.load(Ordering::Acquire) >= ticket) {
+        if self.is_current() {
             return;
         }
-        let mut q = lock(&self.m);
-        while q.completed < ticket {
-            q = self.cv.wait(q).unwrap_or_else(|e| e.into_inner());
+        loop {
+            let mut q = lock(&self.m);
+            if q.completed >= ticket {
+                return;
+            }
+            if !q.busy {
+                if let Some(op) = q.jobs.pop_front() {
+                    q.busy = true;
+                    drop(q);
+                    let me = self as *const Self as usize;
+                    let outer = CURRENT.with(|c| c.borrow_mut().replace(me));
+                    let r = run_op(&op);
+                    CURRENT.with(|c| *c.borrow_mut() = outer);
+                    self.finish(r);
+                    continue;
+                }
+            }
+            drop(q);
+            if spin_until(|| self.done.load(Ordering::Acquire) >= ticket) {
+                return;
+            }
+            let mut q = lock(&self.m);
+            while q.completed < ticket && (q.busy || q.jobs.is_empty()) {
+                q = self.cv.wait(q).unwrap_or_else(|e| e.into_inner());
+            }
         }
     }
 
@@ -200,13 +214,8 @@ impl Queue {
         if self.is_current() {
             return None;
         }
-        let target = self.posted.load(Ordering::Acquire);
-        spin_until(|| self.done.load(Ordering::Acquire) >= target);
-        let mut q = lock(&self.m);
-        while q.completed < q.submitted {
-            q = self.cv.wait(q).unwrap_or_else(|e| e.into_inner());
-        }
-        q.error.take()
+        self.wait(self.posted.load(Ordering::Acquire));
+        lock(&self.m).error.take()
     }
 
     /// Called from this queue's own worker (a host function calling the driver): waiting for
