@@ -1330,11 +1330,11 @@ EXTRA_MODIFIERS = [".uni", ".sync", ".aligned", ".b128", ".v8", ".x4", ".x2", ".
 #   branch around it may become a guard on it (if-conversion).
 OP_FLAGS = {
     "dest_first": """vabsdiff4 abs activemask add addc and atom bfe bfi bfind bmsk brev clz cnot copysign
-        cos cvt cvt.pack cvta div dp2a dp4a elect ex2 fma fns isspacep ld ldu lg2 lop3 mad
-        mad24 madc mapa match max min mov mul mul24 neg not or popc prmt rcp redux rem rsqrt
+        cos cvt cvt.pack cvta div dp2a dp4a elect ex2 fma fns isspacep ld ldmatrix ldu lg2 lop3 mad
+        mad24 madc mapa match max min mma movmatrix mov mul mul24 neg not or popc prmt rcp redux rem rsqrt
         sad selp set setp shf shfl shl shr sin slct sqrt sub subc szext tanh testp vote xor""",
     "no_dest": """bra brx exit fence membar nanosleep pmevent prefetch prefetchu red ret st
-        trap""",
+        stmatrix trap""",
     "pure": """vabsdiff4 abs add and bfe bfi bfind brev clz cnot cvt cvt.pack cvta mad mad24 max min mov
         mul mul24 neg not or popc prmt selp setp shl shr slct sub xor""",
     "convertible": """vabsdiff4 abs add and atom bfe bfi bfind brev clz cnot cvt cvt.pack cvta ld mad mad24

@@ -43,8 +43,9 @@ tinygrad() {
 }
 
 nvrtc_lib() { # the lib directory of pip nvidia-cuda-nvrtc (cudarc loads libnvrtc from it)
+  # nvidia-cuda-cccl: the CCCL headers (cuda/atomic) NVRTC needs for numba's NRT (memsys.cuh)
   local v; v=$(venv numba numba-cuda cuda-bindings nvidia-cuda-nvcc nvidia-cuda-nvrtc \
-    pytest pytest-xdist filecheck ml_dtypes cffi psutil)
+    nvidia-cuda-cccl pytest pytest-xdist filecheck ml_dtypes cffi psutil)
   "$v/bin/python" -c 'import nvidia, os; print(os.path.join(nvidia.__path__[0], "cu13", "lib"))'
 }
 

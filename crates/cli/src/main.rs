@@ -87,7 +87,11 @@ enum Command {
     /// One `--arg` per kernel parameter, in order: a scalar parsed per the parameter's type
     /// (`42`, `-7`, `0x1f`, `2.5`, `inf`), a zeroed buffer `DTYPE[N]`, a filled buffer
     /// `DTYPE[N]=iota|=VALUE|=rand[:SEED]`, or a file `@data.npy` / `@raw.bin`. DTYPE is one of
-    /// u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64. Exit 0 success, 1 bad input, 2 kernel fault.
+    /// u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64. A by-value struct parameter takes
+    /// `{f32:1.5, f32[4]=iota, u32:7}` (fields laid out as C does; a buffer field is its
+    /// address, read back with `--print N.F`). `--symbol NAME=SPEC` sets a module variable
+    /// before the launch, `--out-symbol NAME` shows it after; `--list-params` prints the
+    /// parameter layout. Details: docs/api.md. Exit 0 success, 1 bad input, 2 kernel fault.
     Run(run::RunOptions),
     /// Run the benchmark suite (bench/kernels) on ptxvm and on native Rust code, check that the
     /// outputs agree, and print per kernel the time of each, their ratio and ptxvm's

@@ -3,7 +3,7 @@
 use crate::npy;
 use crate::run_args::{self, Dtype, HostArg, ParamInfo, ParamType};
 use ptx_diag::ColorMode;
-use ptxvm::{Arg, Device, DeviceBuffer, LaunchOptions, Module};
+use ptxvm::{Arg, Device, DeviceBuffer, LaunchOptions, Module, StructArg};
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
@@ -30,12 +30,27 @@ pub struct RunOptions {
     /// One per kernel parameter, in order (see above).
     #[arg(long = "arg", value_name = "SPEC", allow_hyphen_values = true)]
     pub args: Vec<String>,
-    /// Write buffer argument N after the run: N=PATH.npy (NumPy) or N=PATH (raw bytes).
+    /// Write buffer argument N after the run: N=PATH.npy (NumPy) or N=PATH (raw bytes); N.F is
+    /// the buffer of field F of struct argument N.
     #[arg(long, value_name = "N=PATH")]
     pub out: Vec<String>,
-    /// Print buffer argument N after the run (at most COUNT elements).
+    /// Print buffer argument N (or N.F, a struct field's buffer) after the run (at most COUNT
+    /// elements).
     #[arg(long, value_name = "N[:COUNT]")]
     pub print: Vec<String>,
+    /// Initialize the module variable NAME (`.global`/`__device__` or `.const`/`__constant__`)
+    /// before the launch: SPEC is `DTYPE:VALUE`, `DTYPE:[V,V,…]`, `DTYPE[N]=…`, `@PATH[.npy]`,
+    /// a struct `{…}` or a bare scalar; it must give exactly the variable's size.
+    #[arg(long = "symbol", value_name = "NAME=SPEC", allow_hyphen_values = true)]
+    pub symbols: Vec<String>,
+    /// After the run, print module variable NAME as DTYPE elements (default: its declared
+    /// type), or write it to PATH (.npy: NumPy; else raw bytes).
+    #[arg(long = "out-symbol", value_name = "NAME[:DTYPE][=PATH]")]
+    pub out_symbols: Vec<String>,
+    /// Print each kernel's parameters (offset, size, alignment in the parameter buffer) and the
+    /// module's variables, and exit without running.
+    #[arg(long)]
+    pub list_params: bool,
     /// Print a JSON report (kernel, grid, block, instructions executed, seconds) on stdout.
     #[arg(long)]
     pub json: bool,
@@ -61,6 +76,10 @@ pub struct RunOptions {
     /// Output is never lost and always in block order.
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
     pub printf_fifo: usize,
+    /// Device heap size in bytes (CUDA's cudaLimitMallocHeapSize): what the kernel's `malloc`
+    /// may hand out (it returns NULL when the heap is full).
+    #[arg(long, value_name = "BYTES", default_value_t = ptxvm::DEFAULT_HEAP_SIZE)]
+    pub heap_size: u64,
 }
 
 /// Standard output, remembering its first write error.
@@ -127,17 +146,194 @@ fn param_info(p: &ptxvm::ParamInfo) -> ParamInfo {
     }
 }
 
-/// Parses `N=PATH` / `N[:COUNT]`.
-fn index_of(spec: &str, nargs: usize, flag: &str) -> Result<usize, String> {
-    let n: usize = spec
+/// The buffers made for `--arg`s, by `N` (a buffer argument) or `N.F` (a buffer field of a
+/// struct argument).
+type Buffers = std::collections::HashMap<String, (Dtype, DeviceBuffer<u8>)>;
+
+/// Parses the `N` or `N.F` of `--out N=PATH` / `--print N[:COUNT]`: the key of a buffer.
+fn buffer_key(spec: &str, nargs: usize, flag: &str, buffers: &Buffers) -> Result<String, String> {
+    let (n, field) = match spec.split_once('.') {
+        Some((n, f)) => (n, Some(f)),
+        None => (spec, None),
+    };
+    let n: usize = n
         .parse()
-        .map_err(|_| format!("--{flag}: `{spec}` is not an argument index"))?;
+        .map_err(|_| format!("--{flag}: `{spec}` is not an argument index (N or N.F)"))?;
     if n >= nargs {
         return Err(format!(
             "--{flag}: argument {n} does not exist (the kernel has {nargs} parameters, numbered from 0)"
         ));
     }
-    Ok(n)
+    let key = match field {
+        None => n.to_string(),
+        Some(f) => {
+            let f: usize = f
+                .parse()
+                .map_err(|_| format!("--{flag}: `{spec}`: `{f}` is not a field index"))?;
+            format!("{n}.{f}")
+        }
+    };
+    if !buffers.contains_key(&key) {
+        return Err(match field {
+            None => format!("--{flag} {n}: argument {n} is a scalar, not a buffer"),
+            Some(_) => format!(
+                "--{flag} {key}: argument {n} has no buffer field {} (fields are numbered from 0, `align:` entries not counted)",
+                key.split_once('.').map_or("", |x| x.1)
+            ),
+        });
+    }
+    Ok(key)
+}
+
+/// A device buffer of `bytes` bytes of `dtype`, filled per `fill` (`spec` names it in errors),
+/// named `label` in fault reports.
+fn make_buffer(
+    device: &Device,
+    spec: &str,
+    dtype: Dtype,
+    bytes: u64,
+    fill: &run_args::Fill,
+    label: &str,
+) -> Result<DeviceBuffer<u8>, String> {
+    let b = usize::try_from(bytes)
+        .map_err(|_| format!("{bytes} bytes do not fit in this machine's memory"))
+        .and_then(|n| device.alloc_bytes(n, label).map_err(|e| e.to_string()))
+        .map_err(|e| {
+            format!(
+                "cannot allocate {}[{}] ({bytes} bytes) in device memory: {e}",
+                dtype.name(),
+                bytes / dtype.size().max(1) as u64
+            )
+        })?;
+    // the contents are made straight into device memory, piece by piece
+    let mut write = |off: u64, piece: &[u8]| b.write_bytes(off, piece).map_err(|e| e.to_string());
+    run_args::fill_buffer(spec, dtype, bytes, fill, &mut write)?;
+    Ok(b)
+}
+
+/// Lays out a struct spec's fields, allocating its buffer fields (kept in `buffers` under
+/// `KEY.F`); `what` names the argument or variable in labels.
+fn make_struct(
+    device: &Device,
+    fields: &[run_args::FieldSpec],
+    key: &str,
+    what: &str,
+    buffers: &mut Buffers,
+) -> Result<StructArg, String> {
+    let mut st = StructArg::new();
+    let mut f = 0;
+    for field in fields {
+        match field {
+            run_args::FieldSpec::AlignNext(a) => {
+                st = st.align_next(*a);
+                continue;
+            }
+            run_args::FieldSpec::Value { align, bytes } => st = st.field(*align as u64, bytes),
+            run_args::FieldSpec::Buffer {
+                dtype,
+                bytes,
+                fill,
+                spec,
+            } => {
+                let label = format!(
+                    "{what} field {f} ({}[{}])",
+                    dtype.name(),
+                    bytes / dtype.size().max(1) as u64
+                );
+                let b = make_buffer(device, spec, *dtype, *bytes, fill, &label)
+                    .map_err(|e| format!("field {f} `{spec}`: {e}"))?;
+                st = st.pointer(b.addr());
+                buffers.insert(format!("{key}.{f}"), (*dtype, b));
+            }
+        }
+        f += 1;
+    }
+    Ok(st)
+}
+
+/// The buffer element type that shows a variable of PTX type `ty` (`.b32`: `u32`).
+fn dtype_of(ty: Option<ptxvm::ScalarType>) -> Dtype {
+    let Some(t) = ty else { return Dtype::U8 };
+    let name = t.suffix().trim_start_matches('.');
+    let bits = t.size_bits();
+    let shown = if name.starts_with('f') || name == "bf16" {
+        name.to_string()
+    } else if name.starts_with('s') {
+        format!("i{bits}")
+    } else {
+        format!("u{bits}")
+    };
+    Dtype::from_name(&shown).unwrap_or(Dtype::U8)
+}
+
+/// `--list-params`: each kernel's parameter layout and the module's variables.
+fn list_params(module: &Module, kernel: Option<&str>) -> ExitCode {
+    let names = match kernel {
+        Some(k) => vec![k.to_string()],
+        None => module.kernel_names(),
+    };
+    let mut out = String::new();
+    for name in &names {
+        let k = match module.kernel(name) {
+            Ok(k) => k,
+            Err(e) => return bad(e.to_string()),
+        };
+        let params = k.params();
+        let size = match k.param_layout() {
+            Ok((_, size)) => size,
+            Err(e) => return bad(e.to_string()),
+        };
+        out += &format!(
+            "kernel `{name}`: {} parameters, {size} bytes of parameter buffer\n",
+            params.len()
+        );
+        let w = params
+            .iter()
+            .map(|p| p.name.len())
+            .max()
+            .unwrap_or(0)
+            .max(4);
+        if !params.is_empty() {
+            out += &format!(
+                "  {:>3}  {:<w$}  {:<12} {:>6} {:>6} {:>5}\n",
+                "#", "name", "type", "offset", "size", "align"
+            );
+        }
+        for (i, p) in params.iter().enumerate() {
+            let ty = if p.array {
+                format!("{}[{}]", p.type_name, p.size)
+            } else {
+                p.type_name.clone()
+            };
+            out += &format!(
+                "  {i:>3}  {:<w$}  {:<12} {:>6} {:>6} {:>5}{}\n",
+                p.name,
+                ty,
+                p.offset,
+                p.size,
+                p.align,
+                if p.array { "  struct: --arg {…}" } else { "" }
+            );
+        }
+    }
+    let globals = module.globals();
+    if globals.is_empty() {
+        out += "module variables: none\n";
+    } else {
+        out += "module variables (--symbol NAME=SPEC, --out-symbol NAME):\n";
+        for g in &globals {
+            out += &format!(
+                "  {:<40} {:>6} bytes, align {}\n",
+                g.declaration(),
+                g.size,
+                g.align
+            );
+        }
+    }
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(out.as_bytes());
+    let _ = stdout.flush();
+    ExitCode::SUCCESS
 }
 
 /// `1234567` as `1.23 M`: a count for the progress bar.
@@ -178,6 +374,9 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
         return ExitCode::from(1);
     }
     let device = Device::new();
+    if let Err(e) = device.set_heap_size(o.heap_size) {
+        return bad(e.to_string());
+    }
     let module = match Module::from_ptx(&device, file.name(), file.text()) {
         Ok(m) => m,
         Err(e) => {
@@ -188,6 +387,9 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    if o.list_params {
+        return list_params(&module, o.kernel.as_deref());
+    }
     let kernel_name = match &o.kernel {
         Some(k) => k.clone(),
         None => {
@@ -219,29 +421,27 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
         let list: Vec<String> = params
             .iter()
             .enumerate()
-            .map(|(k, p)| format!("{k}: {} {}", p.name, param_info(p).ty.name()))
+            .map(|(k, p)| format!("{k}: {} {}", p.name, param_info(p).type_text()))
             .collect();
         return bad(format!(
-            "kernel `{kernel_name}` takes {} arguments, {} given with --arg\n  parameters: {}",
+            "kernel `{kernel_name}` takes {} arguments, {} given with --arg\n  parameters: {}\n  (`ptxvm run {} --list-params` shows their offsets, sizes and alignment)",
             params.len(),
             o.args.len(),
             if list.is_empty() {
                 "none".to_string()
             } else {
                 list.join(", ")
-            }
+            },
+            o.file
         ));
     }
     // arguments
-    let mut buffers: Vec<Option<(Dtype, DeviceBuffer<u8>)>> = Vec::new();
+    let mut buffers = Buffers::new();
     let mut args = Vec::new();
     for (k, (spec, p)) in o.args.iter().zip(&params).enumerate() {
         let info = param_info(p);
         match run_args::parse_arg(spec, &info, Path::new(".")) {
-            Ok(HostArg::Scalar(bytes)) => {
-                args.push(Arg::Bytes(bytes));
-                buffers.push(None);
-            }
+            Ok(HostArg::Scalar(bytes)) => args.push(Arg::Bytes(bytes)),
             Ok(HostArg::Buffer { dtype, bytes, fill }) => {
                 let label = format!(
                     "argument {k} (`{}`, {}[{}])",
@@ -249,31 +449,141 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
                     dtype.name(),
                     bytes / dtype.size().max(1) as u64
                 );
-                // the contents are made straight into device memory, piece by piece
-                let b = match usize::try_from(bytes)
-                    .map_err(|_| format!("{bytes} bytes do not fit in this machine's memory"))
-                    .and_then(|n| device.alloc_bytes(n, &label).map_err(|e| e.to_string()))
-                {
+                let b = match make_buffer(&device, spec, dtype, bytes, &fill, &label) {
                     Ok(b) => b,
+                    Err(e) => return bad(format!("--arg {k} (`{}`): {e}", p.name)),
+                };
+                args.push(Arg::Pointer(b.addr()));
+                buffers.insert(k.to_string(), (dtype, b));
+            }
+            Ok(HostArg::Struct(fields)) => {
+                let what = format!("argument {k} (`{}`)", p.name);
+                match make_struct(&device, &fields, &k.to_string(), &what, &mut buffers)
+                    .and_then(|st| st.bytes_for(p))
+                {
+                    Ok(bytes) => args.push(Arg::Bytes(bytes)),
                     Err(e) => {
                         return bad(format!(
-                            "--arg {k} (`{}`): cannot allocate {}[{}] ({bytes} bytes) in device memory: {e}",
+                            "--arg {k} (`{}`, {}): {e}",
                             p.name,
-                            dtype.name(),
-                            bytes / dtype.size().max(1) as u64
+                            info.type_text()
                         ))
                     }
-                };
-                let mut write =
-                    |off: u64, piece: &[u8]| b.write_bytes(off, piece).map_err(|e| e.to_string());
-                if let Err(e) = run_args::fill_buffer(spec, dtype, bytes, &fill, &mut write) {
-                    return bad(format!("--arg {k} (`{}`): {e}", p.name));
                 }
-                args.push(Arg::Pointer(b.addr()));
-                buffers.push(Some((dtype, b)));
             }
-            Err(e) => return bad(format!("--arg {k} (`{}`, {}): {e}", p.name, info.ty.name())),
+            Err(e) => {
+                return bad(format!(
+                    "--arg {k} (`{}`, {}): {e}",
+                    p.name,
+                    info.type_text()
+                ))
+            }
         }
+    }
+    // module variables initialised
+    let mut seen = std::collections::HashSet::new();
+    for spec in &o.symbols {
+        let Some((name, value)) = spec.split_once('=') else {
+            return bad(format!("--symbol `{spec}`: expected NAME=SPEC"));
+        };
+        let g = match module.global_info(name) {
+            Ok(g) => g,
+            Err(e) => return bad(format!("--symbol {name}: {e}")),
+        };
+        if !seen.insert(name.to_string()) {
+            return bad(format!("--symbol {name}: given twice"));
+        }
+        let decl = g.declaration();
+        let width = g.ty.map_or(1, |t| (t.size_bits() as u64 / 8).max(1));
+        let var = ParamInfo {
+            name: name.to_string(),
+            ty: g
+                .ty
+                .and_then(|t| ParamType::from_ptx(t.suffix()))
+                .unwrap_or(ParamType::Aggregate),
+            size: g.size as usize,
+        };
+        let fail = |e: String| bad(format!("--symbol {name} ({decl}): {e}"));
+        let size_err = |n: u64| {
+            bad(format!(
+                "--symbol {name}: `{value}` gives {n} bytes, but `{name}` ({decl}) is {} bytes",
+                g.size
+            ))
+        };
+        let arg = match run_args::parse_symbol(value, &var, g.size != width, Path::new(".")) {
+            Ok(a) => a,
+            Err(e) => return fail(e),
+        };
+        let bytes = match arg {
+            HostArg::Scalar(bytes) => bytes,
+            HostArg::Struct(fields) => {
+                let what = format!("variable `{name}`");
+                match make_struct(&device, &fields, &format!("@{name}"), &what, &mut buffers)
+                    .and_then(|st| st.to_bytes().map_err(|e| e.to_string()))
+                {
+                    Ok(b) => b,
+                    Err(e) => return fail(e),
+                }
+            }
+            HostArg::Buffer { dtype, bytes, fill } => {
+                if bytes != g.size {
+                    return size_err(bytes);
+                }
+                let mut write = |off: u64, piece: &[u8]| {
+                    module
+                        .write_global_bytes(name, off, piece)
+                        .map_err(|e| e.to_string())
+                };
+                if let Err(e) = run_args::fill_buffer(value, dtype, bytes, &fill, &mut write) {
+                    return fail(e);
+                }
+                continue;
+            }
+        };
+        if bytes.len() as u64 != g.size {
+            return size_err(bytes.len() as u64);
+        }
+        if let Err(e) = module.write_global_bytes(name, 0, &bytes) {
+            return fail(e.to_string());
+        }
+    }
+    // module variables shown afterwards
+    let mut out_symbols = Vec::new();
+    for spec in &o.out_symbols {
+        let (head, path) = match spec.split_once('=') {
+            Some((h, p)) => (h, Some(p.to_string())),
+            None => (spec.as_str(), None),
+        };
+        let (name, dt) = match head.split_once(':') {
+            Some((n, d)) => (n, Some(d)),
+            None => (head, None),
+        };
+        let g = match module.global_info(name) {
+            Ok(g) => g,
+            Err(e) => return bad(format!("--out-symbol {name}: {e}")),
+        };
+        let dtype = match dt {
+            None => dtype_of(g.ty),
+            Some(d) => match Dtype::from_name(d) {
+                Some(d) => d,
+                None => {
+                    let names: Vec<&str> = Dtype::ALL.iter().map(|d| d.name()).collect();
+                    return bad(format!(
+                        "--out-symbol `{spec}`: unknown dtype `{d}` (expected one of {})",
+                        names.join(" ")
+                    ));
+                }
+            },
+        };
+        if g.size % dtype.size() as u64 != 0 {
+            return bad(format!(
+                "--out-symbol `{spec}`: `{name}` ({}) is {} bytes, not a whole number of {} elements",
+                g.declaration(),
+                g.size,
+                dtype.name()
+            ));
+        }
+        out_symbols.push((name.to_string(), dtype, path));
     }
     // outputs requested
     let mut outs = Vec::new();
@@ -281,14 +591,10 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
         let Some((n, path)) = spec.split_once('=') else {
             return bad(format!("--out `{spec}`: expected N=PATH"));
         };
-        let n = match index_of(n, params.len(), "out") {
-            Ok(n) => n,
+        match buffer_key(n, params.len(), "out", &buffers) {
+            Ok(key) => outs.push((key, path.to_string())),
             Err(e) => return bad(e),
-        };
-        if buffers[n].is_none() {
-            return bad(format!("--out {n}: argument {n} is a scalar, not a buffer"));
         }
-        outs.push((n, path.to_string()));
     }
     let mut prints = Vec::new();
     for spec in &o.print {
@@ -299,16 +605,10 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
             },
             None => (spec.as_str(), None),
         };
-        let n = match index_of(n, params.len(), "print") {
-            Ok(n) => n,
+        match buffer_key(n, params.len(), "print", &buffers) {
+            Ok(key) => prints.push((key, count)),
             Err(e) => return bad(e),
-        };
-        if buffers[n].is_none() {
-            return bad(format!(
-                "--print {n}: argument {n} is a scalar, not a buffer"
-            ));
         }
-        prints.push((n, count));
     }
     if !(o.timeout > 0.0 && o.timeout.is_finite()) {
         return bad(format!(
@@ -383,7 +683,7 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
         }
     };
     for (n, path) in &outs {
-        let Some((dtype, b)) = &buffers[*n] else {
+        let Some((dtype, b)) = buffers.get(n) else {
             continue;
         };
         let bytes = b.to_bytes();
@@ -397,15 +697,48 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
         }
     }
     for (n, count) in &prints {
-        let Some((dtype, b)) = &buffers[*n] else {
+        let Some((dtype, b)) = buffers.get(n) else {
             continue;
         };
+        let arg: usize = n
+            .split('.')
+            .next()
+            .and_then(|a| a.parse().ok())
+            .unwrap_or(0);
+        let field = n
+            .split_once('.')
+            .map_or(String::new(), |(_, f)| format!(".{f}"));
         let _ = writeln!(
             stdout,
-            "{}: {}",
-            params[*n].name,
+            "{}{field}: {}",
+            params[arg].name,
             run_args::format_values(*dtype, &b.to_bytes(), *count)
         );
+    }
+    for (name, dtype, path) in &out_symbols {
+        let bytes = match module.read_global_bytes(name) {
+            Ok(b) => b,
+            Err(e) => return bad(format!("--out-symbol {name}: {e}")),
+        };
+        match path {
+            Some(path) => {
+                let data = if path.ends_with(".npy") {
+                    npy::write_npy(*dtype, &bytes)
+                } else {
+                    bytes
+                };
+                if let Err(e) = std::fs::write(path, data) {
+                    return bad(format!("--out-symbol {name}: cannot write {path}: {e}"));
+                }
+            }
+            None => {
+                let _ = writeln!(
+                    stdout,
+                    "{name}: {}",
+                    run_args::format_values(*dtype, &bytes, None)
+                );
+            }
+        }
     }
     if o.json {
         let j = serde_json::json!({

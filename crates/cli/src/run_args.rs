@@ -187,7 +187,7 @@ pub struct ParamInfo {
 
 impl ParamInfo {
     /// The declared type as PTX writes it: `.u32`, `.b8[16]`.
-    fn type_text(&self) -> String {
+    pub fn type_text(&self) -> String {
         match self.ty {
             ParamType::Aggregate => format!(".b8[{}]", self.size),
             ty => ty.name().to_string(),
@@ -211,6 +211,34 @@ pub enum HostArg {
         /// How the contents are made.
         fill: Fill,
     },
+    /// A by-value struct `{FIELD, FIELD, …}`, laid out with C rules when it is passed.
+    Struct(Vec<FieldSpec>),
+}
+
+/// One entry of a struct spec `{…}`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FieldSpec {
+    /// `DTYPE:VALUE` or `DTYPE:[V,V,…]`: these bytes, aligned to the element size.
+    Value {
+        /// The element size (the field's alignment).
+        align: usize,
+        /// Little-endian bytes.
+        bytes: Vec<u8>,
+    },
+    /// A buffer spec (`DTYPE[N]…`, `@PATH`): a new device buffer whose address (8 bytes,
+    /// 8-aligned) is the field.
+    Buffer {
+        /// The element type.
+        dtype: Dtype,
+        /// The size in bytes.
+        bytes: u64,
+        /// How the contents are made.
+        fill: Fill,
+        /// The field's text, for messages.
+        spec: String,
+    },
+    /// `align:A`: the next field starts at a multiple of A.
+    AlignNext(u64),
 }
 
 /// How a buffer's contents are made.
@@ -312,6 +340,9 @@ pub fn parse_arg(spec: &str, param: &ParamInfo, base_dir: &Path) -> Result<HostA
     if spec.is_empty() {
         return Err("empty argument (expected a number, DTYPE[N] or @PATH)".to_string());
     }
+    if spec.starts_with('{') {
+        return parse_struct(spec, base_dir);
+    }
     let is_buffer = spec.starts_with('@') || spec.contains('[');
     if !is_buffer {
         return parse_scalar(spec, param).map(HostArg::Scalar);
@@ -327,6 +358,162 @@ pub fn parse_arg(spec: &str, param: &ParamInfo, base_dir: &Path) -> Result<HostA
         Some(path) => read_file_buffer(spec, path, base_dir),
         None => make_buffer(spec),
     }
+}
+
+/// Parses a `--symbol NAME=SPEC` spec for the variable described by `var` (its declared type;
+/// `size` its whole size). The contents it gives must be exactly the variable's size (the caller
+/// checks): a struct `{…}` (its bytes; buffer fields are allocated and their addresses stored),
+/// `DTYPE:VALUE` / `DTYPE:[V,V,…]` (those elements), a buffer spec `DTYPE[N]…` / `@PATH`
+/// (its contents, not an address), or a bare scalar parsed per the variable's type when it is
+/// not an array (`array`).
+pub fn parse_symbol(
+    spec: &str,
+    var: &ParamInfo,
+    array: bool,
+    base_dir: &Path,
+) -> Result<HostArg, String> {
+    if spec.is_empty() {
+        return Err(
+            "empty value (expected DTYPE:VALUE, DTYPE:[V,…], DTYPE[N]=…, @PATH or {…})".to_string(),
+        );
+    }
+    if spec.starts_with('{') {
+        return parse_struct(spec, base_dir);
+    }
+    if let Some((_, bytes)) = parse_typed(spec)? {
+        return Ok(HostArg::Scalar(bytes));
+    }
+    if let Some(path) = spec.strip_prefix('@') {
+        return read_file_buffer(spec, path, base_dir);
+    }
+    if spec.contains('[') {
+        return make_buffer(spec);
+    }
+    if array {
+        return Err(format!(
+            "`{spec}`: `{}` is an array of {} bytes; give all its elements, e.g. DTYPE:[V,V,…] or DTYPE[N]=VALUE",
+            var.name, var.size
+        ));
+    }
+    parse_scalar(spec, var).map(HostArg::Scalar)
+}
+
+/// `DTYPE:VALUE` or `DTYPE:[V,V,…]` (DTYPE a buffer element type): its little-endian bytes;
+/// `None` when `text` does not start with `DTYPE:`.
+pub fn parse_typed(text: &str) -> Result<Option<(Dtype, Vec<u8>)>, String> {
+    let Some((head, value)) = text.split_once(':') else {
+        return Ok(None);
+    };
+    if head.contains('[') || head.starts_with('@') {
+        return Ok(None);
+    }
+    let Some(dtype) = Dtype::from_name(head.trim()) else {
+        return Ok(None);
+    };
+    let value = value.trim();
+    let items: Vec<&str> = match value.strip_prefix('[') {
+        Some(rest) => {
+            let inner = rest
+                .strip_suffix(']')
+                .ok_or_else(|| format!("`{text}`: missing `]` at the end of the list"))?;
+            if inner.trim().is_empty() {
+                return Err(format!("`{text}`: the list is empty"));
+            }
+            inner.split(',').map(str::trim).collect()
+        }
+        None => vec![value],
+    };
+    let mut bytes = Vec::with_capacity(items.len() * dtype.size());
+    for item in items {
+        let bits = parse_kind(item, dtype_kind(dtype)).map_err(|e| format!("`{text}`: {e}"))?;
+        bytes.extend_from_slice(&bits.to_le_bytes()[..dtype.size()]);
+    }
+    Ok(Some((dtype, bytes)))
+}
+
+/// A struct spec `{FIELD, FIELD, …}`; see [`FieldSpec`].
+fn parse_struct(spec: &str, base_dir: &Path) -> Result<HostArg, String> {
+    let inner = spec
+        .strip_prefix('{')
+        .and_then(|r| r.strip_suffix('}'))
+        .ok_or_else(|| {
+            format!("`{spec}`: a struct is written {{FIELD, FIELD, …}} and must end with `}}`")
+        })?;
+    let mut fields = Vec::new();
+    if inner.trim().is_empty() {
+        return Ok(HostArg::Struct(fields));
+    }
+    for (k, raw) in split_top(inner).into_iter().enumerate() {
+        let f = raw.trim();
+        let bad = |m: String| format!("`{spec}`: field {k} `{f}`: {m}");
+        if f.is_empty() {
+            return Err(bad("empty field".to_string()));
+        }
+        if f.starts_with('{') {
+            return Err(bad(
+                "nested structs are not supported: write the inner struct's fields in line (with `align:A` before it if it is more aligned than its first field)".to_string(),
+            ));
+        }
+        if let Some(a) = f.strip_prefix("align:") {
+            let a: u64 = a
+                .trim()
+                .parse()
+                .ok()
+                .filter(|a: &u64| a.is_power_of_two() && *a <= 4096)
+                .ok_or_else(
+                    || bad("the alignment must be a power of two up to 4096".to_string()),
+                )?;
+            fields.push(FieldSpec::AlignNext(a));
+            continue;
+        }
+        if let Some((dtype, bytes)) =
+            parse_typed(f).map_err(|e| format!("`{spec}`: field {k}: {e}"))?
+        {
+            fields.push(FieldSpec::Value {
+                align: dtype.size(),
+                bytes,
+            });
+            continue;
+        }
+        let buffer = if let Some(path) = f.strip_prefix('@') {
+            read_file_buffer(f, path, base_dir)
+        } else if f.contains('[') {
+            make_buffer(f)
+        } else {
+            Err(format!(
+                "`{f}`: a field is DTYPE:VALUE, DTYPE:[V,V,…], a buffer (DTYPE[N]…, @PATH) or align:A"
+            ))
+        };
+        match buffer.map_err(|e| format!("`{spec}`: field {k}: {e}"))? {
+            HostArg::Buffer { dtype, bytes, fill } => fields.push(FieldSpec::Buffer {
+                dtype,
+                bytes,
+                fill,
+                spec: f.to_string(),
+            }),
+            _ => return Err(bad("not a buffer".to_string())),
+        }
+    }
+    Ok(HostArg::Struct(fields))
+}
+
+/// Splits at the commas outside `[…]` and `{…}`.
+fn split_top(text: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '[' | '{' => depth += 1,
+            ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    parts
 }
 
 /// Formats the elements of a buffer for `--print N[:COUNT]`: `[1, 2, 3]`, or with `…` after the first
@@ -1531,5 +1718,124 @@ mod tests {
         for dtype in Dtype::ALL {
             assert_eq!(Dtype::from_name(dtype.name()), Some(dtype));
         }
+    }
+
+    #[test]
+    fn typed_values_and_lists() {
+        assert_eq!(
+            parse_typed("u16:0x1234"),
+            Ok(Some((Dtype::U16, vec![0x34, 0x12])))
+        );
+        // -2 as i8 is 0xfe; 1.5 as f32 is 0x3fc00000
+        assert_eq!(
+            parse_typed("i8:[-2, 3]"),
+            Ok(Some((Dtype::I8, vec![0xfe, 3])))
+        );
+        assert_eq!(
+            parse_typed("f32:1.5"),
+            Ok(Some((Dtype::F32, vec![0, 0, 0xc0, 0x3f])))
+        );
+        // not typed values: a buffer spec, a path, a bare scalar
+        for text in ["f32[4]=rand:3", "@a:b.npy", "7", "x:1"] {
+            assert_eq!(parse_typed(text), Ok(None), "{text}");
+        }
+        assert_eq!(
+            parse_typed("u8:[1,2"),
+            Err("`u8:[1,2`: missing `]` at the end of the list".to_string())
+        );
+        assert_eq!(
+            parse_typed("u8:[]"),
+            Err("`u8:[]`: the list is empty".to_string())
+        );
+        assert!(parse_typed("u8:256").unwrap_err().starts_with("`u8:256`: "));
+    }
+
+    #[test]
+    fn struct_specs() {
+        let s = parse_arg(
+            "{f32:1.5, f32[4]=iota, align:16, u32:[7,8]}",
+            &aggregate(32),
+            &here(),
+        );
+        let Ok(HostArg::Struct(fields)) = s else {
+            panic!("{s:?}")
+        };
+        assert_eq!(
+            fields,
+            [
+                FieldSpec::Value {
+                    align: 4,
+                    bytes: vec![0, 0, 0xc0, 0x3f]
+                },
+                FieldSpec::Buffer {
+                    dtype: Dtype::F32,
+                    bytes: 16,
+                    fill: Fill::Iota,
+                    spec: "f32[4]=iota".to_string()
+                },
+                FieldSpec::AlignNext(16),
+                FieldSpec::Value {
+                    align: 4,
+                    bytes: vec![7, 0, 0, 0, 8, 0, 0, 0]
+                },
+            ]
+        );
+        assert_eq!(
+            parse_arg("{}", &aggregate(8), &here()),
+            Ok(HostArg::Struct(Vec::new()))
+        );
+        let e = |spec: &str| parse_arg(spec, &aggregate(8), &here()).unwrap_err();
+        assert_eq!(
+            e("{u8:1"),
+            "`{u8:1`: a struct is written {FIELD, FIELD, …} and must end with `}`"
+        );
+        assert_eq!(e("{u8:1,,u8:2}"), "`{u8:1,,u8:2}`: field 1 ``: empty field");
+        assert!(e("{{u8:1}}").contains("nested structs are not supported"));
+        assert_eq!(
+            e("{align:3,u8:1}"),
+            "`{align:3,u8:1}`: field 0 `align:3`: the alignment must be a power of two up to 4096"
+        );
+        assert!(e("{q32:1}").contains("field 0: `q32:1`: a field is DTYPE:VALUE"));
+        assert!(e("{f32[x]}").contains("field 0: `f32[x]`: the element count `x`"));
+    }
+
+    #[test]
+    fn symbol_specs() {
+        let var = |ty: &str, size: usize| ParamInfo {
+            name: "v".to_string(),
+            ty: ParamType::from_ptx(ty).unwrap(),
+            size,
+        };
+        let scalar =
+            |spec: &str, v: &ParamInfo, array: bool| match parse_symbol(spec, v, array, &here()) {
+                Ok(HostArg::Scalar(b)) => b,
+                other => panic!("{spec}: {other:?}"),
+            };
+        // a bare scalar per the variable's type; a typed value or list as given
+        assert_eq!(
+            scalar("-7", &var(".s32", 4), false),
+            vec![0xf9, 0xff, 0xff, 0xff]
+        );
+        assert_eq!(scalar("u16:[1,2]", &var(".f32", 8), true), vec![1, 0, 2, 0]);
+        // buffer specs are contents
+        assert!(matches!(
+            parse_symbol("f32[2]=0.5", &var(".f32", 8), true, &here()),
+            Ok(HostArg::Buffer {
+                dtype: Dtype::F32,
+                bytes: 8,
+                fill: Fill::Value(0x3f00_0000)
+            })
+        ));
+        assert!(matches!(
+            parse_symbol("{u32[4]}", &var(".u64", 8), false, &here()),
+            Ok(HostArg::Struct(_))
+        ));
+        assert_eq!(
+            parse_symbol("1.5", &var(".f32", 8), true, &here()).unwrap_err(),
+            "`1.5`: `v` is an array of 8 bytes; give all its elements, e.g. DTYPE:[V,V,…] or DTYPE[N]=VALUE"
+        );
+        assert!(parse_symbol("", &var(".f32", 4), false, &here())
+            .unwrap_err()
+            .starts_with("empty value"));
     }
 }

@@ -11,7 +11,8 @@
 //! // STDOUT: one expected line of the kernel's printf output
 //! ```
 //!
-//! The harness runs `ptxvm run FILE <RUN args> --out N=TMP/N.bin …` (one `--out` per `EXPECT`)
+//! The harness runs `ptxvm run FILE <RUN args> --out N=TMP/K.bin …` (one `--out` per `EXPECT`;
+//! `--out-symbol NAME:DTYPE=TMP/K.bin` for an `EXPECT @NAME`)
 //! with the test file's folder as the working directory, then checks the exit status, the stderr
 //! substrings, the stdout lines and every expected buffer element by element. A malformed header
 //! is a test failure naming the line. The harness's own parsers are checked by `harness::*`
@@ -243,8 +244,9 @@ fn parse_values(dtype: Dtype, text: &str) -> Result<Vec<Expected>, String> {
 /// One `EXPECT` line.
 #[derive(Debug, PartialEq)]
 struct ExpectBuf {
-    /// 0-based kernel parameter index.
-    arg: usize,
+    /// What is read back: `N` (a 0-based kernel parameter index), `N.F` (the buffer of field F
+    /// of struct argument N) or `@NAME` (module variable NAME).
+    arg: String,
     dtype: Dtype,
     values: Vec<Expected>,
     /// 1-based line of the header, for messages.
@@ -316,9 +318,19 @@ fn parse_header(text: &str) -> Result<Header, String> {
             let (Some(arg), Some(dt), None) = (words.next(), words.next(), words.next()) else {
                 return Err(err("EXPECT wants `EXPECT N DTYPE: values…`".to_string()));
             };
-            let arg: usize = arg
-                .parse()
-                .map_err(|_| err(format!("`{arg}` is not a parameter index")))?;
+            let valid = match arg.strip_prefix('@') {
+                Some(name) => !name.is_empty() && !name.contains(['=', ':']),
+                None => {
+                    let mut parts = arg.splitn(2, '.');
+                    parts.all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+                }
+            };
+            if !valid {
+                return Err(err(format!(
+                    "`{arg}` is not a parameter index (N), a struct field buffer (N.F) or a variable (@NAME)"
+                )));
+            }
+            let arg = arg.to_string();
             let dtype = Dtype::from_name(dt).ok_or_else(|| {
                 err(format!(
                     "unknown element type `{dt}` (u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64)"
@@ -526,11 +538,17 @@ fn run_test(path: &Path, name: &str, simd: bool) -> Result<(), Failed> {
         cmd.env("PTXVM_SIMD", "0");
     }
     let mut outs = Vec::new();
-    for e in &header.expects {
-        let file = tmp.0.join(format!("{}.bin", e.arg));
-        let mut spec = std::ffi::OsString::from(format!("{}=", e.arg));
+    for (k, e) in header.expects.iter().enumerate() {
+        let file = tmp.0.join(format!("{k}.bin"));
+        let (flag, mut spec) = match e.arg.strip_prefix('@') {
+            Some(name) => (
+                "--out-symbol",
+                std::ffi::OsString::from(format!("{name}:{}=", e.dtype.name())),
+            ),
+            None => ("--out", std::ffi::OsString::from(format!("{}=", e.arg))),
+        };
         spec.push(file.as_os_str());
-        cmd.arg("--out").arg(spec);
+        cmd.arg(flag).arg(spec);
         outs.push(file);
     }
     if let Some(dir) = abs.parent() {
@@ -743,7 +761,7 @@ fn self_tests() -> Vec<Trial> {
             )?;
             ensure(h.expects.len() == 2, "two EXPECTs")?;
             ensure(
-                h.expects[0].arg == 0 && h.expects[0].values.len() == 9 && h.expects[0].line == 3,
+                h.expects[0].arg == "0" && h.expects[0].values.len() == 9 && h.expects[0].line == 3,
                 &format!("{:?}", h.expects[0]),
             )?;
             ensure(
@@ -755,6 +773,11 @@ fn self_tests() -> Vec<Trial> {
             ensure(
                 h.stdout == Some(vec!["hello  from 0".to_string(), String::new()]),
                 &format!("{:?}", h.stdout),
+            )?;
+            let h = parse_header("// RUN:\n// EXPECT 1.2 u8: 1\n// EXPECT @coeffs f32: 1\n")?;
+            ensure(
+                h.expects[0].arg == "1.2" && h.expects[1].arg == "@coeffs",
+                &format!("{:?}", h.expects),
             )?;
             let h = parse_header("// RUN:\n")?;
             ensure(
@@ -778,6 +801,10 @@ fn self_tests() -> Vec<Trial> {
                 "// RUN:\n// EXIT: two\n",
                 "// RUN:\n// EXIT: 1\n// EXIT: 2\n",
                 "// RUN:\n// STDERR:\n",
+                "// RUN:\n// EXPECT 1. u32: 1\n",
+                "// RUN:\n// EXPECT 1.x u32: 1\n",
+                "// RUN:\n// EXPECT @ u32: 1\n",
+                "// RUN:\n// EXPECT @a=b u32: 1\n",
             ] {
                 ensure(
                     parse_header(bad).is_err(),
@@ -790,7 +817,7 @@ fn self_tests() -> Vec<Trial> {
         }),
         t("check_buffer", || {
             let e = ExpectBuf {
-                arg: 1,
+                arg: "1".to_string(),
                 dtype: Dtype::I16,
                 values: parse_values(Dtype::I16, "1 -2 0x7fff")?,
                 line: 4,
@@ -809,7 +836,7 @@ fn self_tests() -> Vec<Trial> {
             let m = check_buffer(&e, &[1, 0, 0xfe, 0xff, 0xff]).unwrap_err();
             ensure(m.contains("5 bytes"), &m)?;
             let f = ExpectBuf {
-                arg: 0,
+                arg: "0".to_string(),
                 dtype: Dtype::F32,
                 values: parse_values(Dtype::F32, "1.5")?,
                 line: 1,

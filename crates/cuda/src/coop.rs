@@ -13,13 +13,6 @@ pub const CUDADEVRT_PTX: &str = include_str!("cudadevrt.ptx");
 
 pub const CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE: crate::CUresult = 720;
 
-/// Whether a linker input of type `CU_JIT_INPUT_LIBRARY` is NVIDIA's device runtime: an `ar`
-/// archive holding its one member, `cuda_device_runtime.o` (whose symbols are compressed).
-pub fn is_cudadevrt(data: &[u8]) -> bool {
-    const MEMBER: &[u8] = b"cuda_device_runtime";
-    data.starts_with(b"!<arch>\n") && data.windows(MEMBER.len()).any(|w| w == MEMBER)
-}
-
 /// `CUlaunchAttributeID` `CU_LAUNCH_ATTRIBUTE_COOPERATIVE`.
 pub const ATTRIBUTE_COOPERATIVE: u32 = 2;
 

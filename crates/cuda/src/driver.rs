@@ -4,6 +4,7 @@ use crate::abi::*;
 use crate::api;
 use crate::exports::{CUDEVICE_ATTRIBUTE, CUFUNCTION_ATTRIBUTE, CUPOINTER_ATTRIBUTE, PROC_TABLE};
 use crate::image::{self, Kind};
+use crate::link;
 use crate::state::{self, *};
 use crate::stream;
 use std::ffi::{c_char, c_int, c_uint, c_void};
@@ -147,18 +148,20 @@ fn report(e: &ptxvm::Error) {
 
 /// Loads the image at `p` (PTX text, fatbin, fatbin wrapper, ptxvm container; a cubin is
 /// refused) into the current context.
-fn load_image(p: *const c_void, name: &str) -> Result<u64, CUresult> {
-    let texts = read_image(p)?;
+fn load_image(p: *const c_void, name: &str, limit: Option<usize>) -> Result<u64, CUresult> {
+    let texts = read_image(p, limit)?;
     load_ptx(texts, name)
 }
 
-fn read_image(p: *const c_void) -> Result<Vec<String>, CUresult> {
+/// The PTX texts of the image at `p`; `limit`: how many bytes the caller knows are there
+/// (a file's or a linker input's size), which a header may not claim to exceed.
+fn read_image(p: *const c_void, limit: Option<usize>) -> Result<Vec<String>, CUresult> {
     if p.is_null() {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
     // the first bytes, up to a NUL (reading no further than a C string would)
     let mut head = Vec::new();
-    for k in 0..8 {
+    for k in 0..limit.unwrap_or(8).min(8) {
         let b = get(p.cast::<u8>().wrapping_add(k))?;
         head.push(b);
         if b == 0 {
@@ -170,31 +173,51 @@ fn read_image(p: *const c_void) -> Result<Vec<String>, CUresult> {
             image::no_ptx_hint("cubin (ELF image)");
             Err(CUDA_ERROR_NO_BINARY_FOR_GPU)
         }
+        // bytes from a file or a linker input cannot hold a host pointer, nor be shorter
+        // than the header they start
+        Kind::Wrapper if limit.is_some() => Err(CUDA_ERROR_INVALID_IMAGE),
+        Kind::Fatbin | Kind::Container if limit.is_some_and(|l| l < 16) => {
+            Err(CUDA_ERROR_INVALID_IMAGE)
+        }
         Kind::Wrapper => {
             // { int magic; int version; const unsigned long long *data; void *filename }
             let data = get(p.cast::<u8>().wrapping_add(8).cast::<*const c_void>())?;
-            read_image(data)
+            read_image(data, None)
         }
         Kind::Fatbin => {
             let header = bytes(p, 16)?;
-            let hsize = u16::from_le_bytes([header[6], header[7]]) as usize;
-            let size = u64::from_le_bytes(header[8..16].try_into().unwrap_or([0; 8])) as usize;
-            if size > 1 << 34 {
+            let hsize = u16::from_le_bytes([header[6], header[7]]) as u64;
+            let size = u64::from_le_bytes(header[8..16].try_into().unwrap_or([0; 8]));
+            let total = hsize.saturating_add(size);
+            if total > image::MAX_PTX_BYTES * 4 || limit.is_some_and(|l| total > l as u64) {
                 return Err(CUDA_ERROR_INVALID_IMAGE);
             }
-            let data = bytes(p, hsize + size)?;
-            let ptx = image::fatbin_ptx(&data)?;
-            if ptx.is_empty() {
-                image::no_ptx_hint("fatbin");
-                return Err(CUDA_ERROR_NO_BINARY_FOR_GPU);
+            let data = bytes(p, total as usize)?;
+            let entries = image::fatbin_ptx(&data)?;
+            let (major, minor) = state::settings().cc;
+            let cc = (major * 10 + minor).max(0) as u32;
+            let archs: Vec<u32> = entries.iter().map(|e| e.arch).collect();
+            match image::pick(entries, cc) {
+                Some(e) => Ok(vec![e.text]),
+                None if archs.is_empty() => {
+                    image::no_ptx_hint("fatbin");
+                    Err(CUDA_ERROR_NO_BINARY_FOR_GPU)
+                }
+                None => {
+                    use std::io::Write as _;
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "ptxvm: the fatbin's PTX is for compute_{} only, newer than the device (compute capability {major}.{minor}); build for an older virtual architecture or run with --cc",
+                        archs.iter().min().copied().unwrap_or(0)
+                    );
+                    Err(CUDA_ERROR_NO_BINARY_FOR_GPU)
+                }
             }
-            // the newest PTX (the last entry) only: entries are alternatives
-            Ok(ptx.into_iter().last().into_iter().collect())
         }
         Kind::Container => {
             let head = bytes(p, 16)?;
             let len = image::container_len(&head).ok_or(CUDA_ERROR_INVALID_IMAGE)?;
-            if len > 1 << 34 {
+            if len > 1 << 34 || limit.is_some_and(|l| len > l as u64) {
                 return Err(CUDA_ERROR_INVALID_IMAGE);
             }
             image::container_ptx(&bytes(p, len as usize)?)
@@ -215,7 +238,23 @@ fn load_ptx(texts: Vec<String>, name: &str) -> Result<u64, CUresult> {
         let s = state::init_lock()?;
         (s.current()?, s.device.clone())
     };
-    let text = image::merge(&texts);
+    let text = match texts.len() {
+        1 => texts.into_iter().next().unwrap_or_default(),
+        _ => {
+            let inputs: Vec<link::Input> = texts
+                .into_iter()
+                .enumerate()
+                .map(|(k, text)| link::Input {
+                    name: format!("{name}#{k}"),
+                    text,
+                })
+                .collect();
+            link::link(&inputs, false).map(|l| l.ptx).map_err(|log| {
+                eprint!("ptxvm: {log}");
+                CUDA_ERROR_INVALID_IMAGE
+            })?
+        }
+    };
     let module = ptxvm::Module::from_ptx(&device, name, &text).map_err(|e| {
         report(&e);
         match e {
@@ -758,24 +797,108 @@ fn proc_address(
     Ok(())
 }
 
-fn link_add(state_h: u64, kind: c_uint, data: Vec<u8>) -> Result<(), CUresult> {
+/// Adds one input to a link. PTX is checked on its own now (as the driver compiles each input
+/// when it is added); a fatbin gives its PTX; the CUDA device runtime library is noted (its
+/// functions are ptxvm's to supply); other machine code is refused with a hint.
+fn link_add(state_h: u64, kind: c_uint, data: Vec<u8>, name: &str) -> Result<(), CUresult> {
     state::init_lock()?.link_mut(state_h)?;
-    // CU_JIT_INPUT_CUBIN 0, PTX 1, FATBINARY 2, OBJECT 3, LIBRARY 4
+    // CU_JIT_INPUT_CUBIN 0, PTX 1, FATBINARY 2, OBJECT 3, LIBRARY 4, NVVM 5
     let texts = match kind {
         1 => {
             let t = String::from_utf8_lossy(&data);
             vec![t.trim_end_matches('\0').to_string()]
         }
-        2 => read_image(data.as_ptr().cast())?,
-        4 if crate::coop::is_cudadevrt(&data) => vec![crate::coop::CUDADEVRT_PTX.to_string()],
-        0 => {
-            image::no_ptx_hint("cubin given to the linker");
+        2 => {
+            // NUL-terminated, so that text given as a fatbin reads no further
+            let mut data = data;
+            data.push(0);
+            read_image(data.as_ptr().cast(), Some(data.len()))?
+        }
+        4 if image::is_device_runtime(&data) => {
+            state::lock().link_mut(state_h)?.device_runtime = true;
+            // its grid-synchronization entry points, in PTX (see `coop`)
+            vec![crate::coop::CUDADEVRT_PTX.to_string()]
+        }
+        0 | 3 | 4 => {
+            let what = ["cubin", "", "", "object", "library"][kind as usize];
+            image::no_ptx_hint(&format!("{what} `{name}` given to the linker"));
             return Err(CUDA_ERROR_NO_BINARY_FOR_GPU);
         }
-        _ => return Err(CUDA_ERROR_NOT_SUPPORTED),
+        _ => {
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "ptxvm: the linker takes PTX, fatbins holding PTX and libcudadevrt; NVVM IR (LTO) input `{name}` is not supported"
+            );
+            return Err(CUDA_ERROR_NOT_SUPPORTED);
+        }
     };
-    state::lock().link_mut(state_h)?.ptx.extend(texts);
+    for (k, text) in texts.into_iter().enumerate() {
+        let name = if k == 0 {
+            name.to_string()
+        } else {
+            format!("{name}#{k}")
+        };
+        if let Err(log) = link::check_input(&name, &text) {
+            let mut s = state::lock();
+            let l = s.link_mut(state_h)?;
+            write_log(l.error_log, &log);
+            eprint!("{log}");
+            return Err(CUDA_ERROR_INVALID_PTX);
+        }
+        state::lock()
+            .link_mut(state_h)?
+            .inputs
+            .push(link::Input { name, text });
+    }
     Ok(())
+}
+
+/// The JIT options of `cuLinkCreate` that ptxvm reads: the info and error log buffers
+/// (`CU_JIT_INFO_LOG_BUFFER` 3 / `_SIZE_BYTES` 4, `CU_JIT_ERROR_LOG_BUFFER` 5 / 6); the rest
+/// (optimisation level, register limits, …) do not apply to an interpreter.
+fn link_options(
+    n: c_uint,
+    options: *mut c_int,
+    values: *mut *mut c_void,
+    l: &mut Link,
+) -> Result<(), CUresult> {
+    if n == 0 {
+        return Ok(());
+    }
+    if options.is_null() || values.is_null() || n > 1024 {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    let mut buf = [0u64; 2];
+    let mut cap = [(0usize, 0u64); 2];
+    for k in 0..n as usize {
+        let o = get(options.wrapping_add(k))?;
+        let slot = values.wrapping_add(k);
+        let v = get(slot)? as u64;
+        match o {
+            3 => buf[0] = v,
+            5 => buf[1] = v,
+            4 => cap[0] = (v as usize, slot as u64),
+            6 => cap[1] = (v as usize, slot as u64),
+            _ => {}
+        }
+    }
+    let pick = |b: u64, (c, slot): (usize, u64)| (b != 0 && c > 0).then_some((b, c, slot));
+    l.info_log = pick(buf[0], cap[0]);
+    l.error_log = pick(buf[1], cap[1]);
+    Ok(())
+}
+
+/// Writes `text` (cut to the capacity, NUL-terminated) into a host log buffer and the bytes
+/// used into its size option's slot.
+fn write_log(log: Option<(u64, usize, u64)>, text: &str) {
+    let Some((buf, cap, slot)) = log else {
+        return;
+    };
+    let n = text.len().min(cap - 1);
+    let _ = copy(buf, text.as_ptr() as u64, n);
+    let _ = put((buf + n as u64) as *mut u8, 0);
+    let _ = put(slot as *mut usize, n + 1);
 }
 
 api! {
@@ -783,7 +906,14 @@ api! {
         if flags != 0 {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        state::lock().initialized = true;
+        let mut s = state::lock();
+        let pid = std::process::id();
+        if s.initialized && s.init_pid != pid {
+            // forked after cuInit: the parent's contexts and memory are not this process's
+            return Err(CUDA_ERROR_NOT_INITIALIZED);
+        }
+        s.initialized = true;
+        s.init_pid = pid;
         Ok(())
     }
 
@@ -1521,14 +1651,14 @@ api! {
         }
         state::init_lock()?.current()?;
         let (data, path) = read_file(fname)?;
-        put(module, handle(load_image(data.as_ptr().cast(), &path)?))
+        put(module, handle(load_image(data.as_ptr().cast(), &path, Some(data.len()))?))
     }
 
     fn cuModuleLoadData(module: *mut Handle, image: *const c_void) {
         if module.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        put(module, handle(load_image(image, "module.ptx")?))
+        put(module, handle(load_image(image, "module.ptx", None)?))
     }
 
     fn cuModuleLoadDataEx(module: *mut Handle, image: *const c_void, n: c_uint, options: *mut c_int, values: *mut *mut c_void) {
@@ -1536,14 +1666,14 @@ api! {
         if module.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        put(module, handle(load_image(image, "module.ptx")?))
+        put(module, handle(load_image(image, "module.ptx", None)?))
     }
 
     fn cuModuleLoadFatBinary(module: *mut Handle, fatbin: *const c_void) {
         if module.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        put(module, handle(load_image(fatbin, "fatbin.ptx")?))
+        put(module, handle(load_image(fatbin, "fatbin.ptx", None)?))
     }
 
     fn cuModuleUnload(module: Handle) {
@@ -1571,7 +1701,7 @@ api! {
         if library.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        put(library, handle(load_image(code, "library.ptx")?))
+        put(library, handle(load_image(code, "library.ptx", None)?))
     }
 
     fn cuLibraryLoadFromFile(library: *mut Handle, fname: *const c_char, jit_options: *mut c_int, jit_values: *mut *mut c_void, n_jit: c_uint, lib_options: *mut c_int, lib_values: *mut *mut c_void, n_lib: c_uint) {
@@ -1581,7 +1711,7 @@ api! {
         }
         state::init_lock()?.current()?;
         let (data, path) = read_file(fname)?;
-        put(library, handle(load_image(data.as_ptr().cast(), &path)?))
+        put(library, handle(load_image(data.as_ptr().cast(), &path, Some(data.len()))?))
     }
 
     fn cuLibraryUnload(library: Handle) {
@@ -1674,39 +1804,52 @@ api! {
     }
 
     fn cuLinkCreate_v2(n: c_uint, options: *mut c_int, values: *mut *mut c_void, out: *mut Handle) {
-        let _ = (n, options, values);
         let mut s = state::init_lock()?;
         s.current()?;
         if out.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        let l = s.insert(Obj::Link(Link::default()));
+        let mut link = Link::default();
+        link_options(n, options, values, &mut link)?;
+        let l = s.insert(Obj::Link(link));
         put(out, handle(l))
     }
 
     fn cuLinkAddData_v2(link: Handle, kind: c_uint, data: *mut c_void, size: usize, name: *const c_char, n: c_uint, options: *mut c_int, values: *mut *mut c_void) {
-        let _ = (name, n, options, values);
+        let _ = (n, options, values);
         if data.is_null() || size == 0 {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        link_add(h(link), kind, bytes(data, size)?)
+        let name = if name.is_null() { "input".to_string() } else { string(name)? };
+        link_add(h(link), kind, bytes(data, size)?, &name)
     }
 
     fn cuLinkAddFile_v2(link: Handle, kind: c_uint, path: *const c_char, n: c_uint, options: *mut c_int, values: *mut *mut c_void) {
         let _ = (n, options, values);
-        let (data, _) = read_file(path)?;
-        link_add(h(link), kind, data)
+        let (data, path) = read_file(path)?;
+        link_add(h(link), kind, data, &path)
     }
 
     fn cuLinkComplete(link: Handle, out: *mut *mut c_void, size: *mut usize) {
         let mut s = state::init_lock()?;
         let l = s.link_mut(h(link))?;
-        if l.ptx.is_empty() {
+        if l.inputs.is_empty() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        let merged = image::merge(&l.ptx);
-        let bytes = image::container(&[merged]);
-        l.output = Some(bytes);
+        match link::link(&l.inputs, l.device_runtime) {
+            Ok(linked) => {
+                if !linked.info.is_empty() {
+                    write_log(l.info_log, &linked.info);
+                    eprint!("ptxvm: {}", linked.info);
+                }
+                l.output = Some(image::container(&[linked.ptx]));
+            }
+            Err(log) => {
+                write_log(l.error_log, &log);
+                eprint!("ptxvm: {log}");
+                return Err(CUDA_ERROR_INVALID_IMAGE);
+            }
+        }
         let b = l.output.as_ref().ok_or(CUDA_ERROR_UNKNOWN)?;
         put(out, b.as_ptr() as *mut c_void)?;
         put(size, b.len())

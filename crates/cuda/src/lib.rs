@@ -9,6 +9,13 @@
 //! read pinned, mapped and managed memory through it, and every kernel access is still checked
 //! against the allocation map.
 //!
+//! Images (module `image`) are PTX text, fatbins holding PTX (plain, zstd or LZ4 entries, as nvcc 13
+//! writes them; of several the highest architecture not above the device's runs), the
+//! `__cudaFatBinaryWrapper` cudart registers, or the linker's output; cubins and SASS-only
+//! fatbins are `CUDA_ERROR_NO_BINARY_FOR_GPU` with a one-line hint on stderr. The JIT linker
+//! ([`link`]) checks each PTX input on its own and resolves `.extern` declarations by name
+//! into one PTX module, as the driver's linker does (its //! doc gives the design).
+//!
 //! Every export catches panics (none crosses the C ABI) and validates what the host hands it:
 //! handles are looked up in a registry, device ranges in the allocation map; host pointers can
 //! only be checked for NULL.
@@ -30,6 +37,7 @@ mod coop;
 mod driver;
 mod graph;
 mod image;
+pub mod link;
 mod state;
 mod stream;
 

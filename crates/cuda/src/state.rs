@@ -124,7 +124,12 @@ pub struct Event {
 
 #[derive(Default)]
 pub struct Link {
-    pub ptx: Vec<String>,
+    pub inputs: Vec<crate::link::Input>,
+    /// `libcudadevrt.a` was added: its functions may stay unresolved.
+    pub device_runtime: bool,
+    /// The host's log buffers (address, capacity) and where to write back the bytes used.
+    pub info_log: Option<(u64, usize, u64)>,
+    pub error_log: Option<(u64, usize, u64)>,
     pub output: Option<Vec<u8>>,
 }
 
@@ -139,6 +144,9 @@ pub enum Obj {
 
 pub struct State {
     pub initialized: bool,
+    /// The process that called `cuInit`: in a child forked after it, every call answers
+    /// `CUDA_ERROR_NOT_INITIALIZED`, as the driver does (numba detects forks by it).
+    pub init_pid: u32,
     pub device: Device,
     next: u64,
     pub objects: HashMap<u64, Obj>,
@@ -151,6 +159,7 @@ pub struct State {
 static STATE: LazyLock<Mutex<State>> = LazyLock::new(|| {
     Mutex::new(State {
         initialized: false,
+        init_pid: 0,
         device: Device::identity(),
         next: 1,
         objects: HashMap::new(),
@@ -174,7 +183,7 @@ pub fn lock() -> MutexGuard<'static, State> {
 /// The state after `cuInit`.
 pub fn init_lock() -> Result<MutexGuard<'static, State>, CUresult> {
     let s = lock();
-    if !s.initialized {
+    if !s.initialized || s.init_pid != std::process::id() {
         return Err(CUDA_ERROR_NOT_INITIALIZED);
     }
     Ok(s)

@@ -159,11 +159,34 @@ fn two_threads_with_their_own_contexts() {
 }
 
 #[test]
+fn fatbins_plain_compressed_embedded_and_hostile_and_the_linkers_logs() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fatbin");
+    let data = data.to_str().expect("UTF-8 path");
+    if let Some((_, stderr)) = run_with("fatbin", &[("FATBIN_DIR", data)]) {
+        // SASS only: the one-line hint, once per refused load
+        assert!(
+            stderr.contains("the fatbin holds no PTX")
+                && stderr.contains("-gencode arch=compute_XX,code=compute_XX"),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains("undefined reference to `missing`"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
 fn asynchronous_streams_events_and_graphs() {
     if let Some((_, stderr)) = run("streams") {
         // the fault on the asynchronous stream is reported once, by the worker that ran it
         assert_eq!(stderr.matches("error[E0601]").count(), 1, "{stderr}");
     }
+}
+
+#[test]
+fn a_child_forked_after_init_is_not_initialized() {
+    run("fork");
 }
 
 #[test]

@@ -302,6 +302,8 @@ fn control(p: &Program, insn: &Insn) -> String {
             Some(CallTarget::Indirect(s)) => format!("call indirect s{s}"),
             Some(CallTarget::Vprintf) => "call vprintf".into(),
             Some(CallTarget::AssertFail) => "call __assertfail".into(),
+            Some(CallTarget::Malloc) => "call malloc".into(),
+            Some(CallTarget::Free) => "call free".into(),
             Some(CallTarget::Undefined(n)) => format!("call {n} (undefined)"),
             None => "call ?".into(),
         },

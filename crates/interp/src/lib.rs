@@ -36,6 +36,7 @@ pub(crate) mod handlers;
 pub mod mem;
 pub(crate) mod ops_float;
 pub(crate) mod ops_int;
+pub(crate) mod ops_matrix;
 pub(crate) mod ops_move;
 pub(crate) mod ops_warp;
 pub mod printf;

@@ -378,12 +378,128 @@ impl Allocation {
     }
 }
 
-/// The global allocation map of a device.
+/// The default size of the device heap (`malloc` in kernels): 8 MiB, as CUDA's
+/// `cudaLimitMallocHeapSize`.
+pub const DEFAULT_HEAP_SIZE: u64 = 8 << 20;
+
+/// The heap of device-side `malloc`/`free`: one global allocation (labelled `device heap
+/// (malloc)`) carved into blocks by a first-fit free list. It is created when the first kernel
+/// that calls `malloc` or `free` is launched, and lives as long as the device, so that memory
+/// allocated by one kernel can be used and freed by later ones, as in CUDA. Blocks are 16-byte
+/// aligned; `malloc` returns 0 when no block fits (as CUDA's does), `malloc(0)` returns 0, and
+/// `free(0)` does nothing. Kernel accesses are checked against the heap as a whole (as a GPU's
+/// would be), so an overflow from one block into the next is not reported.
+pub struct DeviceHeap {
+    /// The heap's memory.
+    pub alloc: Arc<Allocation>,
+    state: std::sync::Mutex<HeapState>,
+}
+
 #[derive(Default)]
+struct HeapState {
+    /// Free ranges (offset, size), sorted by offset, never adjacent.
+    free: Vec<(u64, u64)>,
+    /// Live blocks: offset → size.
+    live: std::collections::BTreeMap<u64, u64>,
+}
+
+/// Why a device-side `free` was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FreeError {
+    /// The address is not in the heap.
+    NotInHeap,
+    /// In the heap, but not the start of a live block (a double free, or a pointer into a
+    /// block).
+    NotLive,
+}
+
+impl DeviceHeap {
+    /// Alignment of the blocks `malloc` returns.
+    pub const ALIGN: u64 = 16;
+
+    fn new(alloc: Arc<Allocation>) -> DeviceHeap {
+        let size = alloc.size & !(Self::ALIGN - 1);
+        let free = if size > 0 { vec![(0, size)] } else { vec![] };
+        DeviceHeap {
+            alloc,
+            state: std::sync::Mutex::new(HeapState {
+                free,
+                live: Default::default(),
+            }),
+        }
+    }
+
+    /// Allocates `size` bytes: the block's device address, or 0 when none fits.
+    pub fn malloc(&self, size: u64) -> u64 {
+        if size == 0 || size > self.alloc.size {
+            return 0;
+        }
+        let need = size.div_ceil(Self::ALIGN) * Self::ALIGN;
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(i) = st.free.iter().position(|&(_, n)| n >= need) else {
+            return 0;
+        };
+        let (off, n) = st.free[i];
+        if n == need {
+            st.free.remove(i);
+        } else {
+            st.free[i] = (off + need, n - need);
+        }
+        st.live.insert(off, need);
+        self.alloc.base + off
+    }
+
+    /// Frees the block at device address `addr` (0 does nothing).
+    pub fn free(&self, addr: u64) -> Result<(), FreeError> {
+        if addr == 0 {
+            return Ok(());
+        }
+        let off = addr
+            .checked_sub(self.alloc.base)
+            .filter(|&o| o < self.alloc.size)
+            .ok_or(FreeError::NotInHeap)?;
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let size = st.live.remove(&off).ok_or(FreeError::NotLive)?;
+        let i = st.free.partition_point(|&(o, _)| o < off);
+        st.free.insert(i, (off, size));
+        // coalesce with the next range, then with the previous one
+        if i + 1 < st.free.len() && st.free[i].0 + st.free[i].1 == st.free[i + 1].0 {
+            st.free[i].1 += st.free[i + 1].1;
+            st.free.remove(i + 1);
+        }
+        if i > 0 && st.free[i - 1].0 + st.free[i - 1].1 == st.free[i].0 {
+            st.free[i - 1].1 += st.free[i].1;
+            st.free.remove(i);
+        }
+        Ok(())
+    }
+
+    /// Bytes in live blocks.
+    pub fn in_use(&self) -> u64 {
+        let st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.live.values().sum()
+    }
+}
+
+/// The global allocation map of a device.
 pub struct GlobalMemory {
     allocs: Vec<Arc<Allocation>>, // sorted by base
     next: u64,
     identity: bool,
+    heap: Option<Arc<DeviceHeap>>,
+    heap_size: u64,
+}
+
+impl Default for GlobalMemory {
+    fn default() -> GlobalMemory {
+        GlobalMemory {
+            allocs: Vec::new(),
+            next: 0,
+            identity: false,
+            heap: None,
+            heap_size: DEFAULT_HEAP_SIZE,
+        }
+    }
 }
 
 /// Why an allocation failed.
@@ -481,7 +597,38 @@ impl GlobalMemory {
     pub fn snapshot(&self) -> MemMap {
         MemMap {
             allocs: self.allocs.clone(),
+            heap: self.heap.clone(),
         }
+    }
+
+    /// The size the device heap has or will have ([`DEFAULT_HEAP_SIZE`] unless set).
+    pub fn heap_size(&self) -> u64 {
+        self.heap.as_ref().map_or(self.heap_size, |h| h.alloc.size)
+    }
+
+    /// Sets the size of the device heap. Refused once the heap exists (a kernel that calls
+    /// `malloc` or `free` has been launched), as CUDA refuses `cudaLimitMallocHeapSize` then.
+    pub fn set_heap_size(&mut self, bytes: u64) -> Result<(), AllocError> {
+        if self.heap.is_some() {
+            return Err(AllocError(
+                "the device heap size cannot change after a kernel that calls malloc or free \
+                 has been launched"
+                    .into(),
+            ));
+        }
+        self.heap_size = bytes;
+        Ok(())
+    }
+
+    /// The device heap, created (and added to the map) on first use.
+    pub fn heap(&mut self) -> Result<Arc<DeviceHeap>, AllocError> {
+        if let Some(h) = &self.heap {
+            return Ok(h.clone());
+        }
+        let a = self.alloc(self.heap_size, false, "device heap (malloc)".into())?;
+        let h = Arc::new(DeviceHeap::new(a));
+        self.heap = Some(h.clone());
+        Ok(h)
     }
 
     /// The allocation containing `[addr, addr+len)`.
@@ -502,6 +649,8 @@ fn find_in(allocs: &[Arc<Allocation>], addr: u64, len: u64) -> Option<&Arc<Alloc
 pub struct MemMap {
     /// Allocations sorted by base address.
     pub allocs: Vec<Arc<Allocation>>,
+    /// The device heap, when it exists.
+    pub heap: Option<Arc<DeviceHeap>>,
 }
 
 impl MemMap {
@@ -623,6 +772,38 @@ pub fn lock64(addr: u64) -> std::sync::MutexGuard<'static, ()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn device_heap_first_fit_and_coalescing() {
+        let mut g = GlobalMemory::default();
+        g.set_heap_size(64).unwrap();
+        let h = g.heap().unwrap();
+        assert!(
+            g.set_heap_size(128).is_err(),
+            "the size is fixed once the heap exists"
+        );
+        let base = h.alloc.base;
+        // 16-byte blocks, first fit: 0, 16, 32 (a 1-byte request takes a whole block)
+        assert_eq!(h.malloc(1), base);
+        assert_eq!(h.malloc(16), base + 16);
+        assert_eq!(h.malloc(17), base + 32); // 32 bytes: 32..64, the heap is full
+        assert_eq!(h.malloc(1), 0);
+        assert_eq!(h.malloc(0), 0);
+        assert_eq!(h.in_use(), 64);
+        // free the middle, then the first: they merge into one 32-byte range
+        h.free(base + 16).unwrap();
+        h.free(base).unwrap();
+        assert_eq!(h.malloc(32), base);
+        assert_eq!(h.free(base + 8), Err(FreeError::NotLive));
+        assert_eq!(h.free(base + 64), Err(FreeError::NotInHeap));
+        h.free(base + 32).unwrap();
+        assert_eq!(h.free(base + 32), Err(FreeError::NotLive));
+        h.free(base).unwrap();
+        h.free(0).unwrap();
+        assert_eq!(h.in_use(), 0);
+        assert_eq!(h.malloc(64), base, "everything merged back into one range");
+        assert_eq!(g.snapshot().find(base, 64).map(|a| a.base), Some(base));
+    }
 
     #[test]
     fn identity_allocations_sit_at_their_host_addresses() {

@@ -236,6 +236,10 @@ pub enum CallTarget {
     Vprintf,
     /// `__assertfail`.
     AssertFail,
+    /// Device-side `malloc` (the device heap, [`crate::mem::DeviceHeap`]).
+    Malloc,
+    /// Device-side `free`.
+    Free,
     /// A function without a body that we do not provide.
     Undefined(String),
 }
@@ -392,6 +396,16 @@ pub struct Program {
     /// Whether the code may `alloca`: local memory can then grow past the kernel's frame
     /// without a call, and a CTA must clear what the last one left.
     pub alloca: bool,
+}
+
+impl Program {
+    /// Whether the kernel calls device-side `malloc` or `free` (its launch needs the device
+    /// heap, [`crate::mem::GlobalMemory::heap`]).
+    pub fn uses_heap(&self) -> bool {
+        self.calls
+            .iter()
+            .any(|c| matches!(c.target, CallTarget::Malloc | CallTarget::Free))
+    }
 }
 
 /// Per-thread values of special registers.

@@ -401,6 +401,11 @@ fn run_case(device: &Device, dir: &Path) -> Result<Launch, String> {
                 args.push(Arg::Pointer(b.addr()));
                 buffers.push(b);
             }
+            run_args::HostArg::Struct(_) => {
+                return Err(format!(
+                    "arg {k}: struct arguments are not used by the bench"
+                ))
+            }
         }
     }
     let name = dir

@@ -103,24 +103,171 @@ impl<T: Element> DeviceBuffer<T> {
     }
     /// Copies `data` in (its length must equal the buffer's).
     pub fn copy_from(&self, data: &[T]) -> Result<(), Error> {
-        if data.len() != self.len {
-            return Err(Error::Usage(format!(
-                "copy of {} elements into a buffer of {}",
-                data.len(),
-                self.len
-            )));
-        }
-        let mut bytes = Vec::with_capacity(COPY_CHUNK * T::SIZE);
-        for (k, part) in data.chunks(COPY_CHUNK).enumerate() {
-            bytes.clear();
-            for x in part {
-                x.write_le(&mut bytes);
-            }
-            self.alloc
-                .write_bytes((k * COPY_CHUNK * T::SIZE) as u64, &bytes);
-        }
-        Ok(())
+        copy_in(&self.alloc, 0, self.len, data, "a buffer")
     }
+    /// Copies the contents into `out`, an existing slice whose length must equal the buffer's
+    /// (like `cuMemcpyDtoH` into memory the caller already has; [`DeviceBuffer::to_vec`]
+    /// allocates a new vector instead).
+    pub fn copy_to(&self, out: &mut [T]) -> Result<(), Error> {
+        copy_out(&self.alloc, 0, self.len, out, "a buffer")
+    }
+    /// A view of the elements `range` (`2..6`, `4..`, `..`): a sub-buffer at an offset that
+    /// reads and writes only its own elements on the host and can be passed to a kernel with
+    /// [`Arg::view`](crate::Arg::view). An out-of-range or reversed range is an error.
+    ///
+    /// **Bounds in kernels.** A kernel given a view gets the address of its first element, a
+    /// pointer into the middle of the parent allocation, exactly as CUDA code passes
+    /// `ptr + offset`: its accesses are checked against the *parent* buffer's bounds, not the
+    /// view's. An access past the view but inside the parent succeeds (and is visible in the
+    /// parent); one past the parent faults with an out-of-bounds report naming the parent
+    /// buffer. Host-side reads and writes through the view are checked against the view.
+    pub fn view(
+        &self,
+        range: impl std::ops::RangeBounds<usize>,
+    ) -> Result<BufferView<'_, T>, Error> {
+        let (start, len) = sub_range(range, self.len)?;
+        Ok(BufferView {
+            buf: self,
+            start,
+            len,
+        })
+    }
+}
+
+/// A range of elements of a [`DeviceBuffer`], from [`DeviceBuffer::view`].
+#[derive(Clone, Copy)]
+pub struct BufferView<'a, T: Element> {
+    buf: &'a DeviceBuffer<T>,
+    start: usize,
+    len: usize,
+}
+
+impl<'a, T: Element> BufferView<'a, T> {
+    /// The device address of the view's first element (the parent's address plus
+    /// `offset() * size_of::<T>()`).
+    pub fn addr(&self) -> u64 {
+        self.buf.addr() + (self.start * T::SIZE) as u64
+    }
+    /// The index in the parent buffer of the view's first element.
+    pub fn offset(&self) -> usize {
+        self.start
+    }
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// Whether it has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// The buffer the view is part of.
+    pub fn parent(&self) -> &'a DeviceBuffer<T> {
+        self.buf
+    }
+    /// A view of the elements `range` of this view (indices relative to the view).
+    pub fn view(
+        &self,
+        range: impl std::ops::RangeBounds<usize>,
+    ) -> Result<BufferView<'a, T>, Error> {
+        let (start, len) = sub_range(range, self.len)?;
+        Ok(BufferView {
+            buf: self.buf,
+            start: self.start + start,
+            len,
+        })
+    }
+    /// Copies the view's elements back to the host.
+    pub fn to_vec(&self) -> Vec<T> {
+        let mut out = vec![T::default(); self.len];
+        // the lengths agree: cannot fail
+        let _ = self.copy_to(&mut out);
+        out
+    }
+    /// Copies `data` into the view (its length must equal the view's).
+    pub fn copy_from(&self, data: &[T]) -> Result<(), Error> {
+        copy_in(&self.buf.alloc, self.start, self.len, data, "a view")
+    }
+    /// Copies the view's elements into `out` (its length must equal the view's).
+    pub fn copy_to(&self, out: &mut [T]) -> Result<(), Error> {
+        copy_out(&self.buf.alloc, self.start, self.len, out, "a view")
+    }
+}
+
+/// `(start, len)` of `range` within `0..len`.
+fn sub_range(
+    range: impl std::ops::RangeBounds<usize>,
+    len: usize,
+) -> Result<(usize, usize), Error> {
+    use std::ops::Bound;
+    let start = match range.start_bound() {
+        Bound::Included(&s) => Some(s),
+        Bound::Excluded(&s) => s.checked_add(1),
+        Bound::Unbounded => Some(0),
+    };
+    let end = match range.end_bound() {
+        Bound::Included(&e) => e.checked_add(1),
+        Bound::Excluded(&e) => Some(e),
+        Bound::Unbounded => Some(len),
+    };
+    match (start, end) {
+        (Some(s), Some(e)) if s <= e && e <= len => Ok((s, e - s)),
+        _ => Err(Error::Usage(format!(
+            "view {:?}..{:?} is outside a buffer of {len} elements",
+            range.start_bound(),
+            range.end_bound()
+        ))),
+    }
+}
+
+/// Copies `data` into the `len` elements of `alloc` from element `start`.
+fn copy_in<T: Element>(
+    alloc: &Allocation,
+    start: usize,
+    len: usize,
+    data: &[T],
+    what: &str,
+) -> Result<(), Error> {
+    if data.len() != len {
+        return Err(Error::Usage(format!(
+            "copy of {} elements into {what} of {len}",
+            data.len()
+        )));
+    }
+    let mut bytes = Vec::with_capacity(COPY_CHUNK.min(len) * T::SIZE);
+    for (k, part) in data.chunks(COPY_CHUNK).enumerate() {
+        bytes.clear();
+        for x in part {
+            x.write_le(&mut bytes);
+        }
+        alloc.write_bytes(((start + k * COPY_CHUNK) * T::SIZE) as u64, &bytes);
+    }
+    Ok(())
+}
+
+/// Copies the `len` elements of `alloc` from element `start` into `out`.
+fn copy_out<T: Element>(
+    alloc: &Allocation,
+    start: usize,
+    len: usize,
+    out: &mut [T],
+    what: &str,
+) -> Result<(), Error> {
+    if out.len() != len {
+        return Err(Error::Usage(format!(
+            "copy of {what} of {len} elements into a slice of {}",
+            out.len()
+        )));
+    }
+    for (k, part) in out.chunks_mut(COPY_CHUNK).enumerate() {
+        let bytes = alloc.read_bytes(
+            ((start + k * COPY_CHUNK) * T::SIZE) as u64,
+            (part.len() * T::SIZE) as u64,
+        );
+        for (x, b) in part.iter_mut().zip(bytes.chunks_exact(T::SIZE)) {
+            *x = T::read_le(b);
+        }
+    }
+    Ok(())
 }
 
 impl<T: Element> Drop for DeviceBuffer<T> {
@@ -147,6 +294,25 @@ impl Device {
     pub fn alloc<T: Element>(&self, n: usize) -> Result<DeviceBuffer<T>, Error> {
         let label = self.label();
         self.alloc_labelled(n, label)
+    }
+
+    /// The size of the device heap that kernels' `malloc` draws from (8 MiB unless set, as
+    /// CUDA's `cudaLimitMallocHeapSize`).
+    pub fn heap_size(&self) -> u64 {
+        self.mem
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .heap_size()
+    }
+
+    /// Sets the size of the device heap. Refused once a kernel that calls `malloc` or `free`
+    /// has been launched on this device (the heap then exists), as CUDA refuses it.
+    pub fn set_heap_size(&self, bytes: u64) -> Result<(), Error> {
+        self.mem
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .set_heap_size(bytes)
+            .map_err(|e| Error::Usage(e.0))
     }
 
     fn alloc_labelled<T: Element>(

@@ -68,7 +68,8 @@ impl Module {
     }
 
     /// The address and size of the module's `.global` or `.const` variable `name` (`None` when
-    /// there is none or it is an extern without storage).
+    /// there is none or it is an extern without storage), as `cuModuleGetGlobal` gives them.
+    /// [`Module::read_global`] and [`Module::write_global`] read and write it by name.
     pub fn global(&self, name: &str) -> Option<(u64, u64)> {
         self.ir
             .globals
@@ -116,7 +117,9 @@ impl Module {
 
 impl Kernel<'_> {
     /// The byte offset and size of each parameter in the parameter buffer, in order (how
-    /// `cuLaunchKernel` reads `kernelParams` and `extra`), and the buffer's size.
+    /// `cuLaunchKernel` reads `kernelParams` and `extra`), and the buffer's size. Each
+    /// parameter starts at the previous one's end rounded up to its alignment;
+    /// [`Kernel::params`] gives names, types and alignments with the same offsets.
     pub fn param_layout(&self) -> Result<(Vec<(u64, u64)>, u64), Error> {
         let p = self.program()?;
         Ok((p.params.clone(), p.param_size))

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use crate::module::dims;
 use crate::{
-    codes, limits, DeviceBuffer, Element, Error, Kernel, ParamInfo, Progress, DEFAULT_STACK_SIZE,
-    SHARED_LIMIT,
+    codes, limits, BufferView, DeviceBuffer, Element, Error, Kernel, ParamInfo, Progress,
+    DEFAULT_STACK_SIZE, SHARED_LIMIT,
 };
 
 /// Options of one launch.
@@ -82,6 +82,188 @@ pub enum Arg {
     Scalar(ScalarType, Vec<u8>),
     /// Raw bytes for a parameter of any type of the same size (structs, `.b8` arrays).
     Bytes(Vec<u8>),
+    /// A by-value struct laid out field by field ([`StructArg`]), for a parameter declared
+    /// `.param .align A .b8 name[N]`: its size must be N and its alignment at most A.
+    Struct(StructArg),
+}
+
+/// A by-value struct argument, built field by field with the C layout nvcc and clang give a
+/// struct: each field starts at the next multiple of its alignment (a scalar's size, an array's
+/// element size, 8 for a pointer, or more after [`StructArg::align_next`]), and the struct's size
+/// is rounded up to its largest alignment. The kernel declares such a parameter as
+/// `.param .align A .b8 name[N]` with A the struct's alignment and N its size; a launch refuses a
+/// struct whose size differs from N or whose alignment exceeds A, naming the parameter.
+///
+/// ```
+/// use ptxvm::StructArg;
+/// // struct { float scale; float *data; unsigned n; }  ->  offsets 0, 8, 16; 24 bytes
+/// let s = StructArg::new().f32(1.5).pointer(0x1000).u32(7);
+/// assert_eq!(s.fields(), &[(0, 4), (8, 8), (16, 4)]);
+/// assert_eq!((s.size(), s.align()), (24, 8));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StructArg {
+    data: Vec<u8>,
+    align: u64,
+    fields: Vec<(u64, u64)>,
+    next_align: u64,
+    error: Option<String>,
+}
+
+impl Default for StructArg {
+    fn default() -> Self {
+        StructArg::new()
+    }
+}
+
+macro_rules! struct_field {
+    ($($f:ident, $t:ty;)*) => {$(
+        #[doc = concat!("Appends a `", stringify!($t), "` field, aligned to its size.")]
+        pub fn $f(self, v: $t) -> StructArg {
+            self.field(std::mem::size_of::<$t>() as u64, &v.to_le_bytes())
+        }
+    )*};
+}
+
+/// Whether `a` is an alignment [`StructArg`] takes.
+fn valid_align(a: u64) -> bool {
+    a.is_power_of_two() && a <= StructArg::MAX_ALIGN
+}
+
+impl StructArg {
+    /// The largest field alignment: 4096 bytes (a kernel's whole parameter buffer is at most
+    /// 32 KiB).
+    pub const MAX_ALIGN: u64 = 4096;
+
+    /// An empty struct (size 0, alignment 1).
+    pub fn new() -> StructArg {
+        StructArg {
+            data: Vec::new(),
+            align: 1,
+            fields: Vec::new(),
+            next_align: 1,
+            error: None,
+        }
+    }
+
+    /// Appends a field of raw bytes `data` aligned to `align` (a power of two up to
+    /// [`StructArg::MAX_ALIGN`]); another alignment makes the launch fail with an error.
+    pub fn field(mut self, align: u64, data: &[u8]) -> StructArg {
+        if !valid_align(align) {
+            self.error.get_or_insert(format!(
+                "field {} has alignment {align}, which is not a power of two up to {}",
+                self.fields.len(),
+                StructArg::MAX_ALIGN
+            ));
+            return self;
+        }
+        let align = align.max(std::mem::take(&mut self.next_align)).max(1);
+        self.next_align = 1;
+        self.align = self.align.max(align);
+        let at = (self.data.len() as u64).next_multiple_of(align);
+        self.data.resize(at as usize, 0);
+        self.data.extend_from_slice(data);
+        self.fields.push((at, data.len() as u64));
+        self
+    }
+
+    /// Raises the alignment of the next field to at least `align` (a power of two), like an
+    /// `__align__(N)` member or a `float4`/`int4` member (16).
+    pub fn align_next(mut self, align: u64) -> StructArg {
+        if !valid_align(align) {
+            self.error.get_or_insert(format!(
+                "alignment {align} before field {} is not a power of two up to {}",
+                self.fields.len(),
+                StructArg::MAX_ALIGN
+            ));
+            return self;
+        }
+        self.next_align = self.next_align.max(align);
+        self
+    }
+
+    struct_field! {
+        u8, u8; i8, i8; u16, u16; i16, i16; u32, u32; i32, i32;
+        u64, u64; i64, i64; f32, f32; f64, f64;
+    }
+
+    /// Appends a device address (8 bytes, 8-aligned): a pointer member.
+    pub fn pointer(self, addr: u64) -> StructArg {
+        self.field(8, &addr.to_le_bytes())
+    }
+
+    /// Appends the address of `buffer`.
+    pub fn buffer<T: Element>(self, buffer: &DeviceBuffer<T>) -> StructArg {
+        self.pointer(buffer.addr())
+    }
+
+    /// Appends the address of the first element of `view`.
+    pub fn view<T: Element>(self, view: &BufferView<'_, T>) -> StructArg {
+        self.pointer(view.addr())
+    }
+
+    /// Appends an array member (`float v[3]`, or a `float3`), aligned to its element size.
+    pub fn array<T: Element>(self, values: &[T]) -> StructArg {
+        let mut bytes = Vec::with_capacity(values.len() * T::SIZE);
+        for v in values {
+            v.write_le(&mut bytes);
+        }
+        self.field(T::SIZE as u64, &bytes)
+    }
+
+    /// `(offset, size)` of each field, in order.
+    pub fn fields(&self) -> &[(u64, u64)] {
+        &self.fields
+    }
+
+    /// The struct's alignment: its largest field's.
+    pub fn align(&self) -> u64 {
+        self.align
+    }
+
+    /// The struct's size: the end of its last field rounded up to its alignment.
+    pub fn size(&self) -> u64 {
+        (self.data.len() as u64).next_multiple_of(self.align)
+    }
+
+    /// The struct's bytes for parameter `p`: an error (naming neither; the caller names the
+    /// parameter) when its size is not the parameter's, its alignment exceeds the parameter's
+    /// or a field's alignment was invalid.
+    pub fn bytes_for(&self, p: &ParamInfo) -> Result<Vec<u8>, String> {
+        let bytes = self.to_bytes().map_err(|e| e.to_string())?;
+        if self.size() != p.size {
+            let offsets: Vec<String> = self.fields.iter().map(|f| f.0.to_string()).collect();
+            return Err(format!(
+                "the struct is {} bytes (fields at offsets {}, alignment {}), the parameter is {} bytes",
+                self.size(),
+                if offsets.is_empty() {
+                    "none".to_string()
+                } else {
+                    offsets.join(", ")
+                },
+                self.align,
+                p.size
+            ));
+        }
+        if self.align > p.align {
+            return Err(format!(
+                "the struct needs {}-byte alignment (its largest field), the parameter is declared with {}",
+                self.align, p.align
+            ));
+        }
+        Ok(bytes)
+    }
+
+    /// The struct's bytes, padding included (zeros), `size()` long; an error when a field's
+    /// alignment was not a power of two.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, Error> {
+        if let Some(e) = &self.error {
+            return Err(Error::Usage(format!("struct argument: {e}")));
+        }
+        let mut b = self.data.clone();
+        b.resize(self.size() as usize, 0);
+        Ok(b)
+    }
 }
 
 macro_rules! arg_ctor {
@@ -97,6 +279,11 @@ impl Arg {
     /// The address of a buffer.
     pub fn buffer<T: Element>(b: &DeviceBuffer<T>) -> Arg {
         Arg::Pointer(b.addr())
+    }
+    /// The address of the first element of a view of a buffer ([`DeviceBuffer::view`]; the
+    /// kernel's accesses are checked against the parent buffer's bounds).
+    pub fn view<T: Element>(v: &BufferView<'_, T>) -> Arg {
+        Arg::Pointer(v.addr())
     }
     arg_ctor! {
         u8, u8, ScalarType::U8; i8, i8, ScalarType::S8;
@@ -225,13 +412,18 @@ impl Kernel<'_> {
                 u32::from_le_bytes(w)
             })
             .collect();
-        let snapshot = self
-            .module
-            .device
-            .mem
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .snapshot();
+        let snapshot = {
+            let mut mem = self
+                .module
+                .device
+                .mem
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            if prog.uses_heap() {
+                mem.heap().map_err(|e| Error::Memory(e.0))?;
+            }
+            mem.snapshot()
+        };
         let cfg = LaunchConfig {
             grid,
             block,
@@ -702,7 +894,12 @@ impl Kernel<'_> {
 }
 
 fn check_arg(k: usize, a: &Arg, p: &ParamInfo) -> Result<Vec<u8>, Error> {
-    let what = format!("argument {} (`{}`, {})", k + 1, p.name, p.type_name);
+    let ty = if p.array {
+        format!("{}[{}]", p.type_name, p.size)
+    } else {
+        p.type_name.clone()
+    };
+    let what = format!("argument {} (`{}`, {ty})", k + 1, p.name);
     match a {
         Arg::Pointer(addr) => {
             if p.size != 8 || p.array {
@@ -733,6 +930,9 @@ fn check_arg(k: usize, a: &Arg, p: &ParamInfo) -> Result<Vec<u8>, Error> {
             }
             Ok(bytes.clone())
         }
+        Arg::Struct(st) => st
+            .bytes_for(p)
+            .map_err(|e| Error::Usage(format!("{what}: {e}"))),
         Arg::Bytes(b) => {
             if b.len() as u64 != p.size {
                 return Err(Error::Usage(format!(

@@ -34,8 +34,14 @@ pub struct ParamInfo {
     pub type_name: String,
     /// Size in bytes.
     pub size: u64,
-    /// Declared as an array (`.b8 p[16]`).
+    /// Declared as an array (`.b8 p[16]`): a by-value struct, passed with
+    /// [`Arg::Struct`](crate::Arg::Struct) or [`Arg::Bytes`](crate::Arg::Bytes).
     pub array: bool,
+    /// Byte offset in the kernel's parameter buffer: the previous parameter's end rounded up
+    /// to this parameter's alignment (the layout `cuLaunchKernel`'s `extra` buffer uses).
+    pub offset: u64,
+    /// Alignment in bytes: `.align A` when declared, else the type's size.
+    pub align: u64,
 }
 
 /// One kernel of a module.
@@ -131,6 +137,39 @@ impl Module {
         })
     }
 
+    /// Reads the PTX file at `path` and loads it like [`Module::from_ptx`]; messages name the
+    /// file by `path`. A file that cannot be read, is not UTF-8 or is larger than 256 MiB is an
+    /// [`Error::Usage`] naming it.
+    pub fn from_file(device: &Device, path: impl AsRef<std::path::Path>) -> Result<Module, Error> {
+        use std::io::Read;
+        const LIMIT: u64 = 256 << 20;
+        let path = path.as_ref();
+        let name = path.display().to_string();
+        let cannot = |e: std::io::Error| Error::Usage(format!("cannot read {name}: {e}"));
+        let file = std::fs::File::open(path).map_err(cannot)?;
+        if file.metadata().map_err(cannot)?.is_dir() {
+            return Err(Error::Usage(format!(
+                "cannot read {name}: it is a directory"
+            )));
+        }
+        let mut bytes = Vec::new();
+        file.take(LIMIT + 1)
+            .read_to_end(&mut bytes)
+            .map_err(cannot)?;
+        if bytes.len() as u64 > LIMIT {
+            return Err(Error::Usage(format!(
+                "cannot read {name}: more than 256 MiB, the most ptxvm reads as PTX source"
+            )));
+        }
+        let text = String::from_utf8(bytes).map_err(|e| {
+            Error::Usage(format!(
+                "cannot read {name}: not UTF-8 text (invalid byte at offset {}); PTX is text",
+                e.utf8_error().valid_up_to()
+            ))
+        })?;
+        Module::from_ptx(device, &name, &text)
+    }
+
     /// The lowered IR (for `ptxvm ir`).
     pub fn ir(&self) -> &ptx_ir::Module {
         &self.ir
@@ -191,6 +230,8 @@ impl Kernel<'_> {
                 type_name: p.type_name.to_string(),
                 size: p.size,
                 array: p.array,
+                offset: p.offset,
+                align: p.align,
             })
             .collect()
     }

@@ -20,6 +20,7 @@
 //! | [`cmp`] | comparison operators, `set`/`setp`/`selp`/`slct` |
 //! | [`cvt`] | `cvt` and `cvt.pack` between every integer and floating-point type |
 //! | [`video`] | the SIMD video instructions (`vabsdiff4`) |
+//! | [`matrix`] | warp-level matrix multiply-accumulate (`mma`): fragment layouts and numerics |
 //! | [`fp`] | the shared soft-float core: formats, decoding, correctly rounded packing |
 //!
 //! NaN policy (the ISA leaves single-precision NaN bits unspecified): arithmetic on `.f32`,
@@ -35,6 +36,7 @@ pub mod fp;
 pub mod half;
 pub mod int;
 pub mod logic;
+pub mod matrix;
 pub mod video;
 
 /// Floating-point rounding modifier (`.rn .rz .rm .rp`, and `.rna` where `cvt` allows it).

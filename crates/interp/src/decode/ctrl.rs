@@ -41,6 +41,8 @@ pub(super) fn decode_call(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
                 match callee.name.as_str() {
                     "vprintf" => CallTarget::Vprintf,
                     "__assertfail" | "__assert_fail" => CallTarget::AssertFail,
+                    "malloc" => CallTarget::Malloc,
+                    "free" => CallTarget::Free,
                     n => CallTarget::Undefined(n.to_string()),
                 }
             }

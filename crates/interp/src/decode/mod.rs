@@ -12,6 +12,7 @@ mod ctrl;
 mod data;
 pub(crate) mod float;
 mod int;
+mod matrix;
 mod warp;
 
 use crate::program::{
@@ -557,6 +558,11 @@ pub(crate) fn decode(d: &mut Dec<'_, '_>) -> R<Insn> {
         Opcode::Elect => warp::decode_elect(d, i)?,
         Opcode::Atom => warp::decode_atom(d, i, false)?,
         Opcode::Red => warp::decode_atom(d, i, true)?,
+        // warp-level matrix instructions
+        Opcode::Mma => matrix::decode_mma(d, i)?,
+        Opcode::Ldmatrix => matrix::decode_ldst_matrix(d, i, false)?,
+        Opcode::Stmatrix => matrix::decode_ldst_matrix(d, i, true)?,
+        Opcode::Movmatrix => matrix::decode_movmatrix(d, i)?,
         not_executed!() => return Err(crate::coverage::refusal(op)),
     }
     Ok(insn)

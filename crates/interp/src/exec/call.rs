@@ -128,6 +128,11 @@ impl<'s, 'a> Cta<'s, 'a> {
                 self.warps[wi].cur = Some((pc + 1, mask));
                 return Ok(());
             }
+            CallTarget::Malloc | CallTarget::Free => {
+                self.heap_call(wi, insn, m, site)?;
+                self.warps[wi].cur = Some((pc + 1, mask));
+                return Ok(());
+            }
             CallTarget::AssertFail => {
                 let l = m.trailing_zeros() as usize;
                 let message = self.assert_message(wi, l, site);
@@ -484,6 +489,54 @@ impl<'s, 'a> Cta<'s, 'a> {
                 let w = &mut self.warps[wi];
                 let fp = w.regs[self.sh.prog.fp_slot as usize][l];
                 crate::mem::store(&mut w.local[l], fp + off, 4, 0);
+            }
+        }
+        Ok(())
+    }
+
+    /// Device-side `malloc(size)` / `free(ptr)` for lanes `m`, in lane order, on the device
+    /// heap ([`crate::mem::DeviceHeap`]). A `free` of an address `malloc` did not return (or
+    /// already freed) is a fault: CUDA's would corrupt the heap or trap.
+    fn heap_call(
+        &mut self,
+        wi: usize,
+        insn: &Insn,
+        m: u32,
+        site: &crate::program::CallSite,
+    ) -> Result<(), ExecError> {
+        let Some(heap) = self.sh.env.mem.heap.clone() else {
+            let e = Fault {
+                kind: FaultKind::Other("the launch has no device heap for malloc/free".into()),
+                lane: Some(m.trailing_zeros()),
+            };
+            return Err(self.fault(wi, insn, e, m));
+        };
+        for l in lane_bits(m) {
+            let arg = self.arg_u64(wi, l, site, 0);
+            if matches!(site.target, CallTarget::Malloc) {
+                let p = heap.malloc(arg);
+                match site.rets.first() {
+                    Some(CallOperand::Frame(off, _)) => {
+                        let w = &mut self.warps[wi];
+                        let fp = w.regs[self.sh.prog.fp_slot as usize][l];
+                        crate::mem::store(&mut w.local[l], fp + off, 8, p);
+                    }
+                    Some(CallOperand::Slot(s)) => self.warps[wi].regs[*s as usize][l] = p,
+                    None => {}
+                }
+            } else if let Err(why) = heap.free(arg) {
+                let what = match why {
+                    crate::mem::FreeError::NotInHeap => "which is not in the device heap",
+                    crate::mem::FreeError::NotLive => {
+                        "which is not a live block of the device heap (freed twice, or not the \
+                         start of a block malloc returned)"
+                    }
+                };
+                let e = Fault {
+                    kind: FaultKind::Other(format!("free of {arg:#x}, {what}")),
+                    lane: Some(l as u32),
+                };
+                return Err(self.fault(wi, insn, e, m));
             }
         }
         Ok(())

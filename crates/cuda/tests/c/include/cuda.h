@@ -76,7 +76,17 @@ typedef enum {
 
 typedef enum { CU_MEMORYTYPE_HOST = 1, CU_MEMORYTYPE_DEVICE = 2 } CUmemorytype;
 typedef enum { CU_LIMIT_STACK_SIZE = 0, CU_LIMIT_PRINTF_FIFO_SIZE = 1 } CUlimit;
-typedef enum { CU_JIT_INPUT_CUBIN = 0, CU_JIT_INPUT_PTX = 1, CU_JIT_INPUT_LIBRARY = 4 } CUjitInputType;
+typedef enum {
+    CU_JIT_INPUT_CUBIN = 0,
+    CU_JIT_INPUT_PTX = 1,
+    CU_JIT_INPUT_FATBINARY = 2,
+    CU_JIT_INPUT_OBJECT = 3,
+    CU_JIT_INPUT_LIBRARY = 4
+} CUjitInputType;
+#define CU_JIT_INFO_LOG_BUFFER 3
+#define CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES 4
+#define CU_JIT_ERROR_LOG_BUFFER 5
+#define CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES 6
 typedef int CUjit_option;
 typedef int CUlibraryOption;
 typedef enum {
@@ -130,6 +140,7 @@ typedef void (*CUhostFn)(void *userData);
 #define cuDevicePrimaryCtxRelease cuDevicePrimaryCtxRelease_v2
 #define cuLinkCreate cuLinkCreate_v2
 #define cuLinkAddData cuLinkAddData_v2
+#define cuLinkAddFile cuLinkAddFile_v2
 #define cuGetProcAddress cuGetProcAddress_v2
 
 CUresult cuInit(unsigned int flags);
@@ -182,6 +193,7 @@ CUresult cuEventSynchronize(CUevent e);
 CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end);
 CUresult cuModuleLoad(CUmodule *module, const char *fname);
 CUresult cuModuleLoadData(CUmodule *module, const void *image);
+CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin);
 CUresult cuModuleUnload(CUmodule module);
 CUresult cuModuleGetFunction(CUfunction *f, CUmodule module, const char *name);
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule module, const char *name);
@@ -200,6 +212,8 @@ CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **
 CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size,
                           const char *name, unsigned int numOptions, CUjit_option *options,
                           void **optionValues);
+CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path,
+                          unsigned int numOptions, CUjit_option *options, void **optionValues);
 CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut);
 CUresult cuLinkDestroy(CUlinkState state);
 CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,

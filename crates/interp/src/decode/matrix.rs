@@ -1,0 +1,287 @@
+//! Decoding of the warp-level matrix instructions `mma`, `ldmatrix`, `stmatrix` and
+//! `movmatrix` (handlers in [`crate::ops_matrix`]).
+//!
+//! An `mma` names up to 20 registers (`.m16n8k16 .f64`: 4 + 8 + 4 + 4): their slots are packed
+//! as 16-bit indices into the instruction's slot fields (see [`crate::ops_matrix::MmaCfg`]), in
+//! the order D, A, B, C.
+
+use super::{Dec, R};
+use crate::ops_matrix::{self as mx, MmaCfg};
+use crate::ops_move::space_code;
+use crate::program::{Insn, Op, Space};
+use ptx_ir::Operand;
+use ptx_isa::ScalarType;
+use ptx_semantics::matrix::{self, Elem, Frag, Product, Shape};
+
+/// The element type a modifier spells, if it is one `mma` takes.
+fn elem_of(text: &str) -> Option<Elem> {
+    Some(match text {
+        ".f16" => Elem::F16,
+        ".bf16" => Elem::Bf16,
+        ".tf32" => Elem::Tf32,
+        ".e4m3" => Elem::E4m3,
+        ".e5m2" => Elem::E5m2,
+        ".f32" => Elem::F32,
+        ".f64" => Elem::F64,
+        ".s8" => Elem::S8,
+        ".u8" => Elem::U8,
+        ".s4" => Elem::S4,
+        ".u4" => Elem::U4,
+        ".s32" => Elem::S32,
+        ".b1" => Elem::B1,
+        _ => return None,
+    })
+}
+
+/// `.mMnNkK` (or `.mMnN` with `k` = 0).
+fn shape_of(text: &str) -> Option<Shape> {
+    let t = text.strip_prefix(".m")?;
+    let (m, rest) = t.split_once('n')?;
+    let (n, k) = match rest.split_once('k') {
+        Some((n, k)) => (n, k.parse().ok()?),
+        None => (rest, 0),
+    };
+    Some(Shape {
+        m: m.parse().ok()?,
+        n: n.parse().ok()?,
+        k,
+    })
+}
+
+/// The registers of vector operand `k` (a lone register is a vector of one).
+fn vector<'m>(d: &Dec<'_, 'm>, k: usize) -> R<Vec<&'m Operand>> {
+    Ok(match d.operand(k)? {
+        Operand::Vector(v) => v.iter().collect(),
+        o => vec![o],
+    })
+}
+
+/// Slots of a destination vector.
+fn dst_slots(d: &mut Dec<'_, '_>, ops: &[&Operand]) -> R<Vec<u32>> {
+    ops.iter()
+        .map(|o| match o {
+            Operand::Sink => Ok(d.dst_sink()),
+            Operand::Reg(_) => d.src_op(o, ScalarType::B64),
+            o => Err(format!("expected a register destination, found {o:?}")),
+        })
+        .collect()
+}
+
+/// Whether the (shape, A type) pair is one the ISA lists for `mma`, and the types agree.
+fn mma_form_ok(s: Shape, [dt, at, bt, ct]: [Elem; 4]) -> bool {
+    let k = (s.m, s.n, s.k);
+    let float_acc = matches!(dt, Elem::F16 | Elem::F32) && matches!(ct, Elem::F16 | Elem::F32);
+    match at {
+        // (ptxas: the accumulators have one type, except that `.m8n8k4` may widen `.f16` C
+        // to `.f32` D)
+        Elem::F16 if k == (8, 8, 4) => {
+            bt == Elem::F16 && float_acc && !(ct == Elem::F32 && dt == Elem::F16)
+        }
+        Elem::F16 => {
+            bt == Elem::F16 && float_acc && dt == ct && matches!(k, (16, 8, 8) | (16, 8, 16))
+        }
+        Elem::Bf16 | Elem::Tf32 => {
+            bt == at
+                && dt == Elem::F32
+                && ct == Elem::F32
+                && match at {
+                    Elem::Bf16 => matches!(k, (16, 8, 8) | (16, 8, 16)),
+                    _ => matches!(k, (16, 8, 4) | (16, 8, 8)),
+                }
+        }
+        Elem::E4m3 | Elem::E5m2 => {
+            matches!(bt, Elem::E4m3 | Elem::E5m2)
+                && float_acc
+                && matches!(k, (16, 8, 16) | (16, 8, 32))
+        }
+        Elem::F64 => {
+            bt == Elem::F64
+                && dt == Elem::F64
+                && ct == Elem::F64
+                && matches!(k, (8, 8, 4) | (16, 8, 4) | (16, 8, 8) | (16, 8, 16))
+        }
+        Elem::S8 | Elem::U8 => {
+            matches!(bt, Elem::S8 | Elem::U8)
+                && dt == Elem::S32
+                && ct == Elem::S32
+                && matches!(k, (8, 8, 16) | (16, 8, 16) | (16, 8, 32))
+        }
+        Elem::S4 | Elem::U4 => {
+            matches!(bt, Elem::S4 | Elem::U4)
+                && dt == Elem::S32
+                && ct == Elem::S32
+                && matches!(k, (8, 8, 32) | (16, 8, 32) | (16, 8, 64))
+        }
+        Elem::B1 => {
+            bt == Elem::B1
+                && dt == Elem::S32
+                && ct == Elem::S32
+                && matches!(k, (8, 8, 128) | (16, 8, 128) | (16, 8, 256))
+        }
+        Elem::F32 | Elem::S32 => false,
+    }
+}
+
+/// `mma.sync.aligned.shape.alayout.blayout{.satfinite}.dtype.atype.btype.ctype{.bitOp.popc}
+/// d, a, b, c`.
+pub(crate) fn decode_mma(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+    let name = d.inst.full_name();
+    let texts: Vec<&str> = d.inst.mods.iter().map(|m| m.text()).collect();
+    if let Some(t) = texts
+        .iter()
+        .find(|t| t.starts_with(".kind") || t.starts_with(".block_scale"))
+    {
+        return Err(format!(
+            "`{name}`: `mma` with `{t}` (the sm_120a fp6/fp4 kinds and scale factors) is not executed yet"
+        ));
+    }
+    let shape = texts
+        .iter()
+        .find_map(|t| shape_of(t).filter(|s| s.k != 0))
+        .ok_or_else(|| format!("`{name}` has no shape"))?;
+    let elems: Vec<Elem> = texts.iter().filter_map(|t| elem_of(t)).collect();
+    let types: [Elem; 4] = elems
+        .as_slice()
+        .try_into()
+        .map_err(|_| format!("`{name}`: expected four types (d, a, b, c)"))?;
+    if !mma_form_ok(shape, types) {
+        return Err(format!(
+            "`{name}`: this shape and type combination is not an `mma` form"
+        ));
+    }
+    let [dt, at, bt, ct] = types;
+    let layouts: Vec<&str> = texts
+        .iter()
+        .copied()
+        .filter(|t| *t == ".row" || *t == ".col")
+        .collect();
+    let (row_a, col_b) = match layouts.as_slice() {
+        [a, b] => (*a == ".row", *b == ".col"),
+        _ => return Err(format!("`{name}` needs the layouts of A and B")),
+    };
+    let quad = matrix::groups(shape, at) == 4;
+    if !(quad || row_a && col_b) {
+        return Err(format!("`{name}`: this shape takes `.row.col` only"));
+    }
+    let prod = if at == Elem::B1 {
+        if texts.contains(&".xor") {
+            Product::Xor
+        } else if texts.contains(&".and") {
+            Product::And
+        } else {
+            return Err(format!("`{name}` needs `.xor.popc` or `.and.popc`"));
+        }
+    } else if at == Elem::F64 {
+        Product::Fma
+    } else {
+        Product::Mul
+    };
+    let regs = |f: Frag, e: Elem| matrix::elements(shape, at, f) / e.per_reg();
+    let counts = [
+        regs(Frag::C, dt),
+        regs(Frag::A, at),
+        regs(Frag::B, bt),
+        regs(Frag::C, ct),
+    ];
+    let mut slots = Vec::new();
+    for (k, &n) in counts.iter().enumerate() {
+        let ops = vector(d, k)?;
+        if ops.len() != n as usize {
+            return Err(format!(
+                "`{name}`: operand {} must be a vector of {n} registers, found {}",
+                k + 1,
+                ops.len()
+            ));
+        }
+        if k == 0 {
+            slots.extend(dst_slots(d, &ops)?);
+        } else {
+            for o in ops {
+                slots.push(d.src_op(o, ScalarType::B64)?);
+            }
+        }
+    }
+    let cfg = MmaCfg {
+        shape,
+        types,
+        row_a,
+        col_b,
+        satfinite: texts.contains(&".satfinite"),
+        prod,
+        counts,
+    };
+    mx::pack_slots(insn, &slots).map_err(|e| format!("`{name}`: {e}"))?;
+    insn.aux |= cfg.pack();
+    insn.b = mx::NO_MEMBER;
+    insn.op = Op::WarpSync(mx::mma);
+    Ok(())
+}
+
+/// `.x1`, `.x2`, `.x4` and the `.trans` of `ldmatrix`/`stmatrix`, checking the `.m8n8 .b16` form.
+fn ldst_form(d: &Dec<'_, '_>) -> R<(u32, bool)> {
+    let name = d.inst.full_name();
+    let texts: Vec<&str> = d.inst.mods.iter().map(|m| m.text()).collect();
+    if !texts.contains(&".m8n8") || !texts.contains(&".b16") {
+        return Err(format!(
+            "`{name}`: only the `.m8n8 .b16` form is executed yet (the sm_100a `.b8` shapes are not)"
+        ));
+    }
+    let num = if texts.contains(&".x1") {
+        1
+    } else if texts.contains(&".x2") {
+        2
+    } else if texts.contains(&".x4") {
+        4
+    } else {
+        return Err(format!("`{name}` needs `.x1`, `.x2` or `.x4`"));
+    };
+    Ok((num, texts.contains(&".trans")))
+}
+
+/// `ldmatrix.sync.aligned.m8n8.num{.trans}{.shared}.b16 r, [p]` and
+/// `stmatrix.sync.aligned.m8n8.num{.trans}{.shared}.b16 [p], r`.
+pub(crate) fn decode_ldst_matrix(d: &mut Dec<'_, '_>, insn: &mut Insn, store: bool) -> R<()> {
+    let name = d.inst.full_name();
+    let (num, trans) = ldst_form(d)?;
+    let (vi, ai) = if store { (1, 0) } else { (0, 1) };
+    let (base, imm, space) = d.address(ai)?;
+    if !matches!(space, Space::Shared | Space::Generic) {
+        return Err(format!("`{name}` addresses shared memory only"));
+    }
+    let ops = vector(d, vi)?;
+    if ops.len() != num as usize {
+        return Err(format!(
+            "`{name}` needs a vector of {num} registers, found {}",
+            ops.len()
+        ));
+    }
+    let slots = if store {
+        ops.iter()
+            .map(|o| d.src_op(o, ScalarType::B32))
+            .collect::<R<Vec<u32>>>()?
+    } else {
+        dst_slots(d, &ops)?
+    };
+    insn.v[..slots.len()].copy_from_slice(&slots);
+    insn.a = base;
+    insn.imm = imm;
+    insn.aux = num as u64 | (trans as u64) << 3 | space_code(space) << 8;
+    insn.b = mx::NO_MEMBER;
+    insn.op = Op::WarpSync(if store { mx::stmatrix } else { mx::ldmatrix });
+    Ok(())
+}
+
+/// `movmatrix.sync.aligned.m8n8.trans.b16 d, a`.
+pub(crate) fn decode_movmatrix(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+    let name = d.inst.full_name();
+    let texts: Vec<&str> = d.inst.mods.iter().map(|m| m.text()).collect();
+    if !(texts.contains(&".m8n8") && texts.contains(&".trans") && texts.contains(&".b16")) {
+        return Err(format!("`{name}`: expected `.m8n8.trans.b16`"));
+    }
+    let dst = vector(d, 0)?;
+    insn.d = dst_slots(d, &dst)?[0];
+    insn.a = d.src(1, ScalarType::B32)?;
+    insn.b = mx::NO_MEMBER;
+    insn.op = Op::WarpSync(mx::movmatrix);
+    Ok(())
+}

@@ -1,0 +1,440 @@
+//! The warp-level matrix instructions — `mma.sync.aligned`, `ldmatrix`, `stmatrix`,
+//! `movmatrix` — as [`crate::program::Op::WarpSync`] handlers (`crate::decode::matrix` decodes
+//! them).
+//!
+//! **The whole warp.** These are `.sync.aligned`: the ISA requires every thread of the warp to
+//! execute the same instruction together. The executor runs the handler once every lane that
+//! has not exited has arrived; a handler that then finds a lane missing (exited, past the end
+//! of the block, predicated off, or merged out by divergence) reports a fault naming the
+//! instruction, a thread and block that executed it, and the lanes that did not, instead of
+//! computing with registers nobody supplied.
+//!
+//! **`mma`.** The handler gathers A, B and C from all 32 lanes' registers with the ISA's
+//! fragment layouts ([`ptx_semantics::matrix::position`]), multiplies with the numerics that
+//! module documents (exact products, `f64` sums in `k` order after C, one rounding to the
+//! destination type; `.f64` by fused multiply-adds in `k` order; integer sums exact, wrapping
+//! or saturating with `.satfinite`; `.tf32` inputs truncated to their 19 bits; canonical NaN),
+//! and scatters D back. The result depends on the inputs only: never on the run or on how many
+//! OS threads run the launch.
+//!
+//! **`ldmatrix`/`stmatrix` (`.m8n8 .b16`).** Matrix `j` (of 1, 2 or 4) has its eight rows at the
+//! addresses held by lanes `8j`…`8j+7` (16 contiguous bytes each, 16-byte aligned); in
+//! registers, lane `l`'s register `j` holds row `l/4`, columns `2(l%4)` and `2(l%4)+1` (low
+//! half first), or with `.trans` the same two elements of the transposed matrix.
+//! `movmatrix.trans` transposes one such matrix held in registers.
+
+use crate::ops_move::{read, resolve, space_of, write};
+use crate::program::{Ctx, Fault, FaultKind, Insn, MemResult, FULL};
+use ptx_semantics::matrix::{self, Elem, Frag, Product, Shape};
+
+/// `Insn::b` of these instructions: no member-mask operand (the whole warp).
+pub(crate) const NO_MEMBER: u32 = u32::MAX;
+
+/// Registers an `mma` can name: its slots are 16-bit indices, two in each of `d`, `a`, `c`,
+/// `v[0..4]`, four in `imm` and two in the high half of `aux`.
+const MAX_SLOTS: usize = 20;
+
+/// The configuration of an `mma`, packed into the low 32 bits of its `aux`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct MmaCfg {
+    pub shape: Shape,
+    /// d, a, b, c.
+    pub types: [Elem; 4],
+    pub row_a: bool,
+    pub col_b: bool,
+    pub satfinite: bool,
+    pub prod: Product,
+    /// Registers of d, a, b, c.
+    pub counts: [u32; 4],
+}
+
+impl MmaCfg {
+    pub(crate) fn pack(&self) -> u64 {
+        let mut x = 0u64;
+        for (k, t) in self.types.iter().enumerate() {
+            x |= t.code() << (4 * k);
+        }
+        x |= ((self.shape.m == 16) as u64) << 16;
+        x |= (self.shape.k.trailing_zeros() as u64) << 17;
+        x |= (self.row_a as u64) << 21 | (self.col_b as u64) << 22;
+        x |= (self.satfinite as u64) << 23;
+        x |= match self.prod {
+            Product::Mul => 0,
+            Product::Fma => 1,
+            Product::And => 2,
+            Product::Xor => 3,
+        } << 24;
+        x
+    }
+
+    pub(crate) fn unpack(aux: u64) -> MmaCfg {
+        let types: [Elem; 4] = std::array::from_fn(|k| Elem::from_code((aux >> (4 * k)) & 15));
+        let shape = Shape {
+            m: if aux >> 16 & 1 != 0 { 16 } else { 8 },
+            n: 8,
+            k: 1 << ((aux >> 17) & 15),
+        };
+        let a = types[1];
+        let regs = |f: Frag, e: Elem| matrix::elements(shape, a, f) / e.per_reg();
+        MmaCfg {
+            shape,
+            types,
+            row_a: aux >> 21 & 1 != 0,
+            col_b: aux >> 22 & 1 != 0,
+            satfinite: aux >> 23 & 1 != 0,
+            prod: match aux >> 24 & 3 {
+                0 => Product::Mul,
+                1 => Product::Fma,
+                2 => Product::And,
+                _ => Product::Xor,
+            },
+            counts: [
+                regs(Frag::C, types[0]),
+                regs(Frag::A, a),
+                regs(Frag::B, types[2]),
+                regs(Frag::C, types[3]),
+            ],
+        }
+    }
+}
+
+/// Packs `slots` (at most [`MAX_SLOTS`], each below 2^16) into `insn`'s slot fields and the
+/// high half of `aux` (set `aux`'s low half afterwards with `|=` or before with care).
+pub(crate) fn pack_slots(insn: &mut Insn, slots: &[u32]) -> Result<(), String> {
+    if slots.len() > MAX_SLOTS {
+        return Err(format!("more than {MAX_SLOTS} registers"));
+    }
+    if slots.iter().any(|&s| s > 0xFFFF) {
+        return Err("too many registers in this kernel for a matrix instruction".into());
+    }
+    let mut w = [0u32; MAX_SLOTS / 2];
+    for (k, &s) in slots.iter().enumerate() {
+        w[k / 2] |= s << (16 * (k % 2));
+    }
+    insn.d = w[0];
+    insn.a = w[1];
+    insn.c = w[2];
+    insn.v = [w[3], w[4], w[5], w[6]];
+    insn.imm = (w[7] as u64 | (w[8] as u64) << 32) as i64;
+    insn.aux = (w[9] as u64) << 32;
+    Ok(())
+}
+
+/// Slot `k` of those [`pack_slots`] packed.
+#[inline]
+fn slot(i: &Insn, k: usize) -> usize {
+    let w = match k / 2 {
+        0 => i.d,
+        1 => i.a,
+        2 => i.c,
+        3 => i.v[0],
+        4 => i.v[1],
+        5 => i.v[2],
+        6 => i.v[3],
+        7 => i.imm as u64 as u32,
+        8 => (i.imm as u64 >> 32) as u32,
+        _ => (i.aux >> 32) as u32,
+    };
+    (w >> (16 * (k % 2)) & 0xFFFF) as usize
+}
+
+/// The fault of a `.sync.aligned` instruction that not all 32 lanes execute (`mask`: those
+/// that do).
+#[cold]
+fn not_whole_warp(name: &str, mask: u32) -> Box<Fault> {
+    // the missing lanes as ranges: "16-31", "3,7-9"
+    let mut parts = Vec::new();
+    let mut l = 0;
+    while l < 32 {
+        if mask & (1 << l) != 0 {
+            l += 1;
+            continue;
+        }
+        let start = l;
+        while l < 32 && mask & (1 << l) == 0 {
+            l += 1;
+        }
+        parts.push(if l - 1 == start {
+            start.to_string()
+        } else {
+            format!("{start}-{}", l - 1)
+        });
+    }
+    Box::new(Fault {
+        kind: FaultKind::Other(format!(
+            "divergent `{name}`: it is `.sync.aligned`, so all 32 threads of the warp must \
+             execute it together, but lanes {} of this warp did not (exited, past the end of \
+             the block, predicated off or on another path)",
+            parts.join(",")
+        )),
+        lane: None,
+    })
+}
+
+/// Where each element of each lane's fragments goes in the row-major matrices of [`mma`]: per
+/// fragment, the index of element `el` of lane `l` at `l · (elements per lane) + el`.
+struct Tables {
+    a: Vec<u16>,
+    b: Vec<u16>,
+    c: Vec<u16>,
+    d: Vec<u16>,
+}
+
+thread_local! {
+    /// [`Tables`] per `mma` configuration (the low half of its `aux`) met by this OS thread:
+    /// a kernel has a handful, and there are a few hundred possible at most.
+    static TABLES: std::cell::RefCell<Vec<(u64, std::rc::Rc<Tables>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The [`Tables`] of configuration `key` (`cfg`, `layout`), computed on first use.
+fn position_tables(key: u64, cfg: &MmaCfg, layout: &matrix::Layout) -> std::rc::Rc<Tables> {
+    TABLES.with(|t| {
+        if let Some((_, tab)) = t.borrow().iter().find(|(k, _)| *k == key) {
+            return tab.clone();
+        }
+        let s = cfg.shape;
+        let (m, n, k) = (s.m, s.n, s.k);
+        let [dt, at, bt, ct] = cfg.types;
+        let table = |f: Frag, e: Elem, cols: u32, rows: u32| {
+            let per_lane = matrix::elements(s, at, f);
+            let mut v = Vec::with_capacity(32 * per_lane as usize);
+            for lane in 0..32 {
+                for el in 0..per_lane {
+                    let (q, r, c) = matrix::position(layout, e, f, lane, el);
+                    v.push(((q * rows + r) * cols + c) as u16);
+                }
+            }
+            v
+        };
+        let tab = std::rc::Rc::new(Tables {
+            a: table(Frag::A, at, k, m),
+            b: table(Frag::B, bt, n, k),
+            c: table(Frag::C, ct, n, m),
+            d: table(Frag::C, dt, n, m),
+        });
+        t.borrow_mut().push((key, tab.clone()));
+        tab
+    })
+}
+
+/// `mma.sync.aligned` (see the module documentation).
+pub(crate) fn mma(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
+    if mask != FULL {
+        return Err(not_whole_warp("mma", mask));
+    }
+    let cfg = MmaCfg::unpack(i.aux & 0xFFFF_FFFF);
+    let s = cfg.shape;
+    let [dt, at, bt, ct] = cfg.types;
+    let g = matrix::groups(s, at);
+    let layout = matrix::Layout {
+        shape: s,
+        a: at,
+        row_a: cfg.row_a,
+        col_b: cfg.col_b,
+    };
+    let (m, n, k) = (s.m as usize, s.n as usize, s.k as usize);
+    let g_us = g as usize;
+    // A, B, C and D, on the stack for the shapes of real kernels (f16/bf16/tf32/fp8/f64 and
+    // 8-bit integers), on the heap for the wide integer and `.b1` ones
+    let (la, lb, lc) = (g_us * m * k, g_us * k * n, g_us * m * n);
+    let mut small = [0.0f64; 512 + 256 + 256 + 256];
+    let mut heap;
+    let buf: &mut [f64] = if la <= 512 && lb <= 256 && lc <= 256 {
+        &mut small[..]
+    } else {
+        heap = vec![0.0f64; la + lb + 2 * lc];
+        &mut heap[..]
+    };
+    let (av, rest) = buf.split_at_mut(la);
+    let (bv, rest) = rest.split_at_mut(lb);
+    let (cv, rest) = rest.split_at_mut(lc);
+    let dv = &mut rest[..lc];
+    let [nd, na, nb, nc] = cfg.counts.map(|c| c as usize);
+    let first = [na + nd, nd + na + nb];
+    let tables = position_tables(i.aux & 0xFFFF_FFFF, &cfg, &layout);
+    // gather a fragment of type `e` whose registers start at slot index `base`: element `el`
+    // of register `r` of lane `l` goes to `out[tab[l · per-lane elements + el]]`
+    let gather = |regs: &[crate::program::Lanes],
+                  tab: &[u16],
+                  e: Elem,
+                  base: usize,
+                  nregs: usize,
+                  out: &mut [f64]| {
+        let per = e.per_reg() as usize;
+        let bits = e.bits();
+        let emask = if bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
+        let per_lane = per * nregs;
+        for r in 0..nregs {
+            let lanes = &regs[slot(i, base + r)];
+            for (lane, &v) in lanes.iter().enumerate() {
+                let row = &tab[lane * per_lane + r * per..][..per];
+                for (sub, &idx) in row.iter().enumerate() {
+                    let b = (v >> (sub as u32 * bits)) & emask;
+                    if let Some(x) = out.get_mut(idx as usize) {
+                        *x = e.value(b);
+                    }
+                }
+            }
+        }
+    };
+    gather(ctx.regs, &tables.a, at, nd, na, av);
+    gather(ctx.regs, &tables.b, bt, first[0], nb, bv);
+    gather(ctx.regs, &tables.c, ct, first[1], nc, cv);
+    matrix::mma(s, g, cfg.prod, av, bv, cv, dv);
+    // scatter D: every register of every lane is written, so start from zero
+    let per = dt.per_reg() as usize;
+    let bits = dt.bits();
+    let mut out = [[0u64; 32]; 8];
+    let per_lane = per * nd;
+    for (r, reg) in out.iter_mut().enumerate().take(nd) {
+        for (lane, o) in reg.iter_mut().enumerate() {
+            let row = &tables.d[lane * per_lane + r * per..][..per];
+            for (sub, &idx) in row.iter().enumerate() {
+                let v = dv.get(idx as usize).copied().unwrap_or(0.0);
+                *o |= matrix::round_result(dt, v, cfg.satfinite) << (sub as u32 * bits);
+            }
+        }
+    }
+    for (r, vals) in out.iter().enumerate().take(nd) {
+        ctx.regs[slot(i, r)] = *vals;
+    }
+    Ok(())
+}
+
+/// The 16-bit element `(row, col)` of an 8×8 matrix held in fragment `reg` (lane `l` holds row
+/// `l/4`, columns `2(l%4)` and `2(l%4)+1`).
+#[inline]
+fn frag_elem(reg: &crate::program::Lanes, row: usize, col: usize) -> u64 {
+    (reg[row * 4 + col / 2] >> (16 * (col % 2))) & 0xFFFF
+}
+
+/// `ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.b16`.
+pub(crate) fn ldmatrix(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
+    if mask != FULL {
+        return Err(not_whole_warp("ldmatrix", mask));
+    }
+    let num = (i.aux & 7) as usize;
+    let trans = i.aux >> 3 & 1 != 0;
+    let space = space_of(i.aux >> 8);
+    let mut regs = [[0u64; 32]; 4];
+    for (j, reg) in regs.iter_mut().enumerate().take(num) {
+        // rows[r][c] of matrix j
+        let mut rows = [[0u64; 8]; 8];
+        for (r, row) in rows.iter_mut().enumerate() {
+            let lane = 8 * j + r;
+            let addr = ctx.regs[i.a as usize][lane].wrapping_add(i.imm as u64);
+            let t = resolve(ctx, space, addr, 16, lane, false)?;
+            for (c, x) in row.iter_mut().enumerate() {
+                *x = read(ctx, &t, lane, 2 * c as u64, 2);
+            }
+        }
+        for (l, out) in reg.iter_mut().enumerate() {
+            let (r, c) = (l / 4, 2 * (l % 4));
+            *out = if trans {
+                rows[c][r] | rows[c + 1][r] << 16
+            } else {
+                rows[r][c] | rows[r][c + 1] << 16
+            };
+        }
+    }
+    for (j, reg) in regs.iter().enumerate().take(num) {
+        ctx.regs[i.v[j] as usize] = *reg;
+    }
+    Ok(())
+}
+
+/// `stmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.b16`.
+pub(crate) fn stmatrix(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
+    if mask != FULL {
+        return Err(not_whole_warp("stmatrix", mask));
+    }
+    let num = (i.aux & 7) as usize;
+    let trans = i.aux >> 3 & 1 != 0;
+    let space = space_of(i.aux >> 8);
+    // resolve every row first: a fault leaves memory untouched
+    let mut targets = Vec::with_capacity(8 * num);
+    for lane in 0..8 * num {
+        let addr = ctx.regs[i.a as usize][lane].wrapping_add(i.imm as u64);
+        targets.push(resolve(ctx, space, addr, 16, lane, true)?);
+    }
+    for j in 0..num {
+        let reg = ctx.regs[i.v[j] as usize];
+        for r in 0..8 {
+            let lane = 8 * j + r;
+            for c in 0..8 {
+                let v = if trans {
+                    frag_elem(&reg, c, r)
+                } else {
+                    frag_elem(&reg, r, c)
+                };
+                write(ctx, &targets[lane], lane, 2 * c as u64, 2, v);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `movmatrix.sync.aligned.m8n8.trans.b16 d, a`: lane `l`'s `d` holds row `l/4`, columns
+/// `2(l%4)`, `2(l%4)+1` of the transpose of the matrix the lanes' `a` hold.
+pub(crate) fn movmatrix(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
+    if mask != FULL {
+        return Err(not_whole_warp("movmatrix", mask));
+    }
+    let src = ctx.regs[i.a as usize];
+    let mut out = [0u64; 32];
+    for (l, o) in out.iter_mut().enumerate() {
+        let (r, c) = (l / 4, 2 * (l % 4));
+        *o = frag_elem(&src, c, r) | frag_elem(&src, c + 1, r) << 16;
+    }
+    ctx.regs[i.d as usize] = out;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cfg_round_trips() {
+        let cfg = MmaCfg {
+            shape: Shape {
+                m: 16,
+                n: 8,
+                k: 256,
+            },
+            types: [Elem::S32, Elem::B1, Elem::B1, Elem::S32],
+            row_a: true,
+            col_b: true,
+            satfinite: false,
+            prod: Product::Xor,
+            counts: [4, 4, 2, 4],
+        };
+        assert_eq!(MmaCfg::unpack(cfg.pack()), cfg);
+        let quad = MmaCfg {
+            shape: Shape { m: 8, n: 8, k: 4 },
+            types: [Elem::F32, Elem::F16, Elem::F16, Elem::F16],
+            row_a: false,
+            col_b: false,
+            satfinite: true,
+            prod: Product::Mul,
+            counts: [8, 2, 2, 4],
+        };
+        assert_eq!(MmaCfg::unpack(quad.pack()), quad);
+    }
+
+    #[test]
+    fn slots_round_trip() {
+        let mut insn = Insn::new(crate::program::Op::Nop, 0, 0);
+        let slots: Vec<u32> = (0..20).map(|k| 1000 + 3 * k).collect();
+        pack_slots(&mut insn, &slots).unwrap();
+        for (k, &s) in slots.iter().enumerate() {
+            assert_eq!(slot(&insn, k), s as usize);
+        }
+        assert!(pack_slots(&mut insn, &[0x10000]).is_err());
+    }
+}

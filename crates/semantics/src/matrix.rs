@@ -1,0 +1,583 @@
+//! Warp-level matrix multiply-accumulate (`mma.sync.aligned`, PTX ISA "Warp Level Matrix
+//! Multiply-Accumulate Instructions"): which lane and register holds which element of each
+//! fragment ([`position`], the ISA's fragment figures as formulas), the exact value of each
+//! input element ([`Elem::value`]), and the multiply-accumulate itself ([`mma`],
+//! [`round_result`]).
+//!
+//! **Numerics** (what the ISA leaves open, fixed here so that a result never depends on the
+//! run, the thread count or the host):
+//! - every input element is decoded exactly into an `f64` (`.f16`, `.bf16`, `.tf32`, `.e4m3`,
+//!   `.e5m2`, the integer types and `.b1` all fit); `.tf32` operands are `.b32` registers of
+//!   which only the top 19 bits take part: the low 13 fraction bits are ignored (truncation,
+//!   as the tensor cores read them), so a full `.f32` passed as `.tf32` is truncated, not
+//!   rounded;
+//! - for every input type narrower than `.f64` each product is exact in `f64`, and
+//!   `d = c + a[0]·b[0] + a[1]·b[1] + …` is summed in `f64` in that order (the accumulator
+//!   first, then `k` = 0, 1, …), then rounded once, to nearest even, into the destination type;
+//! - `.f64` inputs: `d = fma(a[K-1], b[K-1], … fma(a[0], b[0], c))`, each step a correctly
+//!   rounded fused multiply-add, in `k` order;
+//! - a NaN result is the canonical NaN of the destination type (`0x7FFF_FFFF`, `0x7FFF`,
+//!   [`crate::float::CANONICAL_NAN_F64`]); infinities and signed zeros follow IEEE arithmetic;
+//!   subnormal inputs and results are kept (no flush);
+//! - integer types (`.s8 .u8 .s4 .u4`): the sum is exact (it is an integer far below 2^53);
+//!   without `.satfinite` it wraps to 32 bits, with `.satfinite` it is clamped to the `.s32`
+//!   range. `.b1`: each product is `a AND b` or `a XOR b` of one bit (`.and.popc`,
+//!   `.xor.popc`), so the sum is `c + popc(row AND/XOR column)`, wrapping to 32 bits.
+
+use crate::fp;
+use crate::Rounding;
+
+/// An element type of an `mma` fragment.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Elem {
+    /// `.f16`
+    F16,
+    /// `.bf16`
+    Bf16,
+    /// `.tf32` (a `.b32` register; the low 13 bits are ignored)
+    Tf32,
+    /// `.e4m3` (OCP FP8)
+    E4m3,
+    /// `.e5m2` (OCP FP8)
+    E5m2,
+    /// `.f32` (accumulators)
+    F32,
+    /// `.f64`
+    F64,
+    /// `.s8`
+    S8,
+    /// `.u8`
+    U8,
+    /// `.s4`
+    S4,
+    /// `.u4`
+    U4,
+    /// `.s32` (accumulators)
+    S32,
+    /// `.b1` (single bits)
+    B1,
+}
+
+impl Elem {
+    /// All element types, in the order of [`Elem::code`].
+    pub const ALL: [Elem; 13] = [
+        Elem::F16,
+        Elem::Bf16,
+        Elem::Tf32,
+        Elem::E4m3,
+        Elem::E5m2,
+        Elem::F32,
+        Elem::F64,
+        Elem::S8,
+        Elem::U8,
+        Elem::S4,
+        Elem::U4,
+        Elem::S32,
+        Elem::B1,
+    ];
+
+    /// A small code for packing (the index in [`Elem::ALL`]).
+    #[inline]
+    pub fn code(self) -> u64 {
+        Elem::ALL.iter().position(|&e| e == self).unwrap_or(0) as u64
+    }
+
+    /// The type of [`Elem::code`] `c` (out of range: `.b1`).
+    #[inline]
+    pub fn from_code(c: u64) -> Elem {
+        Elem::ALL.get(c as usize).copied().unwrap_or(Elem::B1)
+    }
+
+    /// Width in bits.
+    #[inline]
+    pub const fn bits(self) -> u32 {
+        match self {
+            Elem::F16 | Elem::Bf16 => 16,
+            Elem::Tf32 | Elem::F32 | Elem::S32 => 32,
+            Elem::E4m3 | Elem::E5m2 | Elem::S8 | Elem::U8 => 8,
+            Elem::F64 => 64,
+            Elem::S4 | Elem::U4 => 4,
+            Elem::B1 => 1,
+        }
+    }
+
+    /// Elements per register: a `.f64` fragment register is a `.f64`, every other one a
+    /// 32-bit register packing elements from its low bits up.
+    #[inline]
+    pub const fn per_reg(self) -> u32 {
+        match self {
+            Elem::F64 => 1,
+            e => 32 / e.bits(),
+        }
+    }
+
+    /// Whether the type is a floating-point one.
+    #[inline]
+    pub const fn is_float(self) -> bool {
+        matches!(
+            self,
+            Elem::F16 | Elem::Bf16 | Elem::Tf32 | Elem::E4m3 | Elem::E5m2 | Elem::F32 | Elem::F64
+        )
+    }
+
+    /// The exact value of element bits `b` (the element's low bits; others ignored).
+    #[inline]
+    pub fn value(self, b: u64) -> f64 {
+        match self {
+            Elem::F16 => small_float(b & 0xFFFF, 5, 10, true),
+            Elem::Bf16 => f32::from_bits((b as u32 & 0xFFFF) << 16) as f64,
+            Elem::Tf32 => f32::from_bits(b as u32 & 0xFFFF_E000) as f64,
+            Elem::E4m3 => small_float(b & 0xFF, 4, 3, false),
+            Elem::E5m2 => small_float(b & 0xFF, 5, 2, true),
+            Elem::F32 => f32::from_bits(b as u32) as f64,
+            Elem::F64 => f64::from_bits(b),
+            Elem::S8 => b as u8 as i8 as f64,
+            Elem::U8 => (b & 0xFF) as f64,
+            Elem::S4 => ((((b & 0xF) as u8) << 4) as i8 >> 4) as f64,
+            Elem::U4 => (b & 0xF) as f64,
+            Elem::S32 => b as u32 as i32 as f64,
+            Elem::B1 => (b & 1) as f64,
+        }
+    }
+}
+
+/// The exact value of a binary format narrower than `.f32` with `ebits` exponent and `mbits`
+/// fraction bits (`has_inf`: IEEE infinities; without, only the all-ones pattern is NaN, as in
+/// `.e4m3`): the same value as [`fp::to_f64`], built directly (it is on `mma`'s hot path).
+#[inline]
+fn small_float(b: u64, ebits: u32, mbits: u32, has_inf: bool) -> f64 {
+    let sign = if b >> (ebits + mbits) & 1 != 0 {
+        -1.0
+    } else {
+        1.0
+    };
+    let e = (b >> mbits) & ((1 << ebits) - 1);
+    let m = b & ((1 << mbits) - 1);
+    let bias = (1i64 << (ebits - 1)) - 1;
+    let emax = (1 << ebits) - 1;
+    if e == emax && (has_inf || m == (1 << mbits) - 1) {
+        return if has_inf && m == 0 {
+            sign * f64::INFINITY
+        } else {
+            f64::NAN
+        };
+    }
+    if e == 0 {
+        // subnormal (or zero): m · 2^(1 - bias - mbits), exact
+        let scale = f64::from_bits(((1023 + 1 - bias - mbits as i64) as u64) << 52);
+        return sign * m as f64 * scale;
+    }
+    let bits = ((e as i64 - bias + 1023) as u64) << 52 | m << (52 - mbits);
+    sign * f64::from_bits(bits)
+}
+
+/// An `mma` shape `.mMnNkK`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// Rows of A, C and D.
+    pub m: u32,
+    /// Columns of B, C and D.
+    pub n: u32,
+    /// Columns of A, rows of B.
+    pub k: u32,
+}
+
+/// A fragment: multiplicand A (M×K), multiplicand B (K×N), accumulator C or D (M×N).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Frag {
+    /// Multiplicand A.
+    A,
+    /// Multiplicand B.
+    B,
+    /// Accumulator C, or the result D.
+    C,
+}
+
+/// The independent matrix products one `mma` computes: four for `.m8n8k4` with `.f16`
+/// multiplicands (one per quad pair), one for every other shape.
+#[inline]
+pub fn groups(s: Shape, a: Elem) -> u32 {
+    if is_quad(s, a) {
+        4
+    } else {
+        1
+    }
+}
+
+/// `.m8n8k4` with `.f16` multiplicands: the sm_70 quad-pair layout.
+#[inline]
+fn is_quad(s: Shape, a: Elem) -> bool {
+    s.m == 8 && s.n == 8 && s.k == 4 && a == Elem::F16
+}
+
+/// Elements of fragment `f` each lane holds.
+#[inline]
+pub fn elements(s: Shape, a: Elem, f: Frag) -> u32 {
+    let g = groups(s, a);
+    g * match f {
+        Frag::A => s.m * s.k,
+        Frag::B => s.k * s.n,
+        Frag::C => s.m * s.n,
+    } / 32
+}
+
+/// What fixes an `mma`'s fragment layouts: its shape, the type of A, and the `.row`/`.col`
+/// layouts of A and B (only `.m8n8k4` with `.f16` has others than `.row.col`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// The shape.
+    pub shape: Shape,
+    /// The type of A's elements.
+    pub a: Elem,
+    /// A is `.row`.
+    pub row_a: bool,
+    /// B is `.col`.
+    pub col_b: bool,
+}
+
+/// (product, row, column) of element `i` (counted from the first register's low bits) of lane
+/// `lane`'s fragment `f` for the `mma` of layout `l` (the fragment's own type `e` gives how
+/// many elements a register packs).
+///
+/// With `groupID = lane >> 2` and `threadID_in_group = lane % 4`, the ISA's figures for every
+/// shape except `.m8n8k4 .f16` follow one rule: A's register `r` holds row
+/// `groupID + 8·(r mod 2)` and the `p` consecutive columns (p elements per register) from
+/// `(r div 2)·4p + threadID_in_group·p`; B's register `r` holds column `groupID` and the
+/// rows from `4p·r + threadID_in_group·p`; accumulator element `i` is at row
+/// `groupID + 8·(i div 2)` (M = 16) or `groupID` (M = 8), column `threadID_in_group·2 + i mod 2`.
+/// `.m8n8k4 .f16` computes four products, one per quad pair (lanes 4q…4q+3 and 4q+16…4q+19),
+/// with the figures' own formulas below.
+pub fn position(l: &Layout, e: Elem, f: Frag, lane: u32, i: u32) -> (u32, u32, u32) {
+    let Layout {
+        shape: s,
+        a,
+        row_a,
+        col_b,
+    } = *l;
+    let gid = lane >> 2;
+    let tig = lane & 3;
+    if is_quad(s, a) {
+        let q = gid & 3;
+        let hi = if lane >= 16 { 4 } else { 0 };
+        return match f {
+            Frag::A if row_a => (q, tig + hi, i),
+            Frag::A => (q, i % 4 + hi, tig),
+            Frag::B if col_b => (q, i, tig + hi),
+            Frag::B => (q, tig, i + hi),
+            Frag::C if e == Elem::F16 => (q, tig + hi, i),
+            Frag::C => (q, (tig & 1) + (i & 2) + hi, (tig & 2) + (i & 1) + (i & 4)),
+        };
+    }
+    let p = e.per_reg();
+    let (r, sub) = (i / p, i % p);
+    match f {
+        Frag::A => (0, gid + 8 * (r & 1), (r >> 1) * 4 * p + tig * p + sub),
+        Frag::B => (0, r * 4 * p + tig * p + sub, gid),
+        Frag::C if s.m == 16 => (0, gid + 8 * (i / 2), tig * 2 + (i & 1)),
+        Frag::C => (0, gid, tig * 2 + i),
+    }
+}
+
+/// How each product term is formed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Product {
+    /// `a·b` (exact for every type narrower than `.f64`), summed in order.
+    Mul,
+    /// `.f64`: a fused multiply-add per term, in order.
+    Fma,
+    /// `.b1 .and.popc`: `a AND b`.
+    And,
+    /// `.b1 .xor.popc`: `a XOR b`.
+    Xor,
+}
+
+/// `d[m][n] = c[m][n] + Σ_k a[m][k]·b[k][n]` for `g` independent products of `s`, with the
+/// matrices row-major per product (`a`: g·M·K, `b`: g·K·N, `c` and `d`: g·M·N), the sum in
+/// `k` order after `c` (see the module's numerics). Slices too short leave `d` short.
+pub fn mma(s: Shape, g: u32, prod: Product, a: &[f64], b: &[f64], c: &[f64], d: &mut [f64]) {
+    let (m, n, k, g) = (s.m as usize, s.n as usize, s.k as usize, g as usize);
+    if a.len() < g * m * k || b.len() < g * k * n || c.len() < g * m * n || d.len() < g * m * n {
+        return;
+    }
+    for q in 0..g {
+        let bq = &b[q * k * n..(q + 1) * k * n];
+        for row in 0..m {
+            let ar = &a[(q * m + row) * k..(q * m + row + 1) * k];
+            for col in 0..n {
+                let ci = (q * m + row) * n + col;
+                let bc = bq.iter().skip(col).step_by(n);
+                let mut acc = c[ci];
+                match prod {
+                    Product::Mul => ar.iter().zip(bc).for_each(|(x, y)| acc += x * y),
+                    Product::Fma => ar
+                        .iter()
+                        .zip(bc)
+                        .for_each(|(x, y)| acc = x.mul_add(*y, acc)),
+                    Product::And => ar
+                        .iter()
+                        .zip(bc)
+                        .for_each(|(x, y)| acc += ((*x as u32 & *y as u32) & 1) as f64),
+                    Product::Xor => ar
+                        .iter()
+                        .zip(bc)
+                        .for_each(|(x, y)| acc += ((*x as u32 ^ *y as u32) & 1) as f64),
+                }
+                d[ci] = acc;
+            }
+        }
+    }
+}
+
+/// The bits of accumulated value `acc` in destination type `e` (`.f32`, `.f16`, `.f64` or
+/// `.s32`): rounded to nearest even once, NaN canonical; `.s32` wraps to 32 bits, or clamps
+/// with `satfinite`.
+#[inline]
+pub fn round_result(e: Elem, acc: f64, satfinite: bool) -> u64 {
+    match e {
+        Elem::F64 => {
+            if acc.is_nan() {
+                crate::float::CANONICAL_NAN_F64
+            } else {
+                acc.to_bits()
+            }
+        }
+        Elem::F16 => {
+            if acc.is_nan() {
+                fp::F16.canonical_nan()
+            } else {
+                fp::from_f64(fp::F16, acc, Rounding::Rn)
+            }
+        }
+        Elem::S32 => {
+            // an integer sum: exact in f64 (|acc| < 2^53)
+            let v = acc as i64;
+            if satfinite {
+                v.clamp(i32::MIN as i64, i32::MAX as i64) as i32 as u32 as u64
+            } else {
+                v as i32 as u32 as u64
+            }
+        }
+        _ => {
+            if acc.is_nan() {
+                fp::F32.canonical_nan()
+            } else {
+                // the conversion rounds to nearest even, as `fp::from_f64(F32, ..)` does
+                (acc as f32).to_bits() as u64
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const M16N8K16: Shape = Shape { m: 16, n: 8, k: 16 };
+
+    /// The `.row.col` layout of `shape` with A of type `a`.
+    fn rc(shape: Shape, a: Elem) -> Layout {
+        Layout {
+            shape,
+            a,
+            row_a: true,
+            col_b: true,
+        }
+    }
+
+    /// Every (row, col) of every fragment is held by exactly one lane and element.
+    fn covers(s: Shape, a: Elem, e: Elem, f: Frag) {
+        let g = groups(s, a);
+        let (rows, cols) = match f {
+            Frag::A => (s.m, s.k),
+            Frag::B => (s.k, s.n),
+            Frag::C => (s.m, s.n),
+        };
+        let mut seen = vec![0u32; (g * rows * cols) as usize];
+        for lane in 0..32 {
+            for i in 0..elements(s, a, f) {
+                let (q, r, c) = position(&rc(s, a), e, f, lane, i);
+                assert!(
+                    q < g && r < rows && c < cols,
+                    "{s:?} {f:?} lane {lane} i {i}"
+                );
+                seen[((q * rows + r) * cols + c) as usize] += 1;
+            }
+        }
+        assert!(seen.iter().all(|&n| n == 1), "{s:?} {a:?} {f:?}");
+    }
+
+    #[test]
+    fn layouts_are_permutations() {
+        let sh = |m, n, k| Shape { m, n, k };
+        for (s, a) in [
+            (sh(16, 8, 16), Elem::F16),
+            (sh(16, 8, 8), Elem::Bf16),
+            (sh(16, 8, 8), Elem::Tf32),
+            (sh(16, 8, 4), Elem::Tf32),
+            (sh(16, 8, 32), Elem::E4m3),
+            (sh(16, 8, 32), Elem::S8),
+            (sh(16, 8, 16), Elem::S8),
+            (sh(8, 8, 16), Elem::U8),
+            (sh(8, 8, 32), Elem::S4),
+            (sh(16, 8, 64), Elem::U4),
+            (sh(16, 8, 256), Elem::B1),
+            (sh(8, 8, 128), Elem::B1),
+            (sh(8, 8, 4), Elem::F64),
+            (sh(16, 8, 16), Elem::F64),
+            (sh(8, 8, 4), Elem::F16),
+        ] {
+            covers(s, a, a, Frag::A);
+            covers(s, a, a, Frag::B);
+            let c = match a {
+                Elem::F64 => Elem::F64,
+                e if e.is_float() => Elem::F32,
+                _ => Elem::S32,
+            };
+            covers(s, a, c, Frag::C);
+        }
+        covers(sh(8, 8, 4), Elem::F16, Elem::F16, Frag::C);
+        covers(M16N8K16, Elem::F16, Elem::F16, Frag::C);
+    }
+
+    #[test]
+    fn figure_spot_checks() {
+        // m16n8k16 .f16 A: lane 5 (groupID 1, thread 1) a5 is row 1, column 11; a6 row 9, col 10
+        assert_eq!(
+            position(
+                &Layout {
+                    shape: M16N8K16,
+                    a: Elem::F16,
+                    row_a: true,
+                    col_b: true
+                },
+                Elem::F16,
+                Frag::A,
+                5,
+                5
+            ),
+            (0, 1, 11)
+        );
+        assert_eq!(
+            position(
+                &Layout {
+                    shape: M16N8K16,
+                    a: Elem::F16,
+                    row_a: true,
+                    col_b: true
+                },
+                Elem::F16,
+                Frag::A,
+                5,
+                6
+            ),
+            (0, 9, 10)
+        );
+        // B: b3 of lane 7 is row 6 + 8 + 1 = 15, column 1
+        assert_eq!(
+            position(
+                &Layout {
+                    shape: M16N8K16,
+                    a: Elem::F16,
+                    row_a: true,
+                    col_b: true
+                },
+                Elem::F16,
+                Frag::B,
+                7,
+                3
+            ),
+            (0, 15, 1)
+        );
+        // tf32 m16n8k8 A: a1 of lane 2 is row 8, column 2; a2 is row 0, column 6
+        let s = Shape { m: 16, n: 8, k: 8 };
+        let p = |f, l, i| {
+            position(
+                &Layout {
+                    shape: s,
+                    a: Elem::Tf32,
+                    row_a: true,
+                    col_b: true,
+                },
+                Elem::Tf32,
+                f,
+                l,
+                i,
+            )
+        };
+        assert_eq!(p(Frag::A, 2, 1), (0, 8, 2));
+        assert_eq!(p(Frag::A, 2, 2), (0, 0, 6));
+        assert_eq!(p(Frag::B, 2, 1), (0, 6, 0));
+    }
+
+    #[test]
+    fn small_formats_decode_as_fp() {
+        for b in 0..=0xFFFFu64 {
+            let (x, y) = (Elem::F16.value(b), fp::to_f64(fp::F16, b));
+            assert!(
+                x.to_bits() == y.to_bits() || x.is_nan() && y.is_nan(),
+                "{b:#x}"
+            );
+            let (x, y) = (Elem::Bf16.value(b), fp::to_f64(fp::BF16, b));
+            assert!(
+                x.to_bits() == y.to_bits() || x.is_nan() && y.is_nan(),
+                "{b:#x}"
+            );
+        }
+        for b in 0..=0xFFu64 {
+            for (e, f) in [(Elem::E4m3, fp::E4M3), (Elem::E5m2, fp::E5M2)] {
+                let (x, y) = (e.value(b), fp::to_f64(f, b));
+                assert!(
+                    x.to_bits() == y.to_bits() || x.is_nan() && y.is_nan(),
+                    "{e:?} {b:#x}"
+                );
+            }
+        }
+        for acc in [1.0 + 2f64.powi(-24), 3.4e38, 1e-46, -2.5, 7e-39] {
+            assert_eq!(
+                round_result(Elem::F32, acc, false),
+                fp::from_f64(fp::F32, acc, Rounding::Rn)
+            );
+        }
+    }
+
+    #[test]
+    fn values_and_rounding() {
+        assert_eq!(Elem::Tf32.value(0x3F80_1FFF), 1.0); // low 13 bits ignored
+        assert_eq!(Elem::E4m3.value(0x7E), 448.0);
+        assert_eq!(Elem::S4.value(0xF), -1.0);
+        assert_eq!(Elem::S4.value(0x8), -8.0);
+        assert_eq!(Elem::U4.value(0xF), 15.0);
+        assert_eq!(Elem::S8.value(0x80), -128.0);
+        assert_eq!(round_result(Elem::S32, 2147483648.0, false), 0x8000_0000);
+        assert_eq!(round_result(Elem::S32, 2147483648.0, true), 0x7FFF_FFFF);
+        assert_eq!(round_result(Elem::S32, -2147483649.0, true), 0x8000_0000);
+        assert_eq!(round_result(Elem::F32, f64::NAN, false), 0x7FFF_FFFF);
+        assert_eq!(round_result(Elem::F16, 65520.0, false), 0x7C00); // rounds to inf
+                                                                     // 1 + 2^-24 rounds to 1.0 in f32 (ties to even)
+        assert_eq!(
+            round_result(Elem::F32, 1.0 + 2f64.powi(-24), false),
+            0x3F80_0000
+        );
+    }
+
+    #[test]
+    fn sums_in_order() {
+        // 2^30 - 2^30 + 1 in order gives 1; exact products
+        let s = Shape { m: 1, n: 1, k: 2 };
+        let mut d = [0.0];
+        mma(
+            s,
+            1,
+            Product::Mul,
+            &[65504.0, 1.0],
+            &[65504.0, 1.0],
+            &[-4290774016.0],
+            &mut d,
+        );
+        assert_eq!(d[0], 1.0);
+        mma(s, 1, Product::Xor, &[1.0, 0.0], &[1.0, 1.0], &[5.0], &mut d);
+        assert_eq!(d[0], 6.0);
+        mma(s, 1, Product::And, &[1.0, 0.0], &[1.0, 1.0], &[5.0], &mut d);
+        assert_eq!(d[0], 6.0);
+    }
+}
