@@ -6,9 +6,9 @@ use crate::exports::{CUDEVICE_ATTRIBUTE, CUFUNCTION_ATTRIBUTE, CUPOINTER_ATTRIBU
 use crate::image::{self, Kind};
 use crate::link;
 use crate::state::{self, *};
+use crate::stream;
 use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
 
 pub(crate) type Handle = *mut c_void;
 pub(crate) type CUdevice = c_int;
@@ -405,6 +405,8 @@ struct LaunchArgs {
     block: [u32; 3],
     shared: u32,
     stream: u64,
+    /// A cooperative launch (all CTAs resident at once: grid synchronization works).
+    coop: bool,
 }
 
 /// Runs a launch: the parameters from `kernel_params` (one pointer per parameter, each read
@@ -466,29 +468,48 @@ fn launch(
         (c.stack_size, c.printf_fifo)
     };
     let set = state::settings();
+    let mut threads = set.threads;
+    if a.coop {
+        // every CTA resident at once, each on its own OS thread
+        let ctas = a.grid.iter().map(|&g| g as u64).product::<u64>();
+        let per_sm = occupancy(&f, threads_per_block(&a) as i32, a.shared as usize) as u64;
+        if ctas > per_sm * device_attribute("MULTIPROCESSOR_COUNT") as u64 {
+            return Err(crate::coop::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE);
+        }
+        threads = ctas as usize;
+    }
     let opts = ptxvm::LaunchOptions {
-        threads: set.threads,
+        threads,
         max_instructions: set.max_instructions,
         timeout: set.timeout,
         stack_size: stack.max(ptxvm::DEFAULT_STACK_SIZE),
         printf_fifo: fifo as usize,
         ..Default::default()
     };
+    f.module
+        .module
+        .kernel(&f.name)
+        .map_err(|_| CUDA_ERROR_INVALID_HANDLE)?;
+    let on = a.stream;
+    let op: stream::Op = Arc::new(move || run_kernel(&f, &a, &args, &opts, ctx));
+    stream::submit(ctx, on, stream::NodeKind::Kernel, op)
+}
+
+/// Runs a checked launch (in stream order); a fault is reported and made sticky.
+fn run_kernel(
+    f: &Func,
+    a: &LaunchArgs,
+    args: &[ptxvm::Arg],
+    opts: &ptxvm::LaunchOptions,
+    ctx: u64,
+) -> Result<(), CUresult> {
     let kernel = f
         .module
         .module
         .kernel(&f.name)
         .map_err(|_| CUDA_ERROR_INVALID_HANDLE)?;
     let mut out = std::io::stdout();
-    let r = kernel.launch_streaming(
-        a.grid,
-        a.block,
-        a.shared as u64,
-        &args,
-        &opts,
-        None,
-        &mut out,
-    );
+    let r = kernel.launch_streaming(a.grid, a.block, a.shared as u64, args, opts, None, &mut out);
     use std::io::Write as _;
     let _ = out.flush();
     match r {
@@ -506,6 +527,10 @@ fn launch(
             Err(code)
         }
     }
+}
+
+fn threads_per_block(a: &LaunchArgs) -> u64 {
+    a.block.iter().map(|&b| b as u64).product()
 }
 
 fn occupancy(f: &Func, block: i32, dynamic: usize) -> i32 {
@@ -557,10 +582,14 @@ fn alloc(size: usize, kind: MemKind, flags: u32) -> Result<u64, CUresult> {
 }
 
 fn free(addr: u64, kind: MemKind) -> Result<(), CUresult> {
-    let mut s = state::init_lock()?;
     if addr == 0 {
-        return Ok(());
+        return init();
     }
+    // work in flight may still use the memory: freeing synchronizes, as on a GPU
+    if let Some(ctx) = state::init_lock()?.allocs.get(&addr).map(|a| a.ctx) {
+        let _ = stream::drain_ctx(ctx, false);
+    }
+    let mut s = state::init_lock()?;
     match s.allocs.get(&addr) {
         Some(a) if a.kind == kind || (kind == MemKind::Device && a.kind == MemKind::Managed) => {
             s.allocs.remove(&addr);
@@ -591,8 +620,27 @@ fn memcpy(
     if src_dev {
         s.check_range(src, n as u64)?;
     }
+    let ctx = s.stream_ctx(stream)?;
     drop(s);
-    copy(dst, src, n)
+    memcpy_ordered(ctx, stream, dst, src, n)
+}
+
+/// A checked copy in stream order. Pageable host memory (not the driver's) behaves as CUDA
+/// documents: a source is read when the call is made, a destination written before it returns.
+fn memcpy_ordered(ctx: u64, stream: u64, dst: u64, src: u64, n: usize) -> Result<(), CUresult> {
+    use stream::NodeKind::Memcpy;
+    if stream <= 2 {
+        return stream::submit(ctx, stream, Memcpy, Arc::new(move || copy(dst, src, n)));
+    }
+    if !stream::driver_memory(dst) {
+        return stream::submit_wait(ctx, stream, Memcpy, Arc::new(move || copy(dst, src, n)));
+    }
+    if !stream::driver_memory(src) {
+        let data = bytes(src as *const c_void, n)?;
+        let op: stream::Op = Arc::new(move || copy(dst, data.as_ptr() as u64, data.len()));
+        return stream::submit(ctx, stream, Memcpy, op);
+    }
+    stream::submit(ctx, stream, Memcpy, Arc::new(move || copy(dst, src, n)))
 }
 
 fn memset(dst: u64, value: u32, width: usize, count: usize, stream: u64) -> Result<(), CUresult> {
@@ -608,25 +656,27 @@ fn memset(dst: u64, value: u32, width: usize, count: usize, stream: u64) -> Resu
     if dst % width as u64 != 0 {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
+    let ctx = s.stream_ctx(stream)?;
     drop(s);
-    fill(dst, value, width, count);
-    Ok(())
-}
-
-fn sync_stream(stream: u64) -> Result<(), CUresult> {
-    state::init_lock()?.stream_ctx(stream).map(|_| ())
+    let op: stream::Op = Arc::new(move || {
+        fill(dst, value, width, count);
+        Ok(())
+    });
+    stream::submit(ctx, stream, stream::NodeKind::Memset, op)
 }
 
 fn new_stream(flags: u32, priority: i32) -> Result<u64, CUresult> {
     let mut s = state::init_lock()?;
     let ctx = s.current()?;
     let id = s.fresh_id();
-    Ok(s.insert(Obj::Stream(Stream {
+    let h = s.insert(Obj::Stream(Stream {
         ctx,
         flags,
         priority: priority.clamp(-5, 0),
         id,
-    })))
+    }));
+    stream::created(h, ctx, flags);
+    Ok(h)
 }
 
 fn pointer_attribute(s: &State, name: &str, ptr: u64) -> Result<Vec<u8>, CUresult> {
@@ -767,7 +817,8 @@ fn link_add(state_h: u64, kind: c_uint, data: Vec<u8>, name: &str) -> Result<(),
         }
         4 if image::is_device_runtime(&data) => {
             state::lock().link_mut(state_h)?.device_runtime = true;
-            return Ok(());
+            // its grid-synchronization entry points, in PTX (see `coop`)
+            vec![crate::coop::CUDADEVRT_PTX.to_string()]
         }
         0 | 3 | 4 => {
             let what = ["cubin", "", "", "object", "library"][kind as usize];
@@ -1161,15 +1212,16 @@ api! {
     }
 
     fn cuCtxSynchronize() {
+        let c = state::init_lock()?.current()?;
+        stream::synchronize_ctx(c)?;
         state::init_lock()?.current().map(|_| ())
     }
 
     fn cuCtxSynchronize_v2(ctx: Handle) {
-        let s = state::init_lock()?;
-        if ctx.is_null() {
-            return s.current().map(|_| ());
-        }
-        match s.ctx(h(ctx))?.sticky {
+        let c = if ctx.is_null() { state::init_lock()?.current()? } else { h(ctx) };
+        state::init_lock()?.ctx(c)?;
+        stream::synchronize_ctx(c)?;
+        match state::init_lock()?.ctx(c)?.sticky {
             Some(e) => Err(e),
             None => Ok(()),
         }
@@ -1481,19 +1533,19 @@ api! {
     }
 
     fn cuStreamSynchronize(stream: Handle) {
-        sync_stream(h(stream))
+        stream::synchronize(h(stream))
     }
 
     fn cuStreamQuery(stream: Handle) {
-        sync_stream(h(stream))
+        stream::query(h(stream))
     }
 
     fn cuStreamWaitEvent(stream: Handle, event: Handle, flags: c_uint) {
-        let mut s = state::init_lock()?;
-        let _ = flags;
-        s.stream_ctx(h(stream))?;
-        s.event_mut(h(event))?;
-        Ok(())
+        // CU_EVENT_WAIT_DEFAULT 0, CU_EVENT_WAIT_EXTERNAL 1
+        if flags > 1 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        stream::wait_event(h(stream), h(event))
     }
 
     fn cuStreamGetCtx(stream: Handle, pctx: *mut Handle) {
@@ -1546,23 +1598,12 @@ api! {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
         let cb = callback.ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        let status = match sync_stream(h(stream)) {
-            Ok(()) => CUDA_SUCCESS,
-            Err(e) => e,
-        };
-        // SAFETY: the host's callback, called as the driver API specifies, after the stream's
-        // earlier work (all of it is done: work is synchronous) and with no lock held.
-        unsafe { cb(stream, status, user) };
-        Ok(())
+        stream::add_callback(h(stream), stream::Callback(cb, h(stream), user))
     }
 
     fn cuLaunchHostFunc(stream: Handle, f: Option<unsafe extern "C" fn(*mut c_void)>, user: *mut c_void) {
         let f = f.ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        sync_stream(h(stream))?;
-        // SAFETY: the host's function, called as the driver API specifies, in stream order
-        // (earlier work is complete) and with no lock held.
-        unsafe { f(user) };
-        Ok(())
+        stream::host_func(h(stream), stream::HostFn(f, user))
     }
 
     fn cuEventCreate(ph: *mut Handle, flags: c_uint) {
@@ -1571,7 +1612,7 @@ api! {
         if ph.is_null() || flags & !0xF != 0 {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        let e = s.insert(Obj::Event(Event { ctx, flags, time: None }));
+        let e = s.insert(Obj::Event(Event { ctx, flags }));
         put(ph, handle(e))
     }
 
@@ -1584,28 +1625,31 @@ api! {
     }
 
     fn cuEventRecord(event: Handle, stream: Handle) {
-        event_record(h(event), h(stream))
+        stream::event_record(h(event), h(stream))
     }
 
     fn cuEventRecordWithFlags(event: Handle, stream: Handle, flags: c_uint) {
-        let _ = flags;
-        event_record(h(event), h(stream))
+        // CU_EVENT_RECORD_DEFAULT 0, CU_EVENT_RECORD_EXTERNAL 1
+        if flags > 1 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        stream::event_record(h(event), h(stream))
     }
 
     fn cuEventQuery(event: Handle) {
-        state::init_lock()?.event_mut(h(event)).map(|_| ())
+        stream::event_query(h(event))
     }
 
     fn cuEventSynchronize(event: Handle) {
-        state::init_lock()?.event_mut(h(event)).map(|_| ())
+        stream::event_synchronize(h(event))
     }
 
     fn cuEventElapsedTime(ms: *mut f32, start: Handle, end: Handle) {
-        elapsed(ms, h(start), h(end))
+        stream::elapsed(ms, h(start), h(end))
     }
 
     fn cuEventElapsedTime_v2(ms: *mut f32, start: Handle, end: Handle) {
-        elapsed(ms, h(start), h(end))
+        stream::elapsed(ms, h(start), h(end))
     }
 
     fn cuModuleLoad(module: *mut Handle, fname: *const c_char) {
@@ -1826,12 +1870,12 @@ api! {
     }
 
     fn cuLaunchKernel(f: Handle, gx: c_uint, gy: c_uint, gz: c_uint, bx: c_uint, by: c_uint, bz: c_uint, shared: c_uint, stream: Handle, params: *mut *mut c_void, extra: *mut *mut c_void) {
-        let a = LaunchArgs { grid: [gx, gy, gz], block: [bx, by, bz], shared, stream: h(stream) };
+        let a = LaunchArgs { grid: [gx, gy, gz], block: [bx, by, bz], shared, stream: h(stream), coop: false };
         launch(h(f), a, params, extra)
     }
 
     fn cuLaunchCooperativeKernel(f: Handle, gx: c_uint, gy: c_uint, gz: c_uint, bx: c_uint, by: c_uint, bz: c_uint, shared: c_uint, stream: Handle, params: *mut *mut c_void) {
-        let a = LaunchArgs { grid: [gx, gy, gz], block: [bx, by, bz], shared, stream: h(stream) };
+        let a = LaunchArgs { grid: [gx, gy, gz], block: [bx, by, bz], shared, stream: h(stream), coop: true };
         launch(h(f), a, params, std::ptr::null_mut())
     }
 
@@ -1842,9 +1886,18 @@ api! {
             block: [c.block_x, c.block_y, c.block_z],
             shared: c.shared,
             stream: h(c.stream),
+            coop: false,
         };
         if c.num_attrs > 0 && c.attrs.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let mut a = a;
+        let attrs = c.attrs.cast::<crate::coop::LaunchAttribute>();
+        for k in 0..c.num_attrs as usize {
+            let at = get(attrs.wrapping_add(k))?;
+            if at.id == crate::coop::ATTRIBUTE_COOPERATIVE {
+                a.coop = at.value[0] != 0;
+            }
         }
         launch(h(f), a, params, extra)
     }
@@ -1916,8 +1969,11 @@ fn primary_release(dev: CUdevice) -> Result<(), CUresult> {
 }
 
 fn primary_reset(dev: CUdevice) -> Result<(), CUresult> {
-    let mut s = state::init_lock()?;
     check_device(dev)?;
+    if let Some(c) = state::init_lock()?.primary {
+        stream::ctx_gone(c);
+    }
+    let mut s = state::init_lock()?;
     if let Some(c) = s.primary {
         s.destroy_ctx(c);
     }
@@ -1936,11 +1992,14 @@ fn ctx_create(pctx: *mut Handle, flags: c_uint, dev: CUdevice) -> Result<(), CUr
 }
 
 fn ctx_destroy(c: u64) -> Result<(), CUresult> {
-    let mut s = state::init_lock()?;
+    let s = state::init_lock()?;
     let ctx = s.ctx(c)?;
     if ctx.primary {
         return Err(CUDA_ERROR_INVALID_CONTEXT);
     }
+    drop(s);
+    stream::ctx_gone(c);
+    let mut s = state::init_lock()?;
     s.destroy_ctx(c);
     if state::stack_top() == Some(c) {
         state::stack_pop();
@@ -1962,6 +2021,8 @@ fn stream_destroy(st: u64) -> Result<(), CUresult> {
     match s.objects.get(&st) {
         Some(Obj::Stream(_)) => {
             s.objects.remove(&st);
+            drop(s);
+            stream::destroyed(st);
             Ok(())
         }
         _ => Err(CUDA_ERROR_INVALID_HANDLE),
@@ -1972,38 +2033,8 @@ fn event_destroy(e: u64) -> Result<(), CUresult> {
     let mut s = state::init_lock()?;
     s.event_mut(e)?;
     s.objects.remove(&e);
+    stream::event_destroyed(e);
     Ok(())
-}
-
-fn event_record(e: u64, stream: u64) -> Result<(), CUresult> {
-    let mut s = state::init_lock()?;
-    s.stream_ctx(stream)?;
-    s.event_mut(e)?.time = Some(Instant::now());
-    Ok(())
-}
-
-fn elapsed(ms: *mut f32, start: u64, end: u64) -> Result<(), CUresult> {
-    let mut s = state::init_lock()?;
-    if ms.is_null() {
-        return Err(CUDA_ERROR_INVALID_VALUE);
-    }
-    let a = s.event_mut(start)?;
-    // CU_EVENT_DISABLE_TIMING = 2
-    if a.flags & 2 != 0 {
-        return Err(CUDA_ERROR_INVALID_HANDLE);
-    }
-    let t0 = a.time.ok_or(CUDA_ERROR_INVALID_HANDLE)?;
-    let b = s.event_mut(end)?;
-    if b.flags & 2 != 0 {
-        return Err(CUDA_ERROR_INVALID_HANDLE);
-    }
-    let t1 = b.time.ok_or(CUDA_ERROR_INVALID_HANDLE)?;
-    let d = if t1 >= t0 {
-        (t1 - t0).as_secs_f64()
-    } else {
-        -(t0 - t1).as_secs_f64()
-    };
-    put(ms, (d * 1000.0) as f32)
 }
 
 fn module_unload(m: u64) -> Result<(), CUresult> {

@@ -2,8 +2,9 @@
 //!
 //! Every function of the CUDA 13 driver API is exported (the list, and what `cuGetProcAddress`
 //! answers, are generated from NVIDIA's headers into [`exports`] by `tools/gen-cuda-exports.py`);
-//! what is not implemented returns `CUDA_ERROR_NOT_SUPPORTED`. Work runs synchronously on the
-//! calling thread, so every stream is in order and complete when a call returns. A device
+//! what is not implemented returns `CUDA_ERROR_NOT_SUPPORTED`. Work on the default streams runs
+//! synchronously on the calling thread; each created stream runs its work in order on a thread
+//! of its own, and stream capture records work into graphs (`src/stream.rs`). A device
 //! pointer is the host address of its allocation ([`ptxvm::Device::identity`]): host code may
 //! read pinned, mapped and managed memory through it, and every kernel access is still checked
 //! against the allocation map.
@@ -36,17 +37,21 @@
 pub mod exports;
 
 mod abi;
+mod coop;
 mod driver;
+mod graph;
 mod image;
 pub mod link;
 mod memory;
 mod shm;
 mod state;
+mod stream;
 
 pub use abi::CUresult;
 pub use driver::*;
 pub use memory::*;
 pub use per_thread_exports::*;
+pub use graph::*;
 
 /// Calls `f`, turning its error into a `CUresult` and a panic into `CUDA_ERROR_UNKNOWN` (no
 /// panic may unwind into C).

@@ -555,7 +555,6 @@ fn ipc_open_event(out: *mut Handle, handle: IpcHandle) -> Result<(), CUresult> {
     let e = s.insert(Obj::Event(Event {
         ctx,
         flags: IPC_EVENT_FLAGS,
-        time: None,
     }));
     put(out, e as Handle)
 }

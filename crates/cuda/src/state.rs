@@ -7,7 +7,7 @@ use ptxvm::{Device, DeviceBuffer, Module};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Settings read once from the environment.
 pub struct Settings {
@@ -123,7 +123,6 @@ pub struct Stream {
 pub struct Event {
     pub ctx: u64,
     pub flags: u32,
-    pub time: Option<Instant>,
 }
 
 #[derive(Default)]

@@ -184,6 +184,14 @@ fn memory_2d_3d_registered_and_interprocess() {
 }
 
 #[test]
+fn asynchronous_streams_events_and_graphs() {
+    if let Some((_, stderr)) = run("streams") {
+        // the fault on the asynchronous stream is reported once, by the worker that ran it
+        assert_eq!(stderr.matches("error[E0601]").count(), 1, "{stderr}");
+    }
+}
+
+#[test]
 fn a_child_forked_after_init_is_not_initialized() {
     run("fork");
 }
@@ -198,4 +206,9 @@ fn device_malloc_heap_limit() {
     if let Some((stdout, _)) = run("heap") {
         assert!(stdout.contains("heap: ok"), "{stdout}");
     }
+}
+
+#[test]
+fn cooperative_launches_synchronize_the_grid() {
+    run("coop");
 }

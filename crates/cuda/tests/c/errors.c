@@ -147,13 +147,12 @@ int main(void) {
     ASSERT(fn == (void *)cuMemAlloc_v2 && q == CU_GET_PROC_ADDRESS_SUCCESS);
     OK(cuGetProcAddress("cuMemAlloc", &fn, 3000, 0, &q));
     ASSERT(fn != NULL && fn != (void *)cuMemAlloc_v2); /* the 32-bit original */
-    OK(cuGetProcAddress("cuGraphCreate", &fn, 13000, 0, &q));
-    CUresult (*graph_create)(void **, unsigned int) = (CUresult(*)(void **, unsigned int))fn;
-    void *graph;
-    EXPECT(graph_create(&graph, 0), CUDA_ERROR_NOT_SUPPORTED);
+    OK(cuGetProcAddress("cuGraphicsUnregisterResource", &fn, 13000, 0, &q));
+    CUresult (*unregister)(void *) = (CUresult(*)(void *))fn;
+    EXPECT(unregister(NULL), CUDA_ERROR_NOT_SUPPORTED);
 
     /* unimplemented functions */
-    EXPECT(cuGraphCreate(&graph, 0), CUDA_ERROR_NOT_SUPPORTED);
+    EXPECT(cuGraphicsUnregisterResource(NULL), CUDA_ERROR_NOT_SUPPORTED);
 
     /* contexts: destroyed, popped */
     OK(cuMemFree(d));
