@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 #[path = "../src/bench/native.rs"]
 mod native;
 
-const KERNELS: [&str; 8] = [
+const KERNELS: [&str; 9] = [
     "vector_add",
     "saxpy",
     "fma_chain",
@@ -18,6 +18,7 @@ const KERNELS: [&str; 8] = [
     "histogram",
     "mandelbrot",
     "warp_scan",
+    "matmul_mma",
 ];
 
 fn ptxvm(args: &[&str]) -> Output {
