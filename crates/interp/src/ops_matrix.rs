@@ -506,6 +506,8 @@ fn wmma_ldst(ctx: &mut Ctx<'_>, i: &Insn, mask: u32, store: bool) -> MemResult {
     let per = e.per_reg();
     let bits = e.bits();
     let mut out = [[0u64; 32]; 8];
+    // a store resolves every element first: a fault leaves memory untouched
+    let mut pending = Vec::with_capacity(if store { 32 * 8 * per as usize } else { 0 });
     for lane in 0..32 {
         let base = ctx.regs[i.v[1] as usize][lane].wrapping_add(i.imm as u64);
         let stride = if i.aux >> 10 & 1 != 0 {
@@ -538,8 +540,7 @@ fn wmma_ldst(ctx: &mut Ctx<'_>, i: &Insn, mask: u32, store: bool) -> MemResult {
                     (1u64 << bits) - 1
                 };
                 if store {
-                    let x = v >> (sub * bits) & emask;
-                    write(ctx, &t, lane, 0, size, x);
+                    pending.push((t, lane, size, v >> (sub * bits) & emask));
                 } else {
                     let x = read(ctx, &t, lane, 0, size) >> shift & emask;
                     v |= x << (sub * bits);
@@ -547,6 +548,9 @@ fn wmma_ldst(ctx: &mut Ctx<'_>, i: &Insn, mask: u32, store: bool) -> MemResult {
             }
             reg[lane] = v;
         }
+    }
+    for (t, lane, size, x) in pending {
+        write(ctx, &t, lane, 0, size, x);
     }
     if !store {
         for (r, vals) in out.iter().enumerate().take(nregs) {
