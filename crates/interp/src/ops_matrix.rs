@@ -22,6 +22,11 @@
 //! registers, lane `l`'s register `j` holds row `l/4`, columns `2(l%4)` and `2(l%4)+1` (low
 //! half first), or with `.trans` the same two elements of the transposed matrix.
 //! `movmatrix.trans` transposes one such matrix held in registers.
+//!
+//! **`wmma`.** `wmma.load`/`wmma.store` move each lane's fragment elements
+//! ([`ptx_semantics::matrix::wmma_position`], sm_80's layout) between registers and a `.row` or
+//! `.col` matrix in memory; `wmma.mma` gathers the fragments into plain matrices and uses
+//! `mma`'s arithmetic, so load–multiply–store programs do not depend on the layout.
 
 use crate::ops_move::{read, resolve, space_of, write};
 use crate::program::{Ctx, Fault, FaultKind, Insn, MemResult, FULL};

@@ -1,5 +1,5 @@
-//! Decoding of the warp-level matrix instructions `mma`, `ldmatrix`, `stmatrix` and
-//! `movmatrix` (handlers in [`crate::ops_matrix`]).
+//! Decoding of the warp-level matrix instructions `mma`, `ldmatrix`, `stmatrix`,
+//! `movmatrix` and `wmma` (handlers in [`crate::ops_matrix`]).
 //!
 //! An `mma` names up to 20 registers (`.m16n8k16 .f64`: 4 + 8 + 4 + 4): their slots are packed
 //! as 16-bit indices into the instruction's slot fields (see [`crate::ops_matrix::MmaCfg`]), in
