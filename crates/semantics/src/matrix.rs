@@ -718,4 +718,23 @@ mod tests {
         assert_eq!(wmma_position(s, Frag::C, Elem::F32, 5, 3), (9, 3));
         assert_eq!(wmma_position(s, Frag::C, Elem::F32, 5, 6), (9, 10));
     }
+
+    #[test]
+    fn wmma_satfinite_and_directed_f64() {
+        assert_eq!(round_satfinite(Elem::F16, 1e6), 0x7BFF);
+        assert_eq!(round_satfinite(Elem::F16, -1e6), 0xFBFF);
+        assert_eq!(round_satfinite(Elem::F16, 3.0), 0x4200);
+        assert_eq!(round_satfinite(Elem::F32, f64::INFINITY), 0x7F7F_FFFF);
+        assert_eq!(round_satfinite(Elem::F32, f64::NAN), 0x7FFF_FFFF);
+        // 1 + 2^-60 (exact product 1·2^-60 plus c = 1): up rounds away, down/toward zero keep 1
+        let s = Shape { m: 1, n: 1, k: 1 };
+        let mut d = [0.0];
+        let (a, b, c) = ([2f64.powi(-30)], [2f64.powi(-30)], [1.0]);
+        mma_f64_rounded(s, Rounding::Rp, &a, &b, &c, &mut d);
+        assert_eq!(d[0], 1.0 + f64::EPSILON);
+        mma_f64_rounded(s, Rounding::Rz, &a, &b, &c, &mut d);
+        assert_eq!(d[0], 1.0);
+        mma_f64_rounded(s, Rounding::Rm, &[-a[0]], &b, &c, &mut d);
+        assert_eq!(d[0], 1.0 - f64::EPSILON / 2.0);
+    }
 }
