@@ -105,10 +105,6 @@ not_executed_list! {
     WgmmaMmaAsync: MATRIX,
     WgmmaMmaAsyncSp: MATRIX,
     WgmmaWaitGroup: MATRIX,
-    Wmma: MATRIX,
-    WmmaLoad: MATRIX,
-    WmmaMma: MATRIX,
-    WmmaStore: MATRIX,
 }
 
 /// Why the interpreter does not execute `op`, or `None` when it does.

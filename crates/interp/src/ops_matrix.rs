@@ -22,6 +22,11 @@
 //! registers, lane `l`'s register `j` holds row `l/4`, columns `2(l%4)` and `2(l%4)+1` (low
 //! half first), or with `.trans` the same two elements of the transposed matrix.
 //! `movmatrix.trans` transposes one such matrix held in registers.
+//!
+//! **`wmma`.** `wmma.load`/`wmma.store` move each lane's fragment elements
+//! ([`ptx_semantics::matrix::wmma_position`], sm_80's layout) between registers and a `.row` or
+//! `.col` matrix in memory; `wmma.mma` gathers the fragments into plain matrices and uses
+//! `mma`'s arithmetic, so load–multiply–store programs do not depend on the layout.
 
 use crate::ops_move::{read, resolve, space_of, write};
 use crate::program::{Ctx, Fault, FaultKind, Insn, MemResult, FULL};
@@ -392,6 +397,310 @@ pub(crate) fn movmatrix(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
         *o = frag_elem(&src, c, r) | frag_elem(&src, c + 1, r) << 16;
     }
     ctx.regs[i.d as usize] = out;
+    Ok(())
+}
+
+/// The `wmma` shapes, in the order of their 3-bit code.
+pub(crate) const WMMA_SHAPES: [Shape; 6] = [
+    Shape {
+        m: 16,
+        n: 16,
+        k: 16,
+    },
+    Shape { m: 32, n: 8, k: 16 },
+    Shape { m: 8, n: 32, k: 16 },
+    Shape { m: 16, n: 16, k: 8 },
+    Shape { m: 8, n: 8, k: 4 },
+    Shape { m: 8, n: 8, k: 32 },
+];
+/// `.m8n8k128` (code 6).
+const M8N8K128: Shape = Shape { m: 8, n: 8, k: 128 };
+
+/// The shape of `wmma` shape code `c`.
+pub(crate) fn wmma_shape(c: u64) -> Shape {
+    WMMA_SHAPES.get(c as usize).copied().unwrap_or(M8N8K128)
+}
+
+/// The code of `wmma` shape `s`.
+pub(crate) fn wmma_shape_code(s: Shape) -> u64 {
+    WMMA_SHAPES.iter().position(|&x| x == s).unwrap_or(6) as u64
+}
+
+/// The register lists of decoded `wmma.mma` instructions (D, A, B, C: up to 32 registers, more
+/// than an [`Insn`] holds), interned: an instruction keeps the index in `imm`. The table only
+/// grows by register lists not seen before, so it stays as small as the set of distinct
+/// `wmma.mma` operand lists a process compiles.
+static WMMA_SLOTS: std::sync::Mutex<Vec<std::sync::Arc<[u32]>>> = std::sync::Mutex::new(Vec::new());
+
+/// The index of `slots` in [`WMMA_SLOTS`].
+pub(crate) fn intern_wmma_slots(slots: &[u32]) -> u32 {
+    let mut t = WMMA_SLOTS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(k) = t.iter().position(|x| &x[..] == slots) {
+        return k as u32;
+    }
+    t.push(slots.into());
+    (t.len() - 1) as u32
+}
+
+/// The fragment a `wmma.load`/`wmma.store` configuration names (bits 0–1 of `aux`).
+fn frag_of(code: u64) -> Frag {
+    match code & 3 {
+        0 => Frag::A,
+        1 => Frag::B,
+        _ => Frag::C,
+    }
+}
+
+/// Packs a `wmma.load`/`wmma.store` configuration: fragment, element type, shape, `.row`,
+/// state space, whether a stride operand is present, register count.
+pub(crate) fn wmma_ldst_cfg(
+    f: Frag,
+    e: Elem,
+    s: Shape,
+    row: bool,
+    space: u64,
+    stride: bool,
+    nregs: u32,
+) -> u64 {
+    let fc = match f {
+        Frag::A => 0,
+        Frag::B => 1,
+        Frag::C => 2,
+    };
+    fc | e.code() << 2
+        | wmma_shape_code(s) << 6
+        | (row as u64) << 9
+        | (stride as u64) << 10
+        | (nregs as u64) << 11
+        | space << 16
+}
+
+/// The element `(row, col)` of a `rows`×`cols` matrix stored `.row` (or `.col`) with `stride`
+/// elements between rows (columns): its index in elements.
+#[inline]
+fn elem_index(row: u32, col: u32, row_major: bool, stride: u64) -> u64 {
+    if row_major {
+        row as u64 * stride + col as u64
+    } else {
+        col as u64 * stride + row as u64
+    }
+}
+
+/// `wmma.load.{a,b,c}` and `wmma.store.d` (`store`): each lane moves the elements of its
+/// fragment ([`matrix::wmma_position`]) between its registers and the matrix at the address
+/// in the instruction's `v[1]` slot, with the stride (in elements) of slot `v[2]` or, without
+/// one, the matrix's own width (`.row`) or height (`.col`).
+fn wmma_ldst(ctx: &mut Ctx<'_>, i: &Insn, mask: u32, store: bool) -> MemResult {
+    if mask != FULL {
+        return Err(not_whole_warp(
+            if store { "wmma.store" } else { "wmma.load" },
+            mask,
+        ));
+    }
+    let f = frag_of(i.aux);
+    let e = Elem::from_code(i.aux >> 2 & 15);
+    let s = wmma_shape(i.aux >> 6 & 7);
+    let row = i.aux >> 9 & 1 != 0;
+    let nregs = (i.aux >> 11 & 31) as usize;
+    let space = space_of(i.aux >> 16);
+    let (rows, cols) = match f {
+        Frag::A => (s.m, s.k),
+        Frag::B => (s.k, s.n),
+        Frag::C => (s.m, s.n),
+    };
+    let per = e.per_reg();
+    let bits = e.bits();
+    let mut out = [[0u64; 32]; 8];
+    // a store resolves every element first: a fault leaves memory untouched
+    let mut pending = Vec::with_capacity(if store { 32 * 8 * per as usize } else { 0 });
+    for lane in 0..32 {
+        let base = ctx.regs[i.v[1] as usize][lane].wrapping_add(i.imm as u64);
+        let stride = if i.aux >> 10 & 1 != 0 {
+            ctx.regs[i.v[2] as usize][lane] as u32 as u64
+        } else if row {
+            cols as u64
+        } else {
+            rows as u64
+        };
+        for (r, reg) in out.iter_mut().enumerate().take(nregs) {
+            let mut v = if store { ctx.regs[slot(i, r)][lane] } else { 0 };
+            for sub in 0..per {
+                let (er, ec) = matrix::wmma_position(s, f, e, lane as u32, r as u32 * per + sub);
+                let idx = elem_index(er, ec, row, stride);
+                // sub-byte elements (`.s4 .u4 .b1`, loads only) are read from their byte
+                let (off, size) = if bits >= 8 {
+                    (idx.wrapping_mul(bits as u64 / 8), bits / 8)
+                } else {
+                    (idx / (8 / bits as u64), 1)
+                };
+                let t = resolve(ctx, space, base.wrapping_add(off), size, lane, store)?;
+                let shift = if bits >= 8 {
+                    0
+                } else {
+                    (idx % (8 / bits as u64)) as u32 * bits
+                };
+                let emask = if bits >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << bits) - 1
+                };
+                if store {
+                    pending.push((t, lane, size, v >> (sub * bits) & emask));
+                } else {
+                    let x = read(ctx, &t, lane, 0, size) >> shift & emask;
+                    v |= x << (sub * bits);
+                }
+            }
+            reg[lane] = v;
+        }
+    }
+    for (t, lane, size, x) in pending {
+        write(ctx, &t, lane, 0, size, x);
+    }
+    if !store {
+        for (r, vals) in out.iter().enumerate().take(nregs) {
+            ctx.regs[slot(i, r)] = *vals;
+        }
+    }
+    Ok(())
+}
+
+/// `wmma.load.{a,b,c}.sync.aligned` (see [`wmma_ldst`]).
+pub(crate) fn wmma_load(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
+    wmma_ldst(ctx, i, mask, false)
+}
+
+/// `wmma.store.d.sync.aligned` (see [`wmma_ldst`]).
+pub(crate) fn wmma_store(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
+    wmma_ldst(ctx, i, mask, true)
+}
+
+/// Packs a `wmma.mma` configuration: types d, a, b, c, shape, `.satfinite`, product, `.rnd`.
+pub(crate) fn wmma_mma_cfg(
+    types: [Elem; 4],
+    s: Shape,
+    satfinite: bool,
+    prod: Product,
+    rnd: u64,
+) -> u64 {
+    let mut x = 0u64;
+    for (k, t) in types.iter().enumerate() {
+        x |= t.code() << (4 * k);
+    }
+    x | wmma_shape_code(s) << 16
+        | (satfinite as u64) << 19
+        | match prod {
+            Product::Mul => 0,
+            Product::Fma => 1,
+            Product::And => 2,
+            Product::Xor => 3,
+        } << 20
+        | rnd << 22
+}
+
+/// `wmma.mma.sync.aligned`: gathers A, B and C from the fragments (each matrix element from
+/// its first copy, [`matrix::wmma_position`]), multiplies with `mma`'s numerics
+/// ([`matrix::mma`], [`matrix::round_result`]) and scatters D. The fragments hold plain
+/// matrices whatever `.row`/`.col` they were loaded with (the load did the transposing), so
+/// the layouts `wmma.mma` names do not change its result.
+pub(crate) fn wmma_mma(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
+    if mask != FULL {
+        return Err(not_whole_warp("wmma.mma", mask));
+    }
+    let types: [Elem; 4] = std::array::from_fn(|k| Elem::from_code((i.aux >> (4 * k)) & 15));
+    let [dt, at, bt, ct] = types;
+    let s = wmma_shape(i.aux >> 16 & 7);
+    let satfinite = i.aux >> 19 & 1 != 0;
+    let prod = match i.aux >> 20 & 3 {
+        0 => Product::Mul,
+        1 => Product::Fma,
+        2 => Product::And,
+        _ => Product::Xor,
+    };
+    let rnd = match i.aux >> 22 & 3 {
+        0 => ptx_semantics::Rounding::Rn,
+        1 => ptx_semantics::Rounding::Rz,
+        2 => ptx_semantics::Rounding::Rm,
+        _ => ptx_semantics::Rounding::Rp,
+    };
+    let slots = {
+        let t = WMMA_SLOTS.lock().unwrap_or_else(|e| e.into_inner());
+        t.get(i.imm as usize).cloned()
+    };
+    let Some(slots) = slots else {
+        return Err(Box::new(Fault {
+            kind: FaultKind::Other("internal error: `wmma.mma` lost its registers".into()),
+            lane: None,
+        }));
+    };
+    let counts = [
+        matrix::wmma_regs(s, Frag::C, dt),
+        matrix::wmma_regs(s, Frag::A, at),
+        matrix::wmma_regs(s, Frag::B, bt),
+        matrix::wmma_regs(s, Frag::C, ct),
+    ]
+    .map(|c| c as usize);
+    let (m, n, k) = (s.m as usize, s.n as usize, s.k as usize);
+    let mut av = vec![0.0f64; m * k];
+    let mut bv = vec![0.0f64; k * n];
+    let mut cv = vec![0.0f64; m * n];
+    let mut dv = vec![0.0f64; m * n];
+    let mut first = 0;
+    let starts: [usize; 4] = std::array::from_fn(|q| {
+        let st = first;
+        first += counts[q];
+        st
+    });
+    for (f, e, cols, out, q) in [
+        (Frag::A, at, k, &mut av, 1),
+        (Frag::B, bt, n, &mut bv, 2),
+        (Frag::C, ct, n, &mut cv, 3),
+    ] {
+        let per = e.per_reg();
+        let bits = e.bits();
+        let emask = if bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
+        let total = counts[q] as u32 * per;
+        // the distinct elements come first: later copies are not read
+        let unique = (out.len() / 32) as u32;
+        for lane in 0..32u32 {
+            for el in 0..total.min(unique) {
+                let v = ctx.regs[slots[starts[q] + (el / per) as usize] as usize][lane as usize];
+                let b = v >> ((el % per) * bits) & emask;
+                let (r, c) = matrix::wmma_position(s, f, e, lane, el);
+                out[r as usize * cols + c as usize] = e.value(b);
+            }
+        }
+    }
+    if prod == Product::Fma && rnd != ptx_semantics::Rounding::Rn {
+        matrix::mma_f64_rounded(s, rnd, &av, &bv, &cv, &mut dv);
+    } else {
+        matrix::mma(s, 1, prod, &av, &bv, &cv, &mut dv);
+    }
+    let per = dt.per_reg();
+    let bits = dt.bits();
+    let mut out = [[0u64; 32]; 8];
+    for (r, reg) in out.iter_mut().enumerate().take(counts[0]) {
+        for (lane, o) in reg.iter_mut().enumerate() {
+            for sub in 0..per {
+                let (row, col) =
+                    matrix::wmma_position(s, Frag::C, dt, lane as u32, r as u32 * per + sub);
+                let v = dv[row as usize * n + col as usize];
+                let x = if satfinite && dt.is_float() {
+                    matrix::round_satfinite(dt, v)
+                } else {
+                    matrix::round_result(dt, v, satfinite)
+                };
+                *o |= x << (sub * bits);
+            }
+        }
+    }
+    for (r, vals) in out.iter().enumerate().take(counts[0]) {
+        ctx.regs[slots[r] as usize] = *vals;
+    }
     Ok(())
 }
 

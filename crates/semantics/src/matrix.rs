@@ -368,6 +368,102 @@ pub fn round_result(e: Elem, acc: f64, satfinite: bool) -> u64 {
     }
 }
 
+/// Registers of a `wmma` fragment `f` (A, B, or the accumulator C/D) of shape `s` whose
+/// elements have type `e`, as the ISA lists them: `.f16` multiplicands always take eight
+/// `.f16x2` registers (an sm_70 legacy: most shapes hold each element twice, see
+/// [`wmma_position`]); every other fragment holds each of the matrix's elements once.
+pub fn wmma_regs(s: Shape, f: Frag, e: Elem) -> u32 {
+    if f != Frag::C && e == Elem::F16 {
+        return 8;
+    }
+    wmma_unique(s, f) / e.per_reg()
+}
+
+/// Distinct matrix elements each lane holds in a `wmma` fragment.
+fn wmma_unique(s: Shape, f: Frag) -> u32 {
+    let n = match f {
+        Frag::A => s.m * s.k,
+        Frag::B => s.k * s.n,
+        Frag::C => s.m * s.n,
+    };
+    n / 32
+}
+
+/// (row, column) of element `i` (from the first register's low bits) of lane `lane`'s `wmma`
+/// fragment `f` of shape `s`, element type `e`.
+///
+/// The ISA leaves `wmma` layouts unspecified. ptxvm uses the layout of the sm_80 generation,
+/// where a `wmma` tile is the `mma.m16n8k*`/`m8n8k*` tiles the warp issues for it: with
+/// `groupID = lane >> 2`, `threadID_in_group = lane % 4` and `p` elements per register, A's
+/// register `r` holds row `groupID + 8·(r mod M/8)` and the `p` columns from
+/// `(r div M/8)·4p + threadID_in_group·p` (8-row blocks down M first, then along K); B's
+/// register `r` holds column `groupID + 8·(r div K/4p)` and the rows from
+/// `(r mod K/4p)·4p + threadID_in_group·p`; accumulator element `i` is at row
+/// `groupID + 8·((i/2) mod M/8)`, column `8·((i/2) div M/8) + 2·threadID_in_group + i mod 2`.
+/// These are exactly `mma`'s figures for the shapes both have (`.m8n8k4 .f64`,
+/// `.m8n8k32 .s4`, `.m8n8k128 .b1`, and each 16×8 half of a 16×16 accumulator). `.f16`
+/// multiplicands hold more elements than the matrix has per lane: element `i` is then element
+/// `i mod U` (U distinct elements per lane), so the registers repeat.
+pub fn wmma_position(s: Shape, f: Frag, e: Elem, lane: u32, i: u32) -> (u32, u32) {
+    let gid = lane >> 2;
+    let tig = lane & 3;
+    let i = i % wmma_unique(s, f).max(1);
+    let p = e.per_reg();
+    let (r, sub) = (i / p, i % p);
+    match f {
+        Frag::A => {
+            let rb = (s.m / 8).max(1);
+            (gid + 8 * (r % rb), (r / rb) * 4 * p + tig * p + sub)
+        }
+        Frag::B => {
+            let kb = (s.k / (4 * p)).max(1);
+            ((r % kb) * 4 * p + tig * p + sub, gid + 8 * (r / kb))
+        }
+        Frag::C => {
+            let (j, rb) = (i / 2, (s.m / 8).max(1));
+            (gid + 8 * (j % rb), 8 * (j / rb) + 2 * tig + (i & 1))
+        }
+    }
+}
+
+/// `.f64` `d = c + Σ a·b` as [`mma`] with [`Product::Fma`] computes it (fused multiply-adds
+/// in `k` order), each step rounded with `rnd` (`wmma.mma`'s `.rn .rz .rm .rp`).
+pub fn mma_f64_rounded(s: Shape, rnd: Rounding, a: &[f64], b: &[f64], c: &[f64], d: &mut [f64]) {
+    let (m, n, k) = (s.m as usize, s.n as usize, s.k as usize);
+    if a.len() < m * k || b.len() < k * n || c.len() < m * n || d.len() < m * n {
+        return;
+    }
+    for row in 0..m {
+        for col in 0..n {
+            let mut acc = c[row * n + col];
+            for x in 0..k {
+                acc = crate::float::fma_f64(a[row * k + x], b[x * n + col], acc, rnd);
+            }
+            d[row * n + col] = acc;
+        }
+    }
+}
+
+/// [`round_result`] for `wmma.mma .satfinite` with a floating-point destination (PTX ISA
+/// before 6.5, `.f16` multiplicands): an infinite result becomes the largest finite value of
+/// its sign; NaN stays NaN (canonical).
+pub fn round_satfinite(e: Elem, acc: f64) -> u64 {
+    let max = match e {
+        Elem::F16 => 65504.0,
+        _ => f32::MAX as f64,
+    };
+    let bits = round_result(e, acc, false);
+    let v = match e {
+        Elem::F16 => fp::to_f64(fp::F16, bits),
+        _ => f32::from_bits(bits as u32) as f64,
+    };
+    if v.is_infinite() {
+        round_result(e, max.copysign(v), false)
+    } else {
+        bits
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -579,5 +675,66 @@ mod tests {
         assert_eq!(d[0], 6.0);
         mma(s, 1, Product::And, &[1.0, 0.0], &[1.0, 1.0], &[5.0], &mut d);
         assert_eq!(d[0], 6.0);
+    }
+
+    #[test]
+    fn wmma_layouts_are_permutations() {
+        let sh = |m, n, k| Shape { m, n, k };
+        for (s, a, c) in [
+            (sh(16, 16, 16), Elem::Bf16, Elem::F32),
+            (sh(32, 8, 16), Elem::Bf16, Elem::F32),
+            (sh(8, 32, 16), Elem::Bf16, Elem::F32),
+            (sh(16, 16, 16), Elem::F16, Elem::F16),
+            (sh(32, 8, 16), Elem::F16, Elem::F16),
+            (sh(8, 32, 16), Elem::F16, Elem::F32),
+            (sh(16, 16, 8), Elem::Tf32, Elem::F32),
+            (sh(8, 8, 4), Elem::F64, Elem::F64),
+            (sh(16, 16, 16), Elem::S8, Elem::S32),
+            (sh(32, 8, 16), Elem::U8, Elem::S32),
+            (sh(8, 32, 16), Elem::S8, Elem::S32),
+            (sh(8, 8, 32), Elem::S4, Elem::S32),
+            (sh(8, 8, 128), Elem::B1, Elem::S32),
+        ] {
+            for (f, e, rows, cols) in [
+                (Frag::A, a, s.m, s.k),
+                (Frag::B, a, s.k, s.n),
+                (Frag::C, c, s.m, s.n),
+            ] {
+                let mut seen = vec![0u32; (rows * cols) as usize];
+                let per = wmma_regs(s, f, e) * e.per_reg();
+                for lane in 0..32 {
+                    for i in 0..per {
+                        let (r, c) = wmma_position(s, f, e, lane, i);
+                        assert!(r < rows && c < cols, "{s:?} {f:?} {lane} {i}");
+                        seen[(r * cols + c) as usize] += 1;
+                    }
+                }
+                let k = seen[0];
+                assert!(k >= 1 && seen.iter().all(|&x| x == k), "{s:?} {a:?} {f:?}");
+            }
+        }
+        // the 16x16 accumulator is two m16n8 accumulators side by side
+        let s = sh(16, 16, 16);
+        assert_eq!(wmma_position(s, Frag::C, Elem::F32, 5, 3), (9, 3));
+        assert_eq!(wmma_position(s, Frag::C, Elem::F32, 5, 6), (9, 10));
+    }
+
+    #[test]
+    fn wmma_satfinite_and_directed_f64() {
+        assert_eq!(round_satfinite(Elem::F16, 1e6), 0x7BFF);
+        assert_eq!(round_satfinite(Elem::F16, -1e6), 0xFBFF);
+        assert_eq!(round_satfinite(Elem::F16, 3.0), 0x4200);
+        assert_eq!(round_satfinite(Elem::F32, f64::INFINITY), 0x7F7F_FFFF);
+        assert_eq!(round_satfinite(Elem::F32, f64::NAN), 0x7FFF_FFFF);
+        // 1 + 2^-60 (exact product 1·2^-60 plus c = 1): up rounds away, down/toward zero keep 1
+        let s = Shape { m: 1, n: 1, k: 1 };
+        let mut d = [0.0];
+        let (a, b, c) = ([2f64.powi(-30)], [2f64.powi(-30)], [1.0]);
+        mma_f64_rounded(s, Rounding::Rp, &a, &b, &c, &mut d);
+        assert_eq!(d[0], 1.0 + f64::EPSILON);
+        mma_f64_rounded(s, Rounding::Rz, &a, &b, &c, &mut d);
+        assert_eq!(d[0], 1.0);
+        mma_f64_rounded(s, Rounding::Rm, &[-a[0]], &b, &c, &mut d);
+        assert_eq!(d[0], 1.0 - f64::EPSILON / 2.0);
     }
 }

@@ -1,5 +1,5 @@
-//! Decoding of the warp-level matrix instructions `mma`, `ldmatrix`, `stmatrix` and
-//! `movmatrix` (handlers in [`crate::ops_matrix`]).
+//! Decoding of the warp-level matrix instructions `mma`, `ldmatrix`, `stmatrix`,
+//! `movmatrix` and `wmma` (handlers in [`crate::ops_matrix`]).
 //!
 //! An `mma` names up to 20 registers (`.m16n8k16 .f64`: 4 + 8 + 4 + 4): their slots are packed
 //! as 16-bit indices into the instruction's slot fields (see [`crate::ops_matrix::MmaCfg`]), in
@@ -284,4 +284,222 @@ pub(crate) fn decode_movmatrix(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     insn.b = mx::NO_MEMBER;
     insn.op = Op::WarpSync(mx::movmatrix);
     Ok(())
+}
+
+/// Whether `s` is a `wmma` shape for multiplicands of type `a` (and the accumulator type
+/// `c`, `None` for a load or store of A or B), as ptxas accepts them.
+fn wmma_form_ok(s: Shape, a: Elem, c: Option<Elem>) -> bool {
+    let k = (s.m, s.n, s.k);
+    let std = matches!(k, (16, 16, 16) | (32, 8, 16) | (8, 32, 16));
+    match a {
+        Elem::F16 => std && c.is_none_or(|c| matches!(c, Elem::F16 | Elem::F32)),
+        Elem::Bf16 => std && c.is_none_or(|c| c == Elem::F32),
+        Elem::Tf32 => k == (16, 16, 8) && c.is_none_or(|c| c == Elem::F32),
+        Elem::F64 => k == (8, 8, 4) && c.is_none_or(|c| c == Elem::F64),
+        Elem::S8 | Elem::U8 => std && c.is_none_or(|c| c == Elem::S32),
+        Elem::S4 | Elem::U4 => k == (8, 8, 32) && c.is_none_or(|c| c == Elem::S32),
+        Elem::B1 => k == (8, 8, 128) && c.is_none_or(|c| c == Elem::S32),
+        _ => false,
+    }
+}
+
+/// `wmma.load.{a,b,c}.sync.aligned.layout.shape{.ss}.type r, [p]{, stride}` and
+/// `wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r{, stride}`.
+pub(crate) fn decode_wmma_ldst(d: &mut Dec<'_, '_>, insn: &mut Insn, store: bool) -> R<()> {
+    let name = d.inst.full_name();
+    let texts: Vec<&str> = d.inst.mods.iter().map(|m| m.text()).collect();
+    let shape = texts
+        .iter()
+        .find_map(|t| shape_of(t).filter(|s| s.k != 0))
+        .ok_or_else(|| format!("`{name}` has no shape"))?;
+    let frag = if store {
+        if !texts.contains(&".d") {
+            return Err(format!("`{name}`: `wmma.store` stores `.d`"));
+        }
+        Frag::C
+    } else if texts.contains(&".a") {
+        Frag::A
+    } else if texts.contains(&".b") {
+        Frag::B
+    } else if texts.contains(&".c") {
+        Frag::C
+    } else {
+        return Err(format!("`{name}` needs `.a`, `.b` or `.c`"));
+    };
+    let elems: Vec<Elem> = texts.iter().filter_map(|t| elem_of(t)).collect();
+    let [e] = elems[..] else {
+        return Err(format!("`{name}`: expected one element type"));
+    };
+    let ok = match frag {
+        Frag::C => {
+            let std = [(16, 16, 16), (32, 8, 16), (8, 32, 16)];
+            let k = (shape.m, shape.n, shape.k);
+            match e {
+                Elem::F16 => std.contains(&k),
+                Elem::F32 => std.contains(&k) || k == (16, 16, 8),
+                Elem::S32 => std.contains(&k) || k == (8, 8, 32) || k == (8, 8, 128),
+                Elem::F64 => k == (8, 8, 4),
+                _ => false,
+            }
+        }
+        _ => wmma_form_ok(shape, e, None),
+    };
+    if !ok {
+        return Err(format!(
+            "`{name}`: this shape and type combination is not a `wmma` form"
+        ));
+    }
+    let row = match (texts.contains(&".row"), texts.contains(&".col")) {
+        (true, false) => true,
+        (false, true) => false,
+        _ => return Err(format!("`{name}` needs `.row` or `.col`")),
+    };
+    // sub-byte multiplicands: A is `.row`, B is `.col` only
+    if matches!(e, Elem::S4 | Elem::U4 | Elem::B1) && (frag == Frag::A) != row {
+        return Err(format!(
+            "`{name}`: sub-byte fragments are `.row` for A and `.col` for B"
+        ));
+    }
+    let (vi, ai) = if store { (1, 0) } else { (0, 1) };
+    let (base, imm, space) = d.address(ai)?;
+    if !matches!(space, Space::Global | Space::Shared | Space::Generic) {
+        return Err(format!(
+            "`{name}` addresses generic, `.global` or `.shared` memory only"
+        ));
+    }
+    let ops = vector(d, vi)?;
+    let n = matrix::wmma_regs(shape, frag, e);
+    if ops.len() != n as usize {
+        return Err(format!(
+            "`{name}` needs a vector of {n} registers, found {}",
+            ops.len()
+        ));
+    }
+    let slots = if store {
+        ops.iter()
+            .map(|o| d.src_op(o, ScalarType::B64))
+            .collect::<R<Vec<u32>>>()?
+    } else {
+        dst_slots(d, &ops)?
+    };
+    let has_stride = d.inst.operands.len() > 2;
+    let stride = if has_stride {
+        d.src(2, ScalarType::U32)?
+    } else {
+        0
+    };
+    mx::pack_slots(insn, &slots).map_err(|e| format!("`{name}`: {e}"))?;
+    insn.v[1] = base;
+    insn.v[2] = stride;
+    insn.imm = imm;
+    insn.aux = mx::wmma_ldst_cfg(frag, e, shape, row, space_code(space), has_stride, n);
+    insn.b = mx::NO_MEMBER;
+    insn.op = Op::WarpSync(if store { mx::wmma_store } else { mx::wmma_load });
+    Ok(())
+}
+
+/// `wmma.mma{.op.popc}.sync.aligned.alayout.blayout.shape{.rnd}.dtype{.atype.btype}.ctype
+/// {.satfinite} d, a, b, c` (`.f16` multiplicands name only the accumulator types).
+pub(crate) fn decode_wmma_mma(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+    let name = d.inst.full_name();
+    let texts: Vec<&str> = d.inst.mods.iter().map(|m| m.text()).collect();
+    let shape = texts
+        .iter()
+        .find_map(|t| shape_of(t).filter(|s| s.k != 0))
+        .ok_or_else(|| format!("`{name}` has no shape"))?;
+    let elems: Vec<Elem> = texts.iter().filter_map(|t| elem_of(t)).collect();
+    let types = match elems[..] {
+        [dt, ct] => [dt, Elem::F16, Elem::F16, ct],
+        [dt, at, bt, ct] => [dt, at, bt, ct],
+        _ => return Err(format!("`{name}`: expected the types d, c or d, a, b, c")),
+    };
+    let [dt, at, bt, ct] = types;
+    let acc_ok = if at == Elem::F16 {
+        matches!(dt, Elem::F16 | Elem::F32)
+    } else {
+        dt == ct
+    };
+    if at != bt || !acc_ok || !wmma_form_ok(shape, at, Some(ct)) {
+        return Err(format!(
+            "`{name}`: this shape and type combination is not a `wmma.mma` form"
+        ));
+    }
+    let layouts = texts
+        .iter()
+        .filter(|t| **t == ".row" || **t == ".col")
+        .count();
+    if layouts != 2 {
+        return Err(format!("`{name}` needs the layouts of A and B"));
+    }
+    let satfinite = texts.contains(&".satfinite");
+    if satfinite && !matches!(at, Elem::F16 | Elem::S8 | Elem::U8 | Elem::S4 | Elem::U4) {
+        return Err(format!(
+            "`{name}`: `.satfinite` takes `.f16` or integer multiplicands"
+        ));
+    }
+    let prod = match at {
+        Elem::B1 if texts.contains(&".xor") => Product::Xor,
+        Elem::B1 if texts.contains(&".and") => Product::And,
+        Elem::B1 => return Err(format!("`{name}` needs `.xor.popc` or `.and.popc`")),
+        Elem::F64 => Product::Fma,
+        _ => Product::Mul,
+    };
+    let rnd = if texts.contains(&".rz") {
+        1
+    } else if texts.contains(&".rm") {
+        2
+    } else if texts.contains(&".rp") {
+        3
+    } else {
+        0
+    };
+    if rnd != 0 && at != Elem::F64 {
+        return Err(format!("`{name}`: a rounding modifier takes `.f64` only"));
+    }
+    let counts = [
+        matrix::wmma_regs(shape, Frag::C, dt),
+        matrix::wmma_regs(shape, Frag::A, at),
+        matrix::wmma_regs(shape, Frag::B, bt),
+        matrix::wmma_regs(shape, Frag::C, ct),
+    ];
+    let mut slots = Vec::new();
+    for (k, &n) in counts.iter().enumerate() {
+        let ops = vector(d, k)?;
+        if ops.len() != n as usize {
+            return Err(format!(
+                "`{name}`: operand {} must be a vector of {n} registers, found {}",
+                k + 1,
+                ops.len()
+            ));
+        }
+        if k == 0 {
+            slots.extend(dst_slots(d, &ops)?);
+        } else {
+            for o in ops {
+                slots.push(d.src_op(o, ScalarType::B64)?);
+            }
+        }
+    }
+    insn.imm = mx::intern_wmma_slots(&slots) as i64;
+    insn.aux = mx::wmma_mma_cfg(types, shape, satfinite, prod, rnd);
+    insn.b = mx::NO_MEMBER;
+    insn.op = Op::WarpSync(mx::wmma_mma);
+    Ok(())
+}
+
+/// `wmma` spelled with its operation as a modifier (`.load`, `.store`, `.mma`).
+pub(crate) fn decode_wmma(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+    let texts: Vec<&str> = d.inst.mods.iter().map(|m| m.text()).collect();
+    if texts.contains(&".load") {
+        decode_wmma_ldst(d, insn, false)
+    } else if texts.contains(&".store") {
+        decode_wmma_ldst(d, insn, true)
+    } else if texts.contains(&".mma") {
+        decode_wmma_mma(d, insn)
+    } else {
+        Err(format!(
+            "`{}`: expected `wmma.load`, `wmma.store` or `wmma.mma`",
+            d.inst.full_name()
+        ))
+    }
 }

@@ -564,6 +564,10 @@ pub(crate) fn decode(d: &mut Dec<'_, '_>) -> R<Insn> {
         Opcode::Ldmatrix => matrix::decode_ldst_matrix(d, i, false)?,
         Opcode::Stmatrix => matrix::decode_ldst_matrix(d, i, true)?,
         Opcode::Movmatrix => matrix::decode_movmatrix(d, i)?,
+        Opcode::WmmaLoad => matrix::decode_wmma_ldst(d, i, false)?,
+        Opcode::WmmaStore => matrix::decode_wmma_ldst(d, i, true)?,
+        Opcode::WmmaMma => matrix::decode_wmma_mma(d, i)?,
+        Opcode::Wmma => matrix::decode_wmma(d, i)?,
         // asynchronous copies and mbarriers
         Opcode::CpAsync
         | Opcode::CpAsyncCommitGroup
