@@ -49,9 +49,9 @@ mod stream;
 
 pub use abi::CUresult;
 pub use driver::*;
+pub use graph::*;
 pub use memory::*;
 pub use per_thread_exports::*;
-pub use graph::*;
 
 /// Calls `f`, turning its error into a `CUresult` and a panic into `CUDA_ERROR_UNKNOWN` (no
 /// panic may unwind into C).
