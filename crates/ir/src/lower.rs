@@ -60,6 +60,9 @@ struct ModuleCx {
     decl_at: HashMap<u32, ModRef>,
     /// What each of the checker's module symbols became (indexed as `Checked::module_symbols`).
     module_refs: Vec<Option<ModRef>>,
+    /// The element size in bytes of each global (indexed as `out.globals`): `A[i]` in an
+    /// address is `A + i * size`.
+    global_elem: Vec<u64>,
     diags: Vec<Diagnostic>,
 }
 
@@ -171,6 +174,8 @@ impl ModuleCx {
                             }
                         };
                         {
+                            self.global_elem
+                                .push(elem_size(&v.ty.text).saturating_mul(vector_width(v)));
                             self.out.globals.push(Global {
                                 name,
                                 space: StateSpace::from_suffix(&v.space.text)
@@ -551,6 +556,8 @@ struct FuncCx<'a> {
     label_at: HashMap<usize, u32>,
     /// The label list of each `.branchtargets`, by its symbol's index in `table`.
     targets: HashMap<usize, Vec<u32>>,
+    /// The element size in bytes of each local variable (indexed as `func.locals`).
+    local_elem: Vec<u64>,
     diags: Vec<Diagnostic>,
     src: Option<SrcLoc>,
 }
@@ -638,6 +645,7 @@ impl<'a> FuncCx<'a> {
             families: Vec::new(),
             label_at: HashMap::new(),
             targets: HashMap::new(),
+            local_elem: Vec::new(),
             diags: Vec::new(),
             src: None,
         };
@@ -849,6 +857,8 @@ impl<'a> FuncCx<'a> {
                 continue;
             }
             let l = self.func.locals.len() as u32;
+            self.local_elem
+                .push(elem_size(&v.ty.text).saturating_mul(vector_width(v)));
             self.func.locals.push(LocalVar {
                 name: d.name.text.clone(),
                 space,
@@ -1127,6 +1137,34 @@ impl<'a> FuncCx<'a> {
                     e.loc.0,
                 ));
                 Operand::Sink
+            }
+            // `A[i]`: the address of element `i` of variable `A` (ptxas scales by the element
+            // size: `mov.u64 r, A[5]` of a `.b32` array is `A+20`)
+            ExprKind::Index(arr, idx) => {
+                let ExprKind::Symbol(n) = &arr.kind else {
+                    self.diags
+                        .push(unsupported("unsupported operand expression", e.loc.0));
+                    return Operand::Sink;
+                };
+                let elem = match self.name(n, arr.loc.0, e.loc.0) {
+                    Operand::Symbol(b @ Base::Global(g), k) => {
+                        self.m.global_elem.get(g.index()).map(|&s| (b, k, s))
+                    }
+                    Operand::Symbol(b @ Base::Local(l), k) => {
+                        self.local_elem.get(l.index()).map(|&s| (b, k, s))
+                    }
+                    _ => None,
+                };
+                match (elem, const_u64(idx)) {
+                    (Some((b, k, size)), Some(i)) => {
+                        Operand::Symbol(b, k.wrapping_add(i.wrapping_mul(size) as i64))
+                    }
+                    _ => {
+                        self.diags
+                            .push(unsupported("unsupported operand expression", e.loc.0));
+                        Operand::Sink
+                    }
+                }
             }
             _ => {
                 if let Some((n, k, sp)) = symbol_plus_offset(e) {
