@@ -36,17 +36,13 @@ const MULTIMEM: &str = "ptxvm models one device: no multimem addresses";
 const VIDEO: &str = "ptxvm does not execute the video instructions yet";
 
 not_executed_list! {
-    BarrierCluster: CLUSTER,
     Clusterlaunchcontrol: CLUSTER,
     ClusterlaunchcontrolQueryCancel: CLUSTER,
     ClusterlaunchcontrolTryCancel: CLUSTER,
     CpAsyncBulkPrefetchTensor: ASYNC,
     CpAsyncBulkTensor: ASYNC,
     CpReduceAsyncBulkTensor: ASYNC,
-    Getctarank: CLUSTER,
-    Griddepcontrol: "ptxvm runs one grid at a time and models no programmatic dependent launch",
     Istypep: TEXTURE,
-    Mapa: CLUSTER,
     MmaSp: "ptxvm does not execute sparse `mma.sp` yet (its metadata operand is not modelled)",
     MultimemCpAsyncBulk: MULTIMEM,
     MultimemCpReduceAsyncBulk: MULTIMEM,
@@ -54,7 +50,6 @@ not_executed_list! {
     MultimemRed: MULTIMEM,
     MultimemSt: MULTIMEM,
     RedAsync: CLUSTER,
-    Setmaxnreg: "ptxvm allocates no hardware registers to warpgroups",
     StAsync: CLUSTER,
     StBulk: ASYNC,
     Suld: TEXTURE,

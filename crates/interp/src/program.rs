@@ -453,6 +453,20 @@ pub enum SregInit {
     Zero,
     /// `%cluster_nctaid`, `%nclusterid`... fixed at 1.
     One,
+    /// `%clusterid.c`
+    ClusterId(u8),
+    /// `%nclusterid.c`
+    NClusterId(u8),
+    /// `%cluster_ctaid.c`
+    ClusterCtaid(u8),
+    /// `%cluster_nctaid.c`
+    ClusterNctaid(u8),
+    /// `%cluster_ctarank`
+    ClusterCtarank,
+    /// `%cluster_nctarank`
+    ClusterNctarank,
+    /// `%is_explicit_cluster`
+    IsExplicitCluster,
 }
 
 /// A memory or execution fault of one lane.

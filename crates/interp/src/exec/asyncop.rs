@@ -364,6 +364,9 @@ impl<'s, 'a> Cta<'s, 'a> {
         let insn = &prog.code[pc as usize];
         let aux = insn.aux;
         let kind = k::kind(aux);
+        if kind >= k::CL_ARRIVE {
+            return self.cluster_op(wi, pc, mask, m);
+        }
         let nthreads = self.nthreads as usize;
         if self.asy.cp_groups.len() < nthreads {
             self.asy.cp_groups.resize(nthreads, 0);

@@ -1,0 +1,59 @@
+//! Decoding of the cluster instructions (`barrier.cluster`, `mapa`, `getctarank`) into
+//! [`Op::Async`] instructions run by `exec/cluster.rs` (kinds in [`crate::ops_async`]).
+
+use super::{Dec, R};
+use crate::ops_async as k;
+use crate::program::{Insn, Op};
+use ptx_ir::{Modifier, Opcode};
+use ptx_isa::{ScalarType, StateSpace};
+
+pub(super) fn decode(d: &mut Dec<'_, '_>, i: &mut Insn) -> R<()> {
+    i.op = Op::Async;
+    // `.shared::cluster` addresses (32-bit offsets) or generic ones
+    let shared = matches!(
+        d.inst.space(),
+        Some(StateSpace::SharedCluster | StateSpace::Shared | StateSpace::SharedCta)
+    );
+    let flag = if shared { k::CL_SHARED } else { 0 };
+    match d.inst.op {
+        Opcode::BarrierCluster => {
+            i.aux = if d.has(Modifier::Arrive) {
+                k::CL_ARRIVE
+            } else {
+                k::CL_WAIT
+            };
+        }
+        Opcode::Mapa => {
+            let ty = d.ty()?;
+            i.aux = k::CL_MAPA | flag;
+            i.d = d.dst(0)?;
+            i.a = d.src(1, ty)?;
+            i.b = d.src(2, ScalarType::U32)?;
+        }
+        Opcode::Getctarank => {
+            let ty = d.ty()?;
+            i.aux = k::CL_GETCTARANK | flag;
+            i.d = d.dst(0)?;
+            i.a = d.src(1, ty)?;
+        }
+        op => {
+            return Err(format!(
+                "internal error: `{op:?}` is not a cluster instruction"
+            ))
+        }
+    }
+    Ok(())
+}
+
+/// `mov.pred p, %special`: `p` is true where the register's value is not zero.
+pub(crate) fn pred_of_value(r: &mut [crate::program::Lanes], p: &mut [u32], i: &Insn, mask: u32) {
+    let a = &r[i.a as usize];
+    let mut v = 0u32;
+    for (l, x) in a.iter().enumerate() {
+        v |= ((*x != 0) as u32) << l;
+    }
+    if i.d != u32::MAX {
+        let d = &mut p[i.d as usize];
+        *d = (*d & !mask) | (v & mask);
+    }
+}
