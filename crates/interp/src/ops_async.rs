@@ -56,6 +56,9 @@ pub(crate) const CL_WAIT: u64 = 17;
 pub(crate) const CL_MAPA: u64 = 18;
 /// `getctarank` (`d` ← the rank of the CTA of address `a`; flag [`CL_SHARED`]).
 pub(crate) const CL_GETCTARANK: u64 = 19;
+/// A memory access that may reach another CTA of the cluster (bits 32.. the index in
+/// [`crate::program::Program::cluster_mem`]).
+pub(crate) const CL_MEM: u64 = 20;
 /// `mapa`/`getctarank` on `.shared::cluster` addresses (not generic ones).
 pub(crate) const CL_SHARED: u64 = 1 << 8;
 

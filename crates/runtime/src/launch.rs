@@ -777,7 +777,12 @@ impl Kernel<'_> {
                     };
                     first_span.get_or_insert(span_of(&p));
                     let op = inst_text(&p);
-                    let op = op.split_whitespace().next().unwrap_or("bar.sync").to_string();
+                    let op = op
+                        .split_whitespace()
+                        .next()
+                        .unwrap_or("bar.sync")
+                        .trim_end_matches(';')
+                        .to_string();
                     if op.contains("barrier.cluster") {
                         parts.push(format!(
                             "{n} threads wait at {op} for the cluster's {expected} threads at {}",

@@ -7,6 +7,43 @@ use crate::program::{Insn, Op};
 use ptx_ir::{Modifier, Opcode};
 use ptx_isa::{ScalarType, StateSpace};
 
+/// Turns a decoded `ld`/`st`/`atom`/`red` that may reach another CTA of the cluster (one on
+/// `.shared::cluster`, or a generic one in a module with a generic `mapa`) into a `CL_MEM`
+/// instruction that runs it on the memory of the CTA its address names.
+pub(super) fn remote_access(d: &mut Dec<'_, '_>, i: &mut Insn) {
+    let Op::Mem(_) = i.op else {
+        return;
+    };
+    let explicit = d.inst.space() == Some(StateSpace::SharedCluster);
+    let remote = match d.inst.space() {
+        Some(StateSpace::SharedCluster) => true,
+        None => *d.b.generic_mapa.get_or_insert_with(|| {
+            d.b.m.functions.iter().any(|f| {
+                f.insts
+                    .iter()
+                    .any(|x| x.op == Opcode::Mapa && x.space().is_none())
+            })
+        }),
+        _ => false,
+    };
+    if !remote {
+        return;
+    }
+    let mut dests = [u32::MAX; 5];
+    match d.inst.op {
+        Opcode::Ld => {
+            let n = d.inst.vector_width().unwrap_or(1).min(4) as usize;
+            dests[..n].copy_from_slice(&i.v[..n]);
+        }
+        Opcode::Atom => dests[0] = i.d,
+        _ => {}
+    }
+    let k = d.b.cluster_mem.len() as u64;
+    d.b.cluster_mem.push((i.clone(), dests));
+    i.op = Op::Async;
+    i.aux = k::CL_MEM | k << 32 | if explicit { k::CL_SHARED } else { 0 };
+}
+
 pub(super) fn decode(d: &mut Dec<'_, '_>, i: &mut Insn) -> R<()> {
     i.op = Op::Async;
     // `.shared::cluster` addresses (32-bit offsets) or generic ones

@@ -56,6 +56,10 @@ pub(crate) struct Builder<'m> {
     pub calls: Vec<CallSite>,
     pub barriers: Vec<Barrier>,
     pub messages: Vec<String>,
+    /// See [`crate::program::Program::cluster_mem`].
+    pub cluster_mem: Vec<(Insn, [u32; 5])>,
+    /// Whether the module has a generic `mapa` (computed at its first memory access).
+    pub generic_mapa: Option<bool>,
 }
 
 /// Decoding context of one instruction.
@@ -595,6 +599,9 @@ pub(crate) fn decode(d: &mut Dec<'_, '_>) -> R<Insn> {
         // no dependent launch exists: both complete at once; no registers are allocated
         Opcode::Griddepcontrol | Opcode::Setmaxnreg => i.op = Op::Nop,
         not_executed!() => return Err(crate::coverage::refusal(op)),
+    }
+    if matches!(op, Opcode::Ld | Opcode::St | Opcode::Atom | Opcode::Red) {
+        cluster::remote_access(d, &mut insn);
     }
     Ok(insn)
 }

@@ -16,9 +16,10 @@
 
 use super::cta::{Cta, CtaOutput, CtaScratch, LaunchShared};
 use super::fault::ExecError;
+use super::warp::warp_ctx;
 use crate::mem::{SHARED_WINDOW, WINDOW_SIZE};
 use crate::ops_async as k;
-use crate::program::{lane_bits, Fault, FaultKind};
+use crate::program::{lane_bits, Fault, FaultKind, Op};
 
 /// Where the rank of another CTA sits in a `.shared::cluster` address (see the module text).
 pub const RANK_SHIFT: u32 = 24;
@@ -40,6 +41,9 @@ pub(super) struct ClusterPart {
     pub(super) waits: Vec<(usize, u32)>,
     /// The pc of the last wait that suspended lanes (for deadlock reports).
     pub(super) wait_pc: u32,
+    /// During this CTA's round: the shared memory of the cluster's other CTAs, by rank (its
+    /// own place is empty).
+    pub(super) others: Vec<Vec<u32>>,
 }
 
 /// How a round of a CTA's warps went.
@@ -187,6 +191,84 @@ impl<'s, 'a> Cta<'s, 'a> {
                         p if c.phase >= p => c.arrivals[t] = 0,
                         _ => failed |= 1 << l,
                     }
+                }
+            }
+            k::CL_MEM => {
+                let (orig, dests) = &self.sh.prog.cluster_mem[(aux >> 32) as usize];
+                let Op::Mem(f) = orig.op else {
+                    return Err(fault(self, 0, "internal error: a cluster access".into()));
+                };
+                let generic = !shared;
+                // lanes by the rank they reach (`c.size`: not a shared address)
+                let mut by_rank = [0u32; 17];
+                let mut stripped = [0u64; 32];
+                let regs = &self.warps[wi].regs[orig.a as usize];
+                for l in lane_bits(m) {
+                    let a = regs[l].wrapping_add(orig.imm as u64);
+                    let (base, off) = if !generic {
+                        (0, a)
+                    } else if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&a) {
+                        (SHARED_WINDOW, a - SHARED_WINDOW)
+                    } else {
+                        // not shared memory: the access as it is
+                        stripped[l] = a;
+                        by_rank[16] |= 1 << l;
+                        continue;
+                    };
+                    let r = match off >> RANK_SHIFT {
+                        0 => c.rank,
+                        r if r <= 16 => r as u32 - 1,
+                        _ => c.size,
+                    };
+                    if r >= c.size {
+                        return Err(fault(
+                            self,
+                            l,
+                            format!(
+                                "{a:#x} is in the shared memory of rank {r}, outside the cluster of {} CTAs",
+                                c.size
+                            ),
+                        ));
+                    }
+                    stripped[l] = base + (off & ((1 << RANK_SHIFT) - 1));
+                    by_rank[r as usize] |= 1 << l;
+                }
+                let own = by_rank[c.rank as usize] | by_rank[16];
+                let run = |this: &mut Self, shared: &mut Vec<u32>, lanes: u32| {
+                    // the base register holds the rank-free address for the access
+                    let slot = orig.a as usize;
+                    let saved = this.warps[wi].regs[slot];
+                    for l in lane_bits(lanes) {
+                        this.warps[wi].regs[slot][l] = stripped[l].wrapping_sub(orig.imm as u64);
+                    }
+                    let r = f(
+                        &mut warp_ctx(&mut this.warps[wi], shared, this.sh),
+                        orig,
+                        lanes,
+                    );
+                    if !dests.contains(&orig.a) {
+                        this.warps[wi].regs[slot] = saved;
+                    } else {
+                        for l in lane_bits(!lanes) {
+                            this.warps[wi].regs[slot][l] = saved[l];
+                        }
+                    }
+                    r.map_err(|e| this.fault(wi, orig, e, lanes))
+                };
+                if own != 0 {
+                    let mut shared = std::mem::take(&mut self.shared);
+                    let r = run(self, &mut shared, own);
+                    self.shared = shared;
+                    r?;
+                }
+                for r in 0..c.size as usize {
+                    if r == c.rank as usize || by_rank[r] == 0 {
+                        continue;
+                    }
+                    let mut shared = std::mem::take(&mut c.others[r]);
+                    let res = run(self, &mut shared, by_rank[r]);
+                    c.others[r] = shared;
+                    res?;
                 }
             }
             kind @ (k::CL_MAPA | k::CL_GETCTARANK) => {
@@ -339,10 +421,34 @@ fn cluster_loop(run: &mut [Cta<'_, '_>]) -> Result<(), ExecError> {
             if woke {
                 c.cluster_wake();
             }
-            let r = c.round()?;
+            // lend the other CTAs' shared memory to this one for its round
+            let mut others: Vec<Vec<u32>> = Vec::with_capacity(n);
+            for (j, o) in run.iter_mut().enumerate() {
+                others.push(if j == i {
+                    Vec::new()
+                } else {
+                    std::mem::take(&mut o.shared)
+                });
+            }
+            let c = &mut run[i];
+            if let Some(p) = c.clu.as_mut() {
+                p.others = others;
+            }
+            let r = c.round();
+            let others = c
+                .clu
+                .as_mut()
+                .map(|p| std::mem::take(&mut p.others))
+                .unwrap_or_default();
             if let Some(p) = c.clu.as_ref() {
                 arrived = p.arrived;
             }
+            for (j, o) in others.into_iter().enumerate() {
+                if j != i {
+                    run[j].shared = o;
+                }
+            }
+            let r = r?;
             match r {
                 Round::Done => {
                     done[i] = true;
