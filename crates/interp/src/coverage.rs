@@ -26,13 +26,14 @@ macro_rules! not_executed_list {
     };
 }
 
-const CLUSTER: &str = "ptxvm runs every CTA as a cluster of one and models no distributed \
-                       shared memory";
+const CLUSTER: &str = "ptxvm does not execute cluster launch control, `st.async` and \
+                       `red.async` yet";
 const ASYNC: &str = "ptxvm does not execute tensor maps and `st.bulk` yet";
 const MATRIX: &str = "ptxvm does not execute the warp-level matrix instructions yet";
 const TEXTURE: &str = "ptxvm models no textures or surfaces";
 const TMEM: &str = "ptxvm models no tensor memory (tcgen05)";
-const MULTIMEM: &str = "ptxvm models one device: no multimem addresses";
+const MULTIMEM: &str = "multimem addresses need NVLink multicast objects (cuMulticastCreate), \
+                        which ptxvm does not model: a kernel using them is refused at launch";
 const VIDEO: &str = "ptxvm does not execute the video instructions yet";
 
 not_executed_list! {
@@ -150,12 +151,6 @@ pub fn executed_names() -> Vec<&'static str> {
     v
 }
 
-/// Directives of cluster launches, which ptxvm does not model (every CTA is a cluster of one).
-/// All other directives are honoured: declarations and initialisers by the loader, `.reqntid`
-/// and `.maxntid` by the launch (which refuses a block that breaks them), and the rest are debug
-/// information or performance hints with no effect on results.
-const CLUSTER_DIRECTIVES: &[&str] = &["explicitcluster", "maxclusterrank", "reqnctapercluster"];
-
 /// How far the interpreter executes `e`.
 pub fn executes(e: &Entry) -> Support {
     match e.kind {
@@ -185,12 +180,9 @@ pub fn executes(e: &Entry) -> Support {
                 Support::No
             }
         }
-        EntryKind::Directive => {
-            if CLUSTER_DIRECTIVES.contains(&e.opcode) {
-                Support::Partial
-            } else {
-                Support::Yes
-            }
-        }
+        // all are honoured: declarations and initialisers by the loader, `.reqntid`,
+        // `.maxntid` and the cluster directives by the launch (which refuses a launch that
+        // breaks them); the rest are debug information or hints with no effect on results
+        EntryKind::Directive => Support::Yes,
     }
 }
