@@ -261,12 +261,12 @@ impl<'s, 'a> Cta<'s, 'a> {
                     self.shared = shared;
                     r?;
                 }
-                for r in 0..c.size as usize {
-                    if r == c.rank as usize || by_rank[r] == 0 {
+                for (r, &lanes) in by_rank.iter().enumerate().take(c.size as usize) {
+                    if r == c.rank as usize || lanes == 0 {
                         continue;
                     }
                     let mut shared = std::mem::take(&mut c.others[r]);
-                    let res = run(self, &mut shared, by_rank[r]);
+                    let res = run(self, &mut shared, lanes);
                     c.others[r] = shared;
                     res?;
                 }
