@@ -4,7 +4,7 @@
 use super::{Dec, R};
 use crate::ops_async as k;
 use crate::program::{Insn, Op};
-use ptx_ir::{Modifier, Opcode};
+use ptx_ir::{Base, Modifier, Opcode, Operand};
 use ptx_isa::{ScalarType, StateSpace};
 
 /// Turns a decoded `ld`/`st`/`atom`/`red` that may reach another CTA of the cluster (one on
@@ -61,23 +61,40 @@ pub(super) fn decode(d: &mut Dec<'_, '_>, i: &mut Insn) -> R<()> {
             };
         }
         Opcode::Mapa => {
-            let ty = d.ty()?;
             i.aux = k::CL_MAPA | flag;
             i.d = d.dst(0)?;
-            i.a = d.src(1, ty)?;
+            addr_src(d, i)?;
             i.b = d.src(2, ScalarType::U32)?;
         }
         Opcode::Getctarank => {
-            let ty = d.ty()?;
             i.aux = k::CL_GETCTARANK | flag;
             i.d = d.dst(0)?;
-            i.a = d.src(1, ty)?;
+            addr_src(d, i)?;
         }
         op => {
             return Err(format!(
                 "internal error: `{op:?}` is not a cluster instruction"
             ))
         }
+    }
+    Ok(())
+}
+
+/// The address operand 1 of `mapa`/`getctarank` into `a` + `imm`: a register, a constant, or
+/// a register plus an offset (`sh + 4`), a variable's address ( a frame-relative one from the frame pointer, as `cvta`).
+fn addr_src(d: &mut Dec<'_, '_>, i: &mut Insn) -> R<()> {
+    let ty = d.ty()?;
+    match d.operand(1)? {
+        Operand::Symbol(base @ Base::Local(l), k) if d.symbol_const(*base, *k)?.is_none() => {
+            i.a = d.b.fp_slot;
+            i.imm = d.func.locals[l.index()].offset as i64 + k;
+        }
+        Operand::Symbol(Base::Reg(r), k) => {
+            let (r, k) = (*r, *k);
+            i.a = d.reg_slot(r);
+            i.imm = k;
+        }
+        _ => i.a = d.src(1, ty)?,
     }
     Ok(())
 }

@@ -274,7 +274,7 @@ impl<'s, 'a> Cta<'s, 'a> {
             kind @ (k::CL_MAPA | k::CL_GETCTARANK) => {
                 let mut out = [0u64; 32];
                 for l in lane_bits(m) {
-                    let a = self.warps[wi].regs[insn.a as usize][l];
+                    let a = self.warps[wi].regs[insn.a as usize][l].wrapping_add(insn.imm as u64);
                     // the shared::cluster offset, and the window base of a generic address
                     let (base, off) = if shared {
                         (0, a & 0xFFFF_FFFF)
