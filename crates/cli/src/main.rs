@@ -92,7 +92,7 @@ enum Command {
     /// address, read back with `--print N.F`). `--symbol NAME=SPEC` sets a module variable
     /// before the launch, `--out-symbol NAME` shows it after; `--list-params` prints the
     /// parameter layout. Details: docs/api.md. Exit 0 success, 1 bad input, 2 kernel fault.
-    Run(run::RunOptions),
+    Run(Box<run::RunOptions>),
     /// Run the benchmark suite (bench/kernels) on ptxvm and on native Rust code, check that the
     /// outputs agree, and print per kernel the time of each, their ratio and ptxvm's
     /// G thread-instructions/s, then the geometric mean of the ratios.
@@ -150,7 +150,7 @@ fn main() -> ExitCode {
         } => bytecode::bytecode(&file, kernel.as_deref(), color),
         Command::Ir { file, .. } => ir(&file, color),
         Command::Bench(opts) => bench::bench(&opts, color),
-        Command::Run(opts) => run::run(opts, color),
+        Command::Run(opts) => run::run(*opts, color),
         Command::Exec(opts) => exec::exec(opts),
         Command::Doc {
             query,

@@ -27,6 +27,13 @@ pub struct RunOptions {
     /// Dynamic shared memory per block, in bytes.
     #[arg(long, default_value_t = 0)]
     pub shared: u64,
+    /// Cluster shape in blocks: X[,Y[,Z]] (the grid must be a multiple of it; at most 8
+    /// blocks, 16 with --non-portable-cluster). The blocks of a cluster run together.
+    #[arg(long)]
+    pub cluster: Option<String>,
+    /// Allow clusters of up to 16 blocks.
+    #[arg(long)]
+    pub non_portable_cluster: bool,
     /// One per kernel parameter, in order (see above).
     #[arg(long = "arg", value_name = "SPEC", allow_hyphen_values = true)]
     pub args: Vec<String>,
@@ -416,6 +423,10 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
         (Ok(g), Ok(b)) => (g, b),
         (Err(e), _) | (_, Err(e)) => return bad(e),
     };
+    let cluster = match o.cluster.as_deref().map(|c| dims(c, "cluster")).transpose() {
+        Ok(c) => c,
+        Err(e) => return bad(e),
+    };
     let params = kernel.params();
     if o.args.len() != params.len() {
         let list: Vec<String> = params
@@ -626,6 +637,8 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
         stack_size: o.stack_size,
         shared_limit: o.shared_limit,
         printf_fifo: o.printf_fifo,
+        cluster,
+        non_portable_cluster: o.non_portable_cluster,
     };
     // progress bar for long launches on a terminal: blocks done, and the thread instructions
     // executed, which keep moving (with the spinner and the clock) while no block finishes

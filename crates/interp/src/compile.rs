@@ -97,6 +97,8 @@ pub fn compile(
         calls: Vec::new(),
         barriers: Vec::new(),
         messages: Vec::new(),
+        cluster_mem: Vec::new(),
+        generic_mapa: None,
     };
     b.fp_slot = b.new_slot();
     b.cc_slot = b.new_slot();
@@ -290,6 +292,7 @@ pub fn compile(
         calls: b.calls,
         barriers: b.barriers,
         messages: b.messages,
+        cluster_mem: b.cluster_mem,
         shared_static: b.shared_static,
         params: kf.params.iter().map(|p| (p.offset, p.size)).collect(),
         param_size: kf.param_size,

@@ -26,27 +26,24 @@ macro_rules! not_executed_list {
     };
 }
 
-const CLUSTER: &str = "ptxvm runs every CTA as a cluster of one and models no distributed \
-                       shared memory";
+const CLUSTER: &str = "ptxvm does not execute cluster launch control, `st.async` and \
+                       `red.async` yet";
 const ASYNC: &str = "ptxvm does not execute tensor maps and `st.bulk` yet";
 const MATRIX: &str = "ptxvm does not execute the warp-level matrix instructions yet";
 const TEXTURE: &str = "ptxvm models no textures or surfaces";
 const TMEM: &str = "ptxvm models no tensor memory (tcgen05)";
-const MULTIMEM: &str = "ptxvm models one device: no multimem addresses";
+const MULTIMEM: &str = "multimem addresses need NVLink multicast objects (cuMulticastCreate), \
+                        which ptxvm does not model: a kernel using them is refused at launch";
 const VIDEO: &str = "ptxvm does not execute the video instructions yet";
 
 not_executed_list! {
-    BarrierCluster: CLUSTER,
     Clusterlaunchcontrol: CLUSTER,
     ClusterlaunchcontrolQueryCancel: CLUSTER,
     ClusterlaunchcontrolTryCancel: CLUSTER,
     CpAsyncBulkPrefetchTensor: ASYNC,
     CpAsyncBulkTensor: ASYNC,
     CpReduceAsyncBulkTensor: ASYNC,
-    Getctarank: CLUSTER,
-    Griddepcontrol: "ptxvm runs one grid at a time and models no programmatic dependent launch",
     Istypep: TEXTURE,
-    Mapa: CLUSTER,
     MmaSp: "ptxvm does not execute sparse `mma.sp` yet (its metadata operand is not modelled)",
     MultimemCpAsyncBulk: MULTIMEM,
     MultimemCpReduceAsyncBulk: MULTIMEM,
@@ -54,7 +51,6 @@ not_executed_list! {
     MultimemRed: MULTIMEM,
     MultimemSt: MULTIMEM,
     RedAsync: CLUSTER,
-    Setmaxnreg: "ptxvm allocates no hardware registers to warpgroups",
     StAsync: CLUSTER,
     StBulk: ASYNC,
     Suld: TEXTURE,
@@ -151,12 +147,6 @@ pub fn executed_names() -> Vec<&'static str> {
     v
 }
 
-/// Directives of cluster launches, which ptxvm does not model (every CTA is a cluster of one).
-/// All other directives are honoured: declarations and initialisers by the loader, `.reqntid`
-/// and `.maxntid` by the launch (which refuses a block that breaks them), and the rest are debug
-/// information or performance hints with no effect on results.
-const CLUSTER_DIRECTIVES: &[&str] = &["explicitcluster", "maxclusterrank", "reqnctapercluster"];
-
 /// How far the interpreter executes `e`.
 pub fn executes(e: &Entry) -> Support {
     match e.kind {
@@ -186,12 +176,9 @@ pub fn executes(e: &Entry) -> Support {
                 Support::No
             }
         }
-        EntryKind::Directive => {
-            if CLUSTER_DIRECTIVES.contains(&e.opcode) {
-                Support::Partial
-            } else {
-                Support::Yes
-            }
-        }
+        // all are honoured: declarations and initialisers by the loader, `.reqntid`,
+        // `.maxntid` and the cluster directives by the launch (which refuses a launch that
+        // breaks them); the rest are debug information or hints with no effect on results
+        EntryKind::Directive => Support::Yes,
     }
 }

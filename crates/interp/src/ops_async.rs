@@ -48,6 +48,19 @@ pub(crate) const BULK_PREFETCH: u64 = 13;
 pub(crate) const BULK_COMMIT: u64 = 14;
 /// `cp.async.bulk.wait_group{.read} N` (`imm` = N).
 pub(crate) const BULK_WAIT: u64 = 15;
+/// `barrier.cluster.arrive` (`exec/cluster.rs`; kinds from here on are cluster ones).
+pub(crate) const CL_ARRIVE: u64 = 16;
+/// `barrier.cluster.wait`.
+pub(crate) const CL_WAIT: u64 = 17;
+/// `mapa` (`d` ← address `a` mapped to the CTA of rank `b`; flag [`CL_SHARED`]).
+pub(crate) const CL_MAPA: u64 = 18;
+/// `getctarank` (`d` ← the rank of the CTA of address `a`; flag [`CL_SHARED`]).
+pub(crate) const CL_GETCTARANK: u64 = 19;
+/// A memory access that may reach another CTA of the cluster (bits 32.. the index in
+/// [`crate::program::Program::cluster_mem`]).
+pub(crate) const CL_MEM: u64 = 20;
+/// `mapa`/`getctarank` on `.shared::cluster` addresses (not generic ones).
+pub(crate) const CL_SHARED: u64 = 1 << 8;
 
 /// `cp.async` with a src-size operand.
 pub(crate) const CP_SRC_SIZE: u64 = 1 << 8;

@@ -385,6 +385,11 @@ pub struct Program {
     pub barriers: Vec<Barrier>,
     /// Messages of unsupported instructions.
     pub messages: Vec<String>,
+    /// Memory accesses that may reach another CTA of the cluster (`ld`/`st`/`atom`/`red` on
+    /// `.shared::cluster`, or generic ones in a module that maps generic addresses with
+    /// `mapa`): the access as decoded, and the slots it writes (`u32::MAX`: none). Their
+    /// place in the code holds an [`Op::Async`] of kind `CL_MEM` with this list's index.
+    pub cluster_mem: Vec<(Insn, [u32; 5])>,
     /// Static shared memory bytes.
     pub shared_static: u64,
     /// Kernel parameter layout: (offset, size) per parameter.
@@ -453,6 +458,20 @@ pub enum SregInit {
     Zero,
     /// `%cluster_nctaid`, `%nclusterid`... fixed at 1.
     One,
+    /// `%clusterid.c`
+    ClusterId(u8),
+    /// `%nclusterid.c`
+    NClusterId(u8),
+    /// `%cluster_ctaid.c`
+    ClusterCtaid(u8),
+    /// `%cluster_nctaid.c`
+    ClusterNctaid(u8),
+    /// `%cluster_ctarank`
+    ClusterCtarank,
+    /// `%cluster_nctarank`
+    ClusterNctarank,
+    /// `%is_explicit_cluster`
+    IsExplicitCluster,
 }
 
 /// A memory or execution fault of one lane.

@@ -38,7 +38,19 @@ pub struct LaunchOptions {
     /// lost and the output is in block order whatever `threads` is (see
     /// [`Kernel::launch_streaming`]).
     pub printf_fifo: usize,
+    /// Cluster shape in blocks (`cudaLaunchAttributeClusterDimension`): `None` launches
+    /// without one (clusters of one block, or the kernel's `.reqnctapercluster`). The grid
+    /// must be a multiple of it; the blocks of a cluster run together (distributed shared
+    /// memory, `barrier.cluster`).
+    pub cluster: Option<[u32; 3]>,
+    /// Allows clusters of up to 16 blocks instead of the portable 8
+    /// (`cudaFuncAttributeNonPortableClusterSizeAllowed`).
+    pub non_portable_cluster: bool,
 }
+
+/// The most blocks a cluster may have (portable size; 16 with
+/// [`LaunchOptions::non_portable_cluster`], as on sm_90).
+pub const CLUSTER_MAX: u64 = 8;
 
 impl Default for LaunchOptions {
     fn default() -> Self {
@@ -49,6 +61,8 @@ impl Default for LaunchOptions {
             stack_size: DEFAULT_STACK_SIZE,
             shared_limit: SHARED_LIMIT,
             printf_fifo: ptx_interp::fifo::DEFAULT_PRINTF_FIFO,
+            cluster: None,
+            non_portable_cluster: false,
         }
     }
 }
@@ -388,6 +402,7 @@ impl Kernel<'_> {
         }
         let prog = self.program()?;
         self.refuse_unsupported(&prog)?;
+        let (cluster, explicit_cluster) = self.cluster_shape(grid, opts, &prog, shared_bytes)?;
         let local_limit = limits::check_launch(
             &self.module.file,
             &self.module.ir,
@@ -433,6 +448,8 @@ impl Kernel<'_> {
             timeout: opts.timeout,
             local_limit,
             printf_fifo: opts.printf_fifo,
+            cluster,
+            explicit_cluster,
         };
         match launch_with_sink(&prog, &snapshot, &words, &cfg, progress, sink) {
             Ok(s) => Ok(LaunchReport {
@@ -513,6 +530,103 @@ impl Kernel<'_> {
     }
 
     /// breaks either fails before it starts, as the CUDA driver refuses it.
+    /// The launch's cluster shape and whether it is explicit: the one asked for, else the
+    /// kernel's `.reqnctapercluster`, else clusters of one; checked against the kernel's
+    /// cluster directives, the grid and the size limits.
+    fn cluster_shape(
+        &self,
+        grid: [u32; 3],
+        opts: &LaunchOptions,
+        prog: &Program,
+        shared_bytes: u64,
+    ) -> Result<([u32; 3], bool), Error> {
+        let f = &self.module.ir.functions[self.index as usize];
+        let name = self.name();
+        let attr = |n: &str| {
+            f.attrs
+                .iter()
+                .find(|(a, _)| a.trim_start_matches('.') == n)
+                .map(|(_, args)| args.clone())
+        };
+        let shape = |c: [u32; 3]| format!("{}x{}x{}", c[0], c[1], c[2]);
+        let req =
+            attr("reqnctapercluster").map(|a| dims(&a).map(|v| v.min(u32::MAX as u64) as u32));
+        let cluster = match (opts.cluster, req) {
+            (Some(c), Some(r)) if c != r => {
+                return Err(Error::Usage(format!(
+                    "kernel `{name}` requires clusters of {} blocks (.reqnctapercluster); the launch asks for {}",
+                    shape(r),
+                    shape(c)
+                )))
+            }
+            (Some(c), _) => Some(c),
+            (None, r) => r,
+        };
+        if cluster.is_none() && attr("explicitcluster").is_some() {
+            return Err(Error::Usage(format!(
+                "kernel `{name}` must be launched with a cluster shape (.explicitcluster): give one (--cluster X,Y,Z, LaunchOptions::cluster, cudaLaunchAttributeClusterDimension)"
+            )));
+        }
+        let Some(c) = cluster else {
+            return Ok(([1; 3], false));
+        };
+        if c.contains(&0) {
+            return Err(Error::Usage(format!(
+                "cluster {} must have no zero dimension",
+                shape(c)
+            )));
+        }
+        let size = c.iter().map(|&v| v as u64).product::<u64>();
+        let max = if opts.non_portable_cluster {
+            16
+        } else {
+            CLUSTER_MAX
+        };
+        if size > max {
+            return Err(Error::Usage(format!(
+                "a cluster of {} = {size} blocks exceeds the limit of {max}{}",
+                shape(c),
+                if opts.non_portable_cluster {
+                    ""
+                } else {
+                    " (portable size; 16 when non-portable sizes are allowed)"
+                }
+            )));
+        }
+        if let Some(m) = attr("maxclusterrank").and_then(|a| a.first().copied()) {
+            if size > m {
+                return Err(Error::Usage(format!(
+                    "kernel `{name}` allows at most {m} blocks per cluster (.maxclusterrank); the launch asks for {size}"
+                )));
+            }
+        }
+        if (0..3).any(|d| grid[d] % c[d] != 0) {
+            return Err(Error::Usage(format!(
+                "grid {} is not a multiple of the cluster shape {}",
+                shape(grid),
+                shape(c)
+            )));
+        }
+        if size > 1 {
+            let shared = prog.shared_static + shared_bytes;
+            if shared > 1 << ptx_interp::exec::RANK_SHIFT {
+                return Err(Error::Usage(format!(
+                    "{shared} bytes of shared memory per block: ptxvm's clusters allow at most 16 MiB per block"
+                )));
+            }
+            let prints = prog
+                .calls
+                .iter()
+                .any(|c| matches!(c.target, ptx_interp::program::CallTarget::Vprintf));
+            if prints {
+                return Err(Error::Usage(format!(
+                    "kernel `{name}` calls printf: ptxvm does not run printf in clusters of more than one block yet"
+                )));
+            }
+        }
+        Ok((c, true))
+    }
+
     fn check_block_directives(&self, block: [u32; 3]) -> Result<(), Error> {
         let f = &self.module.ir.functions[self.index as usize];
         for (name, args) in &f.attrs {
@@ -665,7 +779,19 @@ impl Kernel<'_> {
                     };
                     first_span.get_or_insert(span_of(&p));
                     let op = inst_text(&p);
-                    let op = op.split_whitespace().next().unwrap_or("bar.sync").to_string();
+                    let op = op
+                        .split_whitespace()
+                        .next()
+                        .unwrap_or("bar.sync")
+                        .trim_end_matches(';')
+                        .to_string();
+                    if op.contains("barrier.cluster") {
+                        parts.push(format!(
+                            "{n} threads wait at {op} for the cluster's {expected} threads at {}",
+                            loc_of(&p)
+                        ));
+                        continue;
+                    }
                     if op.contains("mbarrier") {
                         parts.push(format!(
                             "{n} threads wait at {op} for the mbarrier at shared offset {id} ({expected} arrivals pending) at {}",

@@ -126,7 +126,7 @@ pub use device::{BufferView, Device, DeviceBuffer, Element};
 pub use dtype::Dtype;
 pub use error::Error;
 pub use globals::GlobalInfo;
-pub use launch::{Arg, LaunchOptions, LaunchReport, StructArg};
+pub use launch::{Arg, LaunchOptions, LaunchReport, StructArg, CLUSTER_MAX};
 pub use limits::{REGISTER_FILE_MAX, SHARED_LIMIT, SHARED_LIMIT_MAX};
 pub use module::{Kernel, Module, ParamInfo};
 pub use ptx_interp::coverage;

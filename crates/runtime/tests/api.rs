@@ -401,3 +401,48 @@ fn struct_pointer_fields_and_constant_memory_with_nvcc_output() {
     assert_eq!(data.to_vec(), [0.0, 1.0, 0.0, 1.0, 2.0, 5.0]);
     assert_eq!(m.read_global::<u32>("counter").unwrap(), [8]);
 }
+
+/// The 2x1x1 cluster test of `tests/run/cluster/` (block b writes its cluster registers).
+const CLUSTER_SREGS: &str = include_str!("../../../tests/run/cluster/sregs_2x1x1.ptx");
+
+#[test]
+fn launch_options_name_the_cluster_shape() {
+    let device = Device::new();
+    let m = Module::from_ptx(&device, "sregs_2x1x1.ptx", CLUSTER_SREGS).unwrap();
+    let kern = m.kernel("k").unwrap();
+    let out = device.alloc::<u32>(32).unwrap();
+    let opts = LaunchOptions {
+        cluster: Some([2, 1, 1]),
+        ..one()
+    };
+    kern.launch([4, 1, 1], [32, 1, 1], 0, &[Arg::buffer(&out)], &opts)
+        .unwrap();
+    // block 3: cluster 1 of 2, rank 1 of 2, explicit (by hand)
+    assert_eq!(out.to_vec()[24..], [1, 2, 1, 2, 1, 2, 1, 1]);
+    // without a shape: clusters of one, not explicit
+    kern.launch([4, 1, 1], [32, 1, 1], 0, &[Arg::buffer(&out)], &one())
+        .unwrap();
+    assert_eq!(out.to_vec()[24..], [3, 4, 0, 1, 0, 1, 0, 1]);
+    // refusals
+    let bad = |c: [u32; 3], grid: u32, portable: bool| {
+        let o = LaunchOptions {
+            cluster: Some(c),
+            non_portable_cluster: !portable,
+            ..one()
+        };
+        usage(kern.launch([grid, 1, 1], [32, 1, 1], 0, &[Arg::buffer(&out)], &o))
+    };
+    assert!(bad([2, 1, 1], 3, true).contains("not a multiple"));
+    assert!(bad([16, 1, 1], 16, true).contains("limit of 8"));
+    assert!(bad([32, 1, 1], 32, false).contains("limit of 16"));
+    // 16 blocks are allowed when non-portable sizes are
+    let o = LaunchOptions {
+        cluster: Some([16, 1, 1]),
+        non_portable_cluster: true,
+        ..one()
+    };
+    let big = device.alloc::<u32>(16 * 8).unwrap();
+    kern.launch([16, 1, 1], [32, 1, 1], 0, &[Arg::buffer(&big)], &o)
+        .unwrap();
+    assert_eq!(big.to_vec()[15 * 8..], [0, 1, 15, 16, 15, 16, 1, 1]);
+}

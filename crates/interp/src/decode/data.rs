@@ -140,6 +140,12 @@ pub(crate) fn decode_mov(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     let ty = d.ty()?;
     if ty == ScalarType::Pred {
         insn.d = d.pred_dst(0)?;
+        if let Operand::Special(_) = d.operand(1)? {
+            // a predicate special register (`%is_explicit_cluster`): held as 0 or 1
+            insn.a = d.src(1, ScalarType::U32)?;
+            insn.op = Op::Alu(super::cluster::pred_of_value);
+            return Ok(());
+        }
         let (a, neg) = d.pred_src(1)?;
         insn.a = a;
         insn.aux = neg as u64;

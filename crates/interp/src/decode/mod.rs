@@ -9,6 +9,7 @@
 //! constants, special registers, jump tables, call sites and barriers.
 
 mod asyncop;
+mod cluster;
 mod ctrl;
 mod data;
 pub(crate) mod float;
@@ -55,6 +56,10 @@ pub(crate) struct Builder<'m> {
     pub calls: Vec<CallSite>,
     pub barriers: Vec<Barrier>,
     pub messages: Vec<String>,
+    /// See [`crate::program::Program::cluster_mem`].
+    pub cluster_mem: Vec<(Insn, [u32; 5])>,
+    /// Whether the module has a generic `mapa` (computed at its first memory access).
+    pub generic_mapa: Option<bool>,
 }
 
 /// Decoding context of one instruction.
@@ -171,15 +176,15 @@ fn sreg_init(name: &str, comp: Option<u8>) -> Option<SregInit> {
         "%gridid" => SregInit::Gridid,
         "%dynamic_smem_size" => SregInit::DynSmem,
         "%total_smem_size" => SregInit::TotalSmem,
-        "%clusterid" | "%cluster_ctaid" | "%cluster_ctarank" | "%is_explicit_cluster" => {
-            if name == "%cluster_ctaid" {
-                SregInit::Ctaid(c)
-            } else {
-                SregInit::Zero
-            }
-        }
-        "%nclusterid" => SregInit::Nctaid(c),
-        "%cluster_nctaid" | "%cluster_nctarank" => SregInit::One,
+        "%clusterid" => SregInit::ClusterId(c),
+        "%nclusterid" => SregInit::NClusterId(c),
+        "%cluster_ctaid" => SregInit::ClusterCtaid(c),
+        "%cluster_nctaid" => SregInit::ClusterNctaid(c),
+        "%cluster_ctarank" => SregInit::ClusterCtarank,
+        "%cluster_nctarank" => SregInit::ClusterNctarank,
+        "%is_explicit_cluster" => SregInit::IsExplicitCluster,
+        // graphs are not modelled: a kernel never runs in one
+        "%current_graph_exec" => SregInit::Zero,
         "%aggr_smem_size" => SregInit::TotalSmem,
         n if n.starts_with("%envreg") => SregInit::Zero,
         n if n.starts_with("%pm") => SregInit::Zero,
@@ -593,7 +598,14 @@ pub(crate) fn decode(d: &mut Dec<'_, '_>) -> R<Insn> {
             i.a = d.src(1, ScalarType::B64)?;
             i.op = Op::Alu(crate::ops_async::pending_count);
         }
+        // clusters
+        Opcode::BarrierCluster | Opcode::Mapa | Opcode::Getctarank => cluster::decode(d, i)?,
+        // no dependent launch exists: both complete at once; no registers are allocated
+        Opcode::Griddepcontrol | Opcode::Setmaxnreg => i.op = Op::Nop,
         not_executed!() => return Err(crate::coverage::refusal(op)),
+    }
+    if matches!(op, Opcode::Ld | Opcode::St | Opcode::Atom | Opcode::Red) {
+        cluster::remote_access(d, &mut insn);
     }
     Ok(insn)
 }

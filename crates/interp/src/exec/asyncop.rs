@@ -364,6 +364,9 @@ impl<'s, 'a> Cta<'s, 'a> {
         let insn = &prog.code[pc as usize];
         let aux = insn.aux;
         let kind = k::kind(aux);
+        if kind >= k::CL_ARRIVE {
+            return self.cluster_op(wi, pc, mask, m);
+        }
         let nthreads = self.nthreads as usize;
         if self.asy.cp_groups.len() < nthreads {
             self.asy.cp_groups.resize(nthreads, 0);
@@ -606,9 +609,24 @@ impl<'s, 'a> Cta<'s, 'a> {
                             }
                             continue;
                         }
-                        // a multicast whose ctaMask leaves out this CTA (rank 0 of its
-                        // cluster of one) copies nothing here
-                        let absent = aux & k::MULTICAST != 0 && reg(self, insn.d, l) & 1 == 0;
+                        // a multicast whose ctaMask leaves out this CTA copies nothing
+                        // here; one to other CTAs of a cluster is not modelled yet
+                        let absent = aux & k::MULTICAST != 0
+                            && {
+                                let (rank, size) =
+                                    self.clu.as_ref().map_or((0, 1), |c| (c.rank, c.size));
+                                let mask = reg(self, insn.d, l) & 0xFFFF;
+                                let others = mask & !(1 << rank) & ((1u64 << size) - 1);
+                                if others != 0 {
+                                    return Err(Fault {
+                                    kind: FaultKind::Other(format!(
+                                        "a .multicast::cluster copy to other CTAs of the cluster (ctaMask {mask:#x}): ptxvm does not deliver to other CTAs yet"
+                                    )),
+                                    lane: Some(l as u32),
+                                });
+                                }
+                                mask & (1 << rank) == 0
+                            };
                         if size == 0 || absent {
                             continue;
                         }

@@ -57,6 +57,10 @@ pub struct LaunchShared<'a> {
     pub deadline: Option<Instant>,
     /// Set when any CTA fails.
     pub cancel: AtomicBool,
+    /// Cluster shape in CTAs (`[1, 1, 1]` without clusters).
+    pub cluster: [u32; 3],
+    /// Whether the launch names a cluster shape (`%is_explicit_cluster`).
+    pub explicit_cluster: bool,
     /// Number of emulated SMs (`%nsmid`).
     pub nsm: u32,
     /// Where printf records go (`None`: the kernel has no printf).
@@ -206,6 +210,8 @@ pub(super) struct Cta<'s, 'a> {
     pub(super) linear: u64,
     /// Pending asynchronous copies and suspended mbarrier waits.
     pub(super) asy: super::asyncop::AsyncState,
+    /// The CTA's part of its cluster (`None` unless the launch runs clusters together).
+    pub(super) clu: Option<Box<super::cluster::ClusterPart>>,
 }
 
 impl<'s, 'a> Cta<'s, 'a> {
@@ -342,6 +348,30 @@ impl<'s, 'a> Cta<'s, 'a> {
                     SregInit::TotalSmem => uniform(shared_size.div_ceil(128) * 128),
                     SregInit::Zero => uniform(0),
                     SregInit::One => uniform(1),
+                    SregInit::ClusterId(c) => uniform(match c {
+                        0..3 => (ctaid[c as usize] / sh.cluster[c as usize]) as u64,
+                        _ => 0,
+                    }),
+                    SregInit::NClusterId(c) => uniform(match c {
+                        0..3 => (sh.grid[c as usize] / sh.cluster[c as usize]) as u64,
+                        _ => 0,
+                    }),
+                    SregInit::ClusterCtaid(c) => uniform(match c {
+                        0..3 => (ctaid[c as usize] % sh.cluster[c as usize]) as u64,
+                        _ => 0,
+                    }),
+                    SregInit::ClusterNctaid(c) => {
+                        uniform(sh.cluster.get(c as usize).map_or(0, |&v| v as u64))
+                    }
+                    SregInit::ClusterCtarank => {
+                        let [cx, cy, _] = sh.cluster;
+                        let r = |d: usize| ctaid[d] % sh.cluster[d];
+                        uniform((r(0) + r(1) * cx + r(2) * cx * cy) as u64)
+                    }
+                    SregInit::ClusterNctarank => {
+                        uniform(sh.cluster.iter().map(|&v| v as u64).product())
+                    }
+                    SregInit::IsExplicitCluster => uniform(sh.explicit_cluster as u64),
                 };
             }
             // only calls change the frame pointer and the function of a lane
@@ -435,6 +465,7 @@ impl<'s, 'a> Cta<'s, 'a> {
             exited: 0,
             linear,
             asy: Default::default(),
+            clu: None,
         })
     }
 

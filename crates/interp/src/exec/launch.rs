@@ -5,7 +5,7 @@
 //! goes through a [`PrintfFifo`]: streamed in CTA order with bounded memory, so the output never
 //! depends on the number of threads.
 
-use crate::exec::{run_cta, CtaScratch, ExecError, LaunchShared};
+use crate::exec::{run_cta, CtaScratch, ExecError, LaunchShared, ThreadPos};
 use crate::fifo::{PrintfFifo, Sink};
 use crate::program::Env;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -34,6 +34,11 @@ pub struct LaunchConfig {
     /// Bytes of printf output that CTAs after the lowest unfinished one may hold at once (see
     /// [`crate::fifo`]; [`crate::fifo::DEFAULT_PRINTF_FIFO`] is CUDA's default).
     pub printf_fifo: usize,
+    /// Cluster shape in CTAs (`[1, 1, 1]`: clusters of one); the grid must be a multiple of it.
+    /// The CTAs of a cluster run together on one worker thread (see `exec/cluster.rs`).
+    pub cluster: [u32; 3],
+    /// Whether the launch names its cluster shape (`%is_explicit_cluster`).
+    pub explicit_cluster: bool,
 }
 
 /// Local memory the CTAs running at once may hold together (bytes): a launch whose blocks each
@@ -103,6 +108,32 @@ pub fn launch_with_sink(
     let start = Instant::now();
     let [gx, gy, gz] = cfg.grid;
     let total = gx as u64 * gy as u64 * gz as u64;
+    let [cx, cy, cz] = cfg.cluster;
+    if (0..3).any(|d| cfg.cluster[d] == 0 || cfg.grid[d] % cfg.cluster[d] != 0) {
+        let e = ExecError::Fault {
+            kind: crate::program::FaultKind::Other(format!(
+                "the grid {:?} is not a multiple of the cluster shape {:?}",
+                cfg.grid, cfg.cluster
+            )),
+            pos: ThreadPos {
+                block: [0; 3],
+                thread: [0; 3],
+                func: 0,
+                inst: 0,
+            },
+        };
+        return Err(Box::new((e, LaunchStats::default())));
+    }
+    let csize = cx as u64 * cy as u64 * cz as u64;
+    // the CTAs of a cluster run together when there is more than one, or when the kernel
+    // uses a cluster instruction (which then sees clusters of one)
+    let clustered = csize > 1
+        || prog.code.iter().any(|i| {
+            matches!(i.op, crate::program::Op::Async)
+                && crate::ops_async::kind(i.aux) >= crate::ops_async::CL_ARRIVE
+        });
+    // what the workers hand out: CTAs, or clusters
+    let units = if clustered { total / csize } else { total };
     let threads = if cfg.threads == 0 && total > 1 {
         cores()
     } else if cfg.threads == 0 {
@@ -111,7 +142,7 @@ pub fn launch_with_sink(
         cfg.threads
     }
     .max(1)
-    .min(total.max(1) as usize);
+    .min(units.max(1) as usize);
     // a block's threads may each hold `local_limit` bytes of local memory: run no more blocks
     // at once than `LOCAL_TOTAL` covers
     let per_block = cfg
@@ -136,6 +167,8 @@ pub fn launch_with_sink(
         },
         grid: cfg.grid,
         block: cfg.block,
+        cluster: if clustered { cfg.cluster } else { [1; 3] },
+        explicit_cluster: cfg.explicit_cluster,
         dyn_shared: cfg.shared_bytes,
         max_instructions: cfg.max_instructions,
         executed: AtomicU64::new(0),
@@ -158,31 +191,26 @@ pub fn launch_with_sink(
     // CTAs are handed out in runs of consecutive indices: a worker then streams through a
     // contiguous part of the data (kinder to the hardware prefetchers) and touches the shared
     // counters less often; runs stay short enough to balance the load.
-    let batch = (total / (threads as u64 * 64)).clamp(1, 64);
+    let batch = (units / (threads as u64 * 64)).clamp(1, 64);
     // Runs CTA `k`; false when the worker should stop.
     // per worker: (warp, thread) instructions, added to the shared totals when it stops
-    let run_one = |k: u64, scratch: &mut CtaScratch, counts: &mut (u64, u64)| -> bool {
-        let ctaid = [
-            (k % gx as u64) as u32,
-            ((k / gx as u64) % gy as u64) as u32,
-            (k / (gx as u64 * gy as u64)) as u32,
-        ];
-        let r = run_cta(&sh, ctaid, k, scratch);
-        if let Some(f) = &fifo {
-            f.finish(k);
-        }
+    let settle = |k: u64,
+                  r: Result<crate::exec::CtaOutput, ExecError>,
+                  n: u64,
+                  counts: &mut (u64, u64)|
+     -> bool {
         match r {
             Ok(out) => {
                 counts.0 += out.warp_insts;
                 counts.1 += out.thread_insts;
                 if progress.is_some() {
-                    sh.blocks_done.fetch_add(1, Ordering::Relaxed);
+                    sh.blocks_done.fetch_add(n, Ordering::Relaxed);
                     sh.report_progress(sh.executed.load(Ordering::Relaxed));
                 }
                 true
             }
             Err(ExecError::Cancelled) => {
-                stopped.fetch_add(1, Ordering::Relaxed);
+                stopped.fetch_add(n, Ordering::Relaxed);
                 false
             }
             Err(e) => {
@@ -200,24 +228,77 @@ pub fn launch_with_sink(
             }
         }
     };
+    let ctaid_of = |k: u64| {
+        [
+            (k % gx as u64) as u32,
+            ((k / gx as u64) % gy as u64) as u32,
+            (k / (gx as u64 * gy as u64)) as u32,
+        ]
+    };
+    let run_one = |k: u64, scratch: &mut CtaScratch, counts: &mut (u64, u64)| -> bool {
+        let r = run_cta(&sh, ctaid_of(k), k, scratch);
+        if let Some(f) = &fifo {
+            f.finish(k);
+        }
+        settle(k, r, 1, counts)
+    };
+    // Runs cluster `k` (its CTAs in rank order); false when the worker should stop.
+    let run_cluster = |k: u64, scratch: &mut Vec<CtaScratch>, counts: &mut (u64, u64)| -> bool {
+        let (ncx, ncy) = ((gx / cx) as u64, (gy / cy) as u64);
+        let cid = [
+            (k % ncx) as u32,
+            ((k / ncx) % ncy) as u32,
+            (k / (ncx * ncy)) as u32,
+        ];
+        let ctas: Vec<([u32; 3], u64)> = (0..csize)
+            .map(|r| {
+                let id = [
+                    cid[0] * cx + (r % cx as u64) as u32,
+                    cid[1] * cy + ((r / cx as u64) % cy as u64) as u32,
+                    cid[2] * cz + (r / (cx as u64 * cy as u64)) as u32,
+                ];
+                let linear = id[0] as u64 + gx as u64 * (id[1] as u64 + gy as u64 * id[2] as u64);
+                (id, linear)
+            })
+            .collect();
+        let r = crate::exec::run_cluster(&sh, &ctas, scratch);
+        if let Some(f) = &fifo {
+            let mut ks: Vec<u64> = ctas.iter().map(|c| c.1).collect();
+            ks.sort_unstable();
+            for k in ks {
+                f.finish(k);
+            }
+        }
+        let first = ctas.iter().map(|c| c.1).min().unwrap_or(0);
+        settle(first, r, csize, counts)
+    };
     let worker = || {
         let mut scratch = CtaScratch::default();
+        let mut cluster_scratch: Vec<CtaScratch> = Vec::new();
         let mut counts = (0u64, 0u64);
         'grid: loop {
             if sh.cancel.load(Ordering::Relaxed) {
                 break;
             }
             let k0 = next.fetch_add(batch, Ordering::Relaxed);
-            if k0 >= total {
+            if k0 >= units {
                 break;
             }
-            for k in k0..(k0 + batch).min(total) {
-                if !run_one(k, &mut scratch, &mut counts) {
+            for k in k0..(k0 + batch).min(units) {
+                let go = if clustered {
+                    run_cluster(k, &mut cluster_scratch, &mut counts)
+                } else {
+                    run_one(k, &mut scratch, &mut counts)
+                };
+                if !go {
                     break 'grid;
                 }
             }
         }
         scratch.flush(&sh);
+        for s in &mut cluster_scratch {
+            s.flush(&sh);
+        }
         warp_insts.fetch_add(counts.0, Ordering::Relaxed);
         thread_insts.fetch_add(counts.1, Ordering::Relaxed);
     };
@@ -278,6 +359,8 @@ mod tests {
             timeout: None,
             local_limit: crate::exec::DEFAULT_STACK_SIZE,
             printf_fifo: crate::fifo::DEFAULT_PRINTF_FIFO,
+            cluster: [1; 3],
+            explicit_cluster: false,
         }
     }
 

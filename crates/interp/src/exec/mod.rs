@@ -41,6 +41,7 @@
 mod asyncop;
 mod barrier;
 mod call;
+mod cluster;
 mod cta;
 mod fault;
 pub mod fifo;
@@ -48,6 +49,8 @@ pub mod launch;
 mod warp;
 
 pub use call::{CALL_OVERHEAD, DEFAULT_STACK_SIZE, LOCAL_MAX};
+pub(crate) use cluster::run_cluster;
+pub use cluster::RANK_SHIFT;
 pub use cta::{run_cta, CtaOutput, CtaScratch, LaunchShared};
 pub use fault::{ExecError, Stuck, StuckGroup, StuckState, ThreadPos, STUCK_GROUPS};
 pub use warp::STARVE_LIMIT;

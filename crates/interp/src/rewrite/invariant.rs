@@ -37,7 +37,14 @@ pub(crate) struct Plan {
 
 /// Whether a special register has the same value in every CTA of a launch.
 pub(crate) fn launch_invariant(s: SregInit) -> bool {
-    !matches!(s, SregInit::Ctaid(_) | SregInit::Smid)
+    !matches!(
+        s,
+        SregInit::Ctaid(_)
+            | SregInit::Smid
+            | SregInit::ClusterId(_)
+            | SregInit::ClusterCtaid(_)
+            | SregInit::ClusterCtarank
+    )
 }
 
 /// Half-open ranges of the indices in `0..n` where `keep` is false.
