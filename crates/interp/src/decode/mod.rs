@@ -15,6 +15,7 @@ pub(crate) mod float;
 mod int;
 mod matrix;
 mod warp;
+mod wgmma;
 
 use crate::program::{
     func_addr, Barrier, CallSite, FuncInfo, GlobalAddrs, Insn, Op, Space, SregInit,
@@ -564,6 +565,10 @@ pub(crate) fn decode(d: &mut Dec<'_, '_>) -> R<Insn> {
         Opcode::Ldmatrix => matrix::decode_ldst_matrix(d, i, false)?,
         Opcode::Stmatrix => matrix::decode_ldst_matrix(d, i, true)?,
         Opcode::Movmatrix => matrix::decode_movmatrix(d, i)?,
+        Opcode::WgmmaMmaAsync
+        | Opcode::WgmmaFence
+        | Opcode::WgmmaCommitGroup
+        | Opcode::WgmmaWaitGroup => wgmma::decode(d, i, op)?,
         // asynchronous copies and mbarriers
         Opcode::CpAsync
         | Opcode::CpAsyncCommitGroup

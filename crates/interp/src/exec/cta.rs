@@ -206,6 +206,8 @@ pub(super) struct Cta<'s, 'a> {
     pub(super) linear: u64,
     /// Pending asynchronous copies and suspended mbarrier waits.
     pub(super) asy: super::asyncop::AsyncState,
+    /// Warpgroup arrivals at `wgmma.mma_async` and the results pending per warp.
+    pub(super) wg: super::wgmma::WgState,
 }
 
 impl<'s, 'a> Cta<'s, 'a> {
@@ -435,6 +437,7 @@ impl<'s, 'a> Cta<'s, 'a> {
             exited: 0,
             linear,
             asy: Default::default(),
+            wg: Default::default(),
         })
     }
 

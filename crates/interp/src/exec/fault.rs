@@ -293,6 +293,13 @@ impl<'s, 'a> Cta<'s, 'a> {
             exited,
             other: if parked > 0 {
                 format!("{parked} threads wait at warp-synchronous instructions")
+            } else if let Some((wi, pc)) = self.wg.waiting().next() {
+                let insn = &self.sh.prog.code[pc as usize];
+                format!(
+                    "warp {wi} waits at `wgmma.mma_async` (function {}, instruction {}) for the \
+                     other warps of its warpgroup, which never reach it",
+                    insn.func, insn.inst
+                )
             } else {
                 String::new()
             },

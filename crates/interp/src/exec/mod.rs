@@ -46,6 +46,7 @@ mod fault;
 pub mod fifo;
 pub mod launch;
 mod warp;
+pub(crate) mod wgmma;
 
 pub use call::{CALL_OVERHEAD, DEFAULT_STACK_SIZE, LOCAL_MAX};
 pub use cta::{run_cta, CtaOutput, CtaScratch, LaunchShared};
