@@ -664,6 +664,13 @@ impl Kernel<'_> {
                     first_span.get_or_insert(span_of(&p));
                     let op = inst_text(&p);
                     let op = op.split_whitespace().next().unwrap_or("bar.sync").to_string();
+                    if inst_text(&p).contains("wgmma.mma_async") {
+                        parts.push(format!(
+                            "{n} of the {expected} threads of warpgroup {id} wait at wgmma.mma_async at {}; the others never reach it",
+                            loc_of(&p)
+                        ));
+                        continue;
+                    }
                     if op.contains("mbarrier") {
                         parts.push(format!(
                             "{n} threads wait at {op} for the mbarrier at shared offset {id} ({expected} arrivals pending) at {}",

@@ -135,18 +135,14 @@ pub(crate) struct WgState {
 }
 
 impl WgState {
-    /// Warps waiting at a `wgmma.mma_async` for the rest of their warpgroup (for deadlock
-    /// reports), with the instruction.
-    pub(super) fn waiting(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
+    /// Per warpgroup with waiting warps (for deadlock reports): its index, the threads
+    /// waiting, and the instruction.
+    pub(super) fn waiting(&self) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
         self.arrived
             .iter()
             .enumerate()
             .filter(|(_, (bits, _))| *bits != 0)
-            .flat_map(|(g, &(bits, pc))| {
-                (0..4)
-                    .filter(move |j| bits >> j & 1 != 0)
-                    .map(move |j| (4 * g + j, pc))
-            })
+            .map(|(g, &(bits, pc))| (g as u32, 32 * bits.count_ones(), pc))
     }
 }
 
@@ -244,8 +240,9 @@ impl<'s, 'a> Cta<'s, 'a> {
         if m != FULL {
             let e = other(format!(
                 "divergent `{name}`: it is `.sync.aligned`, so all 32 threads of each warp of \
-                 the warpgroup must execute it together, but only lanes {m:#010x} of this warp \
-                 did"
+                 the warpgroup must execute it together, but lanes {:#010x} (a bit per lane) of \
+                 this warp did not",
+                !m
             ));
             return Err(self.fault(wi, insn, e, m));
         }
