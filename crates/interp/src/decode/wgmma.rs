@@ -29,7 +29,7 @@ fn elem_of(text: &str) -> Option<Elem> {
     })
 }
 
-fn regs<'m>(o: &'m Operand) -> Vec<&'m Operand> {
+fn regs(o: &Operand) -> Vec<&Operand> {
     match o {
         Operand::Vector(v) => v.iter().collect(),
         o => vec![o],

@@ -394,8 +394,7 @@ impl<'s, 'a> Cta<'s, 'a> {
         let (sd_slot, sd_neg) = (insn.v[0], insn.v[1] != 0);
         for (j, w) in warps.iter().enumerate() {
             let scale = w.preds[sd_slot as usize] ^ if sd_neg { u32::MAX } else { 0 };
-            for r in 0..nd {
-                let slot = slots[r];
+            for (r, &slot) in slots.iter().enumerate().take(nd) {
                 let lanes = &w.regs[slot as usize];
                 for (lane, &v) in lanes.iter().enumerate() {
                     if scale >> lane & 1 == 0 {
@@ -414,7 +413,7 @@ impl<'s, 'a> Cta<'s, 'a> {
         matrix::mma(shape, 1, Product::Mul, &av, &bv, &cv, &mut dv);
         for j in 0..4 {
             let wj = 4 * g + j;
-            for r in 0..nd {
+            for (r, &slot) in slots.iter().enumerate().take(nd) {
                 let mut vals = [0u64; 32];
                 for (lane, o) in vals.iter_mut().enumerate() {
                     for sub in 0..per {
@@ -423,7 +422,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                         *o |= matrix::round_result(dt, x, cfg.satfinite) << (sub * dt.bits());
                     }
                 }
-                self.warps[wj].regs[slots[r] as usize] = vals;
+                self.warps[wj].regs[slot as usize] = vals;
             }
         }
         Ok(())
