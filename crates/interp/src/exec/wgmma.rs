@@ -224,7 +224,10 @@ pub(crate) fn a_position(at: Elem, j: u32, lane: u32, i: u32) -> (u32, u32) {
 
 impl<'s, 'a> Cta<'s, 'a> {
     /// Runs an [`Op::Wgmma`](crate::program::Op::Wgmma) for lanes `m` of group `mask` of
-    /// warp `wi`.
+    /// warp `wi`. (Cold and out of line: `control`, which dispatches it, stays small enough
+    /// to be inlined into the dispatch loop.)
+    #[cold]
+    #[inline(never)]
     pub(super) fn wgmma(&mut self, wi: usize, pc: u32, mask: u32, m: u32) -> Result<(), ExecError> {
         let prog = self.sh.prog;
         let insn = &prog.code[pc as usize];
