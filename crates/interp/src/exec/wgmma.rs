@@ -455,10 +455,11 @@ mod tests {
 
     #[test]
     fn swizzles() {
-        // 128B: row 1 of an atom swaps its 16-byte chunks 0 and 1
+        // the 16-byte chunk index XOR the 128-byte row (mod 8, 4, 2)
         assert_eq!(swizzle(128, 128), 128 + 16);
-        assert_eq!(swizzle(7 * 128 + 16, 128), 7 * 128);
-        assert_eq!(swizzle(3 * 128, 64), 3 * 128 + 16);
+        assert_eq!(swizzle(7 * 128 + 16, 128), 7 * 128 + 6 * 16);
+        assert_eq!(swizzle(3 * 128, 64), 3 * 128 + 3 * 16);
+        assert_eq!(swizzle(3 * 128 + 16, 32), 3 * 128);
         assert_eq!(swizzle(2 * 128, 32), 2 * 128);
         assert_eq!(swizzle(5 * 128, 0), 5 * 128);
     }
