@@ -96,11 +96,7 @@ not_executed_list! {
     Vsub2: VIDEO,
     Vsub4: VIDEO,
     Wgmma: MATRIX,
-    WgmmaCommitGroup: MATRIX,
-    WgmmaFence: MATRIX,
-    WgmmaMmaAsync: MATRIX,
-    WgmmaMmaAsyncSp: MATRIX,
-    WgmmaWaitGroup: MATRIX,
+    WgmmaMmaAsyncSp: "ptxvm does not execute sparse `wgmma.mma_async.sp` yet",
 }
 
 /// Why the interpreter does not execute `op`, or `None` when it does.

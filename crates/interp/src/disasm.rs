@@ -38,6 +38,7 @@ fn same_op(a: Op, b: Op) -> bool {
         (Op::Mem(f), Op::Mem(g)) | (Op::WarpSync(f), Op::WarpSync(g)) => std::ptr::fn_addr_eq(f, g),
         (Op::Nop, Op::Nop)
         | (Op::Async, Op::Async)
+        | (Op::Wgmma, Op::Wgmma)
         | (Op::Ret, Op::Ret)
         | (Op::Exit, Op::Exit)
         | (Op::Trap, Op::Trap) => true,
@@ -313,6 +314,7 @@ fn control(p: &Program, insn: &Insn) -> String {
         Op::Exit => "exit".into(),
         Op::Trap => "trap".into(),
         Op::Async => format!("async {}", crate::ops_async::kind_name(insn.aux)),
+        Op::Wgmma => crate::exec::wgmma::kind_name(insn.aux).into(),
         Op::Bar(k) => match p.barriers.get(k as usize) {
             Some(b) => {
                 let kind = match b.kind {

@@ -115,6 +115,9 @@ pub enum Op {
     /// does is in `Insn::aux` (`crate::ops_async`); it reads and changes the CTA's pending
     /// copies and may suspend its lanes.
     Async,
+    /// `wgmma.mma_async`, `wgmma.commit_group`, `wgmma.wait_group` (`crate::exec::wgmma`):
+    /// warpgroup-collective, with results pending until a wait.
+    Wgmma,
     /// No effect (`membar`, `prefetch`, `nanosleep`, …).
     Nop,
     /// Valid PTX that this version cannot execute: index into [`Program::messages`].

@@ -785,6 +785,13 @@ impl Kernel<'_> {
                         .unwrap_or("bar.sync")
                         .trim_end_matches(';')
                         .to_string();
+                    if inst_text(&p).contains("wgmma.mma_async") {
+                        parts.push(format!(
+                            "{n} of the {expected} threads of warpgroup {id} wait at wgmma.mma_async at {}; the others never reach it",
+                            loc_of(&p)
+                        ));
+                        continue;
+                    }
                     if op.contains("barrier.cluster") {
                         parts.push(format!(
                             "{n} threads wait at {op} for the cluster's {expected} threads at {}",

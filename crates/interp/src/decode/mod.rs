@@ -16,6 +16,7 @@ pub(crate) mod float;
 mod int;
 mod matrix;
 mod warp;
+mod wgmma;
 
 use crate::program::{
     func_addr, Barrier, CallSite, FuncInfo, GlobalAddrs, Insn, Op, Space, SregInit,
@@ -573,6 +574,10 @@ pub(crate) fn decode(d: &mut Dec<'_, '_>) -> R<Insn> {
         Opcode::WmmaStore => matrix::decode_wmma_ldst(d, i, true)?,
         Opcode::WmmaMma => matrix::decode_wmma_mma(d, i)?,
         Opcode::Wmma => matrix::decode_wmma(d, i)?,
+        Opcode::WgmmaMmaAsync
+        | Opcode::WgmmaFence
+        | Opcode::WgmmaCommitGroup
+        | Opcode::WgmmaWaitGroup => wgmma::decode(d, i, op)?,
         // asynchronous copies and mbarriers
         Opcode::CpAsync
         | Opcode::CpAsyncCommitGroup

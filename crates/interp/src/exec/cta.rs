@@ -212,6 +212,8 @@ pub(super) struct Cta<'s, 'a> {
     pub(super) asy: super::asyncop::AsyncState,
     /// The CTA's part of its cluster (`None` unless the launch runs clusters together).
     pub(super) clu: Option<Box<super::cluster::ClusterPart>>,
+    /// Warpgroup arrivals at `wgmma.mma_async` and the results pending per warp.
+    pub(super) wg: super::wgmma::WgState,
 }
 
 impl<'s, 'a> Cta<'s, 'a> {
@@ -466,6 +468,7 @@ impl<'s, 'a> Cta<'s, 'a> {
             linear,
             asy: Default::default(),
             clu: None,
+            wg: Default::default(),
         })
     }
 

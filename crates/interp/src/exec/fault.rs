@@ -284,6 +284,10 @@ impl<'s, 'a> Cta<'s, 'a> {
             let insn = &self.sh.prog.code[pc as usize];
             waits.push((n, pending, bar as u32, insn.func, insn.inst));
         }
+        for (g, n, pc) in self.wg.waiting() {
+            let insn = &self.sh.prog.code[pc as usize];
+            waits.push((n, 128, g, insn.func, insn.inst));
+        }
         let exited = self.exited_threads();
         let parked: u32 = self.warps.iter().map(|w| w.parked.count_ones()).sum();
         ExecError::Deadlock {

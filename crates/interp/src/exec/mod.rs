@@ -47,6 +47,7 @@ mod fault;
 pub mod fifo;
 pub mod launch;
 mod warp;
+pub(crate) mod wgmma;
 
 pub use call::{CALL_OVERHEAD, DEFAULT_STACK_SIZE, LOCAL_MAX};
 pub(crate) use cluster::run_cluster;

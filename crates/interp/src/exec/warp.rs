@@ -529,6 +529,9 @@ impl<'s, 'a> Cta<'s, 'a> {
             Op::Async => {
                 self.async_op(wi, pc, mask, m)?;
             }
+            Op::Wgmma => {
+                self.wgmma(wi, pc, mask, m)?;
+            }
         }
         Ok(())
     }

@@ -1,0 +1,200 @@
+//! Decoding of `wgmma.mma_async`, `wgmma.commit_group`, `wgmma.wait_group` and `wgmma.fence`
+//! (executed by [`crate::exec::wgmma`]).
+//!
+//! A `wgmma.mma_async` names up to 128 accumulator registers and 4 registers of A: their slots
+//! go to a list of [`crate::program::Program::tables`] (D first, then A), whose index is in
+//! `Insn::c`; the descriptors of A and B are in `Insn::a` and `Insn::b`, the `scale-d`
+//! predicate in `v[0]` (negated when `v[1]` is 1), the configuration in `aux`.
+
+use super::{Dec, R};
+use crate::exec::wgmma::{WgCfg, A_REGS, KIND_COMMIT, KIND_WAIT};
+use crate::program::{Insn, Op};
+use ptx_ir::{Imm, Operand};
+use ptx_isa::{Opcode, ScalarType};
+use ptx_semantics::matrix::Elem;
+
+fn elem_of(text: &str) -> Option<Elem> {
+    Some(match text {
+        ".f16" => Elem::F16,
+        ".bf16" => Elem::Bf16,
+        ".tf32" => Elem::Tf32,
+        ".e4m3" => Elem::E4m3,
+        ".e5m2" => Elem::E5m2,
+        ".f32" => Elem::F32,
+        ".s8" => Elem::S8,
+        ".u8" => Elem::U8,
+        ".s32" => Elem::S32,
+        ".b1" => Elem::B1,
+        _ => return None,
+    })
+}
+
+fn regs(o: &Operand) -> Vec<&Operand> {
+    match o {
+        Operand::Vector(v) => v.iter().collect(),
+        o => vec![o],
+    }
+}
+
+/// The value of immediate operand `k`.
+fn imm(d: &Dec<'_, '_>, k: usize) -> R<i64> {
+    match d.operand(k)? {
+        Operand::Imm(Imm::Int(v)) => Ok(*v as i64),
+        o => Err(format!(
+            "`{}`: operand {} must be an integer immediate, found {o:?}",
+            d.inst.full_name(),
+            k + 1
+        )),
+    }
+}
+
+/// Decodes a `wgmma.*` instruction.
+pub(crate) fn decode(d: &mut Dec<'_, '_>, insn: &mut Insn, op: Opcode) -> R<()> {
+    let name = d.inst.full_name();
+    match op {
+        Opcode::WgmmaFence => {
+            // operands are read when the operation runs, after every earlier register write
+            insn.op = Op::Nop;
+            return Ok(());
+        }
+        Opcode::WgmmaCommitGroup => {
+            insn.aux = KIND_COMMIT;
+            insn.op = Op::Wgmma;
+            return Ok(());
+        }
+        Opcode::WgmmaWaitGroup => {
+            let n = imm(d, 0)?;
+            if !(0..=1 << 20).contains(&n) {
+                return Err(format!("`{name}`: group count {n} out of range"));
+            }
+            insn.aux = KIND_WAIT;
+            insn.imm = n;
+            insn.op = Op::Wgmma;
+            return Ok(());
+        }
+        _ => {}
+    }
+    let texts: Vec<&str> = d.inst.mods.iter().map(|m| m.text()).collect();
+    let shape = texts
+        .iter()
+        .find_map(|t| {
+            let t = t.strip_prefix(".m64n")?;
+            let (n, k) = t.split_once('k')?;
+            Some((n.parse::<u32>().ok()?, k.parse::<u32>().ok()?))
+        })
+        .ok_or_else(|| format!("`{name}`: no `.m64nNkK` shape"))?;
+    let types: Vec<Elem> = texts.iter().filter_map(|t| elem_of(t)).collect();
+    let [dt, at, bt] = match types[..] {
+        [a, b, c] => [a, b, c],
+        _ => return Err(format!("`{name}`: expected three types (D, A, B)")),
+    };
+    let (n, k) = shape;
+    if at == Elem::B1 || texts.contains(&".sp") {
+        return Err(format!(
+            "`{name}`: ptxvm does not execute the `.b1` and sparse forms of `wgmma.mma_async` yet"
+        ));
+    }
+    let float_in = |e: Elem| matches!(e, Elem::E4m3 | Elem::E5m2);
+    let int_in = |e: Elem| matches!(e, Elem::S8 | Elem::U8);
+    let ok = n % 8 == 0
+        && (8..=256).contains(&n)
+        && match at {
+            Elem::F16 => bt == at && matches!(dt, Elem::F16 | Elem::F32),
+            Elem::Bf16 | Elem::Tf32 => bt == at && dt == Elem::F32,
+            _ if float_in(at) => float_in(bt) && matches!(dt, Elem::F16 | Elem::F32),
+            _ if int_in(at) => int_in(bt) && dt == Elem::S32,
+            _ => false,
+        }
+        && k == 256 / at.bits();
+    if !ok {
+        return Err(format!(
+            "`{name}`: not a shape and type combination of wgmma"
+        ));
+    }
+    let is_int = dt == Elem::S32;
+    // only `.f16`/`.bf16` have the transpose immediates
+    let has_trans = matches!(at, Elem::F16 | Elem::Bf16);
+    let a_regs = matches!(d.operand(1)?, Operand::Vector(_));
+    let mut cfg = WgCfg {
+        n,
+        types: [dt, at, bt],
+        a_regs,
+        neg_a: false,
+        neg_b: false,
+        trans_a: false,
+        trans_b: false,
+        satfinite: texts.contains(&".satfinite"),
+    };
+    let nd = cfg.d_regs() as usize;
+    let dregs = regs(d.operand(0)?);
+    if dregs.len() != nd {
+        return Err(format!(
+            "`{name}`: D must be a vector of {nd} registers, found {}",
+            dregs.len()
+        ));
+    }
+    let mut slots = Vec::with_capacity(nd + 4);
+    for o in dregs {
+        match o {
+            Operand::Reg(_) => slots.push(d.src_op(o, ScalarType::B64)?),
+            o => return Err(format!("`{name}`: expected a register in D, found {o:?}")),
+        }
+    }
+    if a_regs {
+        let aregs = regs(d.operand(1)?);
+        if aregs.len() != A_REGS as usize {
+            return Err(format!(
+                "`{name}`: A in registers must be a vector of {A_REGS} registers, found {}",
+                aregs.len()
+            ));
+        }
+        for o in aregs {
+            slots.push(d.src_op(o, ScalarType::B32)?);
+        }
+    } else {
+        insn.a = d.src(1, ScalarType::B64)?;
+    }
+    insn.b = d.src(2, ScalarType::B64)?;
+    let (p, neg) = d.pred_src(3)?;
+    insn.v[0] = p;
+    insn.v[1] = neg as u32;
+    let mut next = 4;
+    if !is_int {
+        let scale = |k: usize| -> R<bool> {
+            match imm(d, k)? {
+                1 => Ok(false),
+                -1 => Ok(true),
+                v => Err(format!("`{name}`: imm-scale must be 1 or -1, found {v}")),
+            }
+        };
+        cfg.neg_a = scale(4)?;
+        cfg.neg_b = scale(5)?;
+        next = 6;
+        if has_trans {
+            let trans = |k: usize| -> R<bool> {
+                match imm(d, k)? {
+                    0 => Ok(false),
+                    1 => Ok(true),
+                    v => Err(format!("`{name}`: imm-trans must be 0 or 1, found {v}")),
+                }
+            };
+            if !a_regs {
+                cfg.trans_a = trans(6)?;
+                next = 7;
+            }
+            cfg.trans_b = trans(next)?;
+            next += 1;
+        }
+    }
+    if d.inst.operands.len() != next {
+        return Err(format!(
+            "`{name}`: expected {next} operands, found {}",
+            d.inst.operands.len()
+        ));
+    }
+    d.b.tables.push(slots.into_iter().collect());
+    insn.c = d.b.tables.len() as u32 - 1;
+    insn.aux = cfg.pack();
+    insn.op = Op::Wgmma;
+    Ok(())
+}

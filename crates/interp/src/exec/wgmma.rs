@@ -1,0 +1,466 @@
+//! Warpgroup matrix multiply-accumulate (sm_90a): `wgmma.mma_async`, `wgmma.commit_group`,
+//! `wgmma.wait_group` ([`Op::Wgmma`](crate::program::Op::Wgmma); `wgmma.fence` is a no-op,
+//! since the operands are read when the operation runs, after every register write before it).
+//!
+//! **The warpgroup.** A warpgroup is four consecutive warps (warps `4g`…`4g+3`, 128 threads);
+//! `wgmma.mma_async` is `.sync.aligned` across it. A warp that reaches it with any lane missing
+//! (guarded off, on another path, exited) is reported as divergent. Otherwise it waits, like at
+//! a barrier, until all four warps have reached the same instruction; a warp that reaches a
+//! different `wgmma.mma_async` meanwhile is reported; a warp that never comes (it exited, or
+//! waits elsewhere) makes the CTA's deadlock report; a CTA whose last warpgroup has fewer than
+//! four warps faults at the instruction.
+//!
+//! **When results appear.** The last warp to arrive computes the product, reading A and B from
+//! shared memory (through the descriptors) and the register operands of all 128 threads, and
+//! writes the accumulators of all four warps at once: the operation completes when the
+//! warpgroup has issued it. The ISA makes the accumulators undefined from `wgmma.mma_async` to
+//! the `wgmma.wait_group` that covers it, but ptxas (13.x) settles that: where a program reads
+//! or writes those registers before the wait, it inserts the wait itself ("wgmma.wait_group is
+//! injected … to allow use of registers defined by GMMA", info C7517), so on a GPU such a read
+//! sees the product, as here, and a later write wins, as here. Operations chained into the same
+//! accumulators without a wait see each other's results, as the ISA specifies.
+//! `wgmma.commit_group` and `wgmma.wait_group` therefore only check that the whole warp
+//! executes them. Shared memory is read at issue: a program that overwrites an operand before
+//! the wait (a race on a GPU) gets the product of the old contents.
+//!
+//! **Numerics**: those of `mma` ([`ptx_semantics::matrix`]: exact inputs, exact products, an
+//! `f64` sum of C then `k` = 0, 1, … rounded once to nearest even; integers exact, wrapping or
+//! with `.satfinite` clamping). `imm-scale-a/b = -1` negate A or B exactly; `scale-d` false
+//! (per thread) takes C as +0.
+//!
+//! **Descriptors** (64 bits): start address bits 0–13, leading-dimension byte offset (LBO)
+//! bits 16–29, stride-dimension byte offset (SBO) bits 32–45, all in units of 16 bytes; base
+//! offset bits 49–51; swizzle bits 62–63 (0 none, 1 128B, 2 64B, 3 32B). A matrix is made of
+//! core matrices of 8 rows of 16 bytes. K-major (the default; A `.row`, B `.col`): without
+//! swizzle, byte `kb` of row `r` is at `start + (r%8)·16 + (r/8)·SBO + (kb%16) + (kb/16)·LBO`;
+//! with a swizzle of width `W` at `start + (r%8)·W + (r/8)·SBO + kb`. MN-major (`imm-trans`):
+//! without swizzle, byte `b` along M/N of row `k` at `start + (b%16) + (b/16)·SBO + (k%8)·16 +
+//! (k/8)·LBO`; with a swizzle at `start + (b%W) + (b/W)·LBO + (k%8)·W + (k/8)·SBO`. The swizzle
+//! then XORs address bits 7… into bits 4… (1, 2 or 3 bits for 32B, 64B, 128B), on the
+//! shared-memory address itself, so the pattern repeats every 256, 512 or 1024 bytes; a
+//! nonzero base offset is refused (not executed yet).
+
+use super::cta::Cta;
+use super::fault::ExecError;
+use crate::mem;
+use crate::program::{for_lanes, Fault, FaultKind, Insn, FULL};
+use ptx_semantics::matrix::{self, Elem, Frag, Layout, Product, Shape};
+
+/// What an [`Op::Wgmma`](crate::program::Op::Wgmma) does (`aux & 3`).
+pub(crate) const KIND_MMA: u64 = 0;
+/// `wgmma.commit_group`.
+pub(crate) const KIND_COMMIT: u64 = 1;
+/// `wgmma.wait_group N` (`N` in `imm`).
+pub(crate) const KIND_WAIT: u64 = 2;
+
+/// The name of an `Op::Wgmma` for disassembly.
+pub(crate) fn kind_name(aux: u64) -> &'static str {
+    match aux & 3 {
+        KIND_MMA => "wgmma.mma_async",
+        KIND_COMMIT => "wgmma.commit_group",
+        _ => "wgmma.wait_group",
+    }
+}
+
+/// The configuration of a `wgmma.mma_async`, packed into its `aux`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct WgCfg {
+    /// N (8…256, a multiple of 8).
+    pub n: u32,
+    /// d, a, b.
+    pub types: [Elem; 3],
+    /// A from registers (else from a descriptor in `Insn::a`).
+    pub a_regs: bool,
+    pub neg_a: bool,
+    pub neg_b: bool,
+    /// A is M-major (`imm-trans-a` = 1).
+    pub trans_a: bool,
+    /// B is N-major (`imm-trans-b` = 1).
+    pub trans_b: bool,
+    pub satfinite: bool,
+}
+
+impl WgCfg {
+    pub(crate) fn pack(&self) -> u64 {
+        let [d, a, b] = self.types;
+        KIND_MMA
+            | ((self.n / 8) as u64) << 2
+            | d.code() << 8
+            | a.code() << 12
+            | b.code() << 16
+            | (self.a_regs as u64) << 20
+            | (self.neg_a as u64) << 21
+            | (self.neg_b as u64) << 22
+            | (self.trans_a as u64) << 23
+            | (self.trans_b as u64) << 24
+            | (self.satfinite as u64) << 25
+    }
+
+    pub(crate) fn unpack(aux: u64) -> WgCfg {
+        WgCfg {
+            n: ((aux >> 2) & 63) as u32 * 8,
+            types: [
+                Elem::from_code(aux >> 8 & 15),
+                Elem::from_code(aux >> 12 & 15),
+                Elem::from_code(aux >> 16 & 15),
+            ],
+            a_regs: aux >> 20 & 1 != 0,
+            neg_a: aux >> 21 & 1 != 0,
+            neg_b: aux >> 22 & 1 != 0,
+            trans_a: aux >> 23 & 1 != 0,
+            trans_b: aux >> 24 & 1 != 0,
+            satfinite: aux >> 25 & 1 != 0,
+        }
+    }
+
+    /// K: 32 bytes of A's type (`.f16`/`.bf16` 16, `.tf32` 8, 8-bit types 32).
+    pub(crate) fn k(&self) -> u32 {
+        256 / self.types[1].bits()
+    }
+
+    /// Registers of D per thread.
+    pub(crate) fn d_regs(&self) -> u32 {
+        64 * self.n / 128 / self.types[0].per_reg()
+    }
+}
+
+/// Registers of A per thread when A is in registers (16 rows × 32 bytes per warp).
+pub(crate) const A_REGS: u32 = 4;
+
+/// A CTA's warpgroup state.
+#[derive(Default)]
+pub(crate) struct WgState {
+    /// Per warpgroup: the warps (bits 0–3) waiting at the `wgmma.mma_async` at `pc`.
+    arrived: Vec<(u8, u32)>,
+}
+
+impl WgState {
+    /// Per warpgroup with waiting warps (for deadlock reports): its index, the threads
+    /// waiting, and the instruction.
+    pub(super) fn waiting(&self) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
+        self.arrived
+            .iter()
+            .enumerate()
+            .filter(|(_, (bits, _))| *bits != 0)
+            .map(|(g, &(bits, pc))| (g as u32, 32 * bits.count_ones(), pc))
+    }
+}
+
+fn other(msg: String) -> Box<Fault> {
+    Box::new(Fault {
+        kind: FaultKind::Other(msg),
+        lane: None,
+    })
+}
+
+/// The byte offset in shared memory of element (`mn`, `k`) of an operand whose elements have
+/// `eb` bytes, from descriptor `desc`; `mn_major`: the operand is M/N-major (transposed).
+pub(crate) fn desc_addr(desc: u64, mn_major: bool, mn: u32, k: u32, eb: u32) -> u64 {
+    let start = (desc & 0x3FFF) << 4;
+    let lbo = (desc >> 16 & 0x3FFF) << 4;
+    let sbo = (desc >> 32 & 0x3FFF) << 4;
+    let width: u64 = match desc >> 62 {
+        1 => 128,
+        2 => 64,
+        3 => 32,
+        _ => 0,
+    };
+    let (mn, k) = (mn as u64, k as u64);
+    let off = if !mn_major {
+        let kb = k * eb as u64;
+        if width == 0 {
+            (mn % 8) * 16 + (mn / 8) * sbo + kb % 16 + (kb / 16) * lbo
+        } else {
+            (mn % 8) * width + (mn / 8) * sbo + kb
+        }
+    } else {
+        let b = mn * eb as u64;
+        if width == 0 {
+            b % 16 + (b / 16) * sbo + (k % 8) * 16 + (k / 8) * lbo
+        } else {
+            b % width + (b / width) * lbo + (k % 8) * width + (k / 8) * sbo
+        }
+    };
+    swizzle(start + off, width)
+}
+
+/// The swizzle of width `width` bytes (0: none) applied to shared address `a`.
+#[inline]
+pub(crate) fn swizzle(a: u64, width: u64) -> u64 {
+    let bits = match width {
+        128 => 7,
+        64 => 3,
+        32 => 1,
+        _ => 0,
+    };
+    a ^ (((a >> 7) & bits) << 4)
+}
+
+/// (row, column) of element `i` of a thread's D fragment in warp `j` of the warpgroup, lane
+/// `lane`: the `mma` `.m16n8` accumulator layout of rows `16j`…`16j+15`, repeated every 8
+/// columns (4 elements).
+pub(crate) fn d_position(j: u32, lane: u32, i: u32) -> (u32, u32) {
+    let (gid, tig) = (lane >> 2, lane & 3);
+    let ii = i % 4;
+    (
+        16 * j + gid + 8 * (ii / 2),
+        8 * (i / 4) + 2 * tig + (ii & 1),
+    )
+}
+
+/// (row, column) of element `i` of a thread's A fragment (A in registers) in warp `j`: the
+/// `mma` `.m16nXk` A layout of rows `16j`…`16j+15`.
+pub(crate) fn a_position(at: Elem, j: u32, lane: u32, i: u32) -> (u32, u32) {
+    let k = 256 / at.bits();
+    let l = Layout {
+        shape: Shape { m: 16, n: 8, k },
+        a: at,
+        row_a: true,
+        col_b: true,
+    };
+    let (_, r, c) = matrix::position(&l, at, Frag::A, lane, i);
+    (16 * j + r, c)
+}
+
+impl<'s, 'a> Cta<'s, 'a> {
+    /// Runs an [`Op::Wgmma`](crate::program::Op::Wgmma) for lanes `m` of group `mask` of
+    /// warp `wi`. (Cold and out of line: `control`, which dispatches it, stays small enough
+    /// to be inlined into the dispatch loop.)
+    #[cold]
+    #[inline(never)]
+    pub(super) fn wgmma(&mut self, wi: usize, pc: u32, mask: u32, m: u32) -> Result<(), ExecError> {
+        let prog = self.sh.prog;
+        let insn = &prog.code[pc as usize];
+        let nw = self.warps.len();
+        if self.wg.arrived.len() != nw.div_ceil(4) {
+            self.wg.arrived = vec![(0, 0); nw.div_ceil(4)];
+        }
+        if m == 0 {
+            self.warps[wi].cur = Some((pc + 1, mask));
+            return Ok(());
+        }
+        let name = kind_name(insn.aux);
+        if m != FULL {
+            let e = other(format!(
+                "divergent `{name}`: it is `.sync.aligned`, so all 32 threads of each warp of \
+                 the warpgroup must execute it together, but lanes {:#010x} (a bit per lane) of \
+                 this warp did not",
+                !m
+            ));
+            return Err(self.fault(wi, insn, e, m));
+        }
+        match insn.aux & 3 {
+            KIND_COMMIT | KIND_WAIT => {
+                self.warps[wi].cur = Some((pc + 1, mask));
+                Ok(())
+            }
+            _ => self.wgmma_arrive(wi, pc, mask),
+        }
+    }
+
+    fn wgmma_arrive(&mut self, wi: usize, pc: u32, mask: u32) -> Result<(), ExecError> {
+        let insn = &self.sh.prog.code[pc as usize];
+        let g = wi / 4;
+        if 4 * g + 4 > self.warps.len() {
+            let e = other(format!(
+                "`wgmma.mma_async` needs the four warps of a warpgroup (128 threads), but this \
+                 block of {} threads has only {} warp(s) in warpgroup {g}",
+                self.nthreads,
+                self.warps.len() - 4 * g
+            ));
+            return Err(self.fault(wi, insn, e, mask));
+        }
+        let (bits, at) = self.wg.arrived[g];
+        if bits != 0 && at != pc {
+            let other_insn = &self.sh.prog.code[at as usize];
+            let e = other(format!(
+                "divergent `wgmma.mma_async`: warps of warpgroup {g} reached different \
+                 instances (this one and instruction {} of the same function); all 128 threads \
+                 must execute the same one",
+                other_insn.inst
+            ));
+            return Err(self.fault(wi, insn, e, mask));
+        }
+        let bits = bits | 1 << (wi % 4);
+        self.wg.arrived[g] = (bits, pc);
+        // wait, like at a barrier
+        let w = &mut self.warps[wi];
+        w.barrier |= FULL;
+        w.ready &= !FULL;
+        for_lanes(FULL, |l| {
+            w.bar_pc[l] = pc;
+            w.pcs[l] = pc + 1;
+        });
+        w.cur = None;
+        if bits != 0xF {
+            return Ok(());
+        }
+        self.wg.arrived[g] = (0, 0);
+        if let Err(e) = self.wgmma_compute(g, insn) {
+            return Err(self.fault(wi, insn, e, FULL));
+        }
+        for wj in 4 * g..4 * g + 4 {
+            let w = &mut self.warps[wj];
+            w.barrier &= !FULL;
+            w.ready |= FULL;
+            w.cur = Some((pc + 1, FULL));
+            w.others_min = u32::MAX;
+            w.run_len = 0;
+        }
+        Ok(())
+    }
+
+    /// The product of warpgroup `g` for `insn`, written into each warp's accumulators.
+    fn wgmma_compute(&mut self, g: usize, insn: &Insn) -> Result<(), Box<Fault>> {
+        let cfg = WgCfg::unpack(insn.aux);
+        let [dt, at, bt] = cfg.types;
+        let (mm, n, k) = (64u32, cfg.n, cfg.k());
+        let slots = &self.sh.prog.tables[insn.c as usize];
+        let nd = cfg.d_regs() as usize;
+        let warps = &self.warps[4 * g..4 * g + 4];
+        // a descriptor operand: the same in all 128 threads
+        let desc = |slot: u32, what: &str| -> Result<u64, Box<Fault>> {
+            let v = warps[0].regs[slot as usize][0];
+            if warps
+                .iter()
+                .any(|w| w.regs[slot as usize].iter().any(|&x| x != v))
+            {
+                return Err(other(format!(
+                    "the matrix descriptor of {what} differs between threads of the \
+                     warpgroup; it must be the same in all 128"
+                )));
+            }
+            if v >> 49 & 7 != 0 {
+                return Err(other(format!(
+                    "the matrix descriptor of {what} ({v:#x}) has a nonzero base offset, \
+                     which ptxvm does not execute yet"
+                )));
+            }
+            Ok(v)
+        };
+        let shared_size = self.sh.env.shared_size;
+        let shared = &self.shared;
+        let load = |desc: u64, mn_major: bool, mn: u32, kk: u32, e: Elem, what: &str| {
+            let eb = e.bits() / 8;
+            let addr = desc_addr(desc, mn_major, mn, kk, eb);
+            if addr + eb as u64 > shared_size {
+                return Err(other(format!(
+                    "{what} element ({mn}, {kk}) is at shared-memory address {addr:#x}, past \
+                     the end of the CTA's {shared_size} bytes (descriptor {desc:#x})"
+                )));
+            }
+            Ok(e.value(mem::load(&shared[..], addr, eb)))
+        };
+        let (sa, sb) = (
+            if cfg.neg_a { -1.0 } else { 1.0 },
+            if cfg.neg_b { -1.0 } else { 1.0 },
+        );
+        let mut av = vec![0.0f64; (mm * k) as usize];
+        if cfg.a_regs {
+            let per = at.per_reg();
+            let emask = (1u64 << at.bits()) - 1;
+            for (j, w) in warps.iter().enumerate() {
+                for r in 0..A_REGS {
+                    let lanes = &w.regs[slots[nd + r as usize] as usize];
+                    for (lane, &v) in lanes.iter().enumerate() {
+                        for sub in 0..per {
+                            let (row, col) = a_position(at, j as u32, lane as u32, r * per + sub);
+                            let b = v >> (sub * at.bits()) & emask;
+                            av[(row * k + col) as usize] = sa * at.value(b);
+                        }
+                    }
+                }
+            }
+        } else {
+            let d = desc(insn.a, "A")?;
+            for row in 0..mm {
+                for kk in 0..k {
+                    av[(row * k + kk) as usize] = sa * load(d, cfg.trans_a, row, kk, at, "A")?;
+                }
+            }
+        }
+        let mut bv = vec![0.0f64; (k * n) as usize];
+        let d = desc(insn.b, "B")?;
+        for kk in 0..k {
+            for col in 0..n {
+                bv[(kk * n + col) as usize] = sb * load(d, cfg.trans_b, col, kk, bt, "B")?;
+            }
+        }
+        // C: the accumulators; +0 where scale-d is false
+        let mut cv = vec![0.0f64; (mm * n) as usize];
+        let per = dt.per_reg();
+        let emask = if dt.bits() >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << dt.bits()) - 1
+        };
+        let (sd_slot, sd_neg) = (insn.v[0], insn.v[1] != 0);
+        for (j, w) in warps.iter().enumerate() {
+            let scale = w.preds[sd_slot as usize] ^ if sd_neg { u32::MAX } else { 0 };
+            for (r, &slot) in slots.iter().enumerate().take(nd) {
+                let lanes = &w.regs[slot as usize];
+                for (lane, &v) in lanes.iter().enumerate() {
+                    if scale >> lane & 1 == 0 {
+                        continue;
+                    }
+                    for sub in 0..per {
+                        let (row, col) = d_position(j as u32, lane as u32, r as u32 * per + sub);
+                        let b = v >> (sub * dt.bits()) & emask;
+                        cv[(row * n + col) as usize] = dt.value(b);
+                    }
+                }
+            }
+        }
+        let mut dv = vec![0.0f64; (mm * n) as usize];
+        let shape = Shape { m: mm, n, k };
+        matrix::mma(shape, 1, Product::Mul, &av, &bv, &cv, &mut dv);
+        for j in 0..4 {
+            let wj = 4 * g + j;
+            for (r, &slot) in slots.iter().enumerate().take(nd) {
+                let mut vals = [0u64; 32];
+                for (lane, o) in vals.iter_mut().enumerate() {
+                    for sub in 0..per {
+                        let (row, col) = d_position(j as u32, lane as u32, r as u32 * per + sub);
+                        let x = dv[(row * n + col) as usize];
+                        *o |= matrix::round_result(dt, x, cfg.satfinite) << (sub * dt.bits());
+                    }
+                }
+                self.warps[wj].regs[slot as usize] = vals;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cfg_round_trips() {
+        let c = WgCfg {
+            n: 256,
+            types: [Elem::F32, Elem::E4m3, Elem::E5m2],
+            a_regs: true,
+            neg_a: true,
+            neg_b: false,
+            trans_a: false,
+            trans_b: true,
+            satfinite: true,
+        };
+        assert_eq!(WgCfg::unpack(c.pack()), c);
+        assert_eq!(c.k(), 32);
+        assert_eq!(c.d_regs(), 128);
+    }
+
+    #[test]
+    fn swizzles() {
+        // the 16-byte chunk index XOR the 128-byte row (mod 8, 4, 2)
+        assert_eq!(swizzle(128, 128), 128 + 16);
+        assert_eq!(swizzle(7 * 128 + 16, 128), 7 * 128 + 6 * 16);
+        assert_eq!(swizzle(3 * 128, 64), 3 * 128 + 3 * 16);
+        assert_eq!(swizzle(3 * 128 + 16, 32), 3 * 128);
+        assert_eq!(swizzle(2 * 128, 32), 2 * 128);
+        assert_eq!(swizzle(5 * 128, 0), 5 * 128);
+    }
+}
