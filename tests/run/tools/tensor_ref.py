@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Expected values of tests/run/async/tensor_*.ptx, from the CUDA documentation of tensor maps
+(cuTensorMapEncodeTiled) and of cp.async.bulk.tensor, independent of ptxvm.
+
+Tile mode: the box of boxDim[i] elements (traversed with elementStrides[i]) starting at the
+coordinates is stored densely in shared memory, dimension 0 innermost; elements outside the
+tensor read as the fill (zero). Swizzle (CUDA programming guide, "TMA swizzle"): shared memory
+is seen as rows of 128 bytes in groups of 8 (1024 bytes) for 128B (4 rows of 128 bytes... for
+64B the pattern has 4 variants, for 32B 2); the 16-byte chunk c of row r is stored at chunk
+c XOR (r mod n), n = 8, 4, 2, where row r is the 128-byte row of the unswizzled offset.
+
+Usage: tensor_ref.py tile2d   (prints the EXPECT line)
+"""
+import sys
+
+
+def box_tile(tensor, dims, box, coords, estrides=None):
+    """The box as a flat list (dimension 0 innermost); None for out-of-bounds elements."""
+    rank = len(dims)
+    estrides = estrides or [1] * rank
+    counts = [-(-box[i] // estrides[i]) for i in range(rank)]
+    out = []
+
+    def rec(d, idx):
+        if d < 0:
+            c = [coords[i] + idx[i] * estrides[i] for i in range(rank)]
+            if all(0 <= c[i] < dims[i] for i in range(rank)):
+                lin, mul = 0, 1
+                for i in range(rank):
+                    lin += c[i] * mul
+                    mul *= dims[i]
+                out.append(tensor(c))
+            else:
+                out.append(None)
+            return
+        for k in range(counts[d]):
+            idx[d] = k
+            rec(d - 1, idx)
+
+    rec(rank - 1, [0] * rank)
+    return out
+
+
+def swizzle_words(words, mode_bytes):
+    """Places 4-byte words (unswizzled order) as the swizzle of `mode_bytes` (32, 64, 128)."""
+    n = {32: 2, 64: 4, 128: 8}[mode_bytes]
+    out = [None] * len(words)
+    for w, v in enumerate(words):
+        byte = 4 * w
+        row, chunk, within = byte // 128, (byte % 128) // 16, byte % 16
+        new = row * 128 + ((chunk ^ (row % n)) * 16) + within
+        out[new // 4] = v
+    return out
+
+
+def fmt(vals):
+    return " ".join("0" if v is None else str(v) for v in vals)
+
+
+def tile2d():
+    # 40 x 10 f32 tensor holding its linear index (row stride 40 elements), box 32 x 8 at
+    # (16, -2), swizzle 128B, zero fill
+    box = box_tile(lambda c: c[0] + 40 * c[1], [40, 10], [32, 8], [16, -2])
+    return "// EXPECT 1 f32: " + fmt(swizzle_words(box, 128))
+
+
+if __name__ == "__main__":
+    print({"tile2d": tile2d}[sys.argv[1]]())
