@@ -53,8 +53,8 @@ def swizzle_words(words, mode_bytes):
     return out
 
 
-def fmt(vals):
-    return " ".join("0" if v is None else str(v) for v in vals)
+def fmt(vals, fill="0"):
+    return " ".join(fill if v is None else str(v) for v in vals)
 
 
 def tile2d():
@@ -64,5 +64,29 @@ def tile2d():
     return "// EXPECT 1 f32: " + fmt(swizzle_words(box, 128))
 
 
+def store3d():
+    # u32 tensor 8 x 3 x 2 filled with 5; the 4 x 2 x 2 box at (6, 2, 1) holding t + 100 is
+    # stored (in-bounds elements only), then added: 2 * (t + 100) where in bounds
+    dims, box, at = [8, 3, 2], [4, 2, 2], [6, 2, 1]
+    g = [5] * 48
+    inside = box_tile(lambda c: c[0] + 8 * c[1] + 24 * c[2], dims, box, at)
+    for t, lin in enumerate(inside):
+        if lin is not None:
+            g[lin] = 2 * (t + 100)
+    return "// EXPECT 0.2 u32: " + fmt(g)
+
+
+def tile5d():
+    # f32 tensor 16 x 3 x 2 x 2 x 2 holding its linear index, box 16 x 2 x 2 x 2 x 2 with element
+    # strides 1,1,1,1,2 at (-4, 2, 1, 0, 0), swizzle 64B, NaN fill
+    dims = [16, 3, 2, 2, 2]
+
+    def lin(c):
+        return c[0] + 16 * (c[1] + 3 * (c[2] + 2 * (c[3] + 2 * c[4])))
+
+    box = box_tile(lin, dims, [16, 2, 2, 2, 2], [-4, 2, 1, 0, 0], [1, 1, 1, 1, 2])
+    return "// EXPECT 1 f32: " + fmt(swizzle_words(box, 64), "0f7fffffff")
+
+
 if __name__ == "__main__":
-    print({"tile2d": tile2d}[sys.argv[1]]())
+    print({"tile2d": tile2d, "store3d": store3d, "tile5d": tile5d}[sys.argv[1]]())
