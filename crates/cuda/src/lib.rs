@@ -36,9 +36,11 @@ mod driver;
 mod image;
 pub mod link;
 mod state;
+mod tensormap;
 
 pub use abi::CUresult;
 pub use driver::*;
+pub use tensormap::*;
 
 /// Calls `f`, turning its error into a `CUresult` and a panic into `CUDA_ERROR_UNKNOWN` (no
 /// panic may unwind into C).

@@ -176,3 +176,8 @@ fn fatbins_plain_compressed_embedded_and_hostile_and_the_linkers_logs() {
 fn a_child_forked_after_init_is_not_initialized() {
     run("fork");
 }
+
+#[test]
+fn tensor_maps_encode_check_and_feed_a_tma_kernel() {
+    run_with("tensormap", &[("PTXVM_CC", "90")]);
+}

@@ -94,7 +94,138 @@ pub fn oob_fill(t: u8, nan: bool) -> u64 {
     }
 }
 
+/// How a tiled tensor map lays out its box (the options of `cuTensorMapEncodeTiled`, as the
+/// driver's enum values).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Layout {
+    /// `CUtensorMapInterleave`: 0 none, 1 16B, 2 32B.
+    pub interleave: u32,
+    /// `CUtensorMapSwizzle`: 0 none, 1 32B, 2 64B, 3 128B.
+    pub swizzle: u32,
+    /// `CUtensorMapL2promotion`: 0..=3 (no effect).
+    pub l2promo: u32,
+    /// `CUtensorMapFloatOOBfill`: 0 zeros, 1 NaN (request zero FMA).
+    pub oob_fill: u32,
+}
+
 impl TensorMap {
+    /// A tile-mode map, checked as `cuTensorMapEncodeTiled` checks its arguments: data type
+    /// `dtype` (`CUtensorMapDataType`), `dims.len()` dimensions (1..=5) at `addr`, the byte
+    /// strides of dimensions 1.. (`strides.len() == dims.len() - 1`), the box and the element
+    /// strides (one per dimension).
+    pub fn tiled(
+        dtype: u32,
+        addr: u64,
+        dims: &[u64],
+        strides: &[u64],
+        boxd: &[u32],
+        estrides: &[u32],
+        layout: Layout,
+    ) -> Result<TensorMap, String> {
+        let r = dims.len();
+        let mut m = Self::common(dtype, addr, dims, strides, estrides, layout)?;
+        if boxd.len() != r {
+            return Err(format!("{} box dims for rank {r}", boxd.len()));
+        }
+        for (k, &b) in boxd.iter().enumerate() {
+            if !(1..=256).contains(&b) {
+                return Err(format!("box dim {k} ({b}) out of 1..=256"));
+            }
+            m.boxd[k] = b as u16;
+        }
+        m.check()?;
+        Ok(m)
+    }
+
+    /// An im2col-mode map, checked as `cuTensorMapEncodeIm2col` checks its arguments (rank
+    /// 3..=5; the corners give the bounding box of the spatial dimensions 1..rank-1).
+    #[allow(clippy::too_many_arguments)]
+    pub fn im2col(
+        dtype: u32,
+        addr: u64,
+        dims: &[u64],
+        strides: &[u64],
+        lower: &[i32],
+        upper: &[i32],
+        channels: u32,
+        pixels: u32,
+        estrides: &[u32],
+        layout: Layout,
+    ) -> Result<TensorMap, String> {
+        let r = dims.len();
+        let mut m = Self::common(dtype, addr, dims, strides, estrides, layout)?;
+        if !(3..=5).contains(&r) || lower.len() != r - 2 || upper.len() != r - 2 {
+            return Err(format!(
+                "im2col needs rank 3..=5 and rank-2 corners, rank {r}"
+            ));
+        }
+        m.im2col = true;
+        for k in 0..r - 2 {
+            m.lower[k] = i8::try_from(lower[k]).map_err(|_| "corner out of range")?;
+            m.upper[k] = i8::try_from(upper[k]).map_err(|_| "corner out of range")?;
+        }
+        m.channels = u16::try_from(channels).map_err(|_| "channels per pixel out of range")?;
+        m.pixels = u16::try_from(pixels).map_err(|_| "pixels per column out of range")?;
+        m.check()?;
+        Ok(m)
+    }
+
+    fn common(
+        dtype: u32,
+        addr: u64,
+        dims: &[u64],
+        strides: &[u64],
+        estrides: &[u32],
+        layout: Layout,
+    ) -> Result<TensorMap, String> {
+        let r = dims.len();
+        if !(1..=5).contains(&r) {
+            return Err(format!("rank {r} out of 1..=5"));
+        }
+        if strides.len() + 1 != r || estrides.len() != r {
+            return Err("the strides do not match the rank".into());
+        }
+        let small = |v: u32, max: u32, what: &str| {
+            if v > max {
+                Err(format!("{what} {v} out of range"))
+            } else {
+                Ok(v as u8)
+            }
+        };
+        let mut m = TensorMap {
+            dtype: small(dtype, 12, "data type")?,
+            rank: r as u8,
+            addr,
+            dims: [1; 5],
+            boxd: [1; 5],
+            estrides: [1; 5],
+            interleave: small(layout.interleave, 2, "interleave")?,
+            swizzle: small(layout.swizzle, 3, "swizzle")?,
+            l2promo: small(layout.l2promo, 3, "L2 promotion")?,
+            oob_nan: small(layout.oob_fill, 1, "out-of-bounds fill")? == 1,
+            ..Default::default()
+        };
+        if m.interleave != 0 && r < 3 {
+            return Err("an interleaved layout needs rank 3 or more".into());
+        }
+        if m.interleave == 2 && m.swizzle != 1 {
+            return Err("the 32-byte interleave needs the 32-byte swizzle".into());
+        }
+        for k in 0..r {
+            // (the driver allows 2^32; this encoding holds up to 2^32 - 1)
+            m.dims[k] = u32::try_from(dims[k])
+                .ok()
+                .filter(|&d| d > 0)
+                .ok_or_else(|| format!("global dim {k} ({}) out of 1..2^32", dims[k]))?;
+            if !(1..=8).contains(&estrides[k]) {
+                return Err(format!("element stride {k} ({}) out of 1..=8", estrides[k]));
+            }
+            m.estrides[k] = estrides[k] as u8;
+        }
+        m.strides[..r - 1].copy_from_slice(strides);
+        Ok(m)
+    }
+
     /// The 128 bytes of this map.
     pub fn encode(&self) -> [u8; 128] {
         let mut b = [0u8; 128];
@@ -180,11 +311,14 @@ impl TensorMap {
         }
         let align = if self.interleave == 2 { 32 } else { 16 };
         if self.addr % align != 0 {
-            return Err(format!("global address {:#x} not {align}-byte aligned", self.addr));
+            return Err(format!(
+                "global address {:#x} not {align}-byte aligned",
+                self.addr
+            ));
         }
         for k in 0..5 {
             let used = k < r;
-            if used && (self.dims[k] == 0 || self.dims[k] as u64 > 1 << 32) {
+            if used && self.dims[k] == 0 {
                 return Err(format!("global dim {k} is 0"));
             }
             if !used && (self.dims[k] != 1 || self.boxd[k] != 1 || self.estrides[k] != 1) {
@@ -201,7 +335,10 @@ impl TensorMap {
             let used = k + 1 < r;
             let s = self.strides[k];
             if used && (s % align != 0 || s >= 1 << 40) {
-                return Err(format!("global stride {} not a multiple of {align} below 2^40", k + 1));
+                return Err(format!(
+                    "global stride {} not a multiple of {align} below 2^40",
+                    k + 1
+                ));
             }
             if !used && s != 0 {
                 return Err(format!("unused stride {} must be 0", k + 1));
@@ -210,7 +347,9 @@ impl TensorMap {
         if self.interleave == 0 && !self.im2col {
             let inner = self.boxd[0] as u64 * es as u64;
             if inner % 16 != 0 {
-                return Err(format!("the box's inner dimension ({inner} bytes) is not a multiple of 16 bytes"));
+                return Err(format!(
+                    "the box's inner dimension ({inner} bytes) is not a multiple of 16 bytes"
+                ));
             }
             if self.swizzle != 0 && inner > 16 << self.swizzle {
                 return Err(format!(
@@ -223,7 +362,14 @@ impl TensorMap {
             if self.channels == 0 || self.channels > 256 || self.pixels == 0 || self.pixels > 1024 {
                 return Err("im2col channels per pixel or pixels per column out of range".into());
             }
-            let span = 1i32 << (if r == 3 { 15 } else if r == 4 { 7 } else { 4 });
+            let span = 1i32
+                << (if r == 3 {
+                    15
+                } else if r == 4 {
+                    7
+                } else {
+                    4
+                });
             for k in 0..r - 2 {
                 for v in [self.lower[k], self.upper[k]] {
                     if !(-span..span).contains(&(v as i32)) {
@@ -325,6 +471,44 @@ mod tests {
         assert_eq!(e[0], (0, None)); // row -1
         assert_eq!(e[8], (32, Some(0x1000 + 4 * 4)));
         assert_eq!(e[8 + 6], (56, None)); // column 10
+    }
+
+    #[test]
+    fn driver_checks() {
+        let l = Layout::default();
+        let ok = TensorMap::tiled(7, 0x1000, &[10, 6], &[64], &[8, 4], &[1, 1], l);
+        assert_eq!(ok, Ok(map2d()));
+        // unaligned address, stride not a multiple of 16, box too big, inner box not 16 bytes,
+        // box wider than the swizzle span, NaN fill on integers, rank 0
+        let bad = [
+            TensorMap::tiled(7, 0x1004, &[10, 6], &[64], &[8, 4], &[1, 1], l),
+            TensorMap::tiled(7, 0x1000, &[10, 6], &[40], &[8, 4], &[1, 1], l),
+            TensorMap::tiled(7, 0x1000, &[10, 6], &[64], &[8, 257], &[1, 1], l),
+            TensorMap::tiled(7, 0x1000, &[10, 6], &[64], &[3, 4], &[1, 1], l),
+            TensorMap::tiled(
+                7,
+                0x1000,
+                &[10, 6],
+                &[64],
+                &[16, 4],
+                &[1, 1],
+                Layout { swizzle: 1, ..l },
+            ),
+            TensorMap::tiled(
+                2,
+                0x1000,
+                &[10, 6],
+                &[64],
+                &[8, 4],
+                &[1, 1],
+                Layout { oob_fill: 1, ..l },
+            ),
+            TensorMap::tiled(7, 0x1000, &[], &[], &[], &[], l),
+            TensorMap::tiled(7, 0x1000, &[10, 6], &[64], &[8, 4], &[1, 9], l),
+        ];
+        for b in bad {
+            assert!(b.is_err(), "{b:?}");
+        }
     }
 
     #[test]

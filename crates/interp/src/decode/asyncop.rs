@@ -67,8 +67,11 @@ fn tensor(d: &mut Dec<'_, '_>, i: &mut Insn, nops: usize) -> R<()> {
     let to_global = !prefetch
         && d.inst.mods.iter().find_map(|m| m.state_space()) == Some(ptx_isa::StateSpace::Global);
     let im2col = d.has(Modifier::Im2col) || d.has(Modifier::Im2colNoOffs);
-    i.aux = if prefetch { k::TENSOR_PREFETCH } else { k::TENSOR }
-        | if to_global { k::S2G } else { k::G2S } << 8
+    i.aux = if prefetch {
+        k::TENSOR_PREFETCH
+    } else {
+        k::TENSOR
+    } | if to_global { k::S2G } else { k::G2S } << 8
         | rank << 32
         | if im2col { k::IM2COL } else { 0 };
     let name = d.inst.full_name();
@@ -104,7 +107,13 @@ fn tensor(d: &mut Dec<'_, '_>, i: &mut Insn, nops: usize) -> R<()> {
         }
     }
     // operands after the fixed ones: im2col offsets ({..}), ctaMask, cache policy
-    let mut next = if prefetch { 1 } else if to_global { 2 } else { 3 };
+    let mut next = if prefetch {
+        1
+    } else if to_global {
+        2
+    } else {
+        3
+    };
     if d.has(Modifier::Im2col) && !to_global {
         if let Ok(Operand::Vector(v)) = d.operand(next) {
             for o in v {

@@ -333,16 +333,12 @@ impl<'s, 'a> Cta<'s, 'a> {
             }
         }
         if last.is_empty()
-            && !self
-                .asy
-                .ops
-                .iter()
-                .any(|p| {
-                    matches!(
-                        p.what,
-                        What::Bulk { bar: Some(_), .. } | What::Tensor { bar: Some(_), .. }
-                    )
-                })
+            && !self.asy.ops.iter().any(|p| {
+                matches!(
+                    p.what,
+                    What::Bulk { bar: Some(_), .. } | What::Tensor { bar: Some(_), .. }
+                )
+            })
         {
             return Ok(());
         }
@@ -425,7 +421,8 @@ impl<'s, 'a> Cta<'s, 'a> {
             // `mov.u64 %rd, tmap` of a kernel parameter gives its param-space address, which
             // nvcc passes to the tensor copies as is
             if which == 1
-                && a.checked_add(128).is_some_and(|e| e <= this.sh.env.param_size)
+                && a.checked_add(128)
+                    .is_some_and(|e| e <= this.sh.env.param_size)
                 && this.sh.env.mem.find(a, 128).is_none()
             {
                 space = Space::KernelParam;
@@ -433,7 +430,10 @@ impl<'s, 'a> Cta<'s, 'a> {
             let (warps, shared, sh) = (&mut this.warps, &mut this.shared, this.sh);
             let ctx = warp_ctx(&mut warps[wi], shared, sh);
             resolve(&ctx, space, a, bytes, l, write).map(|t| match t {
-                Target::Global(al, off) => (Some(al.read_bytes(off, if write { 0 } else { 128 })), Loc::Global(a)),
+                Target::Global(al, off) => (
+                    Some(al.read_bytes(off, if write { 0 } else { 128 })),
+                    Loc::Global(a),
+                ),
                 Target::Shared(off) => (None, Loc::Shared(off)),
                 Target::Param(off) => (
                     Some(
@@ -464,7 +464,9 @@ impl<'s, 'a> Cta<'s, 'a> {
             )));
         }
         if map.im2col != (aux & k::IM2COL != 0) {
-            return Err(fault("the copy's load mode (tile/im2col) is not the tensor map's".into()));
+            return Err(fault(
+                "the copy's load mode (tile/im2col) is not the tensor map's".into(),
+            ));
         }
         if map.im2col {
             return Err(fault("im2col tensor copies are not executed yet".into()));
@@ -487,7 +489,9 @@ impl<'s, 'a> Cta<'s, 'a> {
         let total = map.box_bytes();
         let (_, sloc) = resolve_at(self, 0, total.min(u32::MAX as u64) as u32, true)?;
         let Loc::Shared(soff) = sloc else {
-            return Err(fault("the shared-memory operand is not in shared memory".into()));
+            return Err(fault(
+                "the shared-memory operand is not in shared memory".into(),
+            ));
         };
         if soff % 128 != 0 {
             return Err(fault(format!(
@@ -519,7 +523,9 @@ impl<'s, 'a> Cta<'s, 'a> {
             };
             let op = k::reduction(aux).0;
             if mb::reduce(op, ty, 0, 0).is_none() {
-                return Err(fault(format!("the reduction {op:?} is not defined on {ty:?}")));
+                return Err(fault(format!(
+                    "the reduction {op:?} is not defined on {ty:?}"
+                )));
             }
             Some((op, ty))
         } else {
