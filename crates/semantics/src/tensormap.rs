@@ -419,8 +419,66 @@ impl TensorMap {
         out
     }
 
-    /// Box bytes in shared memory (tile mode).
+    /// The elements an im2col-mode copy moves, as [`TensorMap::tile_elements`]: `pixels`
+    /// pixels of `channels` elements each, pixel after pixel in shared memory. Dimension 0 is
+    /// the channel, dimensions 1..rank-1 the spatial ones (W, H, D), the last the image (N).
+    /// The pixels are those of the bounding box, `lower[d] ..= dims[d] - 1 + upper[d]` in each
+    /// spatial dimension (stepped by the element strides), taken in order (W fastest, then H,
+    /// D, then the next image) from the spatial position `coords[1..rank-1]` of image
+    /// `coords[rank-1]`; each is read at its position plus `offsets` (the im2col offsets), its
+    /// channels from `coords[0]` on. What lies outside the tensor is out of bounds.
+    pub fn im2col_elements(&self, coords: &[i32], offsets: &[u16]) -> Vec<(u64, Option<u64>)> {
+        let r = self.rank as usize;
+        let ns = r - 2; // spatial dimensions
+        let es = self.elem_size() as u64;
+        let stride = |k: usize| if k == 0 { es } else { self.strides[k - 1] };
+        let lo = |d: usize| self.lower[d] as i64;
+        let hi = |d: usize| self.dims[d + 1] as i64 - 1 + self.upper[d] as i64;
+        let mut pos: Vec<i64> = (0..ns).map(|d| coords[d + 1] as i64).collect();
+        let mut n = coords[r - 1] as i64;
+        let mut out = Vec::new();
+        let mut off = 0u64;
+        for _ in 0..self.pixels {
+            for ch in 0..self.channels as i64 {
+                let c = coords[0] as i64 + ch;
+                let mut addr = (0..self.dims[0] as i64).contains(&c).then(|| c as u64 * es);
+                for d in 0..ns {
+                    let p = pos[d] + offsets.get(d).copied().unwrap_or(0) as i64;
+                    addr = addr.filter(|_| (0..self.dims[d + 1] as i64).contains(&p));
+                    addr = addr.map(|a| a.wrapping_add((p as u64).wrapping_mul(stride(d + 1))));
+                }
+                addr = addr.filter(|_| (0..self.dims[r - 1] as i64).contains(&n));
+                addr = addr.map(|a| {
+                    self.addr
+                        .wrapping_add(a)
+                        .wrapping_add((n as u64).wrapping_mul(stride(r - 1)))
+                });
+                out.push((off, addr));
+                off += es;
+            }
+            // the next pixel of the bounding box
+            let mut d = 0;
+            loop {
+                if d == ns {
+                    n += 1;
+                    break;
+                }
+                pos[d] += self.estrides[d + 1] as i64;
+                if pos[d] <= hi(d) {
+                    break;
+                }
+                pos[d] = lo(d);
+                d += 1;
+            }
+        }
+        out
+    }
+
+    /// Bytes in shared memory: the box (tile mode) or the pixels' channels (im2col).
     pub fn box_bytes(&self) -> u64 {
+        if self.im2col {
+            return self.pixels as u64 * self.channels as u64 * self.elem_size() as u64;
+        }
         (0..self.rank as usize)
             .map(|k| (self.boxd[k] as u64).div_ceil(self.estrides[k] as u64))
             .product::<u64>()

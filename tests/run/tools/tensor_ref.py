@@ -88,5 +88,24 @@ def tile5d():
     return "// EXPECT 1 f32: " + fmt(swizzle_words(box, 64), "0f7fffffff")
 
 
+def im2col4d():
+    # NHWC f32 tensor: C = 4, W = 5, H = 4, N = 2, element (c, w, h, n) holds its linear index
+    # c + 4 (w + 5 (h + 4 n)). A 3 x 3 convolution with padding 1 has the bounding box w in
+    # -1..3, h in -1..2 (lower corner (-1, -1), upper corner (-1, -1): the far edge 1 short of
+    # the last pixel). The output pixels in order (w fastest, then h, then n) are listed;
+    # the copy takes 8 of them from the one at (w, h, n) = (2, 1, 1), reads each at
+    # (w + 0, h + 1) (the im2col offsets: the filter tap), channels 0..3.
+    C, W, H, N = 4, 5, 4, 2
+    order = [(w, h, n) for n in range(N + 1) for h in range(-1, H - 1) for w in range(-1, W - 1)]
+    start = order.index((2, 1, 1))
+    vals = []
+    for (w, h, n) in order[start:start + 8]:
+        fw, fh = w + 0, h + 1
+        for c in range(4):
+            inside = 0 <= fw < W and 0 <= fh < H and 0 <= n < N and c < C
+            vals.append(c + C * (fw + W * (fh + H * n)) if inside else None)
+    return "// EXPECT 1 f32: " + fmt(vals)
+
+
 if __name__ == "__main__":
-    print({"tile2d": tile2d, "store3d": store3d, "tile5d": tile5d}[sys.argv[1]]())
+    print({"tile2d": tile2d, "store3d": store3d, "tile5d": tile5d, "im2col4d": im2col4d}[sys.argv[1]]())

@@ -468,9 +468,6 @@ impl<'s, 'a> Cta<'s, 'a> {
                 "the copy's load mode (tile/im2col) is not the tensor map's".into(),
             ));
         }
-        if map.im2col {
-            return Err(fault("im2col tensor copies are not executed yet".into()));
-        }
         if map.interleave != 0 {
             return Err(fault("interleaved tensor maps are not executed yet".into()));
         }
@@ -498,7 +495,15 @@ impl<'s, 'a> Cta<'s, 'a> {
                 "the shared-memory address of a tensor copy must be 128-byte aligned (offset {soff:#x})"
             )));
         }
-        let mut elems = map.tile_elements(&coords);
+        let mut elems = if map.im2col {
+            let offsets: Vec<u16> = list[rank as usize..]
+                .iter()
+                .map(|&s| reg(self, s) as u16)
+                .collect();
+            map.im2col_elements(&coords, &offsets)
+        } else {
+            map.tile_elements(&coords)
+        };
         for e in &mut elems {
             e.0 = tm::swizzle(soff + e.0, map.swizzle);
             if let Some(g) = e.1 {
