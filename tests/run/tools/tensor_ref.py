@@ -107,5 +107,18 @@ def im2col4d():
     return "// EXPECT 1 f32: " + fmt(vals)
 
 
+def nvcc_tma_2d():
+    # tests/run/async/nvcc/tma_2d.cu: block b loads the 32 x 8 box at (16 b, 3) of in (40 x 10,
+    # in[k] = k, zeros out of bounds), computes v * 2 + b and stores it at (32 b, 8 b) of out
+    # (64 x 16 zeros)
+    out = [0] * (64 * 16)
+    for b in range(2):
+        box = box_tile(lambda c: c[0] + 40 * c[1], [40, 10], [32, 8], [16 * b, 3])
+        for k, v in enumerate(box):
+            r, c = divmod(k, 32)
+            out[(8 * b + r) * 64 + 32 * b + c] = (0 if v is None else v) * 2 + b
+    return "// EXPECT 1.2 f32: " + fmt(out)
+
+
 if __name__ == "__main__":
-    print({"tile2d": tile2d, "store3d": store3d, "tile5d": tile5d, "im2col4d": im2col4d}[sys.argv[1]]())
+    print({"tile2d": tile2d, "store3d": store3d, "tile5d": tile5d, "im2col4d": im2col4d, "nvcc_tma_2d": nvcc_tma_2d}[sys.argv[1]]())
