@@ -120,11 +120,15 @@ enum What {
         bar: Option<u64>,
         red: Option<(RedOp, RedType)>,
     },
-    /// `cp{.reduce}.async.bulk.tensor`: per element of the box, its shared-memory offset
-    /// (swizzled) and its global address (`None`: out of bounds); `esize`-byte elements; to
-    /// global memory (bulk group) or to shared memory (`complete_tx` of `bytes` on `bar`).
+    /// `cp{.reduce}.async.bulk.tensor`: the box of `map` at `coords` (im2col `offsets`),
+    /// placed at shared-memory offset `soff` ([`tensor_elements`]; kept this small, not as the
+    /// element list, so that pending copies stay small); `esize`-byte elements; to global
+    /// memory (bulk group) or to shared memory (`complete_tx` of `bytes` on `bar`).
     Tensor {
-        elems: Vec<(u64, Option<u64>)>,
+        map: Box<crate::semantics::tensormap::TensorMap>,
+        coords: [i32; 5],
+        offsets: [u16; 3],
+        soff: u64,
         esize: u32,
         fill: u64,
         to_global: bool,
@@ -132,6 +136,26 @@ enum What {
         bytes: u32,
         red: Option<(RedOp, RedType)>,
     },
+}
+
+/// The elements of a tensor copy: (swizzled shared-memory offset, global address or `None`
+/// out of bounds), in shared-memory order.
+fn tensor_elements(
+    map: &crate::semantics::tensormap::TensorMap,
+    coords: &[i32; 5],
+    offsets: &[u16; 3],
+    soff: u64,
+) -> Vec<(u64, Option<u64>)> {
+    use crate::semantics::tensormap as tm;
+    let mut elems = if map.im2col {
+        map.im2col_elements(coords, offsets)
+    } else {
+        map.tile_elements(coords)
+    };
+    for e in &mut elems {
+        e.0 = tm::swizzle(soff + e.0, map.swizzle);
+    }
+    elems
 }
 
 fn loc(t: &Target<'_>, addr: u64) -> Loc {
@@ -261,7 +285,10 @@ impl<'s, 'a> Cta<'s, 'a> {
                 }
             }
             What::Tensor {
-                ref elems,
+                ref map,
+                coords,
+                offsets,
+                soff,
                 esize,
                 fill,
                 to_global,
@@ -270,7 +297,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                 red,
             } => {
                 let get = |b: &[u8]| b.iter().rev().fold(0u64, |v, &x| v << 8 | x as u64);
-                for &(off, g) in elems {
+                for (off, g) in tensor_elements(map, &coords, &offsets, soff) {
                     if to_global {
                         let Some(g) = g else { continue };
                         let mut v = get(&shared_bytes(&self.shared, off, esize));
@@ -495,17 +522,14 @@ impl<'s, 'a> Cta<'s, 'a> {
                 "the shared-memory address of a tensor copy must be 128-byte aligned (offset {soff:#x})"
             )));
         }
-        let mut elems = if map.im2col {
-            let offsets: Vec<u16> = list[rank as usize..]
-                .iter()
-                .map(|&s| reg(self, s) as u16)
-                .collect();
-            map.im2col_elements(&coords, &offsets)
-        } else {
-            map.tile_elements(&coords)
-        };
-        for e in &mut elems {
-            e.0 = tm::swizzle(soff + e.0, map.swizzle);
+        let mut offsets = [0u16; 3];
+        for (o, &s) in offsets.iter_mut().zip(&list[rank as usize..]) {
+            *o = reg(self, s) as u16;
+        }
+        let mut at = [0i32; 5];
+        at[..coords.len()].copy_from_slice(&coords);
+        let elems = tensor_elements(&map, &at, &offsets, soff);
+        for e in &elems {
             if let Some(g) = e.1 {
                 if self.alloc_of(g, esize as u64).is_none() {
                     let detail = self.sh.env.mem.blame(g, esize);
@@ -552,14 +576,18 @@ impl<'s, 'a> Cta<'s, 'a> {
             Some(b)
         };
         let t = wi * 32 + l;
+        let fill = tm::oob_fill(map.dtype, map.oob_nan);
         self.asy.ops.push(Pending {
             thread: t as u32,
             group: self.asy.bulk_groups[t],
             pc,
             what: What::Tensor {
-                elems,
+                map: Box::new(map),
+                coords: at,
+                offsets,
+                soff,
                 esize,
-                fill: tm::oob_fill(map.dtype, map.oob_nan),
+                fill,
                 to_global,
                 bar,
                 bytes: total as u32,
