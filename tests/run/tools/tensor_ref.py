@@ -5,9 +5,8 @@
 Tile mode: the box of boxDim[i] elements (traversed with elementStrides[i]) starting at the
 coordinates is stored densely in shared memory, dimension 0 innermost; elements outside the
 tensor read as the fill (zero). Swizzle (CUDA programming guide, "TMA swizzle"): shared memory
-is seen as rows of 128 bytes in groups of 8 (1024 bytes) for 128B (4 rows of 128 bytes... for
-64B the pattern has 4 variants, for 32B 2); the 16-byte chunk c of row r is stored at chunk
-c XOR (r mod n), n = 8, 4, 2, where row r is the 128-byte row of the unswizzled offset.
+is seen as 128-byte rows; the 16-byte chunk c of row r (of the unswizzled offset) is stored at
+chunk c XOR (r mod n), n = 8 for 128B, 4 for 64B, 2 for 32B (patterns of 1024, 512, 256 bytes).
 
 Usage: tensor_ref.py tile2d   (prints the EXPECT line)
 """
