@@ -46,12 +46,14 @@ mod memory;
 mod shm;
 mod state;
 mod stream;
+mod tensormap;
 
 pub use abi::CUresult;
 pub use driver::*;
 pub use graph::*;
 pub use memory::*;
 pub use per_thread_exports::*;
+pub use tensormap::*;
 
 /// Calls `f`, turning its error into a `CUresult` and a panic into `CUDA_ERROR_UNKNOWN` (no
 /// panic may unwind into C).

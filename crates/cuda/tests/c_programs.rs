@@ -212,3 +212,8 @@ fn device_malloc_heap_limit() {
 fn cooperative_launches_synchronize_the_grid() {
     run("coop");
 }
+
+#[test]
+fn tensor_maps_encode_check_and_feed_a_tma_kernel() {
+    run_with("tensormap", &[("PTXVM_CC", "90")]);
+}

@@ -62,6 +62,17 @@ pub(crate) const CL_MEM: u64 = 20;
 /// `mapa`/`getctarank` on `.shared::cluster` addresses (not generic ones).
 pub(crate) const CL_SHARED: u64 = 1 << 8;
 
+/// `cp.async.bulk.tensor` and `cp.reduce.async.bulk.tensor`: the shared-memory address is
+/// the first (`a`/`v[0]`), the tensor map's the second (`b`/`v[1]`), the mbarrier's the third;
+/// `c` the ctaMask slot ([`MULTICAST`]); `imm` indexes `Program::lists`: the coordinate slots,
+/// then the im2col offset slots; bits 8..10 the direction ([`G2S`], [`S2G`]), bits 32..35
+/// the rank, [`IM2COL`], [`REDUCE`] with bits 40..48 the operation.
+pub(crate) const TENSOR: u64 = 16;
+/// `cp.async.bulk.prefetch.tensor` (the tensor map and coordinates as [`TENSOR`]).
+pub(crate) const TENSOR_PREFETCH: u64 = 17;
+/// `.im2col` / `.im2col_no_offs`.
+pub(crate) const IM2COL: u64 = 1 << 12;
+
 /// `cp.async` with a src-size operand.
 pub(crate) const CP_SRC_SIZE: u64 = 1 << 8;
 /// `cp.async` with an ignore-src predicate.
@@ -119,6 +130,9 @@ pub fn kind_name(aux: u64) -> &'static str {
         BULK_PREFETCH => "cp.async.bulk.prefetch",
         BULK_COMMIT => "cp.async.bulk.commit_group",
         BULK_WAIT => "cp.async.bulk.wait_group",
+        TENSOR if aux & REDUCE != 0 => "cp.reduce.async.bulk.tensor",
+        TENSOR => "cp.async.bulk.tensor",
+        TENSOR_PREFETCH => "cp.async.bulk.prefetch.tensor",
         _ => "?",
     }
 }

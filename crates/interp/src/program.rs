@@ -382,6 +382,8 @@ pub struct Program {
     pub cc_slot: u32,
     /// `brx.idx` tables (code indices).
     pub tables: Vec<Vec<u32>>,
+    /// Operand slot lists (the coordinates of tensor copies), by `Insn::imm`.
+    pub lists: Vec<Vec<u32>>,
     /// Call sites.
     pub calls: Vec<CallSite>,
     /// Barriers.

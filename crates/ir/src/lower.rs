@@ -985,6 +985,16 @@ impl<'a> FuncCx<'a> {
                 Operand::Pair(Box::new(self.operand(a)), Box::new(self.operand(b)))
             }
             ast::Operand::Address(a) => {
+                // `[tensorMap, {coords}]` (the tensor copies): the address and the coordinates
+                if let [map, coords @ ast::Operand::Vector(..)] = &a.items[..] {
+                    let one = ast::Address {
+                        items: vec![map.clone()],
+                        suffix: None,
+                        loc: a.loc,
+                    };
+                    let map = self.operand(&ast::Operand::Address(Box::new(one)));
+                    return Operand::List(vec![map, self.operand(coords)]);
+                }
                 if a.items.len() != 1 {
                     self.diags.push(unsupported(
                         "texture and surface addresses are not supported yet",

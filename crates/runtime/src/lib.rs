@@ -121,6 +121,7 @@ mod globals;
 mod launch;
 mod limits;
 mod module;
+mod tensormap;
 
 pub use device::{BufferView, Device, DeviceBuffer, Element};
 pub use dtype::Dtype;
@@ -135,6 +136,7 @@ pub use ptx_interp::launch::{LaunchStats, Progress, LOCAL_TOTAL};
 pub use ptx_interp::mem::DEFAULT_HEAP_SIZE;
 pub use ptx_interp::set_simd;
 pub use ptx_isa::{ScalarType, TypeKind};
+pub use tensormap::{TensorMap, TensorMapLayout};
 
 pub mod fuzz;
 

@@ -446,3 +446,38 @@ fn launch_options_name_the_cluster_shape() {
         .unwrap();
     assert_eq!(big.to_vec()[15 * 8..], [0, 1, 15, 16, 15, 16, 1, 1]);
 }
+
+#[test]
+fn tensor_maps_feed_nvcc_tma_code() {
+    use ptxvm::{TensorMap, TensorMapLayout};
+    let device = Device::new();
+    let src = include_str!("../../../tests/run/async/nvcc/tma_2d.ptx");
+    let m = Module::from_ptx(&device, "tma_2d.ptx", src).unwrap();
+    let k = m.kernel("tma_2d").unwrap();
+    let input: Vec<f32> = (0..400).map(|v| v as f32).collect();
+    let inb = device.from_slice(&input).unwrap();
+    let outb = device.alloc::<f32>(64 * 16).unwrap();
+    let l = TensorMapLayout::default();
+    let tin = TensorMap::tiled(7, inb.addr(), &[40, 10], &[160], &[32, 8], &[1, 1], l).unwrap();
+    let tout = TensorMap::tiled(7, outb.addr(), &[64, 16], &[256], &[32, 8], &[1, 1], l).unwrap();
+    let args = [Arg::tensor_map(&tin), Arg::tensor_map(&tout)];
+    k.launch([2, 1, 1], [256, 1, 1], 0, &args, &one()).unwrap();
+    let out = outb.to_vec();
+    // block b: out(32 b + x, 8 b + y) = in(16 b + x, 3 + y) * 2 + b, zeros past column 39
+    assert_eq!(out[0], 240.0); // in(0, 3) = 120
+    assert_eq!(out[8 * 64 + 32], 273.0); // in(16, 3) = 136
+    assert_eq!(out[8 * 64 + 32 + 24], 1.0); // in(40, 3): out of bounds
+    assert_eq!(out[15 * 64 + 63], 1.0); // in(47, 10): out of bounds
+    assert_eq!(out[63], 0.0); // not written
+                              // bytes that are not a tensor map: a fault, not an access
+    let e = k
+        .launch(
+            [1, 1, 1],
+            [32, 1, 1],
+            0,
+            &[Arg::Bytes(vec![0x5a; 128]), Arg::tensor_map(&tout)],
+            &one(),
+        )
+        .unwrap_err();
+    assert!(e.to_string().contains("not a tensor map"), "{e}");
+}

@@ -39,6 +39,7 @@ pub mod int;
 pub mod logic;
 pub mod matrix;
 pub mod mbarrier;
+pub mod tensormap;
 pub mod video;
 
 /// Floating-point rounding modifier (`.rn .rz .rm .rp`, and `.rna` where `cvt` allows it).

@@ -31,6 +31,111 @@ fn addr(d: &mut Dec<'_, '_>, i: &mut Insn, n: usize, which: u32, space: Option<S
     Ok(())
 }
 
+/// The reduction modifier of a `cp.reduce.async.bulk{.tensor}`.
+fn red_op(d: &Dec<'_, '_>) -> R<RedOp> {
+    [
+        (Modifier::And, RedOp::And),
+        (Modifier::Or, RedOp::Or),
+        (Modifier::Xor, RedOp::Xor),
+        (Modifier::Add, RedOp::Add),
+        (Modifier::Inc, RedOp::Inc),
+        (Modifier::Dec, RedOp::Dec),
+        (Modifier::Min, RedOp::Min),
+        (Modifier::Max, RedOp::Max),
+    ]
+    .iter()
+    .find(|(m, _)| d.has(*m))
+    .map(|&(_, o)| o)
+    .ok_or_else(|| format!("`{}` has no reduction", d.inst.full_name()))
+}
+
+/// `cp.async.bulk.tensor`, `cp.reduce.async.bulk.tensor`, `cp.async.bulk.prefetch.tensor`
+/// (layout: [`k::TENSOR`]).
+fn tensor(d: &mut Dec<'_, '_>, i: &mut Insn, nops: usize) -> R<()> {
+    let rank = [
+        Modifier::N1d,
+        Modifier::N2d,
+        Modifier::N3d,
+        Modifier::N4d,
+        Modifier::N5d,
+    ]
+    .iter()
+    .position(|m| d.has(*m))
+    .ok_or_else(|| format!("`{}` has no dimension", d.inst.full_name()))? as u64
+        + 1;
+    let prefetch = d.inst.op == Opcode::CpAsyncBulkPrefetchTensor;
+    let to_global = !prefetch
+        && d.inst.mods.iter().find_map(|m| m.state_space()) == Some(ptx_isa::StateSpace::Global);
+    let im2col = d.has(Modifier::Im2col) || d.has(Modifier::Im2colNoOffs);
+    i.aux = if prefetch {
+        k::TENSOR_PREFETCH
+    } else {
+        k::TENSOR
+    } | if to_global { k::S2G } else { k::G2S } << 8
+        | rank << 32
+        | if im2col { k::IM2COL } else { 0 };
+    let name = d.inst.full_name();
+    // the `[tensorMap, {coords}]` operand
+    let mop = if to_global || prefetch { 0 } else { 1 };
+    let (map, coords) = match d.operand(mop)? {
+        Operand::List(v) => match &v[..] {
+            [m, Operand::Vector(c)] => (m, c),
+            _ => return Err(format!("`{name}`: expected [tensorMap, {{coordinates}}]")),
+        },
+        _ => return Err(format!("`{name}`: expected [tensorMap, {{coordinates}}]")),
+    };
+    if coords.len() as u64 != rank {
+        return Err(format!(
+            "`{name}`: {} coordinates for a {rank}-dimensional copy",
+            coords.len()
+        ));
+    }
+    let (base, off, _) = d.address_op(map)?;
+    let off = d.b.konst(off as u64);
+    (i.b, i.v[1]) = (base, off);
+    i.aux |= crate::ops_move::space_code(Space::Generic) << 19;
+    let mut list = Vec::new();
+    for c in coords {
+        list.push(d.src_op(c, ScalarType::S32)?);
+    }
+    if !prefetch {
+        if to_global {
+            addr(d, i, 1, 0, Some(Space::Shared))?;
+        } else {
+            addr(d, i, 0, 0, Some(Space::Shared))?;
+            addr(d, i, 2, 2, Some(Space::Shared))?;
+        }
+    }
+    // operands after the fixed ones: im2col offsets ({..}), ctaMask, cache policy
+    let mut next = if prefetch {
+        1
+    } else if to_global {
+        2
+    } else {
+        3
+    };
+    if d.has(Modifier::Im2col) && !to_global {
+        if let Ok(Operand::Vector(v)) = d.operand(next) {
+            for o in v {
+                list.push(d.src_op(o, ScalarType::U16)?);
+            }
+            next += 1;
+        }
+    }
+    if d.has(Modifier::MulticastCluster) {
+        i.aux |= k::MULTICAST;
+        i.c = d.src(next, ScalarType::U16)?;
+        next += 1;
+    }
+    let _ = (next, nops);
+    if d.inst.op == Opcode::CpReduceAsyncBulkTensor {
+        i.aux |= k::REDUCE | (k::red_op_code(red_op(d)?) << 40);
+    }
+    d.b.lists.push(list);
+    i.imm = d.b.lists.len() as i64 - 1;
+    Ok(())
+}
+
 /// An immediate integer operand.
 fn imm(d: &Dec<'_, '_>, n: usize) -> R<u64> {
     match d.operand(n)? {
@@ -185,20 +290,7 @@ pub(super) fn decode(d: &mut Dec<'_, '_>, i: &mut Insn) -> R<()> {
                 i.d = d.src(4, ScalarType::U16)?;
             }
             if d.inst.op == Opcode::CpReduceAsyncBulk {
-                let op = [
-                    (Modifier::And, RedOp::And),
-                    (Modifier::Or, RedOp::Or),
-                    (Modifier::Xor, RedOp::Xor),
-                    (Modifier::Add, RedOp::Add),
-                    (Modifier::Inc, RedOp::Inc),
-                    (Modifier::Dec, RedOp::Dec),
-                    (Modifier::Min, RedOp::Min),
-                    (Modifier::Max, RedOp::Max),
-                ]
-                .iter()
-                .find(|(m, _)| d.has(*m))
-                .map(|&(_, o)| o)
-                .ok_or_else(|| format!("`{}` has no reduction", d.inst.full_name()))?;
+                let op = red_op(d)?;
                 let ty = match d.ty()? {
                     ScalarType::B32 | ScalarType::U32 => RedType::U32,
                     ScalarType::S32 => RedType::S32,
@@ -229,6 +321,9 @@ pub(super) fn decode(d: &mut Dec<'_, '_>, i: &mut Insn) -> R<()> {
             i.aux = k::BULK_WAIT;
             i.imm = imm(d, 0)? as i64;
         }
+        Opcode::CpAsyncBulkTensor
+        | Opcode::CpReduceAsyncBulkTensor
+        | Opcode::CpAsyncBulkPrefetchTensor => tensor(d, i, nops)?,
         op => return Err(format!("`{}` is not an asynchronous copy", op.name())),
     }
     Ok(())

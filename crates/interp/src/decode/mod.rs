@@ -54,6 +54,8 @@ pub(crate) struct Builder<'m> {
     pub func_of_ir: Vec<Option<u32>>,
     pub funcs: Vec<FuncInfo>,
     pub tables: Vec<Vec<u32>>,
+    /// Operand slot lists of instructions with more operands than an `Insn` holds.
+    pub lists: Vec<Vec<u32>>,
     pub calls: Vec<CallSite>,
     pub barriers: Vec<Barrier>,
     pub messages: Vec<String>,
@@ -356,8 +358,13 @@ impl<'b, 'm> Dec<'b, 'm> {
 impl<'b, 'm> Dec<'b, 'm> {
     /// Base slot, offset and space of address operand `k`.
     pub fn address(&mut self, k: usize) -> R<(u32, i64, Space)> {
+        let o = self.operand(k)?;
+        self.address_op(o)
+    }
+    /// [`Dec::address`] of the operand `o`.
+    pub fn address_op(&mut self, o: &Operand) -> R<(u32, i64, Space)> {
         let written = self.inst.space();
-        let (base, off) = match self.operand(k)? {
+        let (base, off) = match o {
             Operand::Address(b, o) => (*b, *o),
             o => return Err(format!("expected an address, found {o:?}")),
         };
@@ -589,6 +596,9 @@ pub(crate) fn decode(d: &mut Dec<'_, '_>) -> R<Insn> {
         | Opcode::CpAsyncBulkPrefetch
         | Opcode::CpAsyncBulkCommitGroup
         | Opcode::CpAsyncBulkWaitGroup
+        | Opcode::CpAsyncBulkTensor
+        | Opcode::CpReduceAsyncBulkTensor
+        | Opcode::CpAsyncBulkPrefetchTensor
         | Opcode::Mbarrier
         | Opcode::MbarrierInit
         | Opcode::MbarrierInval

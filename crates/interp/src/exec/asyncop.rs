@@ -120,6 +120,42 @@ enum What {
         bar: Option<u64>,
         red: Option<(RedOp, RedType)>,
     },
+    /// `cp{.reduce}.async.bulk.tensor`: the box of `map` at `coords` (im2col `offsets`),
+    /// placed at shared-memory offset `soff` ([`tensor_elements`]; kept this small, not as the
+    /// element list, so that pending copies stay small); `esize`-byte elements; to global
+    /// memory (bulk group) or to shared memory (`complete_tx` of `bytes` on `bar`).
+    Tensor {
+        map: Box<crate::semantics::tensormap::TensorMap>,
+        coords: [i32; 5],
+        offsets: [u16; 3],
+        soff: u64,
+        esize: u32,
+        fill: u64,
+        to_global: bool,
+        bar: Option<u64>,
+        bytes: u32,
+        red: Option<(RedOp, RedType)>,
+    },
+}
+
+/// The elements of a tensor copy: (swizzled shared-memory offset, global address or `None`
+/// out of bounds), in shared-memory order.
+fn tensor_elements(
+    map: &crate::semantics::tensormap::TensorMap,
+    coords: &[i32; 5],
+    offsets: &[u16; 3],
+    soff: u64,
+) -> Vec<(u64, Option<u64>)> {
+    use crate::semantics::tensormap as tm;
+    let mut elems = if map.im2col {
+        map.im2col_elements(coords, offsets)
+    } else {
+        map.tile_elements(coords)
+    };
+    for e in &mut elems {
+        e.0 = tm::swizzle(soff + e.0, map.swizzle);
+    }
+    elems
 }
 
 fn loc(t: &Target<'_>, addr: u64) -> Loc {
@@ -248,6 +284,44 @@ impl<'s, 'a> Cta<'s, 'a> {
                     mem::store(&mut self.shared[..], bar, 8, s);
                 }
             }
+            What::Tensor {
+                ref map,
+                coords,
+                offsets,
+                soff,
+                esize,
+                fill,
+                to_global,
+                bar,
+                bytes,
+                red,
+            } => {
+                let get = |b: &[u8]| b.iter().rev().fold(0u64, |v, &x| v << 8 | x as u64);
+                for (off, g) in tensor_elements(map, &coords, &offsets, soff) {
+                    if to_global {
+                        let Some(g) = g else { continue };
+                        let mut v = get(&shared_bytes(&self.shared, off, esize));
+                        if let Some((op, ty)) = red {
+                            let old = get(&self.read_loc(Loc::Global(g), esize));
+                            v = mb::reduce(op, ty, old, v).unwrap_or(0);
+                        }
+                        let b = v.to_le_bytes();
+                        self.write_loc(Loc::Global(g), &b[..esize as usize]);
+                    } else {
+                        let v = match g {
+                            Some(g) => get(&self.read_loc(Loc::Global(g), esize)),
+                            None => fill,
+                        };
+                        put_shared(&mut self.shared, off, &v.to_le_bytes()[..esize as usize]);
+                    }
+                }
+                if let Some(bar) = bar {
+                    let s = self.mbar_state(bar);
+                    let s =
+                        mb::complete_tx(s, bytes as i64).map_err(|e| self.pending_fault(&p, e))?;
+                    mem::store(&mut self.shared[..], bar, 8, s);
+                }
+            }
         }
         self.async_changed(current);
         Ok(())
@@ -286,17 +360,18 @@ impl<'s, 'a> Cta<'s, 'a> {
             }
         }
         if last.is_empty()
-            && !self
-                .asy
-                .ops
-                .iter()
-                .any(|p| matches!(p.what, What::Bulk { bar: Some(_), .. }))
+            && !self.asy.ops.iter().any(|p| {
+                matches!(
+                    p.what,
+                    What::Bulk { bar: Some(_), .. } | What::Tensor { bar: Some(_), .. }
+                )
+            })
         {
             return Ok(());
         }
         self.complete(current, |i, p| match p.what {
             What::Cp { .. } | What::CpArrive { .. } => last.get(&p.thread).is_some_and(|&j| i <= j),
-            What::Bulk { bar, .. } => bar.is_some(),
+            What::Bulk { bar, .. } | What::Tensor { bar, .. } => bar.is_some(),
         })
     }
 
@@ -347,6 +422,179 @@ impl<'s, 'a> Cta<'s, 'a> {
             }
         }
         out
+    }
+
+    /// Issues the tensor copy (or prefetch) at `pc` for lane `l` of warp `wi`: reads and
+    /// checks the tensor map, checks every in-bounds element's global address and the
+    /// shared-memory range, and queues the copy.
+    fn tensor_op(&mut self, wi: usize, pc: u32, l: usize) -> Result<(), Fault> {
+        use crate::semantics::tensormap::{self as tm, TensorMap};
+        let prog = self.sh.prog;
+        let insn = &prog.code[pc as usize];
+        let aux = insn.aux;
+        let reg = |this: &Self, slot: u32| this.warps[wi].regs[slot as usize][l];
+        let fault = |msg: String| Fault {
+            kind: FaultKind::Other(msg),
+            lane: Some(l as u32),
+        };
+        let resolve_at = |this: &mut Self, which: u32, bytes: u32, write: bool| {
+            let (b, o) = match which {
+                0 => (insn.a, insn.v[0]),
+                1 => (insn.b, insn.v[1]),
+                _ => (insn.v[2], insn.v[3]),
+            };
+            let a = reg(this, b).wrapping_add(reg(this, o));
+            let mut space = space_of(k::space(aux, which));
+            // `mov.u64 %rd, tmap` of a kernel parameter gives its param-space address, which
+            // nvcc passes to the tensor copies as is
+            if which == 1
+                && a.checked_add(128)
+                    .is_some_and(|e| e <= this.sh.env.param_size)
+                && this.sh.env.mem.find(a, 128).is_none()
+            {
+                space = Space::KernelParam;
+            }
+            let (warps, shared, sh) = (&mut this.warps, &mut this.shared, this.sh);
+            let ctx = warp_ctx(&mut warps[wi], shared, sh);
+            resolve(&ctx, space, a, bytes, l, write).map(|t| match t {
+                Target::Global(al, off) => (
+                    Some(al.read_bytes(off, if write { 0 } else { 128 })),
+                    Loc::Global(a),
+                ),
+                Target::Shared(off) => (None, Loc::Shared(off)),
+                Target::Param(off) => (
+                    Some(
+                        (0..128)
+                            .map(|k| mem::load(sh.env.params, off + k, 1) as u8)
+                            .collect(),
+                    ),
+                    Loc::Global(a),
+                ),
+                Target::Local(_) => (None, Loc::Global(a)),
+            })
+        };
+        // the tensor map
+        let (bytes, at) = resolve_at(self, 1, 128, false)?;
+        let bytes: Vec<u8> = match (bytes, at) {
+            (Some(b), _) => b,
+            (None, Loc::Shared(off)) => shared_bytes(&self.shared, off, 128),
+            (None, _) => return Err(fault("the tensor map is in local memory".into())),
+        };
+        let raw: [u8; 128] = bytes.try_into().unwrap_or([0; 128]);
+        let map = TensorMap::decode(&raw)
+            .map_err(|e| fault(format!("the tensor map operand is invalid: {e}")))?;
+        let rank = ((aux >> 32) & 7) as u8;
+        if map.rank != rank {
+            return Err(fault(format!(
+                "a {rank}-dimensional copy through a {}-dimensional tensor map",
+                map.rank
+            )));
+        }
+        if map.im2col != (aux & k::IM2COL != 0) {
+            return Err(fault(
+                "the copy's load mode (tile/im2col) is not the tensor map's".into(),
+            ));
+        }
+        if map.interleave != 0 {
+            return Err(fault("interleaved tensor maps are not executed yet".into()));
+        }
+        let list = &prog.lists[insn.imm as usize];
+        let coords: Vec<i32> = list[..rank as usize]
+            .iter()
+            .map(|&s| reg(self, s) as i32)
+            .collect();
+        if k::kind(aux) == k::TENSOR_PREFETCH {
+            return Ok(());
+        }
+        if aux & k::MULTICAST != 0 && reg(self, insn.c) & 1 == 0 {
+            return Ok(());
+        }
+        let esize = map.elem_size();
+        let total = map.box_bytes();
+        let (_, sloc) = resolve_at(self, 0, total.min(u32::MAX as u64) as u32, true)?;
+        let Loc::Shared(soff) = sloc else {
+            return Err(fault(
+                "the shared-memory operand is not in shared memory".into(),
+            ));
+        };
+        if soff % 128 != 0 {
+            return Err(fault(format!(
+                "the shared-memory address of a tensor copy must be 128-byte aligned (offset {soff:#x})"
+            )));
+        }
+        let mut offsets = [0u16; 3];
+        for (o, &s) in offsets.iter_mut().zip(&list[rank as usize..]) {
+            *o = reg(self, s) as u16;
+        }
+        let mut at = [0i32; 5];
+        at[..coords.len()].copy_from_slice(&coords);
+        let elems = tensor_elements(&map, &at, &offsets, soff);
+        for e in &elems {
+            if let Some(g) = e.1 {
+                if self.alloc_of(g, esize as u64).is_none() {
+                    let detail = self.sh.env.mem.blame(g, esize);
+                    return Err(oob(Space::Global, g, esize, l, detail));
+                }
+            }
+        }
+        let to_global = (aux >> 8) & 3 == k::S2G;
+        let red = if aux & k::REDUCE != 0 {
+            let ty = match map.dtype {
+                2 => RedType::U32,
+                3 => RedType::S32,
+                4 => RedType::U64,
+                5 => RedType::S64,
+                6 => RedType::F16,
+                7 => RedType::F32,
+                8 => RedType::F64,
+                9 => RedType::Bf16,
+                t => return Err(fault(format!("no reduction on tensor-map data type {t}"))),
+            };
+            let op = k::reduction(aux).0;
+            if mb::reduce(op, ty, 0, 0).is_none() {
+                return Err(fault(format!(
+                    "the reduction {op:?} is not defined on {ty:?}"
+                )));
+            }
+            Some((op, ty))
+        } else {
+            None
+        };
+        let bar = if to_global {
+            None
+        } else {
+            let (_, b) = resolve_at(self, 2, 8, true)?;
+            let Loc::Shared(b) = b else {
+                return Err(fault("the mbarrier object is not in shared memory".into()));
+            };
+            if !mb::initialized(self.mbar_state(b)) {
+                return Err(fault(mb::MbarError::Uninitialized.to_string()));
+            }
+            for (off, _) in &elems {
+                put_shared(&mut self.shared, *off, &POISON[..esize as usize]);
+            }
+            Some(b)
+        };
+        let t = wi * 32 + l;
+        let fill = tm::oob_fill(map.dtype, map.oob_nan);
+        self.asy.ops.push(Pending {
+            thread: t as u32,
+            group: self.asy.bulk_groups[t],
+            pc,
+            what: What::Tensor {
+                map: Box::new(map),
+                coords: at,
+                offsets,
+                soff,
+                esize,
+                fill,
+                to_global,
+                bar,
+                bytes: total as u32,
+                red,
+            },
+        });
+        Ok(())
     }
 
     /// Executes the asynchronous-copy or mbarrier instruction at `pc` for the lanes `m` of the
@@ -661,6 +909,11 @@ impl<'s, 'a> Cta<'s, 'a> {
                         });
                     }
                 }
+                k::TENSOR | k::TENSOR_PREFETCH => {
+                    for l in lane_bits(m) {
+                        self.tensor_op(wi, pc, l)?;
+                    }
+                }
                 _ => {}
             }
             Ok(())
@@ -695,8 +948,10 @@ impl<'s, 'a> Cta<'s, 'a> {
                     .map(|l| (thread(l) as u32, groups[thread(l)].saturating_sub(n)))
                     .collect();
                 self.complete(wi, |_, p| {
-                    matches!(p.what, What::Bulk { bar: None, .. })
-                        && limits.iter().any(|&(t, g)| t == p.thread && p.group < g)
+                    matches!(
+                        p.what,
+                        What::Bulk { bar: None, .. } | What::Tensor { bar: None, .. }
+                    ) && limits.iter().any(|&(t, g)| t == p.thread && p.group < g)
                 })?;
             }
             _ => {}

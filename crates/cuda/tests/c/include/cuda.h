@@ -227,6 +227,37 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **ker
                           void **extra);
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction f, int blockSize,
                                                      size_t dynamicSMemSize);
+/* tensor maps (the enum values are the driver's) */
+typedef unsigned int cuuint32_t;
+typedef unsigned long long cuuint64_t;
+typedef struct CUtensorMap_st {
+    _Alignas(64) unsigned long long opaque[16];
+} CUtensorMap;
+typedef enum { CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0, CU_TENSOR_MAP_DATA_TYPE_UINT32 = 2,
+               CU_TENSOR_MAP_DATA_TYPE_FLOAT32 = 7 } CUtensorMapDataType;
+typedef enum { CU_TENSOR_MAP_INTERLEAVE_NONE = 0 } CUtensorMapInterleave;
+typedef enum { CU_TENSOR_MAP_SWIZZLE_NONE = 0, CU_TENSOR_MAP_SWIZZLE_32B,
+               CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_SWIZZLE_128B } CUtensorMapSwizzle;
+typedef enum { CU_TENSOR_MAP_L2_PROMOTION_NONE = 0,
+               CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3 } CUtensorMapL2promotion;
+typedef enum { CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0,
+               CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA } CUtensorMapFloatOOBfill;
+CUresult cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType,
+                                cuuint32_t tensorRank, void *globalAddress,
+                                const cuuint64_t *globalDim, const cuuint64_t *globalStrides,
+                                const cuuint32_t *boxDim, const cuuint32_t *elementStrides,
+                                CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+                                CUtensorMapL2promotion l2Promotion,
+                                CUtensorMapFloatOOBfill oobFill);
+CUresult cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType,
+                                 cuuint32_t tensorRank, void *globalAddress,
+                                 const cuuint64_t *globalDim, const cuuint64_t *globalStrides,
+                                 const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner,
+                                 cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn,
+                                 const cuuint32_t *elementStrides, CUtensorMapInterleave interleave,
+                                 CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion,
+                                 CUtensorMapFloatOOBfill oobFill);
+CUresult cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *globalAddress);
 /* not implemented by ptxvm: answers CUDA_ERROR_NOT_SUPPORTED */
 CUresult cuGraphicsUnregisterResource(void *resource);
 
