@@ -21,6 +21,7 @@ pub const CUDA_ERROR_INVALID_HANDLE: CUresult = 400;
 pub const CUDA_ERROR_NOT_FOUND: CUresult = 500;
 pub const CUDA_ERROR_ILLEGAL_ADDRESS: CUresult = 700;
 pub const CUDA_ERROR_LAUNCH_TIMEOUT: CUresult = 702;
+pub const CUDA_ERROR_INVALID_CLUSTER_SIZE: CUresult = 912;
 pub const CUDA_ERROR_CONTEXT_IS_DESTROYED: CUresult = 709;
 pub const CUDA_ERROR_ASSERT: CUresult = 710;
 pub const CUDA_ERROR_MISALIGNED_ADDRESS: CUresult = 716;

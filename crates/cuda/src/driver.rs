@@ -143,6 +143,8 @@ fn kernel_error(e: &ptxvm::Error) -> (CUresult, bool) {
         },
         ptxvm::Error::Memory(_) => (CUDA_ERROR_OUT_OF_MEMORY, false),
         ptxvm::Error::Invalid { .. } => (CUDA_ERROR_INVALID_PTX, false),
+        // a cluster shape the grid, the kernel's directives or the size limit refuse
+        ptxvm::Error::Usage(m) if m.contains("cluster") => (CUDA_ERROR_INVALID_CLUSTER_SIZE, false),
         ptxvm::Error::Usage(_) => (CUDA_ERROR_INVALID_VALUE, false),
     }
 }
@@ -319,6 +321,7 @@ fn get_function(m: u64, name: *const c_char) -> Result<u64, CUresult> {
         resources,
         max_dynamic_shared: 48 << 10,
         carveout: -1,
+        non_portable_cluster: false,
     };
     let fh = state::lock().insert(Obj::Func(Arc::new(func)));
     loaded
@@ -365,6 +368,7 @@ fn func_attribute(f: &Func, attrib: i64) -> Result<i32, CUresult> {
         "CACHE_MODE_CA" => 0,
         "MAX_DYNAMIC_SHARED_SIZE_BYTES" => f.max_dynamic_shared,
         "PREFERRED_SHARED_MEMORY_CARVEOUT" => f.carveout,
+        "NON_PORTABLE_CLUSTER_SIZE_ALLOWED" => f.non_portable_cluster as i32,
         _ => 0,
     })
 }
@@ -382,6 +386,7 @@ fn set_func_attribute(fh: u64, attrib: i64, value: i32) -> Result<(), CUresult> 
         resources: f.resources.clone(),
         max_dynamic_shared: f.max_dynamic_shared,
         carveout: f.carveout,
+        non_portable_cluster: f.non_portable_cluster,
         cname: f.cname.clone(),
     };
     match name.trim_start_matches("CU_FUNC_ATTRIBUTE_") {
@@ -394,6 +399,12 @@ fn set_func_attribute(fh: u64, attrib: i64, value: i32) -> Result<(), CUresult> 
             new.max_dynamic_shared = value;
         }
         "PREFERRED_SHARED_MEMORY_CARVEOUT" => new.carveout = value,
+        "NON_PORTABLE_CLUSTER_SIZE_ALLOWED" => {
+            if !(0..=1).contains(&value) {
+                return Err(CUDA_ERROR_INVALID_VALUE);
+            }
+            new.non_portable_cluster = value == 1;
+        }
         _ => {}
     }
     *f = Arc::new(new);
@@ -407,6 +418,8 @@ struct LaunchArgs {
     stream: u64,
     /// A cooperative launch (all CTAs resident at once: grid synchronization works).
     coop: bool,
+    /// The cluster shape (`CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION` of `cuLaunchKernelEx`).
+    cluster: Option<[u32; 3]>,
 }
 
 /// Runs a launch: the parameters from `kernel_params` (one pointer per parameter, each read
@@ -484,6 +497,8 @@ fn launch(
         timeout: set.timeout,
         stack_size: stack.max(ptxvm::DEFAULT_STACK_SIZE),
         printf_fifo: fifo as usize,
+        cluster: a.cluster,
+        non_portable_cluster: f.non_portable_cluster,
         ..Default::default()
     };
     f.module
@@ -1870,12 +1885,12 @@ api! {
     }
 
     fn cuLaunchKernel(f: Handle, gx: c_uint, gy: c_uint, gz: c_uint, bx: c_uint, by: c_uint, bz: c_uint, shared: c_uint, stream: Handle, params: *mut *mut c_void, extra: *mut *mut c_void) {
-        let a = LaunchArgs { grid: [gx, gy, gz], block: [bx, by, bz], shared, stream: h(stream), coop: false };
+        let a = LaunchArgs { grid: [gx, gy, gz], block: [bx, by, bz], shared, stream: h(stream), coop: false, cluster: None };
         launch(h(f), a, params, extra)
     }
 
     fn cuLaunchCooperativeKernel(f: Handle, gx: c_uint, gy: c_uint, gz: c_uint, bx: c_uint, by: c_uint, bz: c_uint, shared: c_uint, stream: Handle, params: *mut *mut c_void) {
-        let a = LaunchArgs { grid: [gx, gy, gz], block: [bx, by, bz], shared, stream: h(stream), coop: true };
+        let a = LaunchArgs { grid: [gx, gy, gz], block: [bx, by, bz], shared, stream: h(stream), coop: true, cluster: None };
         launch(h(f), a, params, std::ptr::null_mut())
     }
 
@@ -1887,6 +1902,7 @@ api! {
             shared: c.shared,
             stream: h(c.stream),
             coop: false,
+            cluster: None,
         };
         if c.num_attrs > 0 && c.attrs.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
@@ -1897,6 +1913,14 @@ api! {
             let at = get(attrs.wrapping_add(k))?;
             if at.id == crate::coop::ATTRIBUTE_COOPERATIVE {
                 a.coop = at.value[0] != 0;
+            }
+            // CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: value.clusterDim {x, y, z}
+            if at.id == 4 {
+                let [x, y, z, ..] = at.value;
+                if x == 0 || y == 0 || z == 0 {
+                    return Err(CUDA_ERROR_INVALID_CLUSTER_SIZE);
+                }
+                a.cluster = Some([x, y, z]);
             }
         }
         launch(h(f), a, params, extra)

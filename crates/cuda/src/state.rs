@@ -110,6 +110,8 @@ pub struct Func {
     pub resources: ptxvm::KernelResources,
     pub max_dynamic_shared: i32,
     pub carveout: i32,
+    /// `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED`: clusters of up to 16 CTAs.
+    pub non_portable_cluster: bool,
     pub cname: std::ffi::CString,
 }
 

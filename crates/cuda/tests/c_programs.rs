@@ -217,3 +217,10 @@ fn cooperative_launches_synchronize_the_grid() {
 fn tensor_maps_encode_check_and_feed_a_tma_kernel() {
     run_with("tensormap", &[("PTXVM_CC", "90")]);
 }
+
+#[test]
+fn cluster_launches_through_launch_kernel_ex() {
+    if let Some((stdout, _)) = run_with("cluster", &[("PTXVM_CC", "90")]) {
+        assert!(stdout.contains("cluster: ok"), "{stdout}");
+    }
+}

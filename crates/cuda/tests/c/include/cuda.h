@@ -35,6 +35,7 @@ typedef enum {
     CUDA_ERROR_STREAM_CAPTURE_INVALIDATED = 901,
     CUDA_ERROR_STREAM_CAPTURE_IMPLICIT = 906,
     CUDA_ERROR_CAPTURED_EVENT = 907,
+    CUDA_ERROR_INVALID_CLUSTER_SIZE = 912,
     CUDA_ERROR_UNKNOWN = 999
 } CUresult;
 
@@ -62,7 +63,8 @@ typedef enum {
     CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
     CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
     CU_FUNC_ATTRIBUTE_PTX_VERSION = 5,
-    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+    CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14
 } CUfunction_attribute;
 
 typedef enum {
@@ -108,7 +110,11 @@ typedef enum {
 typedef struct {
     int id;
     char pad[4];
-    union { char pad[64]; int cooperative; } value;
+    union {
+        char pad[64];
+        int cooperative;
+        struct { unsigned int x, y, z; } clusterDim;
+    } value;
 } CUlaunchAttribute;
 
 typedef struct {

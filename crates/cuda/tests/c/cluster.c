@@ -1,0 +1,78 @@
+/* Thread-block clusters through cuLaunchKernelEx's CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: each
+ * block writes (%cluster_nctarank << 8) | %cluster_ctarank after a barrier.cluster, so a grid of
+ * 4 blocks in clusters of 2 gives 0x200, 0x201, 0x200, 0x201. A grid that is not a multiple of
+ * the cluster, and a cluster of 16 blocks without CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+ * are CUDA_ERROR_INVALID_CLUSTER_SIZE; with the attribute, 16 runs. */
+#include "check.h"
+
+static const char *CLUSTER_PTX =
+    ".version 8.0\n"
+    ".target sm_90\n"
+    ".address_size 64\n"
+    ".visible .entry ranks(.param .u64 out)\n"
+    "{\n"
+    "    .reg .b32 %r<6>;\n"
+    "    .reg .b64 %rd<4>;\n"
+    "    .reg .pred %p;\n"
+    "    barrier.cluster.arrive;\n"
+    "    barrier.cluster.wait;\n"
+    "    mov.u32 %r1, %tid.x;\n"
+    "    setp.ne.u32 %p, %r1, 0;\n"
+    "    @%p bra done;\n"
+    "    ld.param.u64 %rd1, [out];\n"
+    "    mov.u32 %r2, %ctaid.x;\n"
+    "    mov.u32 %r3, %cluster_ctarank;\n"
+    "    mov.u32 %r4, %cluster_nctarank;\n"
+    "    shl.b32 %r5, %r4, 8;\n"
+    "    or.b32 %r5, %r5, %r3;\n"
+    "    mul.wide.u32 %rd2, %r2, 4;\n"
+    "    add.s64 %rd3, %rd1, %rd2;\n"
+    "    st.global.u32 [%rd3], %r5;\n"
+    "done:\n"
+    "    ret;\n"
+    "}\n";
+
+static CUresult launch(CUfunction f, unsigned grid, unsigned cluster, CUdeviceptr *out) {
+    CUlaunchAttribute at;
+    memset(&at, 0, sizeof at);
+    at.id = 4; /* CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION */
+    at.value.clusterDim.x = cluster;
+    at.value.clusterDim.y = 1;
+    at.value.clusterDim.z = 1;
+    CUlaunchConfig cfg = {grid, 1, 1, 32, 1, 1, 0, NULL, &at, 1};
+    void *params[] = {out};
+    return cuLaunchKernelEx(&cfg, f, params, NULL);
+}
+
+int main(void) {
+    OK(cuInit(0));
+    CUdevice dev;
+    OK(cuDeviceGet(&dev, 0));
+    CUcontext ctx;
+    OK(cuCtxCreate(&ctx, 0, dev));
+    CUmodule m;
+    CUfunction f;
+    OK(cuModuleLoadData(&m, CLUSTER_PTX));
+    OK(cuModuleGetFunction(&f, m, "ranks"));
+    CUdeviceptr out;
+    OK(cuMemAlloc(&out, 16 * 4));
+    OK(launch(f, 4, 2, &out));
+    OK(cuCtxSynchronize());
+    unsigned int r[16];
+    OK(cuMemcpyDtoH(r, out, 4 * 4));
+    ASSERT(r[0] == 0x200 && r[1] == 0x201 && r[2] == 0x200 && r[3] == 0x201);
+    EXPECT(launch(f, 3, 2, &out), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+    EXPECT(launch(f, 16, 16, &out), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+    EXPECT(launch(f, 4, 0, &out), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+    OK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1));
+    OK(launch(f, 16, 16, &out));
+    OK(cuCtxSynchronize());
+    OK(cuMemcpyDtoH(r, out, sizeof r));
+    for (int i = 0; i < 16; i++) ASSERT(r[i] == (0x1000u | (unsigned)i));
+    OK(cuMemFree(out));
+    OK(cuModuleUnload(m));
+    OK(cuCtxDestroy(ctx));
+    (void)KERNELS;
+    printf("cluster: ok\n");
+    return 0;
+}
