@@ -48,7 +48,8 @@ pub(crate) const BULK_PREFETCH: u64 = 13;
 pub(crate) const BULK_COMMIT: u64 = 14;
 /// `cp.async.bulk.wait_group{.read} N` (`imm` = N).
 pub(crate) const BULK_WAIT: u64 = 15;
-/// `barrier.cluster.arrive` (`exec/cluster.rs`; kinds from here on are cluster ones).
+/// `barrier.cluster.arrive` (`exec/cluster.rs`; kinds [`CL_ARRIVE`]`..=`[`CL_MEM`] are the
+/// cluster ones, [`is_cluster`]).
 pub(crate) const CL_ARRIVE: u64 = 16;
 /// `barrier.cluster.wait`.
 pub(crate) const CL_WAIT: u64 = 17;
@@ -62,14 +63,20 @@ pub(crate) const CL_MEM: u64 = 20;
 /// `mapa`/`getctarank` on `.shared::cluster` addresses (not generic ones).
 pub(crate) const CL_SHARED: u64 = 1 << 8;
 
+/// Whether an [`crate::program::Op::Async`] of this kind is a cluster instruction (run by
+/// `exec/cluster.rs`).
+pub(crate) fn is_cluster(kind: u64) -> bool {
+    (CL_ARRIVE..=CL_MEM).contains(&kind)
+}
+
 /// `cp.async.bulk.tensor` and `cp.reduce.async.bulk.tensor`: the shared-memory address is
 /// the first (`a`/`v[0]`), the tensor map's the second (`b`/`v[1]`), the mbarrier's the third;
 /// `c` the ctaMask slot ([`MULTICAST`]); `imm` indexes `Program::lists`: the coordinate slots,
 /// then the im2col offset slots; bits 8..10 the direction ([`G2S`], [`S2G`]), bits 32..35
 /// the rank, [`IM2COL`], [`REDUCE`] with bits 40..48 the operation.
-pub(crate) const TENSOR: u64 = 16;
+pub(crate) const TENSOR: u64 = 21;
 /// `cp.async.bulk.prefetch.tensor` (the tensor map and coordinates as [`TENSOR`]).
-pub(crate) const TENSOR_PREFETCH: u64 = 17;
+pub(crate) const TENSOR_PREFETCH: u64 = 22;
 /// `.im2col` / `.im2col_no_offs`.
 pub(crate) const IM2COL: u64 = 1 << 12;
 
@@ -133,6 +140,11 @@ pub fn kind_name(aux: u64) -> &'static str {
         TENSOR if aux & REDUCE != 0 => "cp.reduce.async.bulk.tensor",
         TENSOR => "cp.async.bulk.tensor",
         TENSOR_PREFETCH => "cp.async.bulk.prefetch.tensor",
+        CL_ARRIVE => "barrier.cluster.arrive",
+        CL_WAIT => "barrier.cluster.wait",
+        CL_MAPA => "mapa",
+        CL_GETCTARANK => "getctarank",
+        CL_MEM => "shared::cluster access",
         _ => "?",
     }
 }
@@ -179,4 +191,49 @@ pub(crate) fn reduction(aux: u64) -> (RedOp, RedType) {
         RED_OPS[((aux >> 40) & 7) as usize],
         RED_TYPES[((aux >> 32) & 7) as usize],
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two branches merged with the same kind numbers once (`cp.async.bulk.tensor` ran as
+    /// `barrier.cluster.arrive`): every kind has its own number and its own name.
+    #[test]
+    fn kinds_are_distinct() {
+        let kinds = [
+            CP_ASYNC,
+            CP_COMMIT,
+            CP_WAIT,
+            CP_WAIT_ALL,
+            CP_MBAR_ARRIVE,
+            MBAR_INIT,
+            MBAR_INVAL,
+            MBAR_ARRIVE,
+            MBAR_EXPECT_TX,
+            MBAR_COMPLETE_TX,
+            MBAR_TEST_WAIT,
+            MBAR_TRY_WAIT,
+            BULK,
+            BULK_PREFETCH,
+            BULK_COMMIT,
+            BULK_WAIT,
+            CL_ARRIVE,
+            CL_WAIT,
+            CL_MAPA,
+            CL_GETCTARANK,
+            CL_MEM,
+            TENSOR,
+            TENSOR_PREFETCH,
+        ];
+        let mut names: Vec<&str> = kinds.iter().map(|&k| kind_name(k)).collect();
+        assert!(!names.contains(&"?"));
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), kinds.len());
+        assert!(kinds
+            .iter()
+            .all(|&k| k <= 0xFF && is_cluster(k) == (CL_ARRIVE..=CL_MEM).contains(&k)));
+        assert!(!is_cluster(TENSOR) && !is_cluster(TENSOR_PREFETCH));
+    }
 }

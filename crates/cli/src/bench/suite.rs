@@ -662,21 +662,15 @@ impl Case for Matmul {
         self.geom
     }
     fn args(&self) -> Vec<Arg> {
-        vec![
+        matmul_args(
             Arg::buffer(&self.da),
             Arg::buffer(&self.db),
-            Arg::buffer(&self.dc),
-            Arg::i32(self.size.m as i32),
-            Arg::i32(self.size.n as i32),
-            Arg::i32(self.size.k as i32),
-        ]
+            &self.dc,
+            self.size,
+        )
     }
     fn run_native(&mut self, pool: Option<&ThreadPool>) {
-        let (k, n) = (self.size.k, self.size.n);
-        match pool {
-            None => native::matmul(&self.a, &self.b, &mut self.c, k, n),
-            Some(p) => p.install(|| native::matmul_par(&self.a, &self.b, &mut self.c, k, n)),
-        }
+        native_matmul(&self.a, &self.b, &mut self.c, self.size, pool);
     }
     fn verify(&self) -> Result<(), String> {
         exact_f32("C", &self.dc.to_vec(), &self.c)
@@ -686,6 +680,27 @@ impl Case for Matmul {
     }
     fn host_bytes(&self) -> u64 {
         host(&self.a) + host(&self.b) + host(&self.c)
+    }
+}
+
+/// The arguments of both matmul kernels: A, B (or B^T), C, M, N, K.
+fn matmul_args(a: Arg, b: Arg, c: &DeviceBuffer<f32>, size: MatmulSize) -> Vec<Arg> {
+    vec![
+        a,
+        b,
+        Arg::buffer(c),
+        Arg::i32(size.m as i32),
+        Arg::i32(size.n as i32),
+        Arg::i32(size.k as i32),
+    ]
+}
+
+/// The native side of both matmuls: C = A * B in f32, per output row (rayon in `pool`).
+fn native_matmul(a: &[f32], b: &[f32], c: &mut [f32], size: MatmulSize, pool: Option<&ThreadPool>) {
+    let (k, n) = (size.k, size.n);
+    match pool {
+        None => native::matmul(a, b, c, k, n),
+        Some(p) => p.install(|| native::matmul_par(a, b, c, k, n)),
     }
 }
 
@@ -764,21 +779,15 @@ impl Case for MatmulMma {
         self.geom
     }
     fn args(&self) -> Vec<Arg> {
-        vec![
+        matmul_args(
             Arg::buffer(&self.da),
             Arg::buffer(&self.dbt),
-            Arg::buffer(&self.dc),
-            Arg::i32(self.size.m as i32),
-            Arg::i32(self.size.n as i32),
-            Arg::i32(self.size.k as i32),
-        ]
+            &self.dc,
+            self.size,
+        )
     }
     fn run_native(&mut self, pool: Option<&ThreadPool>) {
-        let (k, n) = (self.size.k, self.size.n);
-        match pool {
-            None => native::matmul(&self.a, &self.b, &mut self.c, k, n),
-            Some(p) => p.install(|| native::matmul_par(&self.a, &self.b, &mut self.c, k, n)),
-        }
+        native_matmul(&self.a, &self.b, &mut self.c, self.size, pool);
     }
     fn verify(&self) -> Result<(), String> {
         exact_f32("C", &self.dc.to_vec(), &self.c)

@@ -612,7 +612,7 @@ impl<'s, 'a> Cta<'s, 'a> {
         let insn = &prog.code[pc as usize];
         let aux = insn.aux;
         let kind = k::kind(aux);
-        if kind >= k::CL_ARRIVE {
+        if k::is_cluster(kind) {
             return self.cluster_op(wi, pc, mask, m);
         }
         let nthreads = self.nthreads as usize;

@@ -58,9 +58,11 @@ pub(super) enum Round {
 }
 
 impl<'s, 'a> Cta<'s, 'a> {
-    /// One round over the warps (the body of [`Cta::run`], which stops at what only another
-    /// CTA of the cluster may release).
-    fn round(&mut self) -> Result<Round, ExecError> {
+    /// One round over the warps: [`Cta::run`] repeats it until every thread exits; a cluster
+    /// interleaves the rounds of its CTAs, since what one waits for only another may release.
+    /// Outside clusters a stuck round is a deadlock.
+    #[inline]
+    pub(super) fn round(&mut self) -> Result<Round, ExecError> {
         let mut progress = false;
         let mut all_done = true;
         for w in 0..self.warps.len() {
@@ -87,6 +89,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                 if !self.asy.idle() {
                     self.async_finish()?;
                 }
+                // the rest is counted with the worker's next CTAs, or when it stops
                 if self.pending_insts >= self.sh.flush_every {
                     self.flush_budget()?;
                 }

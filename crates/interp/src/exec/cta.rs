@@ -474,41 +474,10 @@ impl<'s, 'a> Cta<'s, 'a> {
 
     pub(super) fn run(&mut self) -> Result<(), ExecError> {
         loop {
-            let mut progress = false;
-            let mut all_done = true;
-            for w in 0..self.warps.len() {
-                if self.warps[w].ready != 0 || self.warps[w].parked != 0 {
-                    all_done = false;
-                }
-                if self.warps[w].ready == 0 && self.warps[w].parked == 0 {
-                    continue;
-                }
-                if self.run_warp(w)? {
-                    progress = true;
-                }
-                if self.pending_insts >= self.sh.flush_every {
-                    self.flush_budget()?;
-                }
-            }
-            if (all_done || !progress) && !self.asy.idle() && self.async_unstick()? {
-                continue;
-            }
-            if all_done {
-                let waiting: u32 = self.warps.iter().map(|w| w.barrier.count_ones()).sum();
-                if waiting == 0 && self.asy.waits.is_empty() {
-                    if !self.asy.idle() {
-                        self.async_finish()?;
-                    }
-                    // the rest is counted with the worker's next CTAs, or when it stops
-                    if self.pending_insts >= self.sh.flush_every {
-                        self.flush_budget()?;
-                    }
-                    return Ok(());
-                }
-                return Err(self.deadlock());
-            }
-            if !progress {
-                return Err(self.deadlock());
+            match self.round()? {
+                super::cluster::Round::Done => return Ok(()),
+                super::cluster::Round::Moved => {}
+                super::cluster::Round::Stuck => return Err(self.deadlock()),
             }
         }
     }

@@ -130,7 +130,7 @@ pub fn launch_with_sink(
     let clustered = csize > 1
         || prog.code.iter().any(|i| {
             matches!(i.op, crate::program::Op::Async)
-                && crate::ops_async::kind(i.aux) >= crate::ops_async::CL_ARRIVE
+                && crate::ops_async::is_cluster(crate::ops_async::kind(i.aux))
         });
     // what the workers hand out: CTAs, or clusters
     let units = if clustered { total / csize } else { total };
