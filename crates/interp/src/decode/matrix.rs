@@ -13,8 +13,8 @@ use ptx_ir::Operand;
 use ptx_isa::ScalarType;
 use ptx_semantics::matrix::{self, Elem, Frag, Product, Shape};
 
-/// The element type a modifier spells, if it is one `mma` takes.
-fn elem_of(text: &str) -> Option<Elem> {
+/// The element type a modifier spells, if it is one `mma`, `wmma` or `wgmma` takes.
+pub(super) fn elem_of(text: &str) -> Option<Elem> {
     Some(match text {
         ".f16" => Elem::F16,
         ".bf16" => Elem::Bf16,
@@ -31,6 +31,30 @@ fn elem_of(text: &str) -> Option<Elem> {
         ".b1" => Elem::B1,
         _ => return None,
     })
+}
+
+/// The value slots of an `mma`/`wmma.mma`'s four register vectors D, A, B, C, in that
+/// order, each checked to hold `counts[k]` registers (D's as destinations).
+fn fragment_slots(d: &mut Dec<'_, '_>, name: &str, counts: [u32; 4]) -> R<Vec<u32>> {
+    let mut slots = Vec::new();
+    for (k, &n) in counts.iter().enumerate() {
+        let ops = vector(d, k)?;
+        if ops.len() != n as usize {
+            return Err(format!(
+                "`{name}`: operand {} must be a vector of {n} registers, found {}",
+                k + 1,
+                ops.len()
+            ));
+        }
+        if k == 0 {
+            slots.extend(dst_slots(d, &ops)?);
+        } else {
+            for o in ops {
+                slots.push(d.src_op(o, ScalarType::B64)?);
+            }
+        }
+    }
+    Ok(slots)
 }
 
 /// `.mMnNkK` (or `.mMnN` with `k` = 0).
@@ -183,24 +207,7 @@ pub(crate) fn decode_mma(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
         regs(Frag::B, bt),
         regs(Frag::C, ct),
     ];
-    let mut slots = Vec::new();
-    for (k, &n) in counts.iter().enumerate() {
-        let ops = vector(d, k)?;
-        if ops.len() != n as usize {
-            return Err(format!(
-                "`{name}`: operand {} must be a vector of {n} registers, found {}",
-                k + 1,
-                ops.len()
-            ));
-        }
-        if k == 0 {
-            slots.extend(dst_slots(d, &ops)?);
-        } else {
-            for o in ops {
-                slots.push(d.src_op(o, ScalarType::B64)?);
-            }
-        }
-    }
+    let slots = fragment_slots(d, &name, counts)?;
     let cfg = MmaCfg {
         shape,
         types,
@@ -462,24 +469,7 @@ pub(crate) fn decode_wmma_mma(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
         matrix::wmma_regs(shape, Frag::B, bt),
         matrix::wmma_regs(shape, Frag::C, ct),
     ];
-    let mut slots = Vec::new();
-    for (k, &n) in counts.iter().enumerate() {
-        let ops = vector(d, k)?;
-        if ops.len() != n as usize {
-            return Err(format!(
-                "`{name}`: operand {} must be a vector of {n} registers, found {}",
-                k + 1,
-                ops.len()
-            ));
-        }
-        if k == 0 {
-            slots.extend(dst_slots(d, &ops)?);
-        } else {
-            for o in ops {
-                slots.push(d.src_op(o, ScalarType::B64)?);
-            }
-        }
-    }
+    let slots = fragment_slots(d, &name, counts)?;
     insn.imm = mx::intern_wmma_slots(&slots) as i64;
     insn.aux = mx::wmma_mma_cfg(types, shape, satfinite, prod, rnd);
     insn.b = mx::NO_MEMBER;

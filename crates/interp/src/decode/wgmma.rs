@@ -13,22 +13,6 @@ use ptx_ir::{Imm, Operand};
 use ptx_isa::{Opcode, ScalarType};
 use ptx_semantics::matrix::Elem;
 
-fn elem_of(text: &str) -> Option<Elem> {
-    Some(match text {
-        ".f16" => Elem::F16,
-        ".bf16" => Elem::Bf16,
-        ".tf32" => Elem::Tf32,
-        ".e4m3" => Elem::E4m3,
-        ".e5m2" => Elem::E5m2,
-        ".f32" => Elem::F32,
-        ".s8" => Elem::S8,
-        ".u8" => Elem::U8,
-        ".s32" => Elem::S32,
-        ".b1" => Elem::B1,
-        _ => return None,
-    })
-}
-
 fn regs(o: &Operand) -> Vec<&Operand> {
     match o {
         Operand::Vector(v) => v.iter().collect(),
@@ -83,7 +67,10 @@ pub(crate) fn decode(d: &mut Dec<'_, '_>, insn: &mut Insn, op: Opcode) -> R<()> 
             Some((n.parse::<u32>().ok()?, k.parse::<u32>().ok()?))
         })
         .ok_or_else(|| format!("`{name}`: no `.m64nNkK` shape"))?;
-    let types: Vec<Elem> = texts.iter().filter_map(|t| elem_of(t)).collect();
+    let types: Vec<Elem> = texts
+        .iter()
+        .filter_map(|t| super::matrix::elem_of(t))
+        .collect();
     let [dt, at, bt] = match types[..] {
         [a, b, c] => [a, b, c],
         _ => return Err(format!("`{name}`: expected three types (D, A, B)")),
