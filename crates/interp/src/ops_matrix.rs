@@ -426,22 +426,6 @@ pub(crate) fn wmma_shape_code(s: Shape) -> u64 {
     WMMA_SHAPES.iter().position(|&x| x == s).unwrap_or(6) as u64
 }
 
-/// The register lists of decoded `wmma.mma` instructions (D, A, B, C: up to 32 registers, more
-/// than an [`Insn`] holds), interned: an instruction keeps the index in `imm`. The table only
-/// grows by register lists not seen before, so it stays as small as the set of distinct
-/// `wmma.mma` operand lists a process compiles.
-static WMMA_SLOTS: std::sync::Mutex<Vec<std::sync::Arc<[u32]>>> = std::sync::Mutex::new(Vec::new());
-
-/// The index of `slots` in [`WMMA_SLOTS`].
-pub(crate) fn intern_wmma_slots(slots: &[u32]) -> u32 {
-    let mut t = WMMA_SLOTS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(k) = t.iter().position(|x| &x[..] == slots) {
-        return k as u32;
-    }
-    t.push(slots.into());
-    (t.len() - 1) as u32
-}
-
 /// The fragment a `wmma.load`/`wmma.store` configuration names (bits 0–1 of `aux`).
 fn frag_of(code: u64) -> Frag {
     match code & 3 {
@@ -623,11 +607,10 @@ pub(crate) fn wmma_mma(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
         2 => ptx_semantics::Rounding::Rm,
         _ => ptx_semantics::Rounding::Rp,
     };
-    let slots = {
-        let t = WMMA_SLOTS.lock().unwrap_or_else(|e| e.into_inner());
-        t.get(i.imm as usize).cloned()
-    };
-    let Some(slots) = slots else {
+    // D, A, B, C: up to 32 registers, more than an `Insn` holds, so the decoder keeps them in
+    // the program's operand lists (`Program::lists`) and the instruction their index
+    let lists: &[Vec<u32>] = ctx.env.lists;
+    let Some(slots) = lists.get(i.imm as usize) else {
         return Err(Box::new(Fault {
             kind: FaultKind::Other("internal error: `wmma.mma` lost its registers".into()),
             lane: None,

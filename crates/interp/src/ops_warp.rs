@@ -877,6 +877,7 @@ mod tests {
                 param_size: 0,
                 local_limit: crate::exec::LOCAL_MAX,
                 start: std::time::Instant::now(),
+                lists: &[],
             };
             let mut ctx = Ctx {
                 regs: &mut self.regs,

@@ -382,7 +382,8 @@ pub struct Program {
     pub cc_slot: u32,
     /// `brx.idx` tables (code indices).
     pub tables: Vec<Vec<u32>>,
-    /// Operand slot lists (the coordinates of tensor copies), by `Insn::imm`.
+    /// Operand slot lists (the coordinates of tensor copies, `wmma.mma`'s registers), by
+    /// `Insn::imm`.
     pub lists: Vec<Vec<u32>>,
     /// Call sites.
     pub calls: Vec<CallSite>,
@@ -535,6 +536,9 @@ pub struct Env<'a> {
     pub local_limit: u64,
     /// Launch start, for `%globaltimer` and `%clock` (read only by the handler of those).
     pub start: std::time::Instant,
+    /// The program's operand slot lists ([`Program::lists`]), for handlers of instructions with
+    /// more operands than an [`Insn`] holds (`wmma.mma`).
+    pub lists: &'a [Vec<u32>],
 }
 
 /// Execution context of the warp running a handler.

@@ -470,7 +470,8 @@ pub(crate) fn decode_wmma_mma(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
         matrix::wmma_regs(shape, Frag::C, ct),
     ];
     let slots = fragment_slots(d, &name, counts)?;
-    insn.imm = mx::intern_wmma_slots(&slots) as i64;
+    d.b.lists.push(slots);
+    insn.imm = d.b.lists.len() as i64 - 1;
     insn.aux = mx::wmma_mma_cfg(types, shape, satfinite, prod, rnd);
     insn.b = mx::NO_MEMBER;
     insn.op = Op::WarpSync(mx::wmma_mma);

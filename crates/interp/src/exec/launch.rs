@@ -164,6 +164,7 @@ pub fn launch_with_sink(
             param_size: prog.param_size,
             local_limit: cfg.local_limit,
             start,
+            lists: &prog.lists,
         },
         grid: cfg.grid,
         block: cfg.block,
