@@ -101,7 +101,7 @@ pub const SUITE: &[Spec] = &[
         ptx: include_str!("../../../../bench/kernels/matmul_tiled.ptx"),
         entry: "matmul_tiled",
         check: "exact",
-        setup: Matmul::setup,
+        setup: Matmul::<f32>::setup,
     },
     Spec {
         name: "block_reduce",
@@ -141,7 +141,7 @@ pub const SUITE: &[Spec] = &[
         ptx: include_str!("../../../../bench/kernels/matmul_mma.ptx"),
         entry: "matmul_mma",
         check: "exact",
-        setup: MatmulMma::setup,
+        setup: Matmul::setup_mma,
     },
 ];
 
@@ -621,18 +621,21 @@ impl Case for FmaChain {
 
 // ---- matmul ----
 
-struct Matmul {
+/// Both matmul cases: `matmul_tiled` holds A and B in f32 on the device, `matmul_mma` holds
+/// A and B^T in f16 (`T` = `u16`, the bits); the native side always has A (M x K) and
+/// B (K x N) in f32.
+struct Matmul<T: Element> {
     geom: Geometry,
     size: MatmulSize,
     a: Vec<f32>,
     b: Vec<f32>,
     c: Vec<f32>,
-    da: DeviceBuffer<f32>,
-    db: DeviceBuffer<f32>,
+    da: DeviceBuffer<T>,
+    db: DeviceBuffer<T>,
     dc: DeviceBuffer<f32>,
 }
 
-impl Matmul {
+impl Matmul<f32> {
     fn setup(device: &Device, quick: bool) -> Result<Box<dyn Case>, Error> {
         let size = MATMUL.pick(quick);
         for d in [size.m, size.n, size.k, size.m * size.k, size.k * size.n] {
@@ -657,20 +660,26 @@ impl Matmul {
     }
 }
 
-impl Case for Matmul {
+impl<T: Element> Case for Matmul<T> {
     fn geometry(&self) -> Geometry {
         self.geom
     }
     fn args(&self) -> Vec<Arg> {
-        matmul_args(
+        vec![
             Arg::buffer(&self.da),
             Arg::buffer(&self.db),
-            &self.dc,
-            self.size,
-        )
+            Arg::buffer(&self.dc),
+            Arg::i32(self.size.m as i32),
+            Arg::i32(self.size.n as i32),
+            Arg::i32(self.size.k as i32),
+        ]
     }
     fn run_native(&mut self, pool: Option<&ThreadPool>) {
-        native_matmul(&self.a, &self.b, &mut self.c, self.size, pool);
+        let (k, n) = (self.size.k, self.size.n);
+        match pool {
+            None => native::matmul(&self.a, &self.b, &mut self.c, k, n),
+            Some(p) => p.install(|| native::matmul_par(&self.a, &self.b, &mut self.c, k, n)),
+        }
     }
     fn verify(&self) -> Result<(), String> {
         exact_f32("C", &self.dc.to_vec(), &self.c)
@@ -680,27 +689,6 @@ impl Case for Matmul {
     }
     fn host_bytes(&self) -> u64 {
         host(&self.a) + host(&self.b) + host(&self.c)
-    }
-}
-
-/// The arguments of both matmul kernels: A, B (or B^T), C, M, N, K.
-fn matmul_args(a: Arg, b: Arg, c: &DeviceBuffer<f32>, size: MatmulSize) -> Vec<Arg> {
-    vec![
-        a,
-        b,
-        Arg::buffer(c),
-        Arg::i32(size.m as i32),
-        Arg::i32(size.n as i32),
-        Arg::i32(size.k as i32),
-    ]
-}
-
-/// The native side of both matmuls: C = A * B in f32, per output row (rayon in `pool`).
-fn native_matmul(a: &[f32], b: &[f32], c: &mut [f32], size: MatmulSize, pool: Option<&ThreadPool>) {
-    let (k, n) = (size.k, size.n);
-    match pool {
-        None => native::matmul(a, b, c, k, n),
-        Some(p) => p.install(|| native::matmul_par(a, b, c, k, n)),
     }
 }
 
@@ -718,20 +706,8 @@ fn f16_of_int(v: i32) -> u16 {
     sign | ((e as u16 + 15) << 10) | frac
 }
 
-struct MatmulMma {
-    geom: Geometry,
-    size: MatmulSize,
-    /// A (M x K) and B (K x N) as f32 for the native side; the device holds A and B^T in f16.
-    a: Vec<f32>,
-    b: Vec<f32>,
-    c: Vec<f32>,
-    da: DeviceBuffer<u16>,
-    dbt: DeviceBuffer<u16>,
-    dc: DeviceBuffer<f32>,
-}
-
-impl MatmulMma {
-    fn setup(device: &Device, quick: bool) -> Result<Box<dyn Case>, Error> {
+impl Matmul<u16> {
+    fn setup_mma(device: &Device, quick: bool) -> Result<Box<dyn Case>, Error> {
         let size = MATMUL_MMA.pick(quick);
         if size.m % 16 != 0 || size.n % 32 != 0 || size.k % 16 != 0 {
             return Err(Error::Usage(
@@ -757,7 +733,7 @@ impl MatmulMma {
             }
         }
         let a16: Vec<u16> = ai.iter().map(|&v| f16_of_int(v)).collect();
-        Ok(Box::new(MatmulMma {
+        Ok(Box::new(Matmul {
             geom: Geometry {
                 grid: [(size.n / 32) as u32, (size.m / 16) as u32, 1],
                 block: [128, 1, 1],
@@ -765,38 +741,12 @@ impl MatmulMma {
             },
             size,
             da: device.from_slice(&a16)?,
-            dbt: device.from_slice(&bt)?,
+            db: device.from_slice(&bt)?,
             dc: device.alloc(size.m * size.n)?,
             c: vec![0.0; size.m * size.n],
             a: ai.iter().map(|&v| v as f32).collect(),
             b: bi.iter().map(|&v| v as f32).collect(),
         }))
-    }
-}
-
-impl Case for MatmulMma {
-    fn geometry(&self) -> Geometry {
-        self.geom
-    }
-    fn args(&self) -> Vec<Arg> {
-        matmul_args(
-            Arg::buffer(&self.da),
-            Arg::buffer(&self.dbt),
-            &self.dc,
-            self.size,
-        )
-    }
-    fn run_native(&mut self, pool: Option<&ThreadPool>) {
-        native_matmul(&self.a, &self.b, &mut self.c, self.size, pool);
-    }
-    fn verify(&self) -> Result<(), String> {
-        exact_f32("C", &self.dc.to_vec(), &self.c)
-    }
-    fn device_bytes(&self) -> u64 {
-        bytes(&self.da) + bytes(&self.dbt) + bytes(&self.dc)
-    }
-    fn host_bytes(&self) -> u64 {
-        host(&self.a) + host(&self.b) + host(&self.c)
     }
 }
 
