@@ -273,9 +273,13 @@ pub fn compile(
             _ => None,
         })
         .collect();
+    let cluster_insts = code.iter().any(|i| {
+        matches!(i.op, Op::Async) && crate::ops_async::is_cluster(crate::ops_async::kind(i.aux))
+    });
     Ok(Program {
         fused,
         unsupported,
+        cluster_insts,
         code,
         prelude: plan.prelude,
         reset_slots: plan.reset_slots,

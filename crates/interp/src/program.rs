@@ -408,6 +408,9 @@ pub struct Program {
     /// The superinstructions that `fuse` made (for the disassembler, [`crate::disasm`]; the
     /// executor does not read it).
     pub fused: Vec<crate::disasm::Fused>,
+    /// Whether the code holds a cluster instruction (`barrier.cluster`, `mapa`, `getctarank`, a
+    /// `.shared::cluster` access): its launches then run the CTAs of each cluster together.
+    pub cluster_insts: bool,
     /// Whether the code may `alloca`: local memory can then grow past the kernel's frame
     /// without a call, and a CTA must clear what the last one left.
     pub alloca: bool,

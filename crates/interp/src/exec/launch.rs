@@ -127,11 +127,7 @@ pub fn launch_with_sink(
     let csize = cx as u64 * cy as u64 * cz as u64;
     // the CTAs of a cluster run together when there is more than one, or when the kernel
     // uses a cluster instruction (which then sees clusters of one)
-    let clustered = csize > 1
-        || prog.code.iter().any(|i| {
-            matches!(i.op, crate::program::Op::Async)
-                && crate::ops_async::is_cluster(crate::ops_async::kind(i.aux))
-        });
+    let clustered = csize > 1 || prog.cluster_insts;
     // what the workers hand out: CTAs, or clusters
     let units = if clustered { total / csize } else { total };
     let threads = if cfg.threads == 0 && total > 1 {
