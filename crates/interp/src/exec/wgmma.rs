@@ -619,6 +619,40 @@ mod tests {
     }
 
     #[test]
+    fn metadata_fields_cover_the_registers_once() {
+        // 8-bit types: the 16 rows × 16 chunks fill all 32 lanes' 32 bits exactly once
+        let mut seen = [0u32; 32];
+        for r in 0..16 {
+            for c in 0..16 {
+                let (lane, bit) = meta_position(Elem::S8, 0, r, c);
+                assert_eq!(seen[lane as usize] >> bit & 15, 0);
+                seen[lane as usize] |= 15 << bit;
+            }
+        }
+        assert!(seen.iter().all(|&m| m == u32::MAX));
+        // 16-bit types and .tf32: 16 rows × 8 chunks fill lanes 2s, 2s + 1 of each quad
+        for sel in 0..2 {
+            let mut seen = [0u32; 32];
+            for r in 0..16 {
+                for c in 0..8 {
+                    let (lane, bit) = meta_position(Elem::F16, sel, r, c);
+                    assert_eq!(lane % 4 / 2, sel);
+                    assert_eq!(seen[lane as usize] >> bit & 15, 0);
+                    seen[lane as usize] |= 15 << bit;
+                }
+            }
+            let full = seen.iter().filter(|&&m| m == u32::MAX).count();
+            assert_eq!(full, 16);
+        }
+        // the ISA's figures: row 0 chunks 0-3 in T0 bits 0-15, row 8 in T0 bits 16-31, row 1
+        // in T4 (selector 1: T6, T7); 8-bit: row 8 columns 0-31 in T1, row 0 columns 32-63 in T2
+        assert_eq!(meta_position(Elem::F16, 0, 8, 1), (0, 20));
+        assert_eq!(meta_position(Elem::Bf16, 1, 1, 4), (7, 0));
+        assert_eq!(meta_position(Elem::U8, 0, 8, 7), (1, 28));
+        assert_eq!(meta_position(Elem::E4m3, 0, 0, 8), (2, 0));
+    }
+
+    #[test]
     fn base_offsets() {
         // a pattern starting at 0x180 (row 3 of a 1024-byte block): its first row is
         // not permuted, its second row swaps chunks 0 and 1
