@@ -93,7 +93,6 @@ not_executed_list! {
     Vsub2: VIDEO,
     Vsub4: VIDEO,
     Wgmma: MATRIX,
-    WgmmaMmaAsyncSp: "ptxvm does not execute sparse `wgmma.mma_async.sp` yet",
 }
 
 /// Why the interpreter does not execute `op`, or `None` when it does.

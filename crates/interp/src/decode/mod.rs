@@ -582,6 +582,7 @@ pub(crate) fn decode(d: &mut Dec<'_, '_>) -> R<Insn> {
         Opcode::WmmaMma => matrix::decode_wmma_mma(d, i)?,
         Opcode::Wmma => matrix::decode_wmma(d, i)?,
         Opcode::WgmmaMmaAsync
+        | Opcode::WgmmaMmaAsyncSp
         | Opcode::WgmmaFence
         | Opcode::WgmmaCommitGroup
         | Opcode::WgmmaWaitGroup => wgmma::decode(d, i, op)?,
