@@ -8,8 +8,9 @@ use crate::ops_matrix::NO_MEMBER;
 use crate::ops_mma_kind::{self as mk, B8Shape, Kind, KindCfg};
 use crate::ops_move::space_code;
 use crate::program::{Insn, Op, Space};
+use ptx_ir::Operand;
 use ptx_isa::ScalarType;
-use ptx_semantics::mma_kind::{KindType, ScaleType, SrcFmt};
+use ptx_semantics::mma_kind::{self as mmk, KindType, ScaleType, SrcFmt};
 
 /// `mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.dtype.atype.btype.ctype d, a, b, c` and
 /// `mma.sync.aligned.mMnNkK.row.col.kind.block_scale{.scale_vec::NX}.f32.atype.btype.f32.stype
@@ -154,6 +155,31 @@ pub(super) fn decode_mma_kind(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
                 return Err(format!(
                     "`{name}`: operand {} must be the selector pair {{byte-id, thread-id}}",
                     k + 2
+                ));
+            }
+            // immediates out of the ISA's table are refused here, as ptxas refuses them
+            // ("unexpected value '1', expected to be 0 or 2"); registers are checked when the
+            // instruction runs
+            let vec = scale.map_or(1, |(v, _)| v);
+            let imm = |o: &Operand| match o {
+                Operand::Imm(i) => Some(super::imm_bits(*i, ScalarType::U16)),
+                _ => None,
+            };
+            let (byte_id, thread_id) = (imm(sel[0]), imm(sel[1]));
+            let is_a = k == 4;
+            let bad_byte = byte_id.is_some_and(|b| !mmk::selectors_valid(vec, b, 0, is_a));
+            let bad_thread = thread_id.is_some_and(|t| !mmk::selectors_valid(1, 0, t, is_a));
+            if bad_byte || bad_thread {
+                let which = if is_a { "a" } else { "b" };
+                return Err(format!(
+                    "`{name}`: selector {{byte-id-{which}, thread-id-{which}}} out of range for \
+                     `.scale_vec::{vec}X` (byte-id {}, thread-id-{which} {})",
+                    match vec {
+                        1 => "0 to 3",
+                        2 => "0 or 2",
+                        _ => "0",
+                    },
+                    if is_a { "0 or 1" } else { "0 to 3" }
                 ));
             }
             for o in sel {
