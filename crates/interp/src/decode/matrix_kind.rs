@@ -149,6 +149,13 @@ pub(super) fn decode_mma_kind(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     }
     if scaled {
         for k in [4, 6] {
+            // a register, as ptxas requires ("Arguments mismatch" for an immediate)
+            if !matches!(d.operand(k)?, Operand::Reg(_)) {
+                return Err(format!(
+                    "`{name}`: operand {} (the scale data) must be a `.b32` register",
+                    k + 1
+                ));
+            }
             slots.push(d.src(k, ScalarType::B32)?);
             let sel = vector(d, k + 1)?;
             if sel.len() != 2 {
