@@ -146,7 +146,7 @@ fn slot(i: &Insn, k: usize) -> usize {
 /// The fault of a `.sync.aligned` instruction that not all 32 lanes execute (`mask`: those
 /// that do).
 #[cold]
-fn not_whole_warp(name: &str, mask: u32) -> Box<Fault> {
+pub(crate) fn not_whole_warp(name: &str, mask: u32) -> Box<Fault> {
     // the missing lanes as ranges: "16-31", "3,7-9"
     let mut parts = Vec::new();
     let mut l = 0;

@@ -73,7 +73,7 @@ fn shape_of(text: &str) -> Option<Shape> {
 }
 
 /// The registers of vector operand `k` (a lone register is a vector of one).
-fn vector<'m>(d: &Dec<'_, 'm>, k: usize) -> R<Vec<&'m Operand>> {
+pub(super) fn vector<'m>(d: &Dec<'_, 'm>, k: usize) -> R<Vec<&'m Operand>> {
     Ok(match d.operand(k)? {
         Operand::Vector(v) => v.iter().collect(),
         o => vec![o],
@@ -81,7 +81,7 @@ fn vector<'m>(d: &Dec<'_, 'm>, k: usize) -> R<Vec<&'m Operand>> {
 }
 
 /// Slots of a destination vector.
-fn dst_slots(d: &mut Dec<'_, '_>, ops: &[&Operand]) -> R<Vec<u32>> {
+pub(super) fn dst_slots(d: &mut Dec<'_, '_>, ops: &[&Operand]) -> R<Vec<u32>> {
     ops.iter()
         .map(|o| match o {
             Operand::Sink => Ok(d.dst_sink()),
@@ -151,13 +151,11 @@ fn mma_form_ok(s: Shape, [dt, at, bt, ct]: [Elem; 4]) -> bool {
 pub(crate) fn decode_mma(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     let name = d.inst.full_name();
     let texts: Vec<&str> = d.inst.mods.iter().map(|m| m.text()).collect();
-    if let Some(t) = texts
+    if texts
         .iter()
-        .find(|t| t.starts_with(".kind") || t.starts_with(".block_scale"))
+        .any(|t| t.starts_with(".kind") || t.starts_with(".block_scale"))
     {
-        return Err(format!(
-            "`{name}`: `mma` with `{t}` (the sm_120a fp6/fp4 kinds and scale factors) is not executed yet"
-        ));
+        return super::matrix_kind::decode_mma_kind(d, insn);
     }
     let shape = texts
         .iter()
@@ -230,7 +228,7 @@ fn ldst_form(d: &Dec<'_, '_>) -> R<(u32, bool)> {
     let texts: Vec<&str> = d.inst.mods.iter().map(|m| m.text()).collect();
     if !texts.contains(&".m8n8") || !texts.contains(&".b16") {
         return Err(format!(
-            "`{name}`: only the `.m8n8 .b16` form is executed yet (the sm_100a `.b8` shapes are not)"
+            "`{name}`: expected `.m8n8 .b16` (or a `.b8` shape: `.m16n16`, `.m8n16`, `.m16n8`)"
         ));
     }
     let num = if texts.contains(&".x1") {
@@ -249,6 +247,13 @@ fn ldst_form(d: &Dec<'_, '_>) -> R<(u32, bool)> {
 /// `stmatrix.sync.aligned.m8n8.num{.trans}{.shared}.b16 [p], r`.
 pub(crate) fn decode_ldst_matrix(d: &mut Dec<'_, '_>, insn: &mut Insn, store: bool) -> R<()> {
     let name = d.inst.full_name();
+    if d.inst
+        .mods
+        .iter()
+        .any(|m| matches!(m.text(), ".m16n16" | ".m8n16" | ".m16n8"))
+    {
+        return super::matrix_kind::decode_ldst_b8(d, insn, store);
+    }
     let (num, trans) = ldst_form(d)?;
     let (vi, ai) = if store { (1, 0) } else { (0, 1) };
     let (base, imm, space) = d.address(ai)?;

@@ -15,6 +15,7 @@ mod data;
 pub(crate) mod float;
 mod int;
 mod matrix;
+mod matrix_kind;
 mod warp;
 mod wgmma;
 
