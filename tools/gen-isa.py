@@ -818,9 +818,11 @@ def follow_ptxas(key, opcode, forms, kind, ptx, tbase, pgates, tgates, path=PTXA
         g = dict(g)
         hits = [r for r in rows if g["mods"] and all(ptxas_has_mod(r, m, forms) for m in g["mods"])]
         if hits and g["sm"] is not None:
-            req = ptxas_target_req(hits, targets)
+            # several families where no one target says it (`ldmatrix.m8n16` on the sm_100,
+            # sm_110 and sm_120 families): the gate lists them all (see emit_target_gate)
+            req = ptxas_target_req(hits, targets, any_of=True)
             text = target_set(("min", g["sm"]), targets)
-            if req is None:  # no one target says it: the widest one within what ptxas takes
+            if req is None:  # no set of targets says it: the widest one within what ptxas takes
                 union = frozenset().union(*[ptxas_accepting(r, targets) for r in hits])
                 fits = [("min", sm_of(t)) for t in targets
                         if text <= target_set(("min", sm_of(t)), targets) <= union]
@@ -1121,10 +1123,14 @@ def build(data):
         b("        ],")
         b("        target_gates: &[")
         for g in tgates:
-            b(
-                "            FeatureGate { feature: %s, modifiers: &%s, ptx: None, sm: %s },"
-                % (rs_str(g["feature"] or ""), em.str_list(g["mods"]), rs_sm(g["sm"]))
-            )
+            # an any-of gate (a list of targets) is written as one gate per target, in a row, all
+            # with the same feature and modifiers: the crate reads such a run as alternatives
+            # (`Entry::target_gate_runs`)
+            for sm in (g["sm"] if isinstance(g["sm"], list) else [g["sm"]]):
+                b(
+                    "            FeatureGate { feature: %s, modifiers: &%s, ptx: None, sm: %s },"
+                    % (rs_str(g["feature"] or ""), em.str_list(g["mods"]), rs_sm(sm))
+                )
         b("        ],")
         b("        summary: %s," % rs_str(summary))
         b("        coverage: Coverage { parses: true },")

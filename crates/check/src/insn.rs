@@ -8,7 +8,7 @@ use crate::scope::{operand_names, FnChecker, Resolved, SymbolKind};
 use ptx_diag::{Diagnostic, Span};
 use ptx_isa::{
     lookup, modifier_parts, suggest, suggest_modifier, Entry, EntryKind, ModSet, Modifier, OpFlags,
-    Opcode, PtxVersion, ScalarType, Slot, TargetReq,
+    Opcode, PtxVersion, ScalarType, Slot, SmTarget, TargetReq,
 };
 use ptx_syntax::ast::{Expr, ExprKind, Instruction, Operand, UnaryOp};
 
@@ -608,11 +608,10 @@ fn check_gates(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, entries: &[&'static En
             .map(|v| v.concat())
             .unwrap_or_default();
         if !reqs.is_empty() && !reqs.iter().any(|r| t.supports(r)) {
-            let need = reqs[0];
-            c.diags.push(needs_target(
+            c.diags.push(needs_any_target(
                 &full,
                 ins.opcode.text.as_str(),
-                &need.to_string(),
+                &reqs,
                 &t.to_string(),
                 span,
             ));
@@ -636,16 +635,19 @@ fn check_gates(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, entries: &[&'static En
         }
     }
     if let Some(t) = h.target {
-        for g in e.target_gates {
-            let Some(need) = g.sm else { continue };
-            if !t.supports(&need)
+        // a run of gates on one feature lists alternatives: any one of its targets will do
+        for run in e.target_gate_runs() {
+            let g = &run[0];
+            let needs: Vec<_> = run.iter().filter_map(|g| g.sm).collect();
+            if needs.len() == run.len()
+                && !needs.iter().any(|n| t.supports(n))
                 && !g.modifiers.is_empty()
                 && g.modifiers.iter().all(|m| gate_mod_present(m, ins, e))
             {
-                c.diags.push(needs_target(
+                c.diags.push(needs_any_target(
                     &full,
                     g.feature,
-                    &need.to_string(),
+                    &needs,
                     &t.to_string(),
                     span,
                 ));
@@ -699,6 +701,39 @@ fn needs_version(
     )
     .with_label_message(format!("'{feature}' was introduced in PTX ISA {need}"))
     .with_help(format!("raise `.version` to {need} or later"))
+}
+
+/// A feature that needs any one of `needs` (several targets or families: `ldmatrix.m8n16` on
+/// sm_100f, sm_110f or sm_120f); one target reads as [`needs_target`].
+fn needs_any_target(
+    full: &str,
+    feature: &str,
+    needs: &[SmTarget],
+    have: &str,
+    span: Span,
+) -> Diagnostic {
+    let mut names: Vec<String> = Vec::new();
+    for n in needs {
+        let n = n.to_string();
+        if !names.contains(&n) {
+            names.push(n);
+        }
+    }
+    if names.len() == 1 {
+        return needs_target(full, feature, &names[0], have, span);
+    }
+    let (last, rest) = names.split_last().expect("two or more targets");
+    let list = format!("{} or {last}", rest.join(", "));
+    Diagnostic::error(
+        codes::NEEDS_TARGET,
+        format!("`{full}` is not supported on .target {have}; it requires one of .target {list}"),
+        span,
+    )
+    .with_label_message(format!("'{feature}' needs {list}"))
+    .with_help(format!(
+        "compile for one of {list} (`.target {}` or `--target {}`), or avoid this feature",
+        names[0], names[0]
+    ))
 }
 
 fn needs_target(full: &str, feature: &str, need: &str, have: &str, span: Span) -> Diagnostic {

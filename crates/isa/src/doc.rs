@@ -189,15 +189,12 @@ fn render_entry(out: &mut String, e: &Entry, mods: &[&str]) {
                 let _ = writeln!(out, "    PTX {v}: {}", g.feature);
             }
         }
-        for g in e.target_gates {
-            match g.sm {
-                Some(t) => {
-                    let _ = writeln!(out, "    {t}: {}", g.feature);
-                }
-                None => {
-                    let _ = writeln!(out, "    all targets: {}", g.feature);
-                }
-            }
+        for run in e.target_gate_runs() {
+            let targets: Vec<String> = run
+                .iter()
+                .map(|g| g.sm.map_or("all targets".to_string(), |t| t.to_string()))
+                .collect();
+            let _ = writeln!(out, "    {}: {}", targets.join(" or "), run[0].feature);
         }
     }
     let _ = writeln!(out, "\n  reference: {}", e.url());

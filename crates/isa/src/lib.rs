@@ -158,7 +158,10 @@ pub struct Entry {
     pub target: TargetReq,
     /// Versions that introduced particular forms, modifiers or operands.
     pub ptx_gates: &'static [FeatureGate],
-    /// Target requirements of particular forms, modifiers or operands.
+    /// Target requirements of particular forms, modifiers or operands. Gates in a row with the
+    /// same feature and modifiers are alternatives (any one of their targets will do: ptxas
+    /// takes `ldmatrix.m8n16` on the sm_100, sm_110 and sm_120 families); read them with
+    /// [`Entry::target_gate_runs`].
     pub target_gates: &'static [FeatureGate],
     /// One line in our own words.
     pub summary: &'static str,
@@ -242,6 +245,23 @@ impl Entry {
             EntryKind::Directive => format!(".{}", self.opcode),
             EntryKind::SpecialRegister => format!("%{}", self.opcode),
         }
+    }
+
+    /// The target gates grouped into their runs of alternatives (see [`Entry::target_gates`]):
+    /// each run is met when the target supports any one of its gates' targets.
+    pub fn target_gate_runs(&self) -> impl Iterator<Item = &'static [FeatureGate]> {
+        let gates = self.target_gates;
+        let mut start = 0;
+        std::iter::from_fn(move || {
+            let first = gates.get(start)?;
+            let len = gates[start..]
+                .iter()
+                .take_while(|g| g.feature == first.feature && g.modifiers == first.modifiers)
+                .count();
+            let run = &gates[start..start + len];
+            start += len;
+            Some(run)
+        })
     }
 
     /// The link to the section in the official PTX ISA document.

@@ -488,3 +488,34 @@ fn supplement_gates() {
     // the other families' a/f targets), and the table follows ptxas.
     assert_eq!(ue8m0.sm.unwrap().to_string(), "sm_100f");
 }
+
+#[test]
+fn any_of_target_gates() {
+    // ptxas 13.5 takes the .b8 ldmatrix/stmatrix shapes on the sm_100, sm_110 and sm_120
+    // families: each gate is a run of alternatives, met by any of its targets
+    for (root, name, feature) in [
+        ("ldmatrix", "ldmatrix", "Support for .m8n16"),
+        ("ldmatrix", "ldmatrix", "Support for .m16n16"),
+        ("ldmatrix", "ldmatrix", "Support for .b8"),
+        ("stmatrix", "stmatrix", "Support for .m16n8"),
+        ("stmatrix", "stmatrix", "Support for .b8"),
+    ] {
+        let e = section(root, name);
+        let run = e
+            .target_gate_runs()
+            .find(|r| r[0].feature == feature)
+            .unwrap_or_else(|| panic!("{name}: no gate {feature}"));
+        let allows = |t: &str| {
+            let t = SmTarget::parse(t).unwrap();
+            run.iter().any(|g| t.supports(&g.sm.unwrap()))
+        };
+        for t in [
+            "sm_100a", "sm_100f", "sm_103a", "sm_110a", "sm_110f", "sm_120a", "sm_121f",
+        ] {
+            assert!(allows(t), "{name} {feature} on {t}");
+        }
+        for t in ["sm_90a", "sm_100", "sm_110", "sm_120", "sm_121"] {
+            assert!(!allows(t), "{name} {feature} on {t}");
+        }
+    }
+}
