@@ -196,6 +196,7 @@ fn check_operands(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>) {
     crate::insn::operands::check(c, ins);
     memory::check_address_space(c, ins);
     memory::check_wide_vector(c, ins);
+    matrix::check(c, ins);
 }
 
 fn check_modifiers(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, entries: &[&'static Entry]) -> bool {
@@ -750,6 +751,7 @@ fn needs_target(full: &str, feature: &str, need: &str, have: &str, span: Span) -
 }
 
 pub(crate) mod call;
+pub(crate) mod matrix;
 pub(crate) mod memory;
 pub(crate) mod operands;
 pub(crate) mod roles;
