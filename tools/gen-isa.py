@@ -842,11 +842,11 @@ def follow_ptxas(key, opcode, forms, kind, ptx, tbase, pgates, tgates, path=PTXA
                 feat = ptxas_opcode(r) + "".join(mods)
                 new_p.append({"feature": feat, "mods": mods, "ptx": v, "ptxas": True})
                 changes.append(("new", feat, "-", "PTX %s" % fmt_v(v), bool(mods)))
-        req = ptxas_target_req([r], targets)
+        req = ptxas_target_req([r], targets, any_of=True)
         if req not in (None, "all") and not (target_set(req, targets) >= entry_set):
             mine = target_set(req, targets)
             mods = ptxas_gate_mods(
-                r, rows, forms, lambda o: ptxas_target_req([o], targets) is not None
+                r, rows, forms, lambda o: ptxas_target_req([o], targets, any_of=True) is not None
                 and ptxas_accepting(o, targets) <= mine)
             if mods is not None and not covered(new_t, mods, "sm", req[1]):
                 feat = ptxas_opcode(r) + "".join(mods)
