@@ -256,7 +256,7 @@ pub fn run_bytes_with(data: &[u8], limits: &FuzzLimits) -> Result<RunReport, Vio
         described.join(", ")
     );
     let threads = block.iter().map(|&d| d as u64).product::<u64>().min(1024);
-    report.declared = declared_needs(&module, &name, threads, shared) + buffer_bytes;
+    report.declared = declared_needs(&module, &name, threads, shared).saturating_add(buffer_bytes);
 
     let opts = LaunchOptions {
         threads: 1,
@@ -295,7 +295,7 @@ pub fn run_bytes_with(data: &[u8], limits: &FuzzLimits) -> Result<RunReport, Vio
     if let (Some(before), Some(peak)) = (rss0, rss0.and_then(|_| rss::peak())) {
         let growth = peak.saturating_sub(before);
         report.rss_growth = Some(growth);
-        if growth > report.declared + limits.memory_slack {
+        if growth > report.declared.saturating_add(limits.memory_slack) {
             return Err(Violation {
                 class: "memory",
                 message: format!(
