@@ -233,7 +233,8 @@ pub struct FeatureGate {
     pub modifiers: &'static [&'static str],
     /// The PTX version that introduced the feature.
     pub ptx: Option<PtxVersion>,
-    /// The target the feature needs (`None` with an empty `ptx` means all targets).
+    /// The target the feature needs (`None` with an empty `ptx` means all targets); in a run
+    /// of target gates on one feature, one of the alternatives (see [`Entry::target_gates`]).
     pub sm: Option<SmTarget>,
 }
 
