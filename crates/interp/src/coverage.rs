@@ -28,7 +28,6 @@ macro_rules! not_executed_list {
 
 const CLUSTER: &str = "ptxvm does not execute cluster launch control, `st.async` and \
                        `red.async` yet";
-const ASYNC: &str = "ptxvm does not execute tensor maps and `st.bulk` yet";
 const MATRIX: &str = "ptxvm does not execute the warp-level matrix instructions yet";
 const TEXTURE: &str = "ptxvm models no textures or surfaces";
 const TMEM: &str = "ptxvm models no tensor memory (tcgen05)";
@@ -49,7 +48,6 @@ not_executed_list! {
     MultimemSt: MULTIMEM,
     RedAsync: CLUSTER,
     StAsync: CLUSTER,
-    StBulk: ASYNC,
     Suld: TEXTURE,
     Suq: TEXTURE,
     Sured: TEXTURE,
@@ -64,9 +62,6 @@ not_executed_list! {
     Tcgen05RelinquishAllocPermit: TMEM,
     Tcgen05Shift: TMEM,
     Tcgen05St: TMEM,
-    Tensormap: ASYNC,
-    TensormapCpFenceproxy: ASYNC,
-    TensormapReplace: ASYNC,
     Tex: TEXTURE,
     Tld4: TEXTURE,
     Txq: TEXTURE,

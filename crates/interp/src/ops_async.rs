@@ -77,6 +77,16 @@ pub(crate) fn is_cluster(kind: u64) -> bool {
 pub(crate) const TENSOR: u64 = 21;
 /// `cp.async.bulk.prefetch.tensor` (the tensor map and coordinates as [`TENSOR`]).
 pub(crate) const TENSOR_PREFETCH: u64 = 22;
+/// `tensormap.replace.tile.field` (`exec/tmap.rs`): the tensor map's address is the first,
+/// `c` the new value; bits 32..40 the field (its index in
+/// [`crate::semantics::tensormap::Field::ALL`]), 40..48 the ordinal. (Kinds 48.. are the
+/// tensor-map ones.)
+pub(crate) const TMAP_REPLACE: u64 = 48;
+/// `tensormap.cp_fenceproxy`: the 128 bytes at the second address (shared) to the first
+/// (global).
+pub(crate) const TMAP_CP: u64 = 49;
+/// `st.bulk`: zeroes `c` bytes at the first address (shared::cta).
+pub(crate) const ST_BULK: u64 = 50;
 /// `.im2col` / `.im2col_no_offs`.
 pub(crate) const IM2COL: u64 = 1 << 12;
 
@@ -145,6 +155,9 @@ pub fn kind_name(aux: u64) -> &'static str {
         CL_MAPA => "mapa",
         CL_GETCTARANK => "getctarank",
         CL_MEM => "shared::cluster access",
+        TMAP_REPLACE => "tensormap.replace",
+        TMAP_CP => "tensormap.cp_fenceproxy",
+        ST_BULK => "st.bulk",
         _ => "?",
     }
 }
@@ -225,6 +238,9 @@ mod tests {
             CL_MEM,
             TENSOR,
             TENSOR_PREFETCH,
+            TMAP_REPLACE,
+            TMAP_CP,
+            ST_BULK,
         ];
         let mut names: Vec<&str> = kinds.iter().map(|&k| kind_name(k)).collect();
         assert!(!names.contains(&"?"));

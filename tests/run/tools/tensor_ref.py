@@ -119,5 +119,16 @@ def nvcc_tma_2d():
     return "// EXPECT 1.2 f32: " + fmt(out)
 
 
+def replace():
+    # map 1: f32 12 x 5 holding its linear index, box 8 x 4 at (6, 3), NaN fill, no swizzle
+    box1 = box_tile(lambda c: c[0] + 12 * c[1], [12, 5], [8, 4], [6, 3])
+    # map 2: 2-byte elements (the ISA's elemtype 10 is bf16), 8 x 4 x 2 holding its linear
+    # index, box 8 x 2 x 2 at (0, 3, 0), NaN fill: bf16's 0x7fff
+    box2 = box_tile(lambda c: c[0] + 8 * (c[1] + 4 * c[2]), [8, 4, 2], [8, 2, 2], [0, 3, 0])
+    return ("// EXPECT 1 f32: " + fmt(box1, "0f7fffffff") + "\n"
+            + "// EXPECT 2 u16: " + fmt(box2, "0x7fff"))
+
+
 if __name__ == "__main__":
-    print({"tile2d": tile2d, "store3d": store3d, "tile5d": tile5d, "im2col4d": im2col4d, "nvcc_tma_2d": nvcc_tma_2d}[sys.argv[1]]())
+    print({"tile2d": tile2d, "store3d": store3d, "tile5d": tile5d, "im2col4d": im2col4d,
+           "nvcc_tma_2d": nvcc_tma_2d, "replace": replace}[sys.argv[1]]())

@@ -11,7 +11,13 @@ use ptx_isa::ScalarType;
 
 /// Address operand `n` as the `which`-th address (0, 1, 2) of `insn`, in `space` (`None`: the
 /// space the instruction's first state-space modifier gives, generic without one).
-fn addr(d: &mut Dec<'_, '_>, i: &mut Insn, n: usize, which: u32, space: Option<Space>) -> R<()> {
+pub(super) fn addr(
+    d: &mut Dec<'_, '_>,
+    i: &mut Insn,
+    n: usize,
+    which: u32,
+    space: Option<Space>,
+) -> R<()> {
     let (base, off, sp) = d.address(n)?;
     let sp = space.unwrap_or(sp);
     if !matches!(sp, Space::Global | Space::Shared | Space::Generic) {
@@ -137,7 +143,7 @@ fn tensor(d: &mut Dec<'_, '_>, i: &mut Insn, nops: usize) -> R<()> {
 }
 
 /// An immediate integer operand.
-fn imm(d: &Dec<'_, '_>, n: usize) -> R<u64> {
+pub(super) fn imm(d: &Dec<'_, '_>, n: usize) -> R<u64> {
     match d.operand(n)? {
         Operand::Imm(Imm::Int(v)) => Ok(*v),
         o => Err(format!(

@@ -15,6 +15,7 @@ mod data;
 pub(crate) mod float;
 mod int;
 mod matrix;
+mod tmap;
 mod warp;
 mod wgmma;
 
@@ -613,6 +614,10 @@ pub(crate) fn decode(d: &mut Dec<'_, '_>) -> R<Insn> {
             i.a = d.src(1, ScalarType::B64)?;
             i.op = Op::Alu(crate::ops_async::pending_count);
         }
+        Opcode::Tensormap
+        | Opcode::TensormapReplace
+        | Opcode::TensormapCpFenceproxy
+        | Opcode::StBulk => tmap::decode(d, i)?,
         // clusters
         Opcode::BarrierCluster | Opcode::Mapa | Opcode::Getctarank => cluster::decode(d, i)?,
         // no dependent launch exists: both complete at once; no registers are allocated

@@ -495,8 +495,10 @@ impl<'s, 'a> Cta<'s, 'a> {
                 "the copy's load mode (tile/im2col) is not the tensor map's".into(),
             ));
         }
-        if map.interleave != 0 {
-            return Err(fault("interleaved tensor maps are not executed yet".into()));
+        if map.atomicity != 0 {
+            return Err(fault(
+                "ptxvm does not execute tensor maps with a swizzle atomicity other than 16 bytes (sm_100) yet".into(),
+            ));
         }
         let list = &prog.lists[insn.imm as usize];
         let coords: Vec<i32> = list[..rank as usize]
@@ -912,6 +914,11 @@ impl<'s, 'a> Cta<'s, 'a> {
                 k::TENSOR | k::TENSOR_PREFETCH => {
                     for l in lane_bits(m) {
                         self.tensor_op(wi, pc, l)?;
+                    }
+                }
+                k::TMAP_REPLACE | k::TMAP_CP | k::ST_BULK => {
+                    for l in lane_bits(m) {
+                        self.tmap_op(wi, pc, l)?;
                     }
                 }
                 _ => {}
