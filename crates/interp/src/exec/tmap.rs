@@ -11,8 +11,8 @@ use super::cta::Cta;
 use super::warp::warp_ctx;
 use crate::mem;
 use crate::ops_async as k;
-use crate::ops_move::{resolve, space_of, Target};
-use crate::program::{Fault, FaultKind};
+use crate::ops_move::{oob, resolve, space_of, window_detail, Target};
+use crate::program::{Fault, FaultKind, Space};
 use crate::semantics::tensormap::{self as tm, Field};
 
 impl<'s, 'a> Cta<'s, 'a> {
@@ -87,11 +87,15 @@ impl<'s, 'a> Cta<'s, 'a> {
                 if size == 0 {
                     return Ok(());
                 }
-                let bytes = u32::try_from(size).map_err(|_| {
-                    fault(format!("the size {size} of st.bulk exceeds shared memory"))
-                })?;
-                match place(self, 0, bytes, 8, "the destination of st.bulk")? {
+                match place(self, 0, 8, 8, "the destination of st.bulk")? {
                     (None, off) => {
+                        let len = self.sh.env.shared_size;
+                        if off.checked_add(size).is_none_or(|e| e > len) {
+                            let n = u32::try_from(size).unwrap_or(u32::MAX);
+                            let detail =
+                                window_detail(off, n, len, "the block's shared memory");
+                            return Err(oob(Space::Shared, off, n, l, detail));
+                        }
                         for k in (0..size).step_by(8) {
                             mem::store(&mut self.shared[..], off + k, 8, 0);
                         }
