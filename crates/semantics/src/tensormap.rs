@@ -593,6 +593,23 @@ impl Field {
         Field::FillMode,
     ];
 
+    /// The field's modifier (`.box_dim`).
+    pub fn name(self) -> &'static str {
+        [
+            ".global_address",
+            ".rank",
+            ".box_dim",
+            ".global_dim",
+            ".global_stride",
+            ".element_stride",
+            ".elemtype",
+            ".interleave_layout",
+            ".swizzle_mode",
+            ".swizzle_atomicity",
+            ".fill_mode",
+        ][self as usize]
+    }
+
     /// Whether the field takes the `ord` operand.
     pub fn has_ord(self) -> bool {
         matches!(
@@ -623,7 +640,8 @@ pub fn replace(b: &mut [u8; 128], field: Field, ord: u32, v: u64) -> Result<(), 
     let k = ord as usize;
     if field.has_ord() && k > 4 || field == Field::GlobalStride && k > 3 {
         return Err(format!(
-            "ordinal {ord} of {field:?}: a tensor map has {} of them",
+            "ordinal {ord} of {}: a tensor map has {}",
+            field.name(),
             if field == Field::GlobalStride {
                 "the strides of dimensions 1..=4 (ordinals 0..=3)"
             } else {
