@@ -232,6 +232,15 @@ pub mod check {
         types the ordered six and the unordered forms (`equ`, `ltu`, …, `num`, `nan`). Use a \
         signed or unsigned type to order integers (ptxas: \"Mismatch between instruction type \
         and comparison qualifier\").";
+        /// An immediate operand outside the values the instruction takes.
+        IMMEDIATE_VALUE = "E0240", "immediate operand out of range",
+        "The instruction takes only some values for this immediate operand (ptxas: \"unexpected \
+        value '8', expected to be 16\", \"value '13' expected to be in range [0..12]\"): \
+        `cp.async.cg` copies 16 bytes (`.ca` 4, 8 or 16); `tensormap.cp_fenceproxy` and \
+        `fence.proxy.tensormap::generic.acquire` take the tensor-map size 128; the ordinal of \
+        `tensormap.replace` is 0..4 and its `.elemtype`, `.interleave_layout`, `.swizzle_mode`, \
+        `.swizzle_atomicity` and `.fill_mode` values are the codes the ISA lists (constants, not \
+        registers); `st.bulk` takes a size that is a multiple of 8 and the initial value 0.";
         /// `.version` missing or not first.
         VERSION_DIRECTIVE = "E0301", "missing or misplaced .version",
         "Every PTX module starts with `.version MAJOR.MINOR` (comments aside), followed by \

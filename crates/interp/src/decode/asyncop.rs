@@ -174,8 +174,7 @@ pub(super) fn decode(d: &mut Dec<'_, '_>, i: &mut Insn) -> R<()> {
             addr(d, i, 0, 0, Some(Space::Shared))?;
             addr(d, i, 1, 1, Some(Space::Global))?;
             let size = imm(d, 2)?;
-            // (`.cg` takes 16 bytes only; ptxas rejects smaller sizes, the checker does not,
-            // and they copy the same bytes)
+            // (`.cg` takes 16 bytes only; ptxas and the checker reject smaller sizes)
             if !matches!(size, 4 | 8 | 16) {
                 return Err(format!(
                     "`{}`: cp-size {size} is not allowed",

@@ -92,8 +92,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                         let len = self.sh.env.shared_size;
                         if off.checked_add(size).is_none_or(|e| e > len) {
                             let n = u32::try_from(size).unwrap_or(u32::MAX);
-                            let detail =
-                                window_detail(off, n, len, "the block's shared memory");
+                            let detail = window_detail(off, n, len, "the block's shared memory");
                             return Err(oob(Space::Shared, off, n, l, detail));
                         }
                         for k in (0..size).step_by(8) {
