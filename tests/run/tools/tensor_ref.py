@@ -162,6 +162,25 @@ def interleave():
             + "// EXPECT 3 u32: " + fmt(words(img2)))
 
 
+def im2col_interleave():
+    # u16 tensor (C, W, N) = (6, 5, 2) in 16-byte slices: element (c, w, n) at slot
+    # c + 8 w + 40 n (u16 iota); bounding box w in -1..4 (lower corner -1, upper corner 0);
+    # 8 pixels from (w, n) = (3, 0), each read at w + 1 (the im2col offset), channels 0..5 =
+    # 12 bytes, padded with zeros to the 16-byte slice
+    C, W, N = 6, 5, 2
+    order = [(w, n) for n in range(N + 1) for w in range(-1, W)]
+    start = order.index((3, 0))
+    img = []
+    for (w, n) in order[start:start + 8]:
+        fw = w + 1
+        px = []
+        for c in range(C):
+            inside = 0 <= fw < W and 0 <= n < N
+            px += list(((c + 8 * fw + 40 * n) if inside else 0).to_bytes(2, "little"))
+        img += px + [0] * (16 - len(px))
+    return "// EXPECT 1 u32: " + fmt(words(img))
+
+
 def words(bs):
     return [int.from_bytes(bytes(bs[i:i + 4]), "little") for i in range(0, len(bs), 4)]
 
@@ -178,4 +197,5 @@ def replace():
 
 if __name__ == "__main__":
     print({"tile2d": tile2d, "store3d": store3d, "tile5d": tile5d, "im2col4d": im2col4d,
-           "nvcc_tma_2d": nvcc_tma_2d, "replace": replace, "interleave": interleave}[sys.argv[1]]())
+           "nvcc_tma_2d": nvcc_tma_2d, "replace": replace, "interleave": interleave,
+           "im2col_interleave": im2col_interleave}[sys.argv[1]]())
