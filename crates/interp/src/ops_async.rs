@@ -85,8 +85,11 @@ pub(crate) const TMAP_REPLACE: u64 = 48;
 /// `tensormap.cp_fenceproxy`: the 128 bytes at the second address (shared) to the first
 /// (global).
 pub(crate) const TMAP_CP: u64 = 49;
-/// `st.bulk`: zeroes `c` bytes at the first address (shared::cta).
+/// `st.bulk`: zeroes `c` bytes at the first address (shared::cta); [`SIZE32`]: `c` is a
+/// 32-bit register.
 pub(crate) const ST_BULK: u64 = 50;
+/// `st.bulk` with a 32-bit size register.
+pub(crate) const SIZE32: u64 = 1 << 8;
 /// `.im2col` / `.im2col_no_offs`.
 pub(crate) const IM2COL: u64 = 1 << 12;
 

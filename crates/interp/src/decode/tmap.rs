@@ -7,7 +7,7 @@ use super::{Dec, R};
 use crate::ops_async as k;
 use crate::program::{Insn, Op, Space};
 use crate::semantics::tensormap::Field;
-use ptx_ir::{Modifier, Opcode};
+use ptx_ir::{Modifier, Opcode, Operand};
 use ptx_isa::ScalarType;
 
 /// The modifier of each [`Field`], in the order of [`Field::ALL`].
@@ -74,6 +74,12 @@ pub(super) fn decode(d: &mut Dec<'_, '_>, i: &mut Insn) -> R<()> {
         Opcode::StBulk => {
             i.aux = k::ST_BULK;
             addr(d, i, 0, 0, None)?;
+            // (a 32-bit size register, which PTX 9.0 allows, is read as its 32 bits)
+            if let Operand::Reg(r) = d.operand(1)? {
+                if d.reg_ty(*r).size_bits() == 32 {
+                    i.aux |= k::SIZE32;
+                }
+            }
             i.c = d.src(1, ScalarType::U64)?;
             if imm(d, 2)? != 0 {
                 return Err(format!("`{name}`: initval must be 0"));

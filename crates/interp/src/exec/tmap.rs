@@ -78,7 +78,10 @@ impl<'s, 'a> Cta<'s, 'a> {
             }
             _ => {
                 // st.bulk
-                let size = reg(self, insn.c);
+                let mut size = reg(self, insn.c);
+                if aux & k::SIZE32 != 0 {
+                    size &= 0xFFFF_FFFF;
+                }
                 if size % 8 != 0 {
                     return Err(fault(format!(
                         "the size {size} of st.bulk is not a multiple of 8"
