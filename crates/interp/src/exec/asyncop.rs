@@ -531,6 +531,14 @@ impl<'s, 'a> Cta<'s, 'a> {
         let mut at = [0i32; 5];
         at[..coords.len()].copy_from_slice(&coords);
         let elems = tensor_elements(&map, &at, &offsets, soff);
+        // the swizzle moves 16-byte chunks within 128-byte rows: a box whose last row is
+        // partial reaches past its own bytes
+        let len = self.sh.env.shared_size;
+        if let Some(&(off, _)) = elems.iter().find(|e| e.0 + esize as u64 > len) {
+            let what = "the block's shared memory (a chunk of the swizzled box)";
+            let detail = crate::ops_move::window_detail(off, esize, len, what);
+            return Err(oob(Space::Shared, off, esize, l, detail));
+        }
         for e in &elems {
             if let Some(g) = e.1 {
                 if self.alloc_of(g, esize as u64).is_none() {
