@@ -8,13 +8,30 @@
 
 use super::{has, is_int_literal, types_of, Insn};
 use crate::codes;
-use crate::scope::FnChecker;
+use crate::scope::{FnChecker, Resolved, SymbolKind};
 use ptx_diag::Diagnostic;
 use ptx_isa::{Modifier as M, Opcode as O, PtxVersion, ScalarType, StateSpace};
 use ptx_syntax::ast::Operand;
 use ptx_syntax::constexpr::{eval, Value};
 
 pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>) {
+    // the state space of each address operand, where the instruction fixes one
+    let space = |m: M, s: StateSpace| has(ins, m).then_some(s);
+    match ins.op {
+        O::Tensormap | O::TensormapReplace => {
+            let s =
+                space(M::Global, StateSpace::Global).or(space(M::SharedCta, StateSpace::Shared));
+            address_spaces(c, ins, &[s]);
+        }
+        O::TensormapCpFenceproxy => {
+            address_spaces(
+                c,
+                ins,
+                &[Some(StateSpace::Global), Some(StateSpace::Shared)],
+            );
+        }
+        _ => {}
+    }
     match ins.op {
         O::CpAsync => {
             let cg = has(ins, M::Cg);
@@ -94,6 +111,55 @@ pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>) {
             );
         }
         _ => {}
+    }
+}
+
+/// The address operands named by a variable (`[sm]`, `[sm+8]`) against the state space each
+/// takes (`None`: generic), in order (ptxas: "State space mismatch between instruction and
+/// address").
+fn address_spaces(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, want: &[Option<StateSpace>]) {
+    let addrs = ins.operands.iter().filter_map(|o| match o {
+        Operand::Address(a) => Some(a),
+        _ => None,
+    });
+    for (a, &w) in addrs.zip(want) {
+        let Some(Operand::Expr(e)) = a.items.first() else {
+            continue;
+        };
+        let Some((name, span)) = super::memory::base_name(e) else {
+            continue;
+        };
+        let Resolved::Symbol(sym) = c.resolve(name) else {
+            continue;
+        };
+        let Some(var) = sym.space.filter(|s| s.is_memory()) else {
+            continue;
+        };
+        if !matches!(sym.kind, SymbolKind::Variable | SymbolKind::Param)
+            || super::memory::space_fits(w, var)
+        {
+            continue;
+        }
+        let decl = sym.span;
+        let what = match w {
+            Some(s) => format!("this operand of `{}` is in {s} memory", ins.full_opcode()),
+            None => format!(
+                "this operand of `{}` is a generic address",
+                ins.full_opcode()
+            ),
+        };
+        c.diags.push(
+            Diagnostic::error(
+                codes::STATE_SPACE,
+                format!(
+                    "state space mismatch between instruction and address: {what}, `{name}` is a {var} variable"
+                ),
+                span,
+            )
+            .with_label_message(format!("a {var} variable"))
+            .with_secondary(decl, "declared here")
+            .with_help("name a variable of the operand's state space, or pass its address in a register"),
+        );
     }
 }
 
