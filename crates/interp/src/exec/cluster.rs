@@ -364,9 +364,13 @@ impl<'s, 'a> Cta<'s, 'a> {
 
 /// Runs the cluster whose CTAs are `ctas` (`%ctaid`, linear index), in rank order, to
 /// completion, with the storage of `scratch` (one per rank, kept from cluster to cluster).
+/// `unit` is the cluster's index: its place in the printf output, which a cluster launch
+/// keeps in cluster order (the records of one cluster in the order its CTAs ran them: its CTAs
+/// run interleaved on one worker, so none of them may wait for another's turn).
 pub(crate) fn run_cluster(
     sh: &LaunchShared<'_>,
     ctas: &[([u32; 3], u64)],
+    unit: u64,
     scratch: &mut Vec<CtaScratch>,
 ) -> Result<CtaOutput, ExecError> {
     let n = ctas.len();
@@ -382,6 +386,7 @@ pub(crate) fn run_cluster(
     for (r, (&(ctaid, linear), s)) in ctas.iter().zip(scratch.iter_mut()).enumerate() {
         match Cta::new(sh, ctaid, linear, s) {
             Ok(mut c) => {
+                c.linear = unit;
                 c.clu = Some(Box::new(ClusterPart {
                     rank: r as u32,
                     size: n as u32,
