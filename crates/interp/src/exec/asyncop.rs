@@ -395,27 +395,24 @@ impl<'s, 'a> Cta<'s, 'a> {
     /// Completes copy `p` of the cluster's CTA `r` from this CTA's round: it runs with `r`'s
     /// shared memory in this CTA's place (and this CTA's where `r`'s was lent).
     fn perform_as(&mut self, r: u32, p: Pending) -> Result<(), ExecError> {
-        let Some(rank) = self.clu.as_deref().map(|c| c.rank) else {
-            return self.perform(p, usize::MAX);
+        let (r, rank) = match self.clu.as_deref() {
+            Some(c) if (r.max(c.rank) as usize) < c.others.len() => (r as usize, c.rank as usize),
+            _ => return self.perform(p, usize::MAX),
         };
-        let swap = |this: &mut Self| {
+        // (`others` has a place for every rank: checked above)
+        let swap = |this: &mut Self, to: usize, from: usize| {
             if let Some(c) = this.clu.as_deref_mut() {
-                let theirs = std::mem::take(&mut c.others[r as usize]);
+                let theirs = std::mem::take(&mut c.others[to]);
                 let mine = std::mem::replace(&mut this.shared, theirs);
-                c.others[rank as usize] = mine;
+                c.others[from] = mine;
             }
         };
-        let unswap = |this: &mut Self| {
-            if let Some(c) = this.clu.as_deref_mut() {
-                let mine = std::mem::take(&mut c.others[rank as usize]);
-                let theirs = std::mem::replace(&mut this.shared, mine);
-                c.others[r as usize] = theirs;
-                c.woken |= 1 << r;
-            }
-        };
-        swap(self);
+        swap(self, r, rank);
         let res = self.perform(p, usize::MAX);
-        unswap(self);
+        swap(self, rank, r);
+        if let Some(c) = self.clu.as_deref_mut() {
+            c.woken |= 1 << r;
+        }
         res
     }
 
