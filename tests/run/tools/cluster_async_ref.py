@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Expected buffers of tests/run/cluster/st_red_async.ptx, from the ISA's description of
 st.async and red.async (independent of ptxvm): grid 4, 32 threads, clusters of 2; block b
-receives from its partner p = b ^ 1. Usage: python3 cluster_async_ref.py, prints the EXPECT
-lines."""
+receives from its partner p = b ^ 1; and of tests/run/cluster/nvcc/cluster_dsmem_async.ptx
+(its .cu beside it). Usage: python3 cluster_async_ref.py [st_red_async | nvcc_dsmem], prints
+the EXPECT lines."""
 import struct
+import sys
 
 M32, M64 = (1 << 32) - 1, (1 << 64) - 1
 
@@ -57,5 +59,21 @@ def main():
     print("// EXPECT 4 u64:", " ".join(hex(v) for v in c64))
 
 
+def nvcc_dsmem():
+    # grid 4, 64 threads, clusters of 2 (cluster c = b // 2, partner p = b ^ 1): tile is
+    # in[64c ..] (multicast by rank 0), pushed the partner's st.async values, copied the
+    # partner's mine[t] = t * t
+    out = []
+    for b in range(4):
+        c, p = b // 2, b ^ 1
+        out += [2 * (64 * c + t) for t in range(64)]
+        out += [1000 * p + t for t in range(64)]
+        out += [t * t for t in range(64)]
+    print("// EXPECT 1 i32:", " ".join(map(str, out)))
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["nvcc_dsmem"]:
+        nvcc_dsmem()
+    else:
+        main()
