@@ -287,7 +287,9 @@ impl<'s, 'a> Cta<'s, 'a> {
         };
         let off = match space_of(space) {
             Space::Shared => a,
-            Space::Generic if (mem::SHARED_WINDOW..mem::SHARED_WINDOW + mem::WINDOW_SIZE).contains(&a) => {
+            Space::Generic
+                if (mem::SHARED_WINDOW..mem::SHARED_WINDOW + mem::WINDOW_SIZE).contains(&a) =>
+            {
                 a - mem::SHARED_WINDOW
             }
             _ => return Ok(None),
@@ -362,7 +364,11 @@ impl<'s, 'a> Cta<'s, 'a> {
 
     /// Faults when the cluster's CTA `r` has finished (its shared memory is gone).
     fn peer_live(&self, r: u32, l: usize) -> Result<(), Fault> {
-        if self.clu.as_deref().is_some_and(|c| c.finished >> r & 1 != 0) {
+        if self
+            .clu
+            .as_deref()
+            .is_some_and(|c| c.finished >> r & 1 != 0)
+        {
             return Err(Fault {
                 kind: FaultKind::Other(format!(
                     "the cluster's CTA of rank {r} has exited: its shared memory can no longer be written"
