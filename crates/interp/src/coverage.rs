@@ -26,8 +26,7 @@ macro_rules! not_executed_list {
     };
 }
 
-const CLUSTER: &str = "ptxvm does not execute cluster launch control, `st.async` and \
-                       `red.async` yet";
+const CLUSTER: &str = "ptxvm does not execute cluster launch control yet";
 const ASYNC: &str = "ptxvm does not execute tensor maps and `st.bulk` yet";
 const MATRIX: &str = "ptxvm does not execute the warp-level matrix instructions yet";
 const TEXTURE: &str = "ptxvm models no textures or surfaces";
@@ -47,8 +46,6 @@ not_executed_list! {
     MultimemLdReduce: MULTIMEM,
     MultimemRed: MULTIMEM,
     MultimemSt: MULTIMEM,
-    RedAsync: CLUSTER,
-    StAsync: CLUSTER,
     StBulk: ASYNC,
     Suld: TEXTURE,
     Suq: TEXTURE,

@@ -609,7 +609,9 @@ pub(crate) fn decode(d: &mut Dec<'_, '_>) -> R<Insn> {
         | Opcode::MbarrierExpectTx
         | Opcode::MbarrierCompleteTx
         | Opcode::MbarrierTestWait
-        | Opcode::MbarrierTryWait => asyncop::decode(d, i)?,
+        | Opcode::MbarrierTryWait
+        | Opcode::StAsync
+        | Opcode::RedAsync => asyncop::decode(d, i)?,
         Opcode::MbarrierPendingCount => {
             i.d = d.dst(0)?;
             i.a = d.src(1, ScalarType::B64)?;
