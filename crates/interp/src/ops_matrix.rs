@@ -17,6 +17,12 @@
 //! and scatters D back. The result depends on the inputs only: never on the run or on how many
 //! OS threads run the launch.
 //!
+//! **`mma.sp`** (and `::ordered_metadata`) first rebuilds the dense A: each compressed register
+//! stands for `2·p` consecutive columns of one row, and the 4-bit metadata groups of the threads
+//! the sparsity selector names place its stored elements in their chunks
+//! ([`ptx_semantics::matrix::sparse_expand`]); metadata the ISA leaves undefined is a fault
+//! unless the chunk's stored values are zero. B, C, D and the arithmetic are `mma`'s.
+//!
 //! **`ldmatrix`/`stmatrix` (`.m8n8 .b16`).** Matrix `j` (of 1, 2 or 4) has its eight rows at the
 //! addresses held by lanes `8j`…`8j+7` (16 contiguous bytes each, 16-byte aligned); in
 //! registers, lane `l`'s register `j` holds row `l/4`, columns `2(l%4)` and `2(l%4)+1` (low

@@ -596,7 +596,7 @@ mod sparse_tests {
             let mut seen = vec![0u32; (16 * k) as usize];
             let t = sparse_meta_threads(s, a);
             for sel in 0..4 / t {
-                let mut bits = vec![0u32; 32];
+                let mut bits = [0u32; 32];
                 for lane in 0..32 {
                     for r in 0..sparse_a_regs(s, a) {
                         if sel == 0 {
