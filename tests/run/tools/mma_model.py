@@ -851,9 +851,9 @@ class SparseCase:
     """One mma.sp: dense sparse A (its kept positions), compressed registers, metadata, D."""
 
     def __init__(self, rng, shape, dt, at, bt, ct, sel, ordered, sat=False, special=None,
-                 unordered=False, zero_chunks=False):
+                 unordered=False, zero_chunks=False, alias=False):
         self.shape, self.dt, self.at, self.bt, self.ct = shape, dt, at, bt, ct
-        self.sel, self.ordered, self.sat, self.alias = sel, ordered, sat, False
+        self.sel, self.ordered, self.sat, self.alias = sel, ordered, sat, alias
         m, n, k = dims(shape)
         self.m, self.n, self.k = m, n, k
         ce, cs, per_idx = sp_chunk(at)
@@ -974,8 +974,10 @@ def gen_sparse(rng):
         S(rng, "m16n8k32", "f16", "f16", "f16", "f16", 0, True),
         S(rng, "m16n8k32", "f16", "f16", "f16", "f16", 1, False, zero_chunks=True),
         S(rng, "m16n8k16", "f32", "f16", "f16", "f32", 0, True, special=f16_sparse_specials),
+        S(rng, "m16n8k32", "f16", "f16", "f16", "f16", 1, True, alias=True),
     ], "mma.sp / mma.sp::ordered_metadata .f16: m16n8k16 and m16n8k32, f32/f16 accumulators,"
-       " every sparsity selector, unordered and all-zero (0b0000) metadata for plain .sp, inf/NaN")
+       " every sparsity selector, unordered and all-zero (0b0000) metadata for plain .sp, inf/NaN,"
+       " D in A's registers")
     gen_mma_file("mma_sp_bf16_tf32.ptx", "sm_80", "8.5", [
         S(rng, "m16n8k16", "f32", "bf16", "bf16", "f32", 0, True),
         S(rng, "m16n8k16", "f32", "bf16", "bf16", "f32", 1, False, unordered=True),
