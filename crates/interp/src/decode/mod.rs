@@ -575,6 +575,7 @@ pub(crate) fn decode(d: &mut Dec<'_, '_>) -> R<Insn> {
         Opcode::Red => warp::decode_atom(d, i, true)?,
         // warp-level matrix instructions
         Opcode::Mma => matrix::decode_mma(d, i)?,
+        Opcode::MmaSp => matrix::decode_mma_sp(d, i)?,
         Opcode::Ldmatrix => matrix::decode_ldst_matrix(d, i, false)?,
         Opcode::Stmatrix => matrix::decode_ldst_matrix(d, i, true)?,
         Opcode::Movmatrix => matrix::decode_movmatrix(d, i)?,
