@@ -26,8 +26,7 @@ macro_rules! not_executed_list {
     };
 }
 
-const CLUSTER: &str = "ptxvm does not execute cluster launch control, `st.async` and \
-                       `red.async` yet";
+const CLUSTER: &str = "ptxvm does not execute cluster launch control yet";
 const MATRIX: &str = "ptxvm does not execute the warp-level matrix instructions yet";
 const TEXTURE: &str = "ptxvm models no textures or surfaces";
 const TMEM: &str = "ptxvm models no tensor memory (tcgen05)";
@@ -40,14 +39,11 @@ not_executed_list! {
     ClusterlaunchcontrolQueryCancel: CLUSTER,
     ClusterlaunchcontrolTryCancel: CLUSTER,
     Istypep: TEXTURE,
-    MmaSp: "ptxvm does not execute sparse `mma.sp` yet (its metadata operand is not modelled)",
     MultimemCpAsyncBulk: MULTIMEM,
     MultimemCpReduceAsyncBulk: MULTIMEM,
     MultimemLdReduce: MULTIMEM,
     MultimemRed: MULTIMEM,
     MultimemSt: MULTIMEM,
-    RedAsync: CLUSTER,
-    StAsync: CLUSTER,
     Suld: TEXTURE,
     Suq: TEXTURE,
     Sured: TEXTURE,
@@ -88,7 +84,6 @@ not_executed_list! {
     Vsub2: VIDEO,
     Vsub4: VIDEO,
     Wgmma: MATRIX,
-    WgmmaMmaAsyncSp: "ptxvm does not execute sparse `wgmma.mma_async.sp` yet",
 }
 
 /// Why the interpreter does not execute `op`, or `None` when it does.

@@ -38,6 +38,7 @@ pub(crate) mod ops_async;
 pub(crate) mod ops_float;
 pub(crate) mod ops_int;
 pub(crate) mod ops_matrix;
+pub(crate) mod ops_mma_kind;
 pub(crate) mod ops_move;
 pub(crate) mod ops_warp;
 pub mod printf;

@@ -92,6 +92,14 @@ pub(crate) const ST_BULK: u64 = 50;
 pub(crate) const SIZE32: u64 = 1 << 8;
 /// `.im2col` / `.im2col_no_offs`.
 pub(crate) const IM2COL: u64 = 1 << 12;
+/// `st.async` to another CTA of the cluster: the address is the first (`a`/`v[0]`), the
+/// mbarrier's the third; `imm` indexes `Program::lists`, the value slots (1, 2 or 4); bits
+/// 32..40 the element size in bytes. (Kinds 40.. are the asynchronous stores, numbered apart
+/// from the copies'.)
+pub(crate) const ST_ASYNC: u64 = 40;
+/// `red.async`: as [`ST_ASYNC`] with one value, bits 32..40 the type code and 40..48 the
+/// operation code ([`reduction`]).
+pub(crate) const RED_ASYNC: u64 = 41;
 
 /// `cp.async` with a src-size operand.
 pub(crate) const CP_SRC_SIZE: u64 = 1 << 8;
@@ -115,7 +123,8 @@ pub(crate) const S2S: u64 = 1;
 pub(crate) const S2G: u64 = 2;
 /// A reduction (`cp.reduce.async.bulk`).
 pub(crate) const REDUCE: u64 = 1 << 10;
-/// `.multicast::cluster` (`d`: the ctaMask slot).
+/// `.multicast::cluster` (`d`: the ctaMask slot; the data and the `complete_tx` go to the same
+/// shared-memory offsets in every CTA of the mask).
 pub(crate) const MULTICAST: u64 = 1 << 11;
 
 /// The kind of an [`crate::program::Op::Async`] instruction.
@@ -153,6 +162,8 @@ pub fn kind_name(aux: u64) -> &'static str {
         TENSOR if aux & REDUCE != 0 => "cp.reduce.async.bulk.tensor",
         TENSOR => "cp.async.bulk.tensor",
         TENSOR_PREFETCH => "cp.async.bulk.prefetch.tensor",
+        ST_ASYNC => "st.async",
+        RED_ASYNC => "red.async",
         CL_ARRIVE => "barrier.cluster.arrive",
         CL_WAIT => "barrier.cluster.wait",
         CL_MAPA => "mapa",
@@ -241,6 +252,8 @@ mod tests {
             CL_MEM,
             TENSOR,
             TENSOR_PREFETCH,
+            ST_ASYNC,
+            RED_ASYNC,
             TMAP_REPLACE,
             TMAP_CP,
             ST_BULK,

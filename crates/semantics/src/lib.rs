@@ -39,6 +39,7 @@ pub mod int;
 pub mod logic;
 pub mod matrix;
 pub mod mbarrier;
+pub mod mma_kind;
 pub mod tensormap;
 pub mod video;
 

@@ -4,7 +4,8 @@
 //! A `wgmma.mma_async` names up to 128 accumulator registers and 4 registers of A: their slots
 //! go to a list of [`crate::program::Program::tables`] (D first, then A), whose index is in
 //! `Insn::c`; the descriptors of A and B are in `Insn::a` and `Insn::b`, the `scale-d`
-//! predicate in `v[0]` (negated when `v[1]` is 1), the configuration in `aux`.
+//! predicate in `v[0]` (negated when `v[1]` is 1), the sparsity metadata register of
+//! `wgmma.mma_async.sp` in `v[2]`, the configuration in `aux`.
 
 use super::{Dec, R};
 use crate::exec::wgmma::{WgCfg, A_REGS, KIND_COMMIT, KIND_WAIT};
@@ -76,28 +77,34 @@ pub(crate) fn decode(d: &mut Dec<'_, '_>, insn: &mut Insn, op: Opcode) -> R<()> 
         _ => return Err(format!("`{name}`: expected three types (D, A, B)")),
     };
     let (n, k) = shape;
-    if at == Elem::B1 || texts.contains(&".sp") {
-        return Err(format!(
-            "`{name}`: ptxvm does not execute the `.b1` and sparse forms of `wgmma.mma_async` yet"
-        ));
-    }
+    let sparse = op == Opcode::WgmmaMmaAsyncSp;
     let float_in = |e: Elem| matches!(e, Elem::E4m3 | Elem::E5m2);
     let int_in = |e: Elem| matches!(e, Elem::S8 | Elem::U8);
-    let ok = n % 8 == 0
-        && (8..=256).contains(&n)
-        && match at {
-            Elem::F16 => bt == at && matches!(dt, Elem::F16 | Elem::F32),
-            Elem::Bf16 | Elem::Tf32 => bt == at && dt == Elem::F32,
-            _ if float_in(at) => float_in(bt) && matches!(dt, Elem::F16 | Elem::F32),
-            _ if int_in(at) => int_in(bt) && dt == Elem::S32,
-            _ => false,
+    // the ISA's N: 8…256 step 8; integer and `.b1` D: 8, 16, 24, then 32…256 step 16
+    let n_ok = n % 8 == 0 && (8..=256).contains(&n) && (dt != Elem::S32 || n <= 32 || n % 16 == 0);
+    let types_ok = match at {
+        Elem::F16 => bt == at && matches!(dt, Elem::F16 | Elem::F32),
+        Elem::Bf16 | Elem::Tf32 => bt == at && dt == Elem::F32,
+        _ if float_in(at) => float_in(bt) && matches!(dt, Elem::F16 | Elem::F32),
+        _ if int_in(at) => int_in(bt) && dt == Elem::S32,
+        // `.b1` has only the dense `.and.popc` form
+        Elem::B1 => {
+            bt == at
+                && dt == Elem::S32
+                && !sparse
+                && texts.contains(&".and")
+                && texts.contains(&".popc")
         }
-        && k == 256 / at.bits();
+        _ => false,
+    };
+    // K: 32 bytes of A's type, twice that when A is sparse
+    let ok = n_ok && types_ok && k == 256 / at.bits() * if sparse { 2 } else { 1 };
     if !ok {
         return Err(format!(
             "`{name}`: not a shape and type combination of wgmma"
         ));
     }
+    // integer and `.b1` forms have no scale or transpose immediates
     let is_int = dt == Elem::S32;
     // only `.f16`/`.bf16` have the transpose immediates
     let has_trans = matches!(at, Elem::F16 | Elem::Bf16);
@@ -111,6 +118,8 @@ pub(crate) fn decode(d: &mut Dec<'_, '_>, insn: &mut Insn, op: Opcode) -> R<()> 
         trans_a: false,
         trans_b: false,
         satfinite: texts.contains(&".satfinite"),
+        sparse,
+        sel: 0,
     };
     let nd = cfg.d_regs() as usize;
     let dregs = regs(d.operand(0)?);
@@ -142,10 +151,30 @@ pub(crate) fn decode(d: &mut Dec<'_, '_>, insn: &mut Insn, op: Opcode) -> R<()> 
         insn.a = d.src(1, ScalarType::B64)?;
     }
     insn.b = d.src(2, ScalarType::B64)?;
-    let (p, neg) = d.pred_src(3)?;
+    // sparse: sp-meta (a register, as ptxas requires) and sp-sel (an immediate) come next
+    let mut next = 3;
+    if sparse {
+        match d.operand(3)? {
+            Operand::Reg(_) => insn.v[2] = d.src(3, ScalarType::B32)?,
+            o => return Err(format!("`{name}`: sp-meta must be a register, found {o:?}")),
+        }
+        let sel = imm(d, 4)?;
+        // ptxas: 0 or 1 for `.f16`/`.bf16`/`.tf32` (a pair of threads of each group of
+        // four holds the metadata); 0 for the 8-bit types (every thread holds some)
+        let max = if at.bits() == 8 { 0 } else { 1 };
+        if !(0..=max).contains(&sel) {
+            return Err(format!(
+                "`{name}`: sp-sel must be {}, found {sel}",
+                if max == 0 { "0" } else { "0 or 1" }
+            ));
+        }
+        cfg.sel = sel as u32;
+        next = 5;
+    }
+    let (p, neg) = d.pred_src(next)?;
     insn.v[0] = p;
     insn.v[1] = neg as u32;
-    let mut next = 4;
+    next += 1;
     if !is_int {
         let scale = |k: usize| -> R<bool> {
             match imm(d, k)? {
@@ -154,9 +183,9 @@ pub(crate) fn decode(d: &mut Dec<'_, '_>, insn: &mut Insn, op: Opcode) -> R<()> 
                 v => Err(format!("`{name}`: imm-scale must be 1 or -1, found {v}")),
             }
         };
-        cfg.neg_a = scale(4)?;
-        cfg.neg_b = scale(5)?;
-        next = 6;
+        cfg.neg_a = scale(next)?;
+        cfg.neg_b = scale(next + 1)?;
+        next += 2;
         if has_trans {
             let trans = |k: usize| -> R<bool> {
                 match imm(d, k)? {
@@ -166,8 +195,8 @@ pub(crate) fn decode(d: &mut Dec<'_, '_>, insn: &mut Insn, op: Opcode) -> R<()> 
                 }
             };
             if !a_regs {
-                cfg.trans_a = trans(6)?;
-                next = 7;
+                cfg.trans_a = trans(next)?;
+                next += 1;
             }
             cfg.trans_b = trans(next)?;
             next += 1;

@@ -38,7 +38,17 @@
 //! (k/8)·LBO`; with a swizzle at `start + (b%W) + (b/W)·LBO + (k%8)·W + (k/8)·SBO`. The swizzle
 //! then XORs address bits 7… into bits 4… (1, 2 or 3 bits for 32B, 64B, 128B), on the
 //! shared-memory address itself, so the pattern repeats every 256, 512 or 1024 bytes; a
-//! nonzero base offset is refused (not executed yet).
+//! nonzero base offset (a pattern that starts `base` 128-byte rows into its block) takes the
+//! row within the pattern as `(address >> 7) - base`. A K-major swizzled operand holds at most
+//! `W` bytes of K (`LBO` is unused there); a sparse form whose B needs more (64 bytes of K
+//! with a 32-byte swizzle) faults.
+//!
+//! **Sparse A** (`wgmma.mma_async.sp`): A is stored compressed, 64 × K/2 elements laid out
+//! (in registers or through its descriptor) exactly like a dense A of K/2 columns; the
+//! metadata register of the threads that the selector names places each stored element in
+//! its chunk of four (`.tf32`: two) columns ([`meta_position`], [`sparse_columns`]). The
+//! product sums C and then the stored elements in K order; pruned elements take no part.
+//! `.b1` (`.m64nNk256 .and.popc`): each product is `a AND b`, the sum a population count.
 
 use super::cta::Cta;
 use super::fault::ExecError;
@@ -78,6 +88,11 @@ pub(crate) struct WgCfg {
     /// B is N-major (`imm-trans-b` = 1).
     pub trans_b: bool,
     pub satfinite: bool,
+    /// `wgmma.mma_async.sp`: A is 2:4 (`.tf32` 1:2) structured sparse, stored compressed,
+    /// with its metadata register in `Insn::v[2]`.
+    pub sparse: bool,
+    /// The sparsity selector (`sp-sel`, 0 or 1).
+    pub sel: u32,
 }
 
 impl WgCfg {
@@ -94,6 +109,8 @@ impl WgCfg {
             | (self.trans_a as u64) << 23
             | (self.trans_b as u64) << 24
             | (self.satfinite as u64) << 25
+            | (self.sparse as u64) << 26
+            | ((self.sel & 3) as u64) << 27
     }
 
     pub(crate) fn unpack(aux: u64) -> WgCfg {
@@ -110,11 +127,19 @@ impl WgCfg {
             trans_a: aux >> 23 & 1 != 0,
             trans_b: aux >> 24 & 1 != 0,
             satfinite: aux >> 25 & 1 != 0,
+            sparse: aux >> 26 & 1 != 0,
+            sel: (aux >> 27 & 3) as u32,
         }
     }
 
-    /// K: 32 bytes of A's type (`.f16`/`.bf16` 16, `.tf32` 8, 8-bit types 32).
+    /// K: 32 bytes of A's type (`.f16`/`.bf16` 16, `.tf32` 8, 8-bit types 32, `.b1` 256),
+    /// twice that for the sparse forms.
     pub(crate) fn k(&self) -> u32 {
+        self.ka() * if self.sparse { 2 } else { 1 }
+    }
+
+    /// The columns of A as stored (32 bytes of A's type): K, or K/2 when A is sparse.
+    pub(crate) fn ka(&self) -> u32 {
         256 / self.types[1].bits()
     }
 
@@ -181,19 +206,24 @@ pub(crate) fn desc_addr(desc: u64, mn_major: bool, mn: u32, k: u32, eb: u32) -> 
             b % width + (b / width) * lbo + (k % 8) * width + (k / 8) * sbo
         }
     };
-    swizzle(start + off, width)
+    swizzle(start + off, width, desc >> 49 & 7)
 }
 
-/// The swizzle of width `width` bytes (0: none) applied to shared address `a`.
+/// The swizzle of width `width` bytes (0: none) applied to shared address `a` of a matrix
+/// whose repeating pattern starts at 128-byte row `base` (the descriptor's base offset, the
+/// pattern's start address bits 7–9): the row within the pattern, `(a >> 7) - base`, XORs
+/// into the 16-byte chunk index (bits 4…). With `base` 0 the pattern is aligned to its
+/// 256/512/1024 bytes and the row is the address's own bits 7…; a base offset has no effect
+/// without a swizzle.
 #[inline]
-pub(crate) fn swizzle(a: u64, width: u64) -> u64 {
+pub(crate) fn swizzle(a: u64, width: u64, base: u64) -> u64 {
     let bits = match width {
         128 => 7,
         64 => 3,
         32 => 1,
         _ => 0,
     };
-    a ^ (((a >> 7) & bits) << 4)
+    a ^ (((a >> 7).wrapping_sub(base) & bits) << 4)
 }
 
 /// (row, column) of element `i` of a thread's D fragment in warp `j` of the warpgroup, lane
@@ -314,7 +344,7 @@ impl<'s, 'a> Cta<'s, 'a> {
     fn wgmma_compute(&mut self, g: usize, insn: &Insn) -> Result<(), Box<Fault>> {
         let cfg = WgCfg::unpack(insn.aux);
         let [dt, at, bt] = cfg.types;
-        let (mm, n, k) = (64u32, cfg.n, cfg.k());
+        let (mm, n, k, ka) = (64u32, cfg.n, cfg.k(), cfg.ka());
         let slots = &self.sh.prog.tables[insn.c as usize];
         let nd = cfg.d_regs() as usize;
         let warps = &self.warps[4 * g..4 * g + 4];
@@ -330,32 +360,42 @@ impl<'s, 'a> Cta<'s, 'a> {
                      warpgroup; it must be the same in all 128"
                 )));
             }
-            if v >> 49 & 7 != 0 {
-                return Err(other(format!(
-                    "the matrix descriptor of {what} ({v:#x}) has a nonzero base offset, \
-                     which ptxvm does not execute yet"
-                )));
-            }
             Ok(v)
         };
         let shared_size = self.sh.env.shared_size;
         let shared = &self.shared;
+        // element (`mn`, `kk`) of an operand; a `.b1` element is bit `kk mod 8` of byte
+        // `kk div 8` of the row
         let load = |desc: u64, mn_major: bool, mn: u32, kk: u32, e: Elem, what: &str| {
-            let eb = e.bits() / 8;
-            let addr = desc_addr(desc, mn_major, mn, kk, eb);
+            let (ek, eb, bit) = if e == Elem::B1 {
+                (kk / 8, 1, kk % 8)
+            } else {
+                (kk, e.bits() / 8, 0)
+            };
+            let width = desc_width(desc);
+            if !mn_major && width != 0 && ek * eb >= width as u32 {
+                return Err(other(format!(
+                    "{what} is K-major with a {width}-byte swizzle, but this operation reads \
+                     byte {} of K of each row: the ISA places no more than {width} bytes of K \
+                     in a swizzled K-major operand (descriptor {desc:#x})",
+                    ek * eb
+                )));
+            }
+            let addr = desc_addr(desc, mn_major, mn, ek, eb);
             if addr + eb as u64 > shared_size {
                 return Err(other(format!(
                     "{what} element ({mn}, {kk}) is at shared-memory address {addr:#x}, past \
                      the end of the CTA's {shared_size} bytes (descriptor {desc:#x})"
                 )));
             }
-            Ok(e.value(mem::load(&shared[..], addr, eb)))
+            Ok(e.value(mem::load(&shared[..], addr, eb) >> bit))
         };
         let (sa, sb) = (
             if cfg.neg_a { -1.0 } else { 1.0 },
             if cfg.neg_b { -1.0 } else { 1.0 },
         );
-        let mut av = vec![0.0f64; (mm * k) as usize];
+        // A as stored: 64 × ka (the compressed matrix when sparse)
+        let mut av = vec![0.0f64; (mm * ka) as usize];
         if cfg.a_regs {
             let per = at.per_reg();
             let emask = (1u64 << at.bits()) - 1;
@@ -366,7 +406,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                         for sub in 0..per {
                             let (row, col) = a_position(at, j as u32, lane as u32, r * per + sub);
                             let b = v >> (sub * at.bits()) & emask;
-                            av[(row * k + col) as usize] = sa * at.value(b);
+                            av[(row * ka + col) as usize] = sa * at.value(b);
                         }
                     }
                 }
@@ -374,11 +414,17 @@ impl<'s, 'a> Cta<'s, 'a> {
         } else {
             let d = desc(insn.a, "A")?;
             for row in 0..mm {
-                for kk in 0..k {
-                    av[(row * k + kk) as usize] = sa * load(d, cfg.trans_a, row, kk, at, "A")?;
+                for kk in 0..ka {
+                    av[(row * ka + kk) as usize] = sa * load(d, cfg.trans_a, row, kk, at, "A")?;
                 }
             }
         }
+        // sparse: where each stored element of A sits in its row of K columns
+        let acols = if cfg.sparse {
+            Some(sparse_columns(&cfg, warps, insn.v[2])?)
+        } else {
+            None
+        };
         let mut bv = vec![0.0f64; (k * n) as usize];
         let d = desc(insn.b, "B")?;
         for kk in 0..k {
@@ -412,8 +458,34 @@ impl<'s, 'a> Cta<'s, 'a> {
             }
         }
         let mut dv = vec![0.0f64; (mm * n) as usize];
-        let shape = Shape { m: mm, n, k };
-        matrix::mma(shape, 1, Product::Mul, &av, &bv, &cv, &mut dv);
+        match &acols {
+            None => {
+                let prod = if at == Elem::B1 {
+                    Product::And
+                } else {
+                    Product::Mul
+                };
+                matrix::mma(Shape { m: mm, n, k }, 1, prod, &av, &bv, &cv, &mut dv);
+            }
+            Some(cols) => {
+                // the stored elements only (the pruned ones take no part), in K order
+                for row in 0..mm as usize {
+                    let (ar, cr) = (
+                        &av[row * ka as usize..(row + 1) * ka as usize],
+                        &cols[row * ka as usize..(row + 1) * ka as usize],
+                    );
+                    let mut order: Vec<usize> = (0..ka as usize).collect();
+                    order.sort_by_key(|&i| cr[i]);
+                    for col in 0..n as usize {
+                        let mut acc = cv[row * n as usize + col];
+                        for &i in &order {
+                            acc += ar[i] * bv[cr[i] as usize * n as usize + col];
+                        }
+                        dv[row * n as usize + col] = acc;
+                    }
+                }
+            }
+        }
         for j in 0..4 {
             let wj = 4 * g + j;
             for (r, &slot) in slots.iter().enumerate().take(nd) {
@@ -432,6 +504,85 @@ impl<'s, 'a> Cta<'s, 'a> {
     }
 }
 
+/// The swizzle width in bytes of descriptor `desc` (0: none).
+fn desc_width(desc: u64) -> u64 {
+    match desc >> 62 {
+        1 => 128,
+        2 => 64,
+        3 => 32,
+        _ => 0,
+    }
+}
+
+/// Where the metadata of chunk `c` of row `r` (0…15) of a warp's 16 rows of a sparse A sits:
+/// the lane whose metadata register holds it, and the bit of its 4-bit field. The ISA's
+/// metadata figures (`mma.sp` `.m16n8k32` `.f16`/`.bf16` and `.m16n8k16` `.tf32`, which the
+/// `wgmma` sections reuse): a pair of lanes `2·sel`, `2·sel + 1` of each group of four holds
+/// the group's rows `r` (bits 0–15) and `r + 8` (bits 16–31), the first lane chunks 0–3,
+/// the second chunks 4–7, four bits a chunk. 8-bit types (`.m16n8k64`): every lane holds
+/// metadata, lane `4·(r mod 8) + r div 8 + 2·(c div 8)`, chunk `c` at bit `4·(c mod 8)`.
+pub(crate) fn meta_position(at: Elem, sel: u32, r: u32, c: u32) -> (u32, u32) {
+    if at.bits() == 8 {
+        (4 * (r % 8) + r / 8 + 2 * (c / 8), 4 * (c % 8))
+    } else {
+        (4 * (r % 8) + 2 * sel + c / 4, 16 * (r / 8) + 4 * (c % 4))
+    }
+}
+
+/// The column (in K) of every stored element of a sparse A (64 × K/2, row-major), from the
+/// metadata registers (slot `meta`) of the warpgroup's threads. A chunk of four columns
+/// (`.tf32`: two) holds two stored elements (one), whose positions the chunk's 4-bit field
+/// gives: two 2-bit indices, the first element's in the low bits (`.tf32`: 0b0100 for the
+/// first column, 0b1110 for the second, as the pair of 16-bit halves they cover). The ISA
+/// leaves other fields undefined (both indices equal; `.tf32` any other value): a fault.
+fn sparse_columns(
+    cfg: &WgCfg,
+    warps: &[super::warp::Warp],
+    meta: u32,
+) -> Result<Vec<u32>, Box<Fault>> {
+    let at = cfg.types[1];
+    let ka = cfg.ka();
+    let tf32 = at == Elem::Tf32;
+    let mut cols = vec![0u32; (64 * ka) as usize];
+    for (j, w) in warps.iter().enumerate() {
+        let m = &w.regs[meta as usize];
+        for r in 0..16 {
+            let row = 16 * j as u32 + r;
+            // chunks per row: 8 (16-bit, tf32), 16 (8-bit)
+            let chunks = if tf32 { ka } else { ka / 2 };
+            for c in 0..chunks {
+                let (lane, bit) = meta_position(at, cfg.sel, r, c);
+                let f = (m[lane as usize] >> bit & 15) as u32;
+                let bad = |why: &str| {
+                    other(format!(
+                        "invalid sparsity metadata {f:#06b} for chunk {c} of row {row} of A (bits \
+                         {}–{bit} of the metadata register of lane {lane} of warp {j} of the \
+                         warpgroup): {why}; the ISA leaves the result undefined",
+                        bit + 3
+                    ))
+                };
+                let base = (row * ka) as usize;
+                if tf32 {
+                    let pos = match f {
+                        0b0100 => 0,
+                        0b1110 => 1,
+                        _ => return Err(bad(".tf32 takes 0b0100 or 0b1110")),
+                    };
+                    cols[base + c as usize] = 2 * c + pos;
+                } else {
+                    let (i0, i1) = (f & 3, f >> 2);
+                    if i0 == i1 {
+                        return Err(bad("both elements of the chunk have the same index"));
+                    }
+                    cols[base + 2 * c as usize] = 4 * c + i0;
+                    cols[base + 2 * c as usize + 1] = 4 * c + i1;
+                }
+            }
+        }
+    }
+    Ok(cols)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -447,20 +598,72 @@ mod tests {
             trans_a: false,
             trans_b: true,
             satfinite: true,
+            sparse: true,
+            sel: 1,
         };
         assert_eq!(WgCfg::unpack(c.pack()), c);
-        assert_eq!(c.k(), 32);
+        assert_eq!(c.k(), 64);
+        assert_eq!(c.ka(), 32);
         assert_eq!(c.d_regs(), 128);
     }
 
     #[test]
     fn swizzles() {
         // the 16-byte chunk index XOR the 128-byte row (mod 8, 4, 2)
-        assert_eq!(swizzle(128, 128), 128 + 16);
-        assert_eq!(swizzle(7 * 128 + 16, 128), 7 * 128 + 6 * 16);
-        assert_eq!(swizzle(3 * 128, 64), 3 * 128 + 3 * 16);
-        assert_eq!(swizzle(3 * 128 + 16, 32), 3 * 128);
-        assert_eq!(swizzle(2 * 128, 32), 2 * 128);
-        assert_eq!(swizzle(5 * 128, 0), 5 * 128);
+        assert_eq!(swizzle(128, 128, 0), 128 + 16);
+        assert_eq!(swizzle(7 * 128 + 16, 128, 0), 7 * 128 + 6 * 16);
+        assert_eq!(swizzle(3 * 128, 64, 0), 3 * 128 + 3 * 16);
+        assert_eq!(swizzle(3 * 128 + 16, 32, 0), 3 * 128);
+        assert_eq!(swizzle(2 * 128, 32, 0), 2 * 128);
+        assert_eq!(swizzle(5 * 128, 0, 0), 5 * 128);
+    }
+
+    #[test]
+    fn metadata_fields_cover_the_registers_once() {
+        // 8-bit types: the 16 rows × 16 chunks fill all 32 lanes' 32 bits exactly once
+        let mut seen = [0u32; 32];
+        for r in 0..16 {
+            for c in 0..16 {
+                let (lane, bit) = meta_position(Elem::S8, 0, r, c);
+                assert_eq!(seen[lane as usize] >> bit & 15, 0);
+                seen[lane as usize] |= 15 << bit;
+            }
+        }
+        assert!(seen.iter().all(|&m| m == u32::MAX));
+        // 16-bit types and .tf32: 16 rows × 8 chunks fill lanes 2s, 2s + 1 of each quad
+        for sel in 0..2 {
+            let mut seen = [0u32; 32];
+            for r in 0..16 {
+                for c in 0..8 {
+                    let (lane, bit) = meta_position(Elem::F16, sel, r, c);
+                    assert_eq!(lane % 4 / 2, sel);
+                    assert_eq!(seen[lane as usize] >> bit & 15, 0);
+                    seen[lane as usize] |= 15 << bit;
+                }
+            }
+            let full = seen.iter().filter(|&&m| m == u32::MAX).count();
+            assert_eq!(full, 16);
+        }
+        // the ISA's figures: row 0 chunks 0-3 in T0 bits 0-15, row 8 in T0 bits 16-31, row 1
+        // in T4 (selector 1: T6, T7); 8-bit: row 8 columns 0-31 in T1, row 0 columns 32-63 in T2
+        assert_eq!(meta_position(Elem::F16, 0, 8, 1), (0, 20));
+        assert_eq!(meta_position(Elem::Bf16, 1, 1, 4), (7, 0));
+        assert_eq!(meta_position(Elem::U8, 0, 8, 7), (1, 28));
+        assert_eq!(meta_position(Elem::E4m3, 0, 0, 8), (2, 0));
+    }
+
+    #[test]
+    fn base_offsets() {
+        // a pattern starting at 0x180 (row 3 of a 1024-byte block): its first row is
+        // not permuted, its second row swaps chunks 0 and 1
+        assert_eq!(swizzle(0x180, 128, 3), 0x180);
+        assert_eq!(swizzle(0x200 + 16, 128, 3), 0x200);
+        assert_eq!(swizzle(0x180 + 7 * 128, 128, 3), 0x180 + 7 * 128 + 7 * 16);
+        assert_eq!(swizzle(0x280, 64, 5), 0x280);
+        assert_eq!(swizzle(0x300, 64, 5), 0x310);
+        assert_eq!(swizzle(0x80, 32, 1), 0x80);
+        assert_eq!(swizzle(0x100, 32, 1), 0x110);
+        // no swizzle: no effect
+        assert_eq!(swizzle(0x100, 0, 5), 0x100);
     }
 }
