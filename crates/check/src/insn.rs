@@ -193,6 +193,7 @@ pub(crate) fn check_instruction(c: &mut FnChecker<'_, '_>, ins: &Instruction) {
 
 /// The operand and memory rules of an instruction whose opcode and modifiers are known.
 fn check_operands(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>) {
+    crate::insn::asyncvals::check(c, ins);
     crate::insn::operands::check(c, ins);
     memory::check_address_space(c, ins);
     memory::check_wide_vector(c, ins);
@@ -750,6 +751,7 @@ fn needs_target(full: &str, feature: &str, need: &str, have: &str, span: Span) -
     .with_help(format!("compile for {need}{later} (`.target {need}` or `--target {need}`), or avoid this feature"))
 }
 
+pub(crate) mod asyncvals;
 pub(crate) mod call;
 pub(crate) mod matrix;
 pub(crate) mod memory;

@@ -232,19 +232,23 @@ pub mod check {
         types the ordered six and the unordered forms (`equ`, `ltu`, …, `num`, `nan`). Use a \
         signed or unsigned type to order integers (ptxas: \"Mismatch between instruction type \
         and comparison qualifier\").";
-        /// A selector immediate of a matrix instruction outside the values ptxas takes.
-        SELECTOR_RANGE = "E0240", "selector out of range",
-        "Some matrix instructions take small immediates that pick threads or bytes: the sparsity \
-        selector of `mma.sp` and `wgmma.mma_async.sp` (which threads of each group of four hold \
-        the metadata) and the `{byte-id, thread-id}` pairs of block-scaled `mma` (which byte of \
-        the scale register and which threads supply the scale factors). Each takes only the \
-        values ptxas 13.5 accepts for the shape and types: `mma.sp` 0 to 3 for `.m16n8k16` \
-        `.f16`/`.bf16` and `.m16n8k8` `.tf32`, 0 or 1 for the larger 16-bit and `.tf32` shapes, \
-        `.m16n8k32` 8-bit and `.m16n8k64` 4-bit integers, 0 for the rest (with `.f32` \
-        accumulators ptxas also takes 2 and 3 for `.m16n8k32` `.f16`); `wgmma.mma_async.sp` 0 or \
-        1 for 16-bit types and `.tf32`, 0 for 8-bit types; block-scale byte-id 0 to 3 with \
-        `.scale_vec::1X`, 0 or 2 with `2X`, 0 with `4X`, thread-id 0 or 1 for A and 0 to 3 for \
-        B (ptxas: \"value out of range\" or \"unexpected value\").";
+        /// An immediate operand outside the values the instruction takes.
+        IMMEDIATE_VALUE = "E0240", "immediate operand out of range",
+        "The instruction takes only some values for this immediate operand (ptxas: \"unexpected \
+        value '8', expected to be 16\", \"value '13' expected to be in range [0..12]\"): \
+        `cp.async.cg` copies 16 bytes (`.ca` 4, 8 or 16); `tensormap.cp_fenceproxy` and \
+        `fence.proxy.tensormap::generic.acquire` take the tensor-map size 128; the ordinal of \
+        `tensormap.replace` is 0..4 and its `.elemtype`, `.interleave_layout`, `.swizzle_mode`, \
+        `.swizzle_atomicity` and `.fill_mode` values are the codes the ISA lists (constants, not \
+        registers); `st.bulk` takes a size that is a multiple of 8 and the initial value 0. The \
+        selectors of the matrix instructions take the values ptxas 13.5 takes for the shape and \
+        types: the sparsity selector of `mma.sp` 0 to 3 for `.m16n8k16` `.f16`/`.bf16` and \
+        `.m16n8k8` `.tf32`, 0 or 1 for the larger 16-bit and `.tf32` shapes, `.m16n8k32` 8-bit \
+        and `.m16n8k64` 4-bit integers, 0 for the rest (with `.f32` accumulators ptxas also takes \
+        2 and 3 for `.m16n8k32` `.f16`); that of `wgmma.mma_async.sp` 0 or 1 for 16-bit types and \
+        `.tf32`, 0 for 8-bit types; the block-scale `{byte-id, thread-id}` pairs of `mma` byte-id \
+        0 to 3 with `.scale_vec::1X`, 0 or 2 with `2X`, 0 with `4X`, thread-id 0 or 1 for A and \
+        0 to 3 for B.";
         /// `.version` missing or not first.
         VERSION_DIRECTIVE = "E0301", "missing or misplaced .version",
         "Every PTX module starts with `.version MAJOR.MINOR` (comments aside), followed by \

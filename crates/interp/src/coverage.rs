@@ -26,9 +26,7 @@ macro_rules! not_executed_list {
     };
 }
 
-const CLUSTER: &str = "ptxvm does not execute cluster launch control, `st.async` and \
-                       `red.async` yet";
-const ASYNC: &str = "ptxvm does not execute tensor maps and `st.bulk` yet";
+const CLUSTER: &str = "ptxvm does not execute cluster launch control yet";
 const MATRIX: &str = "ptxvm does not execute the warp-level matrix instructions yet";
 const TEXTURE: &str = "ptxvm models no textures or surfaces";
 const TMEM: &str = "ptxvm models no tensor memory (tcgen05)";
@@ -41,15 +39,11 @@ not_executed_list! {
     ClusterlaunchcontrolQueryCancel: CLUSTER,
     ClusterlaunchcontrolTryCancel: CLUSTER,
     Istypep: TEXTURE,
-    MmaSp: "ptxvm does not execute sparse `mma.sp` yet (its metadata operand is not modelled)",
     MultimemCpAsyncBulk: MULTIMEM,
     MultimemCpReduceAsyncBulk: MULTIMEM,
     MultimemLdReduce: MULTIMEM,
     MultimemRed: MULTIMEM,
     MultimemSt: MULTIMEM,
-    RedAsync: CLUSTER,
-    StAsync: CLUSTER,
-    StBulk: ASYNC,
     Suld: TEXTURE,
     Suq: TEXTURE,
     Sured: TEXTURE,
@@ -64,9 +58,6 @@ not_executed_list! {
     Tcgen05RelinquishAllocPermit: TMEM,
     Tcgen05Shift: TMEM,
     Tcgen05St: TMEM,
-    Tensormap: ASYNC,
-    TensormapCpFenceproxy: ASYNC,
-    TensormapReplace: ASYNC,
     Tex: TEXTURE,
     Tld4: TEXTURE,
     Txq: TEXTURE,

@@ -77,8 +77,29 @@ pub(crate) fn is_cluster(kind: u64) -> bool {
 pub(crate) const TENSOR: u64 = 21;
 /// `cp.async.bulk.prefetch.tensor` (the tensor map and coordinates as [`TENSOR`]).
 pub(crate) const TENSOR_PREFETCH: u64 = 22;
+/// `tensormap.replace.tile.field` (`exec/tmap.rs`): the tensor map's address is the first,
+/// `c` the new value; bits 32..40 the field (its index in
+/// [`crate::semantics::tensormap::Field::ALL`]), 40..48 the ordinal. (Kinds 48.. are the
+/// tensor-map ones.)
+pub(crate) const TMAP_REPLACE: u64 = 48;
+/// `tensormap.cp_fenceproxy`: the 128 bytes at the second address (shared) to the first
+/// (global).
+pub(crate) const TMAP_CP: u64 = 49;
+/// `st.bulk`: zeroes `c` bytes at the first address (shared::cta); [`SIZE32`]: `c` is a
+/// 32-bit register.
+pub(crate) const ST_BULK: u64 = 50;
+/// `st.bulk` with a 32-bit size register.
+pub(crate) const SIZE32: u64 = 1 << 8;
 /// `.im2col` / `.im2col_no_offs`.
 pub(crate) const IM2COL: u64 = 1 << 12;
+/// `st.async` to another CTA of the cluster: the address is the first (`a`/`v[0]`), the
+/// mbarrier's the third; `imm` indexes `Program::lists`, the value slots (1, 2 or 4); bits
+/// 32..40 the element size in bytes. (Kinds 40.. are the asynchronous stores, numbered apart
+/// from the copies'.)
+pub(crate) const ST_ASYNC: u64 = 40;
+/// `red.async`: as [`ST_ASYNC`] with one value, bits 32..40 the type code and 40..48 the
+/// operation code ([`reduction`]).
+pub(crate) const RED_ASYNC: u64 = 41;
 
 /// `cp.async` with a src-size operand.
 pub(crate) const CP_SRC_SIZE: u64 = 1 << 8;
@@ -102,7 +123,8 @@ pub(crate) const S2S: u64 = 1;
 pub(crate) const S2G: u64 = 2;
 /// A reduction (`cp.reduce.async.bulk`).
 pub(crate) const REDUCE: u64 = 1 << 10;
-/// `.multicast::cluster` (`d`: the ctaMask slot).
+/// `.multicast::cluster` (`d`: the ctaMask slot; the data and the `complete_tx` go to the same
+/// shared-memory offsets in every CTA of the mask).
 pub(crate) const MULTICAST: u64 = 1 << 11;
 
 /// The kind of an [`crate::program::Op::Async`] instruction.
@@ -140,11 +162,16 @@ pub fn kind_name(aux: u64) -> &'static str {
         TENSOR if aux & REDUCE != 0 => "cp.reduce.async.bulk.tensor",
         TENSOR => "cp.async.bulk.tensor",
         TENSOR_PREFETCH => "cp.async.bulk.prefetch.tensor",
+        ST_ASYNC => "st.async",
+        RED_ASYNC => "red.async",
         CL_ARRIVE => "barrier.cluster.arrive",
         CL_WAIT => "barrier.cluster.wait",
         CL_MAPA => "mapa",
         CL_GETCTARANK => "getctarank",
         CL_MEM => "shared::cluster access",
+        TMAP_REPLACE => "tensormap.replace",
+        TMAP_CP => "tensormap.cp_fenceproxy",
+        ST_BULK => "st.bulk",
         _ => "?",
     }
 }
@@ -225,6 +252,11 @@ mod tests {
             CL_MEM,
             TENSOR,
             TENSOR_PREFETCH,
+            ST_ASYNC,
+            RED_ASYNC,
+            TMAP_REPLACE,
+            TMAP_CP,
+            ST_BULK,
         ];
         let mut names: Vec<&str> = kinds.iter().map(|&k| kind_name(k)).collect();
         assert!(!names.contains(&"?"));

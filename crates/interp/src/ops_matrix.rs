@@ -17,6 +17,12 @@
 //! and scatters D back. The result depends on the inputs only: never on the run or on how many
 //! OS threads run the launch.
 //!
+//! **`mma.sp`** (and `::ordered_metadata`) first rebuilds the dense A: each compressed register
+//! stands for `2·p` consecutive columns of one row, and the 4-bit metadata groups of the threads
+//! the sparsity selector names place its stored elements in their chunks
+//! ([`ptx_semantics::matrix::sparse_expand`]); metadata the ISA leaves undefined is a fault
+//! unless the chunk's stored values are zero. B, C, D and the arithmetic are `mma`'s.
+//!
 //! **`ldmatrix`/`stmatrix` (`.m8n8 .b16`).** Matrix `j` (of 1, 2 or 4) has its eight rows at the
 //! addresses held by lanes `8j`…`8j+7` (16 contiguous bytes each, 16-byte aligned); in
 //! registers, lane `l`'s register `j` holds row `l/4`, columns `2(l%4)` and `2(l%4)+1` (low
@@ -258,57 +264,184 @@ pub(crate) fn mma(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     let [nd, na, nb, nc] = cfg.counts.map(|c| c as usize);
     let first = [na + nd, nd + na + nb];
     let tables = position_tables(i.aux & 0xFFFF_FFFF, &cfg, &layout);
-    // gather a fragment of type `e` whose registers start at slot index `base`: element `el`
-    // of register `r` of lane `l` goes to `out[tab[l · per-lane elements + el]]`
-    let gather = |regs: &[crate::program::Lanes],
-                  tab: &[u16],
-                  e: Elem,
-                  base: usize,
-                  nregs: usize,
-                  out: &mut [f64]| {
-        let per = e.per_reg() as usize;
-        let bits = e.bits();
-        let emask = if bits >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << bits) - 1
-        };
-        let per_lane = per * nregs;
-        for r in 0..nregs {
-            let lanes = &regs[slot(i, base + r)];
-            for (lane, &v) in lanes.iter().enumerate() {
-                let row = &tab[lane * per_lane + r * per..][..per];
-                for (sub, &idx) in row.iter().enumerate() {
-                    let b = (v >> (sub as u32 * bits)) & emask;
-                    if let Some(x) = out.get_mut(idx as usize) {
-                        *x = e.value(b);
-                    }
+    gather(i, ctx.regs, &tables.a, at, nd, na, av);
+    gather(i, ctx.regs, &tables.b, bt, first[0], nb, bv);
+    gather(i, ctx.regs, &tables.c, ct, first[1], nc, cv);
+    matrix::mma(s, g, cfg.prod, av, bv, cv, dv);
+    scatter_d(ctx, i, &tables.d, dt, nd, cfg.satfinite, dv);
+    Ok(())
+}
+
+/// Gathers a fragment of type `e` whose registers start at slot index `base` of `i`: element
+/// `el` of register `r` of lane `l` goes to `out[tab[l · per-lane elements + el]]`.
+#[inline(always)]
+fn gather(
+    i: &Insn,
+    regs: &[crate::program::Lanes],
+    tab: &[u16],
+    e: Elem,
+    base: usize,
+    nregs: usize,
+    out: &mut [f64],
+) {
+    let per = e.per_reg() as usize;
+    let bits = e.bits();
+    let emask = if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    let per_lane = per * nregs;
+    for r in 0..nregs {
+        let lanes = &regs[slot(i, base + r)];
+        for (lane, &v) in lanes.iter().enumerate() {
+            let row = &tab[lane * per_lane + r * per..][..per];
+            for (sub, &idx) in row.iter().enumerate() {
+                let b = (v >> (sub as u32 * bits)) & emask;
+                if let Some(x) = out.get_mut(idx as usize) {
+                    *x = e.value(b);
                 }
             }
         }
-    };
-    gather(ctx.regs, &tables.a, at, nd, na, av);
-    gather(ctx.regs, &tables.b, bt, first[0], nb, bv);
-    gather(ctx.regs, &tables.c, ct, first[1], nc, cv);
-    matrix::mma(s, g, cfg.prod, av, bv, cv, dv);
-    // scatter D: every register of every lane is written, so start from zero
+    }
+}
+
+/// Rounds D (`dv`, row-major) into type `dt` and writes it to the `nd` registers in slots
+/// `0..nd` of `i` (table `tab` as for [`gather`]); every register of every lane is written.
+#[inline(always)]
+fn scatter_d(
+    ctx: &mut Ctx<'_>,
+    i: &Insn,
+    tab: &[u16],
+    dt: Elem,
+    nd: usize,
+    satfinite: bool,
+    dv: &[f64],
+) {
     let per = dt.per_reg() as usize;
     let bits = dt.bits();
     let mut out = [[0u64; 32]; 8];
     let per_lane = per * nd;
     for (r, reg) in out.iter_mut().enumerate().take(nd) {
         for (lane, o) in reg.iter_mut().enumerate() {
-            let row = &tables.d[lane * per_lane + r * per..][..per];
+            let row = &tab[lane * per_lane + r * per..][..per];
             for (sub, &idx) in row.iter().enumerate() {
                 let v = dv.get(idx as usize).copied().unwrap_or(0.0);
-                *o |= matrix::round_result(dt, v, cfg.satfinite) << (sub as u32 * bits);
+                *o |= matrix::round_result(dt, v, satfinite) << (sub as u32 * bits);
             }
         }
     }
     for (r, vals) in out.iter().enumerate().take(nd) {
         ctx.regs[slot(i, r)] = *vals;
     }
+}
+
+/// The bits `mma.sp` adds to the low half of its `aux`, above [`MmaCfg::pack`]'s (bits 0–25):
+/// `::ordered_metadata` (bit 26) and the sparsity selector (bits 27–28).
+pub(crate) fn sparse_bits(ordered: bool, sel: u64) -> u64 {
+    (ordered as u64) << 26 | (sel & 3) << 27
+}
+
+/// `mma.sp{::ordered_metadata}.sync.aligned` (see the module documentation): A is gathered
+/// from its compressed registers and the metadata of the threads the sparsity selector names
+/// into a dense M×K matrix (zeros where nothing is stored), then multiplied like `mma`.
+pub(crate) fn mma_sp(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
+    if mask != FULL {
+        return Err(not_whole_warp("mma.sp", mask));
+    }
+    let key = i.aux & 0xFFFF_FFFF;
+    let cfg = MmaCfg::unpack(key & 0x03FF_FFFF);
+    let ordered = key >> 26 & 1 != 0;
+    let sel = (key >> 27 & 3) as u32;
+    let s = cfg.shape;
+    let [dt, at, bt, ct] = cfg.types;
+    let [nd, _, nb, nc] = cfg.counts.map(|c| c as usize);
+    let na = matrix::sparse_a_regs(s, at) as usize;
+    let layout = matrix::Layout {
+        shape: s,
+        a: at,
+        row_a: true,
+        col_b: true,
+    };
+    // B, C and D are laid out as for the dense `mma` of the same shape
+    let tables = position_tables(key & 0x03FF_FFFF, &cfg, &layout);
+    let (m, n, k) = (s.m as usize, s.n as usize, s.k as usize);
+    // A (at most 16×128), B (128×8), C and D
+    let mut buf = [0.0f64; 2048 + 1024 + 128 + 128];
+    let (av, rest) = buf.split_at_mut(m * k);
+    let (bv, rest) = rest.split_at_mut(k * n);
+    let (cv, rest) = rest.split_at_mut(m * n);
+    let dv = &mut rest[..m * n];
+    let meta = &ctx.regs[slot(i, nd + na + nb + nc)];
+    let w = 2 * at.per_reg();
+    let bits = at.bits();
+    let emask = (1u64 << bits) - 1;
+    for lane in 0..32u32 {
+        for r in 0..na as u32 {
+            let word = ctx.regs[slot(i, nd + r as usize)][lane as usize] as u32;
+            let mut groups = 0u32;
+            for j in 0..matrix::sparse_chunks_per_reg(at) {
+                let (ml, bit) = matrix::sparse_meta_at(s, at, sel, lane, r, j);
+                groups |= (meta[ml as usize] as u32 >> bit & 0xF) << (4 * j);
+            }
+            let (row, c0) = matrix::sparse_a_origin(at, lane, r);
+            let dense = matrix::sparse_expand(at, ordered, word, groups)
+                .map_err(|j| bad_metadata(s, at, ordered, sel, lane, r, j, groups))?;
+            for x in 0..w {
+                let b = dense >> (x * bits) & emask;
+                if let Some(v) = av.get_mut(row as usize * k + (c0 + x) as usize) {
+                    *v = at.value(b);
+                }
+            }
+        }
+    }
+    gather(i, ctx.regs, &tables.b, bt, nd + na, nb, bv);
+    gather(i, ctx.regs, &tables.c, ct, nd + na + nb, nc, cv);
+    matrix::mma(s, 1, Product::Mul, av, bv, cv, dv);
+    scatter_d(ctx, i, &tables.d, dt, nd, cfg.satfinite, dv);
     Ok(())
+}
+
+/// The fault of an `mma.sp` whose metadata group for chunk `j` of lane `lane`'s compressed A
+/// register `r` is one the ISA leaves undefined while the chunk holds nonzero values.
+#[cold]
+#[allow(clippy::too_many_arguments)]
+fn bad_metadata(
+    s: Shape,
+    at: Elem,
+    ordered: bool,
+    sel: u32,
+    lane: u32,
+    r: u32,
+    j: u32,
+    groups: u32,
+) -> Box<Fault> {
+    let g = groups >> (4 * j) & 0xF;
+    let (ml, bit) = matrix::sparse_meta_at(s, at, sel, lane, r, j);
+    let (row, c0) = matrix::sparse_a_origin(at, lane, r);
+    let cols = 4 * matrix::sparse_unit_bits(at) / at.bits();
+    let c0 = c0 + j * cols;
+    let name = if ordered {
+        "mma.sp::ordered_metadata"
+    } else {
+        "mma.sp"
+    };
+    let rule = match at {
+        Elem::Tf32 => "for `.tf32` only 0b0100 and 0b1110 have a meaning",
+        _ if ordered => "`::ordered_metadata` needs two different indices in increasing order",
+        _ => "the two indices must differ",
+    };
+    Box::new(Fault {
+        kind: FaultKind::Other(format!(
+            "`{name}`: sparsity metadata 0b{g:04b} (bits {}..{} of lane {ml}'s metadata operand) \
+             for row {row}, columns {c0}..{} of A is undefined in the PTX ISA ({rule}), and \
+             lane {lane}'s register a{r} holds nonzero values for that chunk",
+            bit + 3,
+            bit,
+            c0 + cols - 1
+        )),
+        lane: Some(lane),
+    })
 }
 
 /// The 16-bit element `(row, col)` of an 8×8 matrix held in fragment `reg` (lane `l` holds row

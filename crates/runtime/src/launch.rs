@@ -614,15 +614,6 @@ impl Kernel<'_> {
                     "{shared} bytes of shared memory per block: ptxvm's clusters allow at most 16 MiB per block"
                 )));
             }
-            let prints = prog
-                .calls
-                .iter()
-                .any(|c| matches!(c.target, ptx_interp::program::CallTarget::Vprintf));
-            if prints {
-                return Err(Error::Usage(format!(
-                    "kernel `{name}` calls printf: ptxvm does not run printf in clusters of more than one block yet"
-                )));
-            }
         }
         Ok((c, true))
     }

@@ -464,6 +464,205 @@ pub fn round_satfinite(e: Elem, acc: f64) -> u64 {
     }
 }
 
+// ---- sparse A (`mma.sp`, `mma.sp::ordered_metadata`) -------------------------------------
+
+/// Width in bits of the unit one 2-bit metadata index of a sparse A selects (ISA "Sparse matrix
+/// storage"): an element of `.f16`/`.bf16`, an element of the 8-bit types, a pair of `.s4`/`.u4`
+/// elements (their 4:8 "pair-wise" sparsity), and half of a `.tf32` element (its 1:2 sparsity is
+/// written as 2:4 over 16-bit halves, so the only meaningful 4-bit groups are `0b0100` and
+/// `0b1110`).
+#[inline]
+pub const fn sparse_unit_bits(a: Elem) -> u32 {
+    match a {
+        Elem::F16 | Elem::Bf16 | Elem::Tf32 => 16,
+        _ => 8,
+    }
+}
+
+/// Chunks of four units (each described by a 4-bit metadata group, two 2-bit indices) in one
+/// 32-bit register of compressed A, which holds two units of each: 1 for 16-bit units, 2 for
+/// 8-bit ones.
+#[inline]
+pub const fn sparse_chunks_per_reg(a: Elem) -> u32 {
+    32 / (2 * sparse_unit_bits(a))
+}
+
+/// Registers of compressed A each lane holds for `mma.sp` of shape `s` (A is M×K/2 stored).
+#[inline]
+pub fn sparse_a_regs(s: Shape, a: Elem) -> u32 {
+    s.m * s.k / 2 / 32 / a.per_reg()
+}
+
+/// How many threads of each group of four consecutive lanes hold metadata (1, 2 or 4); the
+/// sparsity selector then takes values below `4 / sparse_meta_threads`.
+#[inline]
+pub fn sparse_meta_threads(s: Shape, a: Elem) -> u32 {
+    // 4 lanes × registers × chunks × 4 bits, 32 bits a thread
+    (sparse_a_regs(s, a) * sparse_chunks_per_reg(a) / 2).max(1)
+}
+
+/// (row, first column) in the dense M×K matrix A of compressed register `r` of lane `lane`: the
+/// register stands for `2·per_reg` consecutive columns of one row (ISA "Matrix fragments for
+/// sparse mma": row `groupID + 8·(r mod 2)`, first column
+/// `(r div 2)·8p + threadID_in_group·2p`, `p` elements per register) — the dense rule of
+/// [`position`] with registers twice as wide.
+#[inline]
+pub fn sparse_a_origin(a: Elem, lane: u32, r: u32) -> (u32, u32) {
+    let w = 2 * a.per_reg();
+    ((lane >> 2) + 8 * (r & 1), (r >> 1) * 4 * w + (lane & 3) * w)
+}
+
+/// Where the metadata of chunk `j` of compressed register `r` of lane `lane` is: (the lane
+/// holding it, the bit of its 4-bit group). Within the lanes of a group of four, the metadata
+/// of the quad is one bit string, 32 bits per contributing thread, that lists the 4-bit groups
+/// register by register, within a register lane by lane (threadID_in_group 0…3), within a lane
+/// chunk by chunk, from the low bits up; the contributing threads are
+/// `sel·T … sel·T + T − 1` (`T` = [`sparse_meta_threads`], `sel` the sparsity selector). For
+/// example `.m16n8k16 .f16`: bits 0–15 of thread `sel` hold row `groupID`, bits 16–31 row
+/// `groupID + 8`, four bits per four columns.
+#[inline]
+pub fn sparse_meta_at(s: Shape, a: Elem, sel: u32, lane: u32, r: u32, j: u32) -> (u32, u32) {
+    let cpr = sparse_chunks_per_reg(a);
+    let off = ((r * 4 + (lane & 3)) * cpr + j) * 4;
+    let t = sparse_meta_threads(s, a);
+    ((lane & !3) + sel * t + off / 32, off % 32)
+}
+
+/// Whether 4-bit metadata group `g` (index of the first stored unit in bits 0–1, of the second
+/// in bits 2–3) is one the ISA gives a meaning: two different indices (`.sp`), in increasing
+/// order (`::ordered_metadata`); for `.tf32` only `0b0100` and `0b1110`.
+#[inline]
+pub const fn sparse_group_valid(a: Elem, ordered: bool, g: u32) -> bool {
+    let (i0, i1) = (g & 3, g >> 2 & 3);
+    match a {
+        Elem::Tf32 => g == 0b0100 || g == 0b1110,
+        _ if ordered => i0 < i1,
+        _ => i0 != i1,
+    }
+}
+
+/// Decompresses one register `w` of sparse A: its chunks' metadata groups `groups` (chunk `j`
+/// in bits `4j`…`4j+3`) place the two stored units of chunk `j` (the low one first) at their
+/// indices among the chunk's four; the result is the 64 bits of the `2·per_reg` dense elements
+/// (low first), zero where nothing is stored. A group the ISA leaves undefined
+/// ([`sparse_group_valid`]) is an error (`Err(chunk)`), except in a chunk whose stored units
+/// are both zero bits: every reading of the metadata then gives the same zero elements.
+pub fn sparse_expand(a: Elem, ordered: bool, w: u32, groups: u32) -> Result<u64, u32> {
+    let ub = sparse_unit_bits(a);
+    let umask = (1u64 << ub) - 1;
+    let mut out = 0u64;
+    for j in 0..sparse_chunks_per_reg(a) {
+        let g = groups >> (4 * j) & 0xF;
+        let u0 = (w as u64) >> (2 * j * ub) & umask;
+        let u1 = (w as u64) >> ((2 * j + 1) * ub) & umask;
+        if !sparse_group_valid(a, ordered, g) {
+            if u0 | u1 != 0 {
+                return Err(j);
+            }
+            continue;
+        }
+        let base = 4 * j;
+        out |= u0 << ((base + (g & 3)) * ub);
+        out |= u1 << ((base + (g >> 2 & 3)) * ub);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod sparse_tests {
+    use super::*;
+
+    const FORMS: [(u32, Elem); 11] = [
+        (16, Elem::F16),
+        (32, Elem::F16),
+        (16, Elem::Bf16),
+        (32, Elem::Bf16),
+        (8, Elem::Tf32),
+        (16, Elem::Tf32),
+        (64, Elem::E4m3),
+        (32, Elem::S8),
+        (64, Elem::U8),
+        (64, Elem::S4),
+        (128, Elem::U4),
+    ];
+
+    /// The compressed registers of the 32 lanes stand for every column of every row once, and
+    /// the metadata of the quad fills exactly its contributing threads' 32 bits.
+    #[test]
+    fn origins_and_metadata_tile() {
+        for (k, a) in FORMS {
+            let s = Shape { m: 16, n: 8, k };
+            let w = 2 * a.per_reg();
+            let mut seen = vec![0u32; (16 * k) as usize];
+            let t = sparse_meta_threads(s, a);
+            for sel in 0..4 / t {
+                let mut bits = [0u32; 32];
+                for lane in 0..32 {
+                    for r in 0..sparse_a_regs(s, a) {
+                        if sel == 0 {
+                            let (row, c0) = sparse_a_origin(a, lane, r);
+                            for c in c0..c0 + w {
+                                seen[(row * k + c) as usize] += 1;
+                            }
+                        }
+                        for j in 0..sparse_chunks_per_reg(a) {
+                            let (l, b) = sparse_meta_at(s, a, sel, lane, r, j);
+                            assert_eq!(l & !3, lane & !3);
+                            assert!((l & 3) / t == sel, "{k} {a:?}");
+                            assert_eq!(bits[l as usize] & 0xF << b, 0);
+                            bits[l as usize] |= 0xF << b;
+                        }
+                    }
+                }
+                let full = bits.iter().filter(|&&x| x == u32::MAX).count() as u32;
+                assert_eq!(full, 8 * t, "{k} {a:?}");
+            }
+            assert!(seen.iter().all(|&n| n == 1), "{k} {a:?}");
+        }
+    }
+
+    #[test]
+    fn expand_places_units() {
+        // f16: units 0xAAAA (first) and 0xBBBB at indices 1 and 3
+        assert_eq!(
+            sparse_expand(Elem::F16, true, 0xBBBB_AAAA, 0b1101),
+            Ok(0xBBBB_0000_AAAA_0000)
+        );
+        // unordered (plain .sp): first stored unit at index 2, second at 0
+        assert_eq!(
+            sparse_expand(Elem::F16, false, 0xBBBB_AAAA, 0b0010),
+            Ok(0x0000_AAAA_0000_BBBB)
+        );
+        assert_eq!(sparse_expand(Elem::F16, true, 0xBBBB_AAAA, 0b0010), Err(0));
+        // equal indices: undefined, unless both stored units are zero
+        assert_eq!(sparse_expand(Elem::F16, false, 1, 0b0101), Err(0));
+        assert_eq!(sparse_expand(Elem::F16, false, 0, 0b0101), Ok(0));
+        // tf32: the element at index 1 of its pair
+        assert_eq!(
+            sparse_expand(Elem::Tf32, false, 0x3F80_0000, 0b1110),
+            Ok(0x3F80_0000 << 32)
+        );
+        assert_eq!(
+            sparse_expand(Elem::Tf32, false, 0x3F80_0000, 0b0001),
+            Err(0)
+        );
+        // s8: two chunks of four bytes
+        assert_eq!(
+            sparse_expand(Elem::S8, true, 0x4433_2211, 0b1110_0100),
+            Ok(0x4433_0000_0000_2211)
+        );
+        // u4: pairs of nibbles (bytes) at pair indices 0 and 3, then 1 and 2
+        assert_eq!(
+            sparse_expand(Elem::U4, true, 0x8765_4321, 0b1001_1100),
+            Ok(0x0087_6500_4300_0021)
+        );
+        assert_eq!(
+            sparse_expand(Elem::S8, true, 0x4433_2211, 0b0000_0100),
+            Err(1)
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,7 +23,7 @@
 //! | 90 | out-of-bounds fill (0 zeros, 1 NaN-request-zero-FMA) |
 //! | 91..94 | im2col lower corner, 3 × i8 |
 //! | 94..97 | im2col upper corner, 3 × i8 |
-//! | 97 | zero |
+//! | 97 | swizzle atomicity (0 16B; the sm_100 32B/64B atoms are refused by the copies) |
 //! | 98..100 | im2col channels per pixel, u16 |
 //! | 100..102 | im2col pixels per column, u16 |
 //! | 102..128 | zero |
@@ -66,6 +66,9 @@ pub struct TensorMap {
     pub channels: u16,
     /// im2col pixels per column.
     pub pixels: u16,
+    /// Swizzle atomicity (`tensormap.replace.swizzle_atomicity`): 0 16 bytes, 1 32 bytes,
+    /// 2 32 bytes with the 8-byte flip, 3 64 bytes. Copies execute 0 only.
+    pub atomicity: u8,
 }
 
 /// Size in bytes of an element of `CUtensorMapDataType` `t` (`None`: not a data type).
@@ -205,12 +208,6 @@ impl TensorMap {
             oob_nan: small(layout.oob_fill, 1, "out-of-bounds fill")? == 1,
             ..Default::default()
         };
-        if m.interleave != 0 && r < 3 {
-            return Err("an interleaved layout needs rank 3 or more".into());
-        }
-        if m.interleave == 2 && m.swizzle != 1 {
-            return Err("the 32-byte interleave needs the 32-byte swizzle".into());
-        }
         for k in 0..r {
             // (the driver allows 2^32; this encoding holds up to 2^32 - 1)
             m.dims[k] = u32::try_from(dims[k])
@@ -251,6 +248,7 @@ impl TensorMap {
             b[91 + k] = self.lower[k] as u8;
             b[94 + k] = self.upper[k] as u8;
         }
+        b[97] = self.atomicity;
         b[98..100].copy_from_slice(&self.channels.to_le_bytes());
         b[100..102].copy_from_slice(&self.pixels.to_le_bytes());
         b
@@ -275,6 +273,7 @@ impl TensorMap {
             oob_nan: b[90] == 1,
             channels: u16_at(98),
             pixels: u16_at(100),
+            atomicity: b[97],
             ..Default::default()
         };
         for k in 0..5 {
@@ -289,8 +288,18 @@ impl TensorMap {
             m.lower[k] = b[91 + k] as i8;
             m.upper[k] = b[94 + k] as i8;
         }
-        if b[7] > 1 || b[90] > 1 || b[36..40] != [0; 4] || b[97] != 0 || b[102..] != [0; 26] {
+        if b[7] > 1 || b[90] > 1 || b[36..40] != [0; 4] || b[102..] != [0; 26] {
             return Err("its reserved bytes are not valid".into());
+        }
+        // the fields of the dimensions past the rank are not read (a map built field by field
+        // with `tensormap.replace` in zeroed memory leaves them 0)
+        if (1..=5).contains(&m.rank) {
+            for k in m.rank as usize..5 {
+                (m.dims[k], m.boxd[k], m.estrides[k]) = (1, 1, 1);
+                if k > 0 {
+                    m.strides[k - 1] = 0;
+                }
+            }
         }
         m.check()?;
         Ok(m)
@@ -305,6 +314,15 @@ impl TensorMap {
         }
         if self.interleave > 2 || self.swizzle > 3 || self.l2promo > 3 {
             return Err("interleave, swizzle or L2 promotion out of range".into());
+        }
+        if self.atomicity > 3 {
+            return Err("swizzle atomicity out of range".into());
+        }
+        if self.interleave != 0 && r < 3 {
+            return Err("an interleaved layout needs rank 3 or more".into());
+        }
+        if self.interleave == 2 && self.swizzle != 1 {
+            return Err("the 32-byte interleave needs the 32-byte swizzle".into());
         }
         if self.oob_nan && !dtype_is_float(self.dtype) {
             return Err("NaN fill needs a floating-point data type".into());
@@ -362,6 +380,13 @@ impl TensorMap {
             if self.channels == 0 || self.channels > 256 || self.pixels == 0 || self.pixels > 1024 {
                 return Err("im2col channels per pixel or pixels per column out of range".into());
             }
+            let inner = self.channels as u64 * es as u64;
+            if self.interleave == 0 && self.swizzle != 0 && inner > 16 << self.swizzle {
+                return Err(format!(
+                    "the channels of a pixel ({inner} bytes) exceed the swizzle span ({} bytes)",
+                    16 << self.swizzle
+                ));
+            }
             let span = 1i32
                 << (if r == 3 {
                     15
@@ -386,47 +411,84 @@ impl TensorMap {
         dtype_size(self.dtype).unwrap_or(1)
     }
 
+    /// The size in bytes of an interleave slice (16 or 32; 0 without interleave).
+    pub fn slice(&self) -> u64 {
+        match self.interleave {
+            1 => 16,
+            2 => 32,
+            _ => 0,
+        }
+    }
+
+    /// `n` bytes of dimension-0 data as they lie in shared memory: in an interleaved map,
+    /// rounded up to whole slices.
+    fn padded(&self, n: u64) -> u64 {
+        match self.slice() {
+            0 => n,
+            s => n.div_ceil(s) * s,
+        }
+    }
+
+    /// The traversal stride of dimension `k`: the element stride, except that a map without
+    /// interleave ignores that of dimension 0 (the driver documents that the TMA has none).
+    pub fn traversal(&self, k: usize) -> u64 {
+        if k == 0 && self.interleave == 0 {
+            1
+        } else {
+            self.estrides[k] as u64
+        }
+    }
+
     /// The elements of the tile-mode box at `coords` (elements), in shared-memory order: for
     /// each, its byte offset in the box before swizzling and its global byte address, `None`
-    /// when out of bounds.
+    /// when out of bounds. The box holds ⌈boxDim[k] / stride[k]⌉ elements per dimension,
+    /// dimension 0 innermost; each line of dimension 0 takes its bytes rounded up to whole
+    /// slices in an interleaved map (the padding is listed as out of bounds).
     pub fn tile_elements(&self, coords: &[i32]) -> Vec<(u64, Option<u64>)> {
         let r = self.rank as usize;
         let es = self.elem_size() as u64;
         let n: Vec<u64> = (0..r)
-            .map(|k| (self.boxd[k] as u64).div_ceil(self.estrides[k] as u64))
+            .map(|k| (self.boxd[k] as u64).div_ceil(self.traversal(k)))
             .collect();
-        let total: u64 = n.iter().product();
-        let mut out = Vec::with_capacity(total as usize);
+        let line = self.padded(n[0] * es);
+        let per_line = line / es;
+        let lines: u64 = n[1..].iter().product();
+        let mut out = Vec::with_capacity((lines * per_line) as usize);
         let mut idx = [0u64; 5];
-        for lin in 0..total {
-            let mut rem = lin;
-            for k in 0..r {
+        for li in 0..lines {
+            let mut rem = li;
+            for k in 1..r {
                 idx[k] = rem % n[k];
                 rem /= n[k];
             }
-            let mut addr = Some(self.addr);
-            for k in 0..r {
-                let c = coords[k] as i64 + (idx[k] * self.estrides[k] as u64) as i64;
-                if c < 0 || c >= self.dims[k] as i64 {
-                    addr = None;
-                    break;
+            for k0 in 0..per_line {
+                idx[0] = k0;
+                let mut addr = (k0 < n[0]).then_some(self.addr);
+                for k in 0..r {
+                    let c = coords[k] as i64 + (idx[k] * self.traversal(k)) as i64;
+                    if c < 0 || c >= self.dims[k] as i64 {
+                        addr = None;
+                        break;
+                    }
+                    let stride = if k == 0 { es } else { self.strides[k - 1] };
+                    addr = addr.map(|a| a.wrapping_add(c as u64 * stride));
                 }
-                let stride = if k == 0 { es } else { self.strides[k - 1] };
-                addr = addr.map(|a| a.wrapping_add(c as u64 * stride));
+                out.push((li * line + k0 * es, addr));
             }
-            out.push((lin * es, addr));
         }
         out
     }
 
     /// The elements an im2col-mode copy moves, as [`TensorMap::tile_elements`]: `pixels`
-    /// pixels of `channels` elements each, pixel after pixel in shared memory. Dimension 0 is
-    /// the channel, dimensions 1..rank-1 the spatial ones (W, H, D), the last the image (N).
-    /// The pixels are those of the bounding box, `lower[d] ..= dims[d] - 1 + upper[d]` in each
-    /// spatial dimension (stepped by the element strides), taken in order (W fastest, then H,
-    /// D, then the next image) from the spatial position `coords[1..rank-1]` of image
-    /// `coords[rank-1]`; each is read at its position plus `offsets` (the im2col offsets), its
-    /// channels from `coords[0]` on. What lies outside the tensor is out of bounds.
+    /// pixels of `channels` elements each, pixel after pixel in shared memory (each pixel's
+    /// bytes rounded up to whole slices in an interleaved map, the padding out of bounds).
+    /// Dimension 0 is the channel, dimensions 1..rank-1 the spatial ones (W, H, D), the last
+    /// the image (N). The pixels are those of the bounding box, `lower[d] ..= dims[d] - 1 +
+    /// upper[d]` in each spatial dimension (stepped by the element strides), taken in order
+    /// (W fastest, then H, D, then the next image) from the spatial position
+    /// `coords[1..rank-1]` of image `coords[rank-1]`; each is read at its position plus
+    /// `offsets` (the im2col offsets), its channels from `coords[0]` on. What lies outside
+    /// the tensor is out of bounds.
     pub fn im2col_elements(&self, coords: &[i32], offsets: &[u16]) -> Vec<(u64, Option<u64>)> {
         let r = self.rank as usize;
         let ns = r - 2; // spatial dimensions
@@ -436,12 +498,14 @@ impl TensorMap {
         let hi = |d: usize| self.dims[d + 1] as i64 - 1 + self.upper[d] as i64;
         let mut pos: Vec<i64> = (0..ns).map(|d| coords[d + 1] as i64).collect();
         let mut n = coords[r - 1] as i64;
+        let per_pixel = self.padded(self.channels as u64 * es) / es;
         let mut out = Vec::new();
         let mut off = 0u64;
         for _ in 0..self.pixels {
-            for ch in 0..self.channels as i64 {
+            for ch in 0..per_pixel as i64 {
                 let c = coords[0] as i64 + ch;
-                let mut addr = (0..self.dims[0] as i64).contains(&c).then(|| c as u64 * es);
+                let mut addr = (ch < self.channels as i64 && (0..self.dims[0] as i64).contains(&c))
+                    .then(|| c as u64 * es);
                 for (d, &at) in pos.iter().enumerate() {
                     let p = at + offsets.get(d).copied().unwrap_or(0) as i64;
                     addr = addr.filter(|_| (0..self.dims[d + 1] as i64).contains(&p));
@@ -474,16 +538,136 @@ impl TensorMap {
         out
     }
 
-    /// Bytes in shared memory: the box (tile mode) or the pixels' channels (im2col).
+    /// Bytes in shared memory: the box (tile mode) or the pixels' channels (im2col), with the
+    /// slice padding of an interleaved map.
     pub fn box_bytes(&self) -> u64 {
+        let es = self.elem_size() as u64;
         if self.im2col {
-            return self.pixels as u64 * self.channels as u64 * self.elem_size() as u64;
+            return self.pixels as u64 * self.padded(self.channels as u64 * es);
         }
-        (0..self.rank as usize)
-            .map(|k| (self.boxd[k] as u64).div_ceil(self.estrides[k] as u64))
-            .product::<u64>()
-            * self.elem_size() as u64
+        let n = |k: usize| (self.boxd[k] as u64).div_ceil(self.traversal(k));
+        self.padded(n(0) * es) * (1..self.rank as usize).map(n).product::<u64>()
     }
+}
+
+/// A field of `tensormap.replace.tile` (the ISA's `.field1`, `.field2`, `.field3`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
+    /// `.global_address` (b64).
+    GlobalAddress,
+    /// `.rank`: the rank less one.
+    Rank,
+    /// `.box_dim` of dimension `ord`.
+    BoxDim,
+    /// `.global_dim` of dimension `ord`.
+    GlobalDim,
+    /// `.global_stride` of dimension `ord + 1` (b64).
+    GlobalStride,
+    /// `.element_stride` of dimension `ord`.
+    ElementStride,
+    /// `.elemtype`: the ISA's element-type code (0..=15), not `CUtensorMapDataType`.
+    Elemtype,
+    /// `.interleave_layout`: 0 none, 1 16B, 2 32B.
+    InterleaveLayout,
+    /// `.swizzle_mode`: 0 none, 1 32B, 2 64B, 3 128B.
+    SwizzleMode,
+    /// `.swizzle_atomicity`: 0 16B, 1 32B, 2 32B + 8B flip, 3 64B.
+    SwizzleAtomicity,
+    /// `.fill_mode`: 0 zeros, 1 NaN.
+    FillMode,
+}
+
+impl Field {
+    /// Every field, in the order of their codes (`Field::ALL[code]`).
+    pub const ALL: [Field; 11] = [
+        Field::GlobalAddress,
+        Field::Rank,
+        Field::BoxDim,
+        Field::GlobalDim,
+        Field::GlobalStride,
+        Field::ElementStride,
+        Field::Elemtype,
+        Field::InterleaveLayout,
+        Field::SwizzleMode,
+        Field::SwizzleAtomicity,
+        Field::FillMode,
+    ];
+
+    /// The field's modifier (`.box_dim`).
+    pub fn name(self) -> &'static str {
+        [
+            ".global_address",
+            ".rank",
+            ".box_dim",
+            ".global_dim",
+            ".global_stride",
+            ".element_stride",
+            ".elemtype",
+            ".interleave_layout",
+            ".swizzle_mode",
+            ".swizzle_atomicity",
+            ".fill_mode",
+        ][self as usize]
+    }
+
+    /// Whether the field takes the `ord` operand.
+    pub fn has_ord(self) -> bool {
+        matches!(
+            self,
+            Field::BoxDim | Field::GlobalDim | Field::GlobalStride | Field::ElementStride
+        )
+    }
+}
+
+/// The `CUtensorMapDataType` (this encoding's data type) of the ISA's `.elemtype` code: the two
+/// orders differ from 8 on (the ISA has `.f32.ftz`, `.f64`, `.bf16` where the driver has f64,
+/// bf16, f32 ftz). Codes 13..=15 (the packed 4- and 6-bit types) keep their number, which no
+/// copy executes.
+pub fn dtype_of_elemtype(code: u64) -> u8 {
+    const MAP: [u8; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 10, 8, 9, 11, 12, 13, 14, 15];
+    MAP.get(code as usize).copied().unwrap_or(u8::MAX)
+}
+
+/// `tensormap.replace.tile.field [addr], {ord,} value` on the 128 bytes `b` of a tensor map:
+/// writes the field of this encoding and the header (magic and version: a map built field by
+/// field in zeroed memory is a map). A value is written as given where its field can hold it
+/// and saturated where it cannot (a box dim above 65535, an element stride above 255, a rank
+/// above 255): it stays out of range, and the copy that uses the map reports it. Nothing is
+/// checked here (a map is usually invalid while its fields are replaced one by one); the error
+/// is for an ordinal the encoding has no field for (`.global_stride` ordinal 4: strides
+/// exist for dimensions 1..=4 only).
+pub fn replace(b: &mut [u8; 128], field: Field, ord: u32, v: u64) -> Result<(), String> {
+    let k = ord as usize;
+    if field.has_ord() && k > 4 || field == Field::GlobalStride && k > 3 {
+        return Err(format!(
+            "ordinal {ord} of {}: a tensor map has {}",
+            field.name(),
+            if field == Field::GlobalStride {
+                "the strides of dimensions 1..=4 (ordinals 0..=3)"
+            } else {
+                "5 (ordinals 0..=4)"
+            }
+        ));
+    }
+    let sat = |max: u64| v.min(max);
+    match field {
+        Field::GlobalAddress => b[8..16].copy_from_slice(&v.to_le_bytes()),
+        Field::Rank => b[6] = sat(254) as u8 + 1,
+        Field::BoxDim => {
+            b[72 + 2 * k..74 + 2 * k].copy_from_slice(&(sat(0xFFFF) as u16).to_le_bytes())
+        }
+        Field::GlobalDim => b[16 + 4 * k..20 + 4 * k].copy_from_slice(&(v as u32).to_le_bytes()),
+        Field::GlobalStride => b[40 + 8 * k..48 + 8 * k].copy_from_slice(&v.to_le_bytes()),
+        Field::ElementStride => b[82 + k] = sat(255) as u8,
+        Field::Elemtype => b[5] = dtype_of_elemtype(v),
+        Field::InterleaveLayout => b[87] = sat(255) as u8,
+        Field::SwizzleMode => b[88] = sat(255) as u8,
+        Field::SwizzleAtomicity => b[97] = sat(255) as u8,
+        Field::FillMode => b[90] = sat(255) as u8,
+    }
+    b[0..4].copy_from_slice(&MAGIC.to_le_bytes());
+    b[4] = 1;
+    Ok(())
 }
 
 /// The shared-memory byte offset `off` after the swizzle of mode `swizzle` (1 32B, 2 64B, 3
@@ -567,6 +751,126 @@ mod tests {
         for b in bad {
             assert!(b.is_err(), "{b:?}");
         }
+    }
+
+    #[test]
+    fn interleaved_box() {
+        // u16 rank 3, 16B interleave: a box line of 5 elements (10 bytes) takes one 16-byte
+        // slice; element stride 2 on dimension 0 is honoured (ignored without interleave)
+        let l = Layout {
+            interleave: 1,
+            ..Layout::default()
+        };
+        let m = TensorMap::tiled(
+            1,
+            0x1000,
+            &[16, 4, 2],
+            &[32, 128],
+            &[10, 2, 1],
+            &[2, 1, 1],
+            l,
+        )
+        .unwrap();
+        assert_eq!(m.box_bytes(), 32);
+        let e = m.tile_elements(&[0, 0, 0]);
+        assert_eq!(e.len(), 16);
+        assert_eq!(e[1], (2, Some(0x1000 + 4)));
+        assert_eq!(e[5], (10, None)); // padding
+        assert_eq!(e[8], (16, Some(0x1000 + 32)));
+        let plain = TensorMap::tiled(
+            1,
+            0x1000,
+            &[16, 4, 2],
+            &[32, 128],
+            &[8, 2, 1],
+            &[2, 1, 1],
+            Layout::default(),
+        )
+        .unwrap();
+        assert_eq!(plain.tile_elements(&[0, 0, 0])[1], (2, Some(0x1000 + 2)));
+        // the driver's interleave rules
+        let bad = [
+            TensorMap::tiled(1, 0x1000, &[16, 4], &[32], &[8, 2], &[1, 1], l),
+            TensorMap::tiled(
+                1,
+                0x1000,
+                &[16, 4, 2],
+                &[32, 128],
+                &[8, 2, 1],
+                &[1, 1, 1],
+                Layout { interleave: 2, ..l },
+            ),
+            TensorMap::tiled(
+                1,
+                0x1010,
+                &[16, 4, 2],
+                &[32, 128],
+                &[8, 2, 1],
+                &[1, 1, 1],
+                Layout {
+                    interleave: 2,
+                    swizzle: 1,
+                    ..l
+                },
+            ),
+            TensorMap::tiled(
+                1,
+                0x1000,
+                &[16, 4, 2],
+                &[48, 192],
+                &[8, 2, 1],
+                &[1, 1, 1],
+                Layout {
+                    interleave: 2,
+                    swizzle: 1,
+                    ..l
+                },
+            ),
+        ];
+        for b in bad {
+            assert!(b.is_err(), "{b:?}");
+        }
+        // a 16B-interleaved box is not limited to 16-byte lines nor to the swizzle span
+        assert!(TensorMap::tiled(
+            0,
+            0x1000,
+            &[64, 4, 2],
+            &[64, 256],
+            &[40, 2, 1],
+            &[1, 1, 1],
+            Layout { swizzle: 1, ..l }
+        )
+        .is_ok());
+    }
+
+    #[test]
+    fn replace_fields() {
+        let mut b = [0u8; 128];
+        let f = |b: &mut [u8; 128], f, o, v| replace(b, f, o, v).unwrap();
+        f(&mut b, Field::GlobalAddress, 0, 0x1000);
+        f(&mut b, Field::Rank, 0, 1);
+        f(&mut b, Field::GlobalDim, 0, 10);
+        f(&mut b, Field::GlobalDim, 1, 6);
+        f(&mut b, Field::GlobalStride, 0, 64);
+        f(&mut b, Field::BoxDim, 0, 8);
+        f(&mut b, Field::BoxDim, 1, 4);
+        f(&mut b, Field::ElementStride, 0, 1);
+        f(&mut b, Field::ElementStride, 1, 1);
+        f(&mut b, Field::Elemtype, 0, 7);
+        assert_eq!(TensorMap::decode(&b), Ok(map2d()));
+        // the ISA's element-type codes from 8 on are not the driver's
+        f(&mut b, Field::Elemtype, 0, 10);
+        assert_eq!(TensorMap::decode(&b).unwrap().dtype, 9); // bf16
+        f(&mut b, Field::Elemtype, 0, 9);
+        assert_eq!(TensorMap::decode(&b).unwrap().dtype, 8); // f64
+                                                             // out-of-range values stay out of range: the map no longer decodes
+        f(&mut b, Field::BoxDim, 1, 70000);
+        assert!(TensorMap::decode(&b).is_err());
+        f(&mut b, Field::BoxDim, 1, 4);
+        f(&mut b, Field::SwizzleAtomicity, 0, 1);
+        assert_eq!(TensorMap::decode(&b).unwrap().atomicity, 1);
+        assert!(replace(&mut b, Field::GlobalStride, 4, 16).is_err());
+        assert!(replace(&mut b, Field::BoxDim, 5, 16).is_err());
     }
 
     #[test]

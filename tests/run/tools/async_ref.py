@@ -44,7 +44,7 @@ def bulk_half_multicast():
         1: [min(1.5, v) for v in h],            # .min.f16
         2: [max(1.5, v) for v in h],            # .max.bf16
         3: [v + 0.5 for v in h],                # .add.noftz.f16
-        4: list(range(32)) + [7] * 32,          # multicast ctaMask 1 reaches, 2 does not
+        4: list(range(32)) + [7] * 32,          # multicast ctaMask 1 reaches, 0 does not
     }
 
 

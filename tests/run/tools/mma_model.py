@@ -387,7 +387,8 @@ def gen_mma_file(fname, target, version, cases, title):
         # inputs of this case: [lane][a regs, b regs, c regs], 64-bit registers as two words,
         # every lane's block padded to 8 bytes
         layout = []
-        for frag, t, nreg in (("a", cs.at, cs.na), ("b", cs.bt, cs.nb), ("c", cs.ct, cs.nc)):
+        for frag, t, nreg in (("a", cs.at, cs.na), ("b", cs.bt, cs.nb), ("c", cs.ct, cs.nc),
+                              ("e", "b32", getattr(cs, "ne", 0))):
             for j in range(nreg):
                 layout.append((frag, j, t))
         lane_words = sum(2 if t == "f64" else 1 for _, _, t in layout)
@@ -396,6 +397,8 @@ def gen_mma_file(fname, target, version, cases, title):
         for lane in range(32):
             lw = []
             regs = {f: cs.regs(f, lane) for f in "abc"}
+            if getattr(cs, "ne", 0):
+                regs["e"] = [cs.meta[lane]]
             for frag, j, t in layout:
                 v = regs[frag][j]
                 if t == "f64":
@@ -407,7 +410,7 @@ def gen_mma_file(fname, target, version, cases, title):
         # registers
         names = {}
         for frag, t, nreg in (("a", cs.at, cs.na), ("b", cs.bt, cs.nb), ("c", cs.ct, cs.nc),
-                              ("d", cs.dt, cs.nd)):
+                              ("d", cs.dt, cs.nd), ("e", "b32", getattr(cs, "ne", 0))):
             cls = reg_class(t, frag)
             names[frag] = []
             for _ in range(nreg):
@@ -425,7 +428,8 @@ def gen_mma_file(fname, target, version, cases, title):
             body.append(f"\tld.global.{ty} {reg}, [%rd3+{off}];")
             off += 8 if t == "f64" else 4
         vec = lambda f: "{" + ", ".join(names[f]) + "}"
-        body.append(f"\t{cs.name()} {vec('d')}, {vec('a')}, {vec('b')}, {vec('c')};")
+        tail = f", {names['e'][0]}, {cs.sel}" if getattr(cs, "ne", 0) else ""
+        body.append(f"\t{cs.name()} {vec('d')}, {vec('a')}, {vec('b')}, {vec('c')}{tail};")
         # outputs: [case][lane][d regs]
         d_words = cs.nd * (2 if cs.dt == "f64" else 1)
         body.append(f"\tmad.wide.u32 %rd4, %r1, {d_words * 4}, %rd1;")
@@ -581,6 +585,7 @@ def main():
         Case(rng, "m16n8k16", "f64", "f64", "f64", "f64"),
     ], "mma.sync.aligned .f64: m8n8k4, m16n8k4, m16n8k8, m16n8k16")
     gen_ldst(rng)
+    gen_sparse(random.Random(1616))
 
 
 # --------------------------------------------------------------------------------------------
@@ -749,6 +754,266 @@ def gen_stmatrix(rng):
     write_test("stmatrix.ptx", "sm_90", "8.0",
                "stmatrix .m8n8 .x1/.x2/.x4, plain and .trans", words, body, out, counters,
                shared=f".shared .align 16 .b8 S[{size}];\n")
+
+
+# --------------------------------------------------------------------------------------------
+# mma.sp / mma.sp::ordered_metadata: structured sparse A
+#
+# From the ISA's sections "Sparse matrix storage" and "Matrix fragments for multiply-accumulate
+# operation with sparse matrix A". A row of the dense M x K matrix A is cut into chunks: four
+# elements (.f16/.bf16, .s8/.u8, .e4m3/.e5m2) of which two are stored, two elements (.tf32) of
+# which one is stored, or eight elements (.s4/.u4) of which two aligned pairs are stored. A 4-bit
+# metadata group describes a chunk: two 2-bit indices, the first stored element's (pair's) in the
+# low bits; .tf32 writes its index as 0b0100 (element 0) or 0b1110 (element 1).
+# ::ordered_metadata needs the indices increasing; plain .sp also accepts them decreasing.
+#
+# The model is a compressor: it draws a dense sparse A, then builds each lane's compressed
+# registers with the per-shape formulas below (row and first column of a_i) and each quad's
+# metadata words with the per-shape metadata table below; D is a plain matmul of the dense A.
+
+
+def sp_a_pos(shape, t, lane, i):
+    """(row, first column) of the dense columns compressed element a_i is taken from (it covers
+    firstcol..lastcol as the ISA's per-shape formulas give them)."""
+    g, q = lane >> 2, lane % 4
+    if t in ("f16", "bf16"):
+        if shape == "m16n8k16":
+            return (g if i < 2 else g + 8, q * 4)
+        if shape == "m16n8k32":
+            return (g if (i < 2 or 4 <= i < 6) else g + 8, q * 4 + (16 if i >= 4 else 0))
+    if t == "tf32":
+        if shape == "m16n8k8":
+            return (g if i == 0 else g + 8, q * 2)
+        if shape == "m16n8k16":
+            return (g if i in (0, 2) else g + 8, q * 2 + (8 if i >= 2 else 0))
+    if t in ("s8", "u8", "e4m3", "e5m2"):
+        if shape == "m16n8k32":
+            return (g if i < 4 else g + 8, q * 8)
+        if shape == "m16n8k64":
+            return (g if (i < 4 or 8 <= i < 12) else g + 8, q * 8 + (32 if i >= 8 else 0))
+    if t in ("s4", "u4"):
+        if shape == "m16n8k64":
+            return (g if i < 8 else g + 8, q * 16)
+        if shape == "m16n8k128":
+            return (g if (i < 8 or 16 <= i < 24) else g + 8, q * 16 + (64 if i >= 16 else 0))
+    raise ValueError((shape, t))
+
+
+def sp_b_pos(shape, t, lane, i):
+    """B fragments: the dense figures, plus the shapes only mma.sp has (f16 k32, tf32 k16, 8-bit
+    k64, 4-bit k128), whose figures continue the same pattern down K."""
+    g, q = lane >> 2, lane % 4
+    if t in ("f16", "bf16") and shape == "m16n8k32":
+        return (q * 2 + (i & 1) + 8 * (i >> 1), g)
+    if t in ("s8", "u8", "e4m3", "e5m2") and shape == "m16n8k64":
+        return (q * 4 + (i & 3) + 16 * (i >> 2), g)
+    if t in ("s4", "u4") and shape == "m16n8k128":
+        return (q * 8 + (i & 7) + 32 * (i >> 3), g)
+    return b_pos(shape, t, lane, i)
+
+
+def sp_chunk(t):
+    """(dense elements per chunk, stored elements per chunk, elements per 2-bit index)."""
+    if t == "tf32":
+        return (2, 1, 1)
+    if t in ("s4", "u4"):
+        return (8, 4, 2)
+    return (4, 2, 1)
+
+
+def sp_meta_threads(shape, t):
+    return {("f16", "m16n8k16"): 1, ("f16", "m16n8k32"): 2, ("bf16", "m16n8k16"): 1,
+            ("bf16", "m16n8k32"): 2, ("tf32", "m16n8k8"): 1, ("tf32", "m16n8k16"): 2,
+            ("s8", "m16n8k32"): 2, ("u8", "m16n8k32"): 2, ("s8", "m16n8k64"): 4,
+            ("u8", "m16n8k64"): 4, ("e4m3", "m16n8k64"): 4, ("e5m2", "m16n8k64"): 4,
+            ("s4", "m16n8k64"): 2, ("u4", "m16n8k64"): 2, ("s4", "m16n8k128"): 4,
+            ("u4", "m16n8k128"): 4}[(t, shape)]
+
+
+def sp_meta_loc(shape, t, sel, row, c):
+    """(thread of the quad, low bit) of the 4-bit group of chunk c of row `row` (the quad of
+    groupID row % 8), as the metadata figures lay it out: 16-bit types and tf32 put row groupID
+    in bits 0-15 and groupID+8 in bits 16-31 of one thread per 16 (f16) or 8 (tf32) columns;
+    the 8-bit and 4-bit types give each thread 32 bits of one row: row groupID to the first
+    thread, groupID+8 to the second, then (K = 64 s8 / 128 s4) the same for the second half of
+    the columns."""
+    hi = 1 if row >= 8 else 0
+    if t in ("f16", "bf16", "tf32"):
+        per = 4  # chunks per 16 bits
+        return (sel * sp_meta_threads(shape, t) + c // per, 16 * hi + 4 * (c % per))
+    per = 8  # chunks per 32 bits
+    if sp_meta_threads(shape, t) == 2:
+        return (2 * sel + hi, 4 * c)
+    return (hi + 2 * (c // per), 4 * (c % per))
+
+
+class SparseCase:
+    """One mma.sp: dense sparse A (its kept positions), compressed registers, metadata, D."""
+
+    def __init__(self, rng, shape, dt, at, bt, ct, sel, ordered, sat=False, special=None,
+                 unordered=False, zero_chunks=False, alias=False):
+        self.shape, self.dt, self.at, self.bt, self.ct = shape, dt, at, bt, ct
+        self.sel, self.ordered, self.sat, self.alias = sel, ordered, sat, alias
+        m, n, k = dims(shape)
+        self.m, self.n, self.k = m, n, k
+        ce, cs, per_idx = sp_chunk(at)
+        nchunks = k // ce
+        # kept index lists per (row, chunk): indices in units of per_idx elements
+        units = ce // per_idx
+        keep = [[sorted(rng.sample(range(units), cs // per_idx)) for _ in range(nchunks)]
+                for _ in range(m)]
+        # plain .sp may list the two indices in decreasing order
+        rev = [[unordered and at != "tf32" and rng.random() < 0.5 for _ in range(nchunks)]
+               for _ in range(m)]
+        # chunks with nothing stored and metadata 0b0000 (undefined, harmless: all zero)
+        zero = [[zero_chunks and r in (3, 12) and c % 2 == 0 for c in range(nchunks)]
+                for r in range(m)]
+        A = [[0] * k for _ in range(m)]
+        for r in range(m):
+            for c in range(nchunks):
+                if zero[r][c]:
+                    continue
+                for u in keep[r][c]:
+                    for e in range(per_idx):
+                        A[r][c * ce + u * per_idx + e] = rand_elem(rng, at)
+        B = [[rand_elem(rng, bt) for _ in range(n)] for _ in range(k)]
+        C = [[rand_acc(rng, ct) for _ in range(n)] for _ in range(m)]
+        if special:
+            special([A], [B], [C])
+        self.A, self.B, self.C = A, B, C
+        # D: plain matmul of the dense A, C first then k in order
+        self.D = [[0] * n for _ in range(m)]
+        for r in range(m):
+            for c in range(n):
+                acc = acc_value(ct, C[r][c])
+                for kk in range(k):
+                    acc = acc + value(at, A[r][kk]) * value(bt, B[kk][c])
+                self.D[r][c] = round_to(dt, acc, sat)
+        # compressed A: lane's element i is the j-th stored element of its row's columns
+        # firstcol.., where j counts the elements of the lane with the same (row, firstcol)
+        p = per_reg(at)
+        na = m * k // 2 // 32 // p
+        self.na, self.nb = na, k * n // 32 // per_reg(bt)
+        self.nc, self.nd = m * n // 32 // per_reg(ct), m * n // 32 // per_reg(dt)
+        self.ne = 1
+        self.aregs = []
+        for lane in range(32):
+            words = [0] * na
+            seen = {}
+            for i in range(na * p):
+                row, first = sp_a_pos(shape, at, lane, i)
+                j = seen.get((row, first), 0)
+                seen[(row, first)] = j + 1
+                c = first // ce + j // cs  # chunk
+                u = (j % cs) // per_idx  # stored unit of the chunk
+                kept = keep[row][c][::-1] if rev[row][c] else keep[row][c]
+                col = c * ce + kept[u] * per_idx + (j % per_idx)
+                words[i // p] |= A[row][col] << ((i % p) * BITS[at])
+            self.aregs.append(words)
+        # metadata: the selected threads of each quad get the groups, every other lane noise
+        self.meta = [rng.getrandbits(32) for _ in range(32)]
+        T = sp_meta_threads(shape, at)
+        for quad in range(8):
+            for t in range(T):
+                self.meta[4 * quad + sel * T + t] = 0
+            for row in (quad, quad + 8):
+                for c in range(nchunks):
+                    kept = keep[row][c][::-1] if rev[row][c] else keep[row][c]
+                    if zero[row][c]:
+                        grp = 0
+                    elif at == "tf32":
+                        grp = 0b0100 if kept[0] == 0 else 0b1110
+                    else:
+                        grp = kept[0] | kept[1] << 2
+                    th, bit = sp_meta_loc(shape, at, sel, row, c)
+                    assert sel * T <= th < sel * T + T
+                    self.meta[4 * quad + th] |= grp << bit
+
+    def regs(self, frag, lane):
+        if frag == "a":
+            return self.aregs[lane]
+        t = {"b": self.bt, "c": self.ct, "d": self.dt}[frag]
+        mat = {"b": self.B, "c": self.C, "d": self.D}[frag]
+        nreg = {"b": self.nb, "c": self.nc, "d": self.nd}[frag]
+        p, bits = per_reg(t), BITS[t]
+        words = [0] * nreg
+        for i in range(nreg * p):
+            r, c = sp_b_pos(self.shape, t, lane, i) if frag == "b" else c_pos(self.shape, lane, i)
+            words[i // p] |= mat[r][c] << ((i % p) * bits)
+        return words
+
+    def name(self):
+        sp = "sp::ordered_metadata" if self.ordered else "sp"
+        sat = ".satfinite" if self.sat else ""
+        return (f"mma.{sp}.sync.aligned.{self.shape}.row.col{sat}.{self.dt}.{self.at}.{self.bt}"
+                f".{self.ct}")
+
+
+def f16_sparse_specials(A, B, C):
+    """An infinity in A's row 0 meets a zero in B's column 0 (NaN there, +inf elsewhere)."""
+    a, b = A[0], B[0]
+    col = next(c for c in range(len(a[0])) if a[0][c] != 0)
+    a[0][col] = 0x7C00
+    for c in range(8):
+        b[col][c] = 0x0000 if c == 0 else 0x3C00
+
+
+def gen_sparse(rng):
+    S = SparseCase
+    gen_mma_file("mma_sp_f16.ptx", "sm_80", "8.5", [
+        S(rng, "m16n8k16", "f32", "f16", "f16", "f32", 0, True),
+        S(rng, "m16n8k16", "f32", "f16", "f16", "f32", 1, False, unordered=True),
+        S(rng, "m16n8k16", "f32", "f16", "f16", "f32", 2, True),
+        S(rng, "m16n8k16", "f32", "f16", "f16", "f32", 3, False),
+        S(rng, "m16n8k16", "f16", "f16", "f16", "f16", 0, False, unordered=True),
+        S(rng, "m16n8k16", "f16", "f16", "f16", "f16", 1, True),
+        S(rng, "m16n8k16", "f16", "f16", "f16", "f16", 2, False),
+        S(rng, "m16n8k16", "f16", "f16", "f16", "f16", 3, True),
+        S(rng, "m16n8k32", "f32", "f16", "f16", "f32", 0, False, unordered=True),
+        S(rng, "m16n8k32", "f32", "f16", "f16", "f32", 1, True),
+        S(rng, "m16n8k32", "f16", "f16", "f16", "f16", 0, True),
+        S(rng, "m16n8k32", "f16", "f16", "f16", "f16", 1, False, zero_chunks=True),
+        S(rng, "m16n8k16", "f32", "f16", "f16", "f32", 0, True, special=f16_sparse_specials),
+        S(rng, "m16n8k32", "f16", "f16", "f16", "f16", 1, True, alias=True),
+    ], "mma.sp / mma.sp::ordered_metadata .f16: m16n8k16 and m16n8k32, f32/f16 accumulators,"
+       " every sparsity selector, unordered and all-zero (0b0000) metadata for plain .sp, inf/NaN,"
+       " D in A's registers")
+    gen_mma_file("mma_sp_bf16_tf32.ptx", "sm_80", "8.5", [
+        S(rng, "m16n8k16", "f32", "bf16", "bf16", "f32", 0, True),
+        S(rng, "m16n8k16", "f32", "bf16", "bf16", "f32", 1, False, unordered=True),
+        S(rng, "m16n8k16", "f32", "bf16", "bf16", "f32", 2, True),
+        S(rng, "m16n8k16", "f32", "bf16", "bf16", "f32", 3, False),
+        S(rng, "m16n8k32", "f32", "bf16", "bf16", "f32", 0, True),
+        S(rng, "m16n8k32", "f32", "bf16", "bf16", "f32", 1, False, unordered=True),
+        S(rng, "m16n8k8", "f32", "tf32", "tf32", "f32", 0, False),
+        S(rng, "m16n8k8", "f32", "tf32", "tf32", "f32", 1, True),
+        S(rng, "m16n8k8", "f32", "tf32", "tf32", "f32", 2, False, zero_chunks=True),
+        S(rng, "m16n8k8", "f32", "tf32", "tf32", "f32", 3, True),
+        S(rng, "m16n8k16", "f32", "tf32", "tf32", "f32", 0, True),
+        S(rng, "m16n8k16", "f32", "tf32", "tf32", "f32", 1, False),
+    ], "mma.sp / mma.sp::ordered_metadata .bf16 (m16n8k16, m16n8k32) and .tf32 (m16n8k8,"
+       " m16n8k16, 1:2 sparsity, low 13 input bits ignored), every sparsity selector")
+    gen_mma_file("mma_sp_fp8.ptx", "sm_89", "8.5", [
+        S(rng, "m16n8k64", "f32", "e4m3", "e4m3", "f32", 0, True),
+        S(rng, "m16n8k64", "f32", "e5m2", "e5m2", "f32", 0, False, unordered=True),
+        S(rng, "m16n8k64", "f32", "e4m3", "e5m2", "f32", 0, False),
+        S(rng, "m16n8k64", "f32", "e5m2", "e4m3", "f32", 0, True),
+    ], "mma.sp / mma.sp::ordered_metadata .m16n8k64 .e4m3/.e5m2 (sm_89), any mix")
+    gen_mma_file("mma_sp_int.ptx", "sm_80", "8.5", [
+        S(rng, "m16n8k32", "s32", "s8", "s8", "s32", 0, True),
+        S(rng, "m16n8k32", "s32", "u8", "s8", "s32", 1, False, unordered=True),
+        S(rng, "m16n8k32", "s32", "s8", "u8", "s32", 0, False, sat=True, special=int_sat),
+        S(rng, "m16n8k32", "s32", "u8", "u8", "s32", 1, True, special=int_sat),
+        S(rng, "m16n8k64", "s32", "s8", "s8", "s32", 0, False, unordered=True),
+        S(rng, "m16n8k64", "s32", "u8", "s8", "s32", 0, True, sat=True, special=int_sat),
+        S(rng, "m16n8k64", "s32", "s4", "s4", "s32", 0, True),
+        S(rng, "m16n8k64", "s32", "u4", "s4", "s32", 1, False, unordered=True),
+        S(rng, "m16n8k64", "s32", "s4", "u4", "s32", 1, True, sat=True, special=int_sat),
+        S(rng, "m16n8k128", "s32", "u4", "u4", "s32", 0, False, zero_chunks=True),
+        S(rng, "m16n8k128", "s32", "s4", "u4", "s32", 0, True, sat=True, special=int_sat),
+        S(rng, "m16n8k128", "s32", "u4", "s4", "s32", 0, True, special=int_sat),
+    ], "mma.sp / mma.sp::ordered_metadata integer: s8/u8 m16n8k32/k64, s4/u4 m16n8k64/k128,"
+       " every sparsity selector, wrapping and .satfinite")
 
 
 if __name__ == "__main__":

@@ -119,5 +119,83 @@ def nvcc_tma_2d():
     return "// EXPECT 1.2 f32: " + fmt(out)
 
 
+def interleaved_image(tensor, dims, box, coords, estrides, esize, slice_bytes, swz_bytes):
+    """The shared-memory bytes of an interleaved tile-mode box: each line of dimension 0 (its
+    elements at the element stride, dimension-0 stride included) padded with zeros to whole
+    slices, lines in order (dimension 1 fastest), then the swizzle of 16-byte chunks."""
+    rank = len(dims)
+    counts = [-(-box[i] // estrides[i]) for i in range(rank)]
+    line_len = -(-counts[0] * esize // slice_bytes) * slice_bytes
+    img = []
+    outer = 1
+    for n in counts[1:]:
+        outer *= n
+    for li in range(outer):
+        idx, rem = [0] * rank, li
+        for d in range(1, rank):
+            idx[d], rem = rem % counts[d], rem // counts[d]
+        line = []
+        for k0 in range(counts[0]):
+            idx[0] = k0
+            c = [coords[d] + idx[d] * estrides[d] for d in range(rank)]
+            v = tensor(c) if all(0 <= c[d] < dims[d] for d in range(rank)) else 0
+            line += list(v.to_bytes(esize, "little"))
+        img += line + [0] * (line_len - len(line))
+    n = {32: 2, 64: 4, 128: 8}[swz_bytes]
+    out = [0] * len(img)
+    for b, v in enumerate(img):
+        row, chunk, within = b // 128, (b % 128) // 16, b % 16
+        out[row * 128 + (chunk ^ (row % n)) * 16 + within] = v
+    return out
+
+
+def interleave():
+    # map 1: u16 (c, w, h) = c + 8 w + 40 h (strides 16, 80 bytes), dims 6 x 5 x 3, box
+    # 6 x 4 x 4, element strides 2, 1, 1, at (0, 2, 0); 16B slices, 64B swizzle
+    img1 = interleaved_image(lambda c: c[0] + 8 * c[1] + 40 * c[2], [6, 5, 3], [6, 4, 4],
+                             [0, 2, 0], [2, 1, 1], 2, 16, 64)
+    # map 2: u8 (c, w, h) = (c + 32 w + 96 h) mod 256 (u8 iota), dims 20 x 3 x 4, box 20 x 2 x 4 at (0, 1, 0);
+    # 32B slices, 32B swizzle
+    img2 = interleaved_image(lambda c: (c[0] + 32 * c[1] + 96 * c[2]) % 256, [20, 3, 4], [20, 2, 4],
+                             [0, 1, 0], [1, 1, 1], 1, 32, 32)
+    return ("// EXPECT 2 u32: " + fmt(words(img1)) + "\n"
+            + "// EXPECT 3 u32: " + fmt(words(img2)))
+
+
+def im2col_interleave():
+    # u16 tensor (C, W, N) = (6, 5, 2) in 16-byte slices: element (c, w, n) at slot
+    # c + 8 w + 40 n (u16 iota); bounding box w in -1..4 (lower corner -1, upper corner 0);
+    # 8 pixels from (w, n) = (3, 0), each read at w + 1 (the im2col offset), channels 0..5 =
+    # 12 bytes, padded with zeros to the 16-byte slice
+    C, W, N = 6, 5, 2
+    order = [(w, n) for n in range(N + 1) for w in range(-1, W)]
+    start = order.index((3, 0))
+    img = []
+    for (w, n) in order[start:start + 8]:
+        fw = w + 1
+        px = []
+        for c in range(C):
+            inside = 0 <= fw < W and 0 <= n < N
+            px += list(((c + 8 * fw + 40 * n) if inside else 0).to_bytes(2, "little"))
+        img += px + [0] * (16 - len(px))
+    return "// EXPECT 1 u32: " + fmt(words(img))
+
+
+def words(bs):
+    return [int.from_bytes(bytes(bs[i:i + 4]), "little") for i in range(0, len(bs), 4)]
+
+
+def replace():
+    # map 1: f32 12 x 5 holding its linear index, box 8 x 4 at (6, 3), NaN fill, no swizzle
+    box1 = box_tile(lambda c: c[0] + 12 * c[1], [12, 5], [8, 4], [6, 3])
+    # map 2: 2-byte elements (the ISA's elemtype 10 is bf16), 8 x 4 x 2 holding its linear
+    # index, box 8 x 2 x 2 at (0, 3, 0), NaN fill: bf16's 0x7fff
+    box2 = box_tile(lambda c: c[0] + 8 * (c[1] + 4 * c[2]), [8, 4, 2], [8, 2, 2], [0, 3, 0])
+    return ("// EXPECT 1 f32: " + fmt(box1, "0f7fffffff") + "\n"
+            + "// EXPECT 2 u16: " + fmt(box2, "0x7fff"))
+
+
 if __name__ == "__main__":
-    print({"tile2d": tile2d, "store3d": store3d, "tile5d": tile5d, "im2col4d": im2col4d, "nvcc_tma_2d": nvcc_tma_2d}[sys.argv[1]]())
+    print({"tile2d": tile2d, "store3d": store3d, "tile5d": tile5d, "im2col4d": im2col4d,
+           "nvcc_tma_2d": nvcc_tma_2d, "replace": replace, "interleave": interleave,
+           "im2col_interleave": im2col_interleave}[sys.argv[1]]())

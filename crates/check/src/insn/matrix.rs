@@ -89,7 +89,7 @@ fn check_value(
     let expected = allowed.describe();
     c.diags.push(
         Diagnostic::error(
-            codes::SELECTOR_RANGE,
+            codes::IMMEDIATE_VALUE,
             format!(
                 "{what} {v} is out of range for `{}`: expected {expected}",
                 ins.full_opcode()

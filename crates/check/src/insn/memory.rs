@@ -12,7 +12,7 @@ use ptx_isa::{Modifier, Opcode, StateSpace};
 use ptx_syntax::ast::{BinaryOp, Expr, ExprKind, Operand};
 
 /// The variable an address names (`[g]`, `[g+8]`, `[arr+4-2]`), with the span of the name.
-fn base_name(e: &Expr) -> Option<(&str, Span)> {
+pub(crate) fn base_name(e: &Expr) -> Option<(&str, Span)> {
     match &e.kind {
         ExprKind::Symbol(n) => Some((n.as_str(), e.loc.0)),
         ExprKind::Binary(BinaryOp::Add | BinaryOp::Sub, a, _) => base_name(a),
@@ -37,7 +37,7 @@ fn space_of_modifier(m: &str) -> Option<StateSpace> {
 }
 
 /// Whether an instruction of space `insn` (None: generic) may access a variable of space `var`.
-fn space_fits(insn: Option<StateSpace>, var: StateSpace) -> bool {
+pub(crate) fn space_fits(insn: Option<StateSpace>, var: StateSpace) -> bool {
     use StateSpace as S;
     let var = match var {
         S::SharedCta | S::SharedCluster => S::Shared,

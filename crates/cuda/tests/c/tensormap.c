@@ -46,6 +46,7 @@ int main(void) {
     OK(cuMemcpyHtoD(in2, host, sizeof host));
 
     CUtensorMap map;
+    cuuint32_t e3_ones[3] = {1, 1, 1};
     cuuint64_t dims[2] = {W, H}, strides[1] = {W * 4};
     cuuint32_t box[2] = {32, 8}, es[2] = {1, 1};
     void *g = (void *)(uintptr_t)in;
@@ -85,6 +86,34 @@ int main(void) {
                                   (CUtensorMapInterleave)3, S128,
                                   CU_TENSOR_MAP_L2_PROMOTION_NONE, Z),
            BAD);
+    /* interleaved layouts (NC/8HWC8: dimension 0 is one 16-byte slice of channels): rank 3
+       or more; the 32-byte interleave needs the 32-byte swizzle, a 32-byte aligned address
+       and strides that are multiples of 32; the box's inner dimension need not be a multiple
+       of 16 bytes nor fit the swizzle span */
+    {
+        const CUtensorMapDataType U16 = CU_TENSOR_MAP_DATA_TYPE_UINT16;
+        const CUtensorMapInterleave I16 = CU_TENSOR_MAP_INTERLEAVE_16B;
+        const CUtensorMapInterleave I32 = CU_TENSOR_MAP_INTERLEAVE_32B;
+        const CUtensorMapSwizzle S32 = CU_TENSOR_MAP_SWIZZLE_32B;
+        const CUtensorMapL2promotion L2 = CU_TENSOR_MAP_L2_PROMOTION_NONE;
+        cuuint64_t idims[3] = {8, 5, 3}, istr[2] = {32, 160}, istr16[2] = {16, 80};
+        cuuint32_t ibox[3] = {6, 4, 2}, ies[3] = {2, 1, 1};
+        OK(cuTensorMapEncodeTiled(&map, U16, 3, g, idims, istr16, ibox, ies, I16, S128, L2, Z));
+        OK(cuTensorMapEncodeTiled(&map, U16, 3, g, idims, istr, ibox, ies, I32, S32, L2, Z));
+        EXPECT(cuTensorMapEncodeTiled(&map, U16, 2, g, idims, istr, ibox, ies, I16, S128, L2, Z),
+               BAD);
+        EXPECT(cuTensorMapEncodeTiled(&map, U16, 3, g, idims, istr, ibox, ies, I32, S128, L2, Z),
+               BAD);
+        EXPECT(cuTensorMapEncodeTiled(&map, U16, 3, g, idims, istr16, ibox, ies, I32, S32, L2, Z),
+               BAD);
+        EXPECT(cuTensorMapEncodeTiled(&map, U16, 3, (char *)g + 16, idims, istr, ibox, ies, I32,
+                                      S32, L2, Z),
+               BAD);
+        cuuint64_t d3i[3] = {8, 8, 2}, s3i[2] = {32, 256};
+        int l1[1] = {0}, h1[1] = {0};
+        OK(cuTensorMapEncodeIm2col(&map, U16, 3, g, d3i, s3i, l1, h1, 8, 4, e3_ones, I32, S32,
+                                   L2, Z));
+    }
     /* im2col: rank 3..5, corners, channels and pixels */
     cuuint64_t d3[3] = {16, 8, 2}, s3[2] = {64, 512};
     cuuint32_t e3[3] = {1, 1, 1};

@@ -11,7 +11,13 @@ use ptx_isa::ScalarType;
 
 /// Address operand `n` as the `which`-th address (0, 1, 2) of `insn`, in `space` (`None`: the
 /// space the instruction's first state-space modifier gives, generic without one).
-fn addr(d: &mut Dec<'_, '_>, i: &mut Insn, n: usize, which: u32, space: Option<Space>) -> R<()> {
+pub(super) fn addr(
+    d: &mut Dec<'_, '_>,
+    i: &mut Insn,
+    n: usize,
+    which: u32,
+    space: Option<Space>,
+) -> R<()> {
     let (base, off, sp) = d.address(n)?;
     let sp = space.unwrap_or(sp);
     if !matches!(sp, Space::Global | Space::Shared | Space::Generic) {
@@ -136,8 +142,60 @@ fn tensor(d: &mut Dec<'_, '_>, i: &mut Insn, nops: usize) -> R<()> {
     Ok(())
 }
 
+/// `st.async` and `red.async` with mbarrier completion (layout: [`k::ST_ASYNC`],
+/// [`k::RED_ASYNC`]). The sm_100 forms to global memory (`.release`, `.mmio`, no mbarrier) are
+/// refused: ptxvm does not execute them yet.
+fn store_async(d: &mut Dec<'_, '_>, i: &mut Insn) -> R<()> {
+    let name = d.inst.full_name();
+    if d.inst.operands.len() < 3 || d.has(Modifier::Mmio) || d.has(Modifier::Release) {
+        return Err(format!(
+            "`{name}`: ptxvm executes st.async/red.async with mbarrier completion into another CTA's shared memory only, not the sm_100 forms to global memory yet"
+        ));
+    }
+    let ty = d.ty()?;
+    let red = d.inst.op == Opcode::RedAsync;
+    addr(d, i, 0, 0, None)?;
+    addr(d, i, 2, 2, None)?;
+    let vals: Vec<&Operand> = match d.operand(1)? {
+        Operand::Vector(v) => v.iter().collect(),
+        o => vec![o],
+    };
+    let mut list = Vec::new();
+    for o in vals {
+        list.push(d.src_op(o, ty)?);
+    }
+    if !matches!(list.len(), 1 | 2 | 4) || (red && list.len() != 1) {
+        return Err(format!("`{name}`: {} values", list.len()));
+    }
+    let size = (ty.size_bits() / 8) as u64;
+    if !matches!(size, 4 | 8) || size * list.len() as u64 > 16 {
+        return Err(format!("`{name}`: type {ty:?}"));
+    }
+    i.aux = if red {
+        let op = red_op(d)?;
+        let rt = match ty {
+            ScalarType::B32 | ScalarType::U32 => RedType::U32,
+            ScalarType::S32 => RedType::S32,
+            ScalarType::B64 | ScalarType::U64 => RedType::U64,
+            ScalarType::S64 => RedType::S64,
+            t => return Err(format!("`{name}`: type {t:?}")),
+        };
+        if crate::semantics::mbarrier::reduce(op, rt, 0, 0).is_none() {
+            return Err(format!(
+                "`{name}`: this reduction is not defined on this type"
+            ));
+        }
+        k::RED_ASYNC | (k::red_type_code(rt) << 32) | (k::red_op_code(op) << 40)
+    } else {
+        k::ST_ASYNC | size << 32
+    } | (i.aux & !0xFF);
+    d.b.lists.push(list);
+    i.imm = d.b.lists.len() as i64 - 1;
+    Ok(())
+}
+
 /// An immediate integer operand.
-fn imm(d: &Dec<'_, '_>, n: usize) -> R<u64> {
+pub(super) fn imm(d: &Dec<'_, '_>, n: usize) -> R<u64> {
     match d.operand(n)? {
         Operand::Imm(Imm::Int(v)) => Ok(*v),
         o => Err(format!(
@@ -168,8 +226,7 @@ pub(super) fn decode(d: &mut Dec<'_, '_>, i: &mut Insn) -> R<()> {
             addr(d, i, 0, 0, Some(Space::Shared))?;
             addr(d, i, 1, 1, Some(Space::Global))?;
             let size = imm(d, 2)?;
-            // (`.cg` takes 16 bytes only; ptxas rejects smaller sizes, the checker does not,
-            // and they copy the same bytes)
+            // (`.cg` takes 16 bytes only; ptxas and the checker reject smaller sizes)
             if !matches!(size, 4 | 8 | 16) {
                 return Err(format!(
                     "`{}`: cp-size {size} is not allowed",
@@ -324,6 +381,7 @@ pub(super) fn decode(d: &mut Dec<'_, '_>, i: &mut Insn) -> R<()> {
         Opcode::CpAsyncBulkTensor
         | Opcode::CpReduceAsyncBulkTensor
         | Opcode::CpAsyncBulkPrefetchTensor => tensor(d, i, nops)?,
+        Opcode::StAsync | Opcode::RedAsync => store_async(d, i)?,
         op => return Err(format!("`{}` is not an asynchronous copy", op.name())),
     }
     Ok(())

@@ -151,6 +151,10 @@ fn mma_form_ok(s: Shape, [dt, at, bt, ct]: [Elem; 4]) -> bool {
 pub(crate) fn decode_mma(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     let name = d.inst.full_name();
     let texts: Vec<&str> = d.inst.mods.iter().map(|m| m.text()).collect();
+    // `mma.sp::ordered_metadata` is an `mma` with that modifier
+    if texts.iter().any(|t| t.starts_with(".sp")) {
+        return decode_mma_sp(d, insn);
+    }
     if texts
         .iter()
         .any(|t| t.starts_with(".kind") || t.starts_with(".block_scale"))
@@ -219,6 +223,121 @@ pub(crate) fn decode_mma(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     insn.aux |= cfg.pack();
     insn.b = mx::NO_MEMBER;
     insn.op = Op::WarpSync(mx::mma);
+    Ok(())
+}
+
+/// Whether (shape, types) is a form of `mma.sp`/`mma.sp::ordered_metadata` (ISA
+/// "Multiply-and-Accumulate Instruction: mma.sp", as ptxas 13 accepts it up to sm_90: D and C of
+/// one type, `.f16` with `.f16` or `.f32` accumulators, the others `.f32` or `.s32`).
+fn mma_sp_form_ok(s: Shape, [dt, at, bt, ct]: [Elem; 4]) -> bool {
+    let k = (s.m, s.n, s.k);
+    dt == ct
+        && match at {
+            Elem::F16 => {
+                bt == at
+                    && matches!(dt, Elem::F16 | Elem::F32)
+                    && matches!(k, (16, 8, 16) | (16, 8, 32))
+            }
+            Elem::Bf16 => bt == at && dt == Elem::F32 && matches!(k, (16, 8, 16) | (16, 8, 32)),
+            Elem::Tf32 => bt == at && dt == Elem::F32 && matches!(k, (16, 8, 8) | (16, 8, 16)),
+            Elem::E4m3 | Elem::E5m2 => {
+                matches!(bt, Elem::E4m3 | Elem::E5m2) && dt == Elem::F32 && k == (16, 8, 64)
+            }
+            Elem::S8 | Elem::U8 => {
+                matches!(bt, Elem::S8 | Elem::U8)
+                    && dt == Elem::S32
+                    && matches!(k, (16, 8, 32) | (16, 8, 64))
+            }
+            Elem::S4 | Elem::U4 => {
+                matches!(bt, Elem::S4 | Elem::U4)
+                    && dt == Elem::S32
+                    && matches!(k, (16, 8, 64) | (16, 8, 128))
+            }
+            _ => false,
+        }
+}
+
+/// `mma.sp{::ordered_metadata}.sync.aligned.shape.row.col{.satfinite}.dtype.atype.btype.ctype
+/// d, a, b, c, e, f`: `mma` with a 2:4 (`.tf32` 1:2, `.s4`/`.u4` pair-wise 4:8) structured sparse
+/// A, metadata `e` and sparsity selector `f` (handler [`mx::mma_sp`]).
+pub(crate) fn decode_mma_sp(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
+    let name = d.inst.full_name();
+    let texts: Vec<&str> = d.inst.mods.iter().map(|m| m.text()).collect();
+    if let Some(t) = texts
+        .iter()
+        .find(|t| t.starts_with(".kind") || t.starts_with(".block_scale"))
+    {
+        return Err(format!(
+            "`{name}`: sparse `mma` with `{t}` (the sm_120a fp6/fp4 kinds and scale factors) is not executed yet"
+        ));
+    }
+    let ordered = name.contains("::ordered_metadata");
+    let shape = texts
+        .iter()
+        .find_map(|t| shape_of(t).filter(|s| s.k != 0))
+        .ok_or_else(|| format!("`{name}` has no shape"))?;
+    let elems: Vec<Elem> = texts.iter().filter_map(|t| elem_of(t)).collect();
+    let types: [Elem; 4] = elems
+        .as_slice()
+        .try_into()
+        .map_err(|_| format!("`{name}`: expected four types (d, a, b, c)"))?;
+    if !mma_sp_form_ok(shape, types) {
+        return Err(format!(
+            "`{name}`: this shape and type combination is not an `mma.sp` form"
+        ));
+    }
+    let [dt, at, bt, ct] = types;
+    let layouts: Vec<&str> = texts
+        .iter()
+        .copied()
+        .filter(|t| *t == ".row" || *t == ".col")
+        .collect();
+    if layouts != [".row", ".col"] {
+        return Err(format!("`{name}` takes `.row.col` only"));
+    }
+    let satfinite = texts.contains(&".satfinite");
+    if satfinite && dt != Elem::S32 {
+        return Err(format!(
+            "`{name}`: `.satfinite` takes integer multiplicands"
+        ));
+    }
+    let sel = match d.operand(5)? {
+        Operand::Imm(ptx_ir::Imm::Int(v)) => *v as i64,
+        _ => {
+            return Err(format!(
+                "`{name}`: the sparsity selector must be an integer constant"
+            ))
+        }
+    };
+    let top = 4 / matrix::sparse_meta_threads(shape, at) as i64;
+    if !(0..top).contains(&sel) {
+        return Err(format!(
+            "`{name}`: sparsity selector {sel} out of range, expected 0..{}",
+            top - 1
+        ));
+    }
+    let regs = |f: Frag, e: Elem| matrix::elements(shape, at, f) / e.per_reg();
+    let counts = [
+        regs(Frag::C, dt),
+        matrix::sparse_a_regs(shape, at),
+        regs(Frag::B, bt),
+        regs(Frag::C, ct),
+    ];
+    let mut slots = fragment_slots(d, &name, counts)?;
+    slots.push(d.src(4, ScalarType::B32)?);
+    let cfg = MmaCfg {
+        shape,
+        types,
+        row_a: true,
+        col_b: true,
+        satfinite,
+        prod: Product::Mul,
+        counts,
+    };
+    mx::pack_slots(insn, &slots).map_err(|e| format!("`{name}`: {e}"))?;
+    insn.aux |= cfg.pack() | mx::sparse_bits(ordered, sel as u64);
+    insn.b = mx::NO_MEMBER;
+    insn.op = Op::WarpSync(mx::mma_sp);
     Ok(())
 }
 

@@ -16,6 +16,7 @@ pub(crate) mod float;
 mod int;
 mod matrix;
 mod matrix_kind;
+mod tmap;
 mod warp;
 mod wgmma;
 
@@ -575,6 +576,7 @@ pub(crate) fn decode(d: &mut Dec<'_, '_>) -> R<Insn> {
         Opcode::Red => warp::decode_atom(d, i, true)?,
         // warp-level matrix instructions
         Opcode::Mma => matrix::decode_mma(d, i)?,
+        Opcode::MmaSp => matrix::decode_mma_sp(d, i)?,
         Opcode::Ldmatrix => matrix::decode_ldst_matrix(d, i, false)?,
         Opcode::Stmatrix => matrix::decode_ldst_matrix(d, i, true)?,
         Opcode::Movmatrix => matrix::decode_movmatrix(d, i)?,
@@ -609,12 +611,18 @@ pub(crate) fn decode(d: &mut Dec<'_, '_>) -> R<Insn> {
         | Opcode::MbarrierExpectTx
         | Opcode::MbarrierCompleteTx
         | Opcode::MbarrierTestWait
-        | Opcode::MbarrierTryWait => asyncop::decode(d, i)?,
+        | Opcode::MbarrierTryWait
+        | Opcode::StAsync
+        | Opcode::RedAsync => asyncop::decode(d, i)?,
         Opcode::MbarrierPendingCount => {
             i.d = d.dst(0)?;
             i.a = d.src(1, ScalarType::B64)?;
             i.op = Op::Alu(crate::ops_async::pending_count);
         }
+        Opcode::Tensormap
+        | Opcode::TensormapReplace
+        | Opcode::TensormapCpFenceproxy
+        | Opcode::StBulk => tmap::decode(d, i)?,
         // clusters
         Opcode::BarrierCluster | Opcode::Mapa | Opcode::Getctarank => cluster::decode(d, i)?,
         // no dependent launch exists: both complete at once; no registers are allocated

@@ -84,10 +84,19 @@ pub(super) struct MbarWait {
     pub(super) bar: u64,
 }
 
-/// One outstanding copy.
+/// A copy or asynchronous store that a CTA issued into the shared memory of another CTA of its
+/// cluster, on its way to that CTA's pending copies ([`super::cluster::ClusterPart::outbox`]).
+pub(super) struct Remote(Pending);
+
+/// One outstanding copy. A copy into another CTA's shared memory (a `.shared::cluster`
+/// address of another rank, `.multicast::cluster`, `st.async`, `red.async`) is kept by that
+/// CTA, where the mbarrier it completes lives: its waits complete it as they complete the
+/// CTA's own copies.
 struct Pending {
-    /// Issuing thread (linear index in the CTA).
+    /// Issuing thread (linear index in the issuing CTA).
     thread: u32,
+    /// The cluster rank of the issuing CTA when another CTA issued it (`u32::MAX`: this CTA).
+    origin: u32,
     /// Its commit group (the count of commits of its kind when it was issued).
     group: u64,
     /// The instruction that issued it.
@@ -99,6 +108,9 @@ struct Pending {
 enum Loc {
     Shared(u64),
     Global(u64),
+    /// The shared memory of the cluster's CTA of this rank (the source of a copy from another
+    /// CTA's `shared::cta`, read when the copy completes in the destination CTA).
+    Peer(u32, u64),
 }
 
 enum What {
@@ -134,6 +146,15 @@ enum What {
         to_global: bool,
         bar: Option<u64>,
         bytes: u32,
+        red: Option<(RedOp, RedType)>,
+    },
+    /// `st.async`/`red.async`: the first `n` bytes of `val` stored (or reduced) at shared
+    /// offset `dst`, then `complete_tx` of `n` on `bar`.
+    Store {
+        dst: u64,
+        val: [u8; 16],
+        n: u32,
+        bar: u64,
         red: Option<(RedOp, RedType)>,
     },
 }
@@ -186,6 +207,10 @@ impl<'s, 'a> Cta<'s, 'a> {
     fn read_loc(&self, l: Loc, len: u32) -> Vec<u8> {
         match l {
             Loc::Shared(off) => shared_bytes(&self.shared, off, len),
+            Loc::Peer(r, off) => match self.clu.as_ref().and_then(|c| c.others.get(r as usize)) {
+                Some(m) if !m.is_empty() => shared_bytes(m, off, len),
+                _ => shared_bytes(&self.shared, off, len),
+            },
             Loc::Global(addr) => self.alloc_of(addr, len as u64).map_or_else(
                 || vec![0; len as usize],
                 |(a, off)| a.read_bytes(off, len as u64),
@@ -196,6 +221,7 @@ impl<'s, 'a> Cta<'s, 'a> {
     fn write_loc(&mut self, l: Loc, bytes: &[u8]) {
         match l {
             Loc::Shared(off) => put_shared(&mut self.shared, off, bytes),
+            Loc::Peer(r, off) => put_shared(self.mem_of(Some(r)), off, bytes),
             Loc::Global(addr) => {
                 if let Some((a, off)) = self.alloc_of(addr, bytes.len() as u64) {
                     a.write_bytes(off, bytes);
@@ -211,6 +237,205 @@ impl<'s, 'a> Cta<'s, 'a> {
     fn set_mbar(&mut self, off: u64, s: u64, current: usize) {
         mem::store(&mut self.shared[..], off, 8, s);
         self.async_changed(current);
+    }
+
+    /// The shared memory of the cluster's CTA `peer` (lent for this CTA's round), or this CTA's
+    /// own (`None`).
+    fn mem_of(&mut self, peer: Option<u32>) -> &mut Vec<u32> {
+        let own = &mut self.shared;
+        match (peer, self.clu.as_deref_mut()) {
+            (Some(r), Some(c)) => match c.others.get_mut(r as usize) {
+                Some(m) if !m.is_empty() => m,
+                _ => own,
+            },
+            _ => own,
+        }
+    }
+
+    fn mbar_state_at(&mut self, peer: Option<u32>, off: u64) -> u64 {
+        mem::load(self.mem_of(peer), off, 8)
+    }
+
+    /// Writes an mbarrier of this CTA or of the cluster's CTA `peer`, whose suspended waits
+    /// then retry (before its next round).
+    fn set_mbar_at(&mut self, peer: Option<u32>, off: u64, s: u64, current: usize) {
+        match peer {
+            None => self.set_mbar(off, s, current),
+            Some(r) => {
+                mem::store(self.mem_of(Some(r)), off, 8, s);
+                if let Some(c) = self.clu.as_deref_mut() {
+                    c.woken |= 1 << r;
+                }
+            }
+        }
+    }
+
+    /// Where a shared-memory address of the cluster lies: `None` when it names no CTA
+    /// explicitly (no rank in it: it is resolved as usual); else `Some((peer, offset))`, `peer`
+    /// `None` for this CTA's own rank. `bytes` at the offset are checked (alignment, bounds)
+    /// and the CTA must be in the cluster and not have finished.
+    fn cluster_place(
+        &self,
+        space: u64,
+        a: u64,
+        bytes: u32,
+        l: usize,
+    ) -> Result<Option<(Option<u32>, u64)>, Fault> {
+        use super::cluster::RANK_SHIFT;
+        let Some(c) = self.clu.as_deref() else {
+            return Ok(None);
+        };
+        let off = match space_of(space) {
+            Space::Shared => a,
+            Space::Generic
+                if (mem::SHARED_WINDOW..mem::SHARED_WINDOW + mem::WINDOW_SIZE).contains(&a) =>
+            {
+                a - mem::SHARED_WINDOW
+            }
+            _ => return Ok(None),
+        };
+        let tag = off >> RANK_SHIFT;
+        if tag == 0 {
+            return Ok(None);
+        }
+        let fault = |msg: String| Fault {
+            kind: FaultKind::Other(msg),
+            lane: Some(l as u32),
+        };
+        let r = tag - 1;
+        if r >= c.size as u64 {
+            return Err(fault(format!(
+                "{a:#x} is in the shared memory of rank {r}, outside the cluster of {} CTAs",
+                c.size
+            )));
+        }
+        let local = off & ((1 << RANK_SHIFT) - 1);
+        let align = bytes.clamp(1, 16) as u64;
+        if local % align != 0 {
+            return Err(Fault {
+                kind: FaultKind::Misaligned {
+                    space: "shared::cluster",
+                    addr: a,
+                    align: align as u32,
+                },
+                lane: Some(l as u32),
+            });
+        }
+        let size = self.sh.env.shared_size;
+        if local + bytes as u64 > size {
+            return Err(oob(
+                Space::Shared,
+                a,
+                bytes,
+                l,
+                format!("offset {local:#x} in the {size} bytes of shared memory of the cluster's CTA of rank {r}"),
+            ));
+        }
+        let r = r as u32;
+        if r == c.rank {
+            return Ok(Some((None, local)));
+        }
+        self.peer_live(r, l)?;
+        Ok(Some((Some(r), local)))
+    }
+
+    /// The CTAs a `.multicast::cluster` copy with `ctaMask` `mask` reaches (`None`: this one).
+    fn multicast_ranks(&self, mask: u64, l: usize) -> Result<Vec<Option<u32>>, Fault> {
+        let (rank, size) = self.clu.as_deref().map_or((0, 1), |c| (c.rank, c.size));
+        if mask >> size != 0 {
+            return Err(Fault {
+                kind: FaultKind::Other(format!(
+                    "the ctaMask {mask:#x} of a .multicast::cluster copy names CTAs outside the cluster of {size} CTAs"
+                )),
+                lane: Some(l as u32),
+            });
+        }
+        let mut out = Vec::new();
+        for r in (0..size).filter(|r| mask >> r & 1 != 0) {
+            if r == rank {
+                out.push(None);
+            } else {
+                self.peer_live(r, l)?;
+                out.push(Some(r));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Faults when the cluster's CTA `r` has finished (its shared memory is gone).
+    fn peer_live(&self, r: u32, l: usize) -> Result<(), Fault> {
+        if self
+            .clu
+            .as_deref()
+            .is_some_and(|c| c.finished >> r & 1 != 0)
+        {
+            return Err(Fault {
+                kind: FaultKind::Other(format!(
+                    "the cluster's CTA of rank {r} has exited: its shared memory can no longer be written"
+                )),
+                lane: Some(l as u32),
+            });
+        }
+        Ok(())
+    }
+
+    /// Queues a copy: in this CTA, or for the cluster's CTA `peer`, which receives it before
+    /// its next round. A CTA that has sent more than [`MAX_PENDING`] copies in one round
+    /// completes the oldest of them itself.
+    fn queue(&mut self, peer: Option<u32>, p: Pending) -> Result<(), ExecError> {
+        match (peer, self.clu.as_deref_mut()) {
+            (Some(r), Some(c)) => {
+                c.outbox.push((r, Remote(p)));
+                if c.outbox.len() > MAX_PENDING {
+                    let old: Vec<_> = c.outbox.drain(..MAX_PENDING / 2).collect();
+                    for (r, op) in old {
+                        self.perform_as(r, op.0)?;
+                    }
+                }
+            }
+            _ => self.asy.ops.push(p),
+        }
+        Ok(())
+    }
+
+    /// Completes copy `p` of the cluster's CTA `r` from this CTA's round: it runs with `r`'s
+    /// shared memory in this CTA's place (and this CTA's where `r`'s was lent).
+    fn perform_as(&mut self, r: u32, p: Pending) -> Result<(), ExecError> {
+        let (r, rank) = match self.clu.as_deref() {
+            Some(c) if (r.max(c.rank) as usize) < c.others.len() => (r as usize, c.rank as usize),
+            _ => return self.perform(p, usize::MAX),
+        };
+        // (`others` has a place for every rank: checked above)
+        let swap = |this: &mut Self, to: usize, from: usize| {
+            if let Some(c) = this.clu.as_deref_mut() {
+                let theirs = std::mem::take(&mut c.others[to]);
+                let mine = std::mem::replace(&mut this.shared, theirs);
+                c.others[from] = mine;
+            }
+        };
+        swap(self, r, rank);
+        let res = self.perform(p, usize::MAX);
+        swap(self, rank, r);
+        if let Some(c) = self.clu.as_deref_mut() {
+            c.woken |= 1 << r;
+        }
+        res
+    }
+
+    /// Before this CTA's round in a cluster: the copies other CTAs issued into its shared
+    /// memory join its pending ones, and its suspended mbarrier waits retry when another CTA
+    /// changed one of its mbarriers (`wake`) or sent copies.
+    pub(super) fn async_receive(&mut self, ops: Vec<Remote>, wake: bool) -> Result<(), ExecError> {
+        if ops.is_empty() && !wake {
+            return Ok(());
+        }
+        self.asy.ops.extend(ops.into_iter().map(|r| r.0));
+        self.async_changed(usize::MAX);
+        if self.asy.ops.len() > MAX_PENDING {
+            let excess = self.asy.ops.len() - MAX_PENDING / 2;
+            self.complete(usize::MAX, |i, _| i < excess)?;
+        }
+        Ok(())
     }
 
     /// Something an mbarrier wait may depend on changed: suspended waits retry.
@@ -234,8 +459,13 @@ impl<'s, 'a> Cta<'s, 'a> {
     /// The fault of a copy that fails when it completes (an mbarrier it arrives on).
     fn pending_fault(&self, p: &Pending, e: mb::MbarError) -> ExecError {
         let insn = &self.sh.prog.code[p.pc as usize];
+        let by = if p.origin == u32::MAX {
+            String::new()
+        } else {
+            format!(" (issued by the cluster's CTA of rank {})", p.origin)
+        };
         ExecError::Fault {
-            kind: FaultKind::Other(format!("when the asynchronous copy completed: {e}")),
+            kind: FaultKind::Other(format!("when the asynchronous copy{by} completed: {e}")),
             pos: self.pos((p.thread / 32) as usize, (p.thread % 32) as usize, insn),
         }
     }
@@ -322,6 +552,25 @@ impl<'s, 'a> Cta<'s, 'a> {
                     mem::store(&mut self.shared[..], bar, 8, s);
                 }
             }
+            What::Store {
+                dst,
+                val,
+                n,
+                bar,
+                red,
+            } => {
+                let mut v = val;
+                if let Some((op, ty)) = red {
+                    let get = |b: &[u8]| b.iter().rev().fold(0u64, |v, &x| v << 8 | x as u64);
+                    let old = get(&shared_bytes(&self.shared, dst, n));
+                    let r = mb::reduce(op, ty, old, get(&val[..n as usize])).unwrap_or(0);
+                    v[..8].copy_from_slice(&r.to_le_bytes());
+                }
+                put_shared(&mut self.shared, dst, &v[..n as usize]);
+                let s = self.mbar_state(bar);
+                let s = mb::complete_tx(s, n as i64).map_err(|e| self.pending_fault(&p, e))?;
+                mem::store(&mut self.shared[..], bar, 8, s);
+            }
         }
         self.async_changed(current);
         Ok(())
@@ -363,7 +612,9 @@ impl<'s, 'a> Cta<'s, 'a> {
             && !self.asy.ops.iter().any(|p| {
                 matches!(
                     p.what,
-                    What::Bulk { bar: Some(_), .. } | What::Tensor { bar: Some(_), .. }
+                    What::Bulk { bar: Some(_), .. }
+                        | What::Tensor { bar: Some(_), .. }
+                        | What::Store { .. }
                 )
             })
         {
@@ -372,6 +623,7 @@ impl<'s, 'a> Cta<'s, 'a> {
         self.complete(current, |i, p| match p.what {
             What::Cp { .. } | What::CpArrive { .. } => last.get(&p.thread).is_some_and(|&j| i <= j),
             What::Bulk { bar, .. } | What::Tensor { bar, .. } => bar.is_some(),
+            What::Store { .. } => true,
         })
     }
 
@@ -495,8 +747,10 @@ impl<'s, 'a> Cta<'s, 'a> {
                 "the copy's load mode (tile/im2col) is not the tensor map's".into(),
             ));
         }
-        if map.interleave != 0 {
-            return Err(fault("interleaved tensor maps are not executed yet".into()));
+        if map.atomicity != 0 {
+            return Err(fault(
+                "ptxvm does not execute tensor maps with a swizzle atomicity other than 16 bytes (sm_100) yet".into(),
+            ));
         }
         let list = &prog.lists[insn.imm as usize];
         let coords: Vec<i32> = list[..rank as usize]
@@ -506,16 +760,24 @@ impl<'s, 'a> Cta<'s, 'a> {
         if k::kind(aux) == k::TENSOR_PREFETCH {
             return Ok(());
         }
-        if aux & k::MULTICAST != 0 && reg(self, insn.c) & 1 == 0 {
-            return Ok(());
-        }
         let esize = map.elem_size();
         let total = map.box_bytes();
-        let (_, sloc) = resolve_at(self, 0, total.min(u32::MAX as u64) as u32, true)?;
-        let Loc::Shared(soff) = sloc else {
-            return Err(fault(
-                "the shared-memory operand is not in shared memory".into(),
-            ));
+        // the shared-memory operand: this CTA's, or another's of the cluster (mapa)
+        let (dpeer, soff) = match self.cluster_place(
+            k::space(aux, 0),
+            reg(self, insn.a).wrapping_add(reg(self, insn.v[0])),
+            total.min(u32::MAX as u64) as u32,
+            l,
+        )? {
+            Some(p) => p,
+            None => match resolve_at(self, 0, total.min(u32::MAX as u64) as u32, true)?.1 {
+                Loc::Shared(soff) => (None, soff),
+                _ => {
+                    return Err(fault(
+                        "the shared-memory operand is not in shared memory".into(),
+                    ))
+                }
+            },
         };
         if soff % 128 != 0 {
             return Err(fault(format!(
@@ -529,6 +791,14 @@ impl<'s, 'a> Cta<'s, 'a> {
         let mut at = [0i32; 5];
         at[..coords.len()].copy_from_slice(&coords);
         let elems = tensor_elements(&map, &at, &offsets, soff);
+        // the swizzle moves 16-byte chunks within 128-byte rows: a box whose last row is
+        // partial reaches past its own bytes
+        let len = self.sh.env.shared_size;
+        if let Some(&(off, _)) = elems.iter().find(|e| e.0 + esize as u64 > len) {
+            let what = "the block's shared memory (a chunk of the swizzled box)";
+            let detail = crate::ops_move::window_detail(off, esize, len, what);
+            return Err(oob(Space::Shared, off, esize, l, detail));
+        }
         for e in &elems {
             if let Some(g) = e.1 {
                 if self.alloc_of(g, esize as u64).is_none() {
@@ -560,40 +830,73 @@ impl<'s, 'a> Cta<'s, 'a> {
         } else {
             None
         };
-        let bar = if to_global {
-            None
+        let (bar, dests) = if to_global {
+            (None, vec![None])
         } else {
-            let (_, b) = resolve_at(self, 2, 8, true)?;
-            let Loc::Shared(b) = b else {
-                return Err(fault("the mbarrier object is not in shared memory".into()));
+            // the mbarrier: in the CTA of the destination, or at the same offset in every CTA
+            // of a multicast's ctaMask
+            let (bpeer, b) = match self.cluster_place(
+                k::space(aux, 2),
+                reg(self, insn.v[2]).wrapping_add(reg(self, insn.v[3])),
+                8,
+                l,
+            )? {
+                Some(p) => p,
+                None => match resolve_at(self, 2, 8, true)?.1 {
+                    Loc::Shared(b) => (None, b),
+                    _ => return Err(fault("the mbarrier object is not in shared memory".into())),
+                },
             };
-            if !mb::initialized(self.mbar_state(b)) {
-                return Err(fault(mb::MbarError::Uninitialized.to_string()));
+            let dests = if aux & k::MULTICAST != 0 {
+                self.multicast_ranks(reg(self, insn.c) & 0xFFFF, l)?
+            } else if bpeer != dpeer {
+                return Err(fault(
+                    "the mbarrier of a tensor copy must be in the shared memory of the CTA of its destination".into(),
+                ));
+            } else {
+                vec![dpeer]
+            };
+            for &peer in &dests {
+                if !mb::initialized(self.mbar_state_at(peer, b)) {
+                    return Err(fault(mb::MbarError::Uninitialized.to_string()));
+                }
+                let mem = self.mem_of(peer);
+                for (off, _) in &elems {
+                    put_shared(mem, *off, &POISON[..esize as usize]);
+                }
             }
-            for (off, _) in &elems {
-                put_shared(&mut self.shared, *off, &POISON[..esize as usize]);
-            }
-            Some(b)
+            (Some(b), dests)
         };
         let t = wi * 32 + l;
         let fill = tm::oob_fill(map.dtype, map.oob_nan);
-        self.asy.ops.push(Pending {
-            thread: t as u32,
-            group: self.asy.bulk_groups[t],
-            pc,
-            what: What::Tensor {
-                map: Box::new(map),
-                coords: at,
-                offsets,
-                soff,
-                esize,
-                fill,
-                to_global,
-                bar,
-                bytes: total as u32,
-                red,
-            },
-        });
+        let rank = self.clu.as_deref().map_or(0, |c| c.rank);
+        for peer in dests {
+            let p = Pending {
+                thread: t as u32,
+                origin: if peer.is_some() { rank } else { u32::MAX },
+                group: self.asy.bulk_groups[t],
+                pc,
+                what: What::Tensor {
+                    map: Box::new(map.clone()),
+                    coords: at,
+                    offsets,
+                    soff,
+                    esize,
+                    fill,
+                    to_global,
+                    bar,
+                    bytes: total as u32,
+                    red,
+                },
+            };
+            self.queue(peer, p).map_err(|e| match e {
+                ExecError::Fault { kind, .. } => Fault {
+                    kind,
+                    lane: Some(l as u32),
+                },
+                _ => fault("asynchronous copy failed".into()),
+            })?;
+        }
         Ok(())
     }
 
@@ -649,11 +952,43 @@ impl<'s, 'a> Cta<'s, 'a> {
                 }),
             }
         };
+        // the CTA (`None`: this one) and shared-memory offset of address `which` of lane `l`,
+        // a `.shared::cluster` (or generic) address that may name another CTA of the cluster
+        let place = |this: &mut Self,
+                     which: u32,
+                     l: usize,
+                     bytes: u32|
+         -> Result<(Option<u32>, u64), Fault> {
+            let a = addr(this, which, l);
+            if let Some(p) = this.cluster_place(k::space(aux, which), a, bytes, l)? {
+                return Ok(p);
+            }
+            match target(this, which, l, bytes, true)? {
+                (Loc::Shared(off), _) => Ok((None, off)),
+                (_, a) => Err(Fault {
+                    kind: FaultKind::Other(format!(
+                        "{a:#x} is not a shared-memory address of the cluster"
+                    )),
+                    lane: Some(l as u32),
+                }),
+            }
+        };
         let mb_err = |e: mb::MbarError, l: usize| Fault {
             kind: FaultKind::Other(e.to_string()),
             lane: Some(l as u32),
         };
         let thread = |l: usize| wi * 32 + l;
+        // a copy that failed as it completed early (too many outstanding), as a fault of lane `l`
+        let exec_fault = |e: ExecError, l: usize| match e {
+            ExecError::Fault { kind, .. } => Fault {
+                kind,
+                lane: Some(l as u32),
+            },
+            _ => Fault {
+                kind: FaultKind::Other("asynchronous copy failed".into()),
+                lane: Some(l as u32),
+            },
+        };
         let mut failed = 0u32;
         let r: Result<(), Fault> = (|| {
             match kind {
@@ -704,6 +1039,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                         put_shared(&mut self.shared, dst, &POISON[..n as usize]);
                         self.asy.ops.push(Pending {
                             thread: t as u32,
+                            origin: u32::MAX,
                             group: self.asy.cp_groups[t],
                             pc,
                             what: What::Cp { dst, src, n, read },
@@ -734,6 +1070,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                         }
                         self.asy.ops.push(Pending {
                             thread: thread(l) as u32,
+                            origin: u32::MAX,
                             group: 0,
                             pc,
                             what: What::CpArrive { bar },
@@ -756,8 +1093,9 @@ impl<'s, 'a> Cta<'s, 'a> {
                 }
                 k::MBAR_ARRIVE | k::MBAR_EXPECT_TX | k::MBAR_COMPLETE_TX => {
                     for l in lane_bits(m) {
-                        let bar = mbar(self, 0, l)?;
-                        let s = self.mbar_state(bar);
+                        // (`.shared::cluster`: possibly another CTA's mbarrier)
+                        let (peer, bar) = place(self, 0, l, 8)?;
+                        let s = self.mbar_state_at(peer, bar);
                         let v = (reg(self, insn.c, l) & 0xFFFF_FFFF) as i64;
                         let s = match kind {
                             k::MBAR_ARRIVE => {
@@ -776,7 +1114,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                             k::MBAR_EXPECT_TX => mb::expect_tx(s, v).map_err(|e| mb_err(e, l))?,
                             _ => mb::complete_tx(s, v).map_err(|e| mb_err(e, l))?,
                         };
-                        self.set_mbar(bar, s, wi);
+                        self.set_mbar_at(peer, bar, s, wi);
                     }
                 }
                 k::MBAR_TEST_WAIT | k::MBAR_TRY_WAIT => {
@@ -857,61 +1195,154 @@ impl<'s, 'a> Cta<'s, 'a> {
                             }
                             continue;
                         }
-                        // a multicast whose ctaMask leaves out this CTA copies nothing
-                        // here; one to other CTAs of a cluster is not modelled yet
-                        let absent = aux & k::MULTICAST != 0
-                            && {
-                                let (rank, size) =
-                                    self.clu.as_ref().map_or((0, 1), |c| (c.rank, c.size));
-                                let mask = reg(self, insn.d, l) & 0xFFFF;
-                                let others = mask & !(1 << rank) & ((1u64 << size) - 1);
-                                if others != 0 {
-                                    return Err(Fault {
-                                    kind: FaultKind::Other(format!(
-                                        "a .multicast::cluster copy to other CTAs of the cluster (ctaMask {mask:#x}): ptxvm does not deliver to other CTAs yet"
-                                    )),
-                                    lane: Some(l as u32),
-                                });
-                                }
-                                mask & (1 << rank) == 0
-                            };
-                        if size == 0 || absent {
+                        if size == 0 {
                             continue;
                         }
-                        let (dst, _) = target(self, 0, l, size, true)?;
+                        let t = thread(l);
+                        if dir == k::S2G {
+                            let (dst, _) = target(self, 0, l, size, true)?;
+                            let (src, _) = target(self, 1, l, size, false)?;
+                            self.asy.ops.push(Pending {
+                                thread: t as u32,
+                                origin: u32::MAX,
+                                group: self.asy.bulk_groups[t],
+                                pc,
+                                what: What::Bulk {
+                                    dst,
+                                    src,
+                                    size,
+                                    bar: None,
+                                    red,
+                                },
+                            });
+                            continue;
+                        }
+                        // to shared::cluster: this CTA's, another's (mapa), or the same
+                        // offsets in every CTA of a multicast's ctaMask
                         let (src, _) = target(self, 1, l, size, false)?;
-                        let bar = if dir == k::S2G {
-                            None
+                        let (dpeer, doff) = place(self, 0, l, size)?;
+                        let (bpeer, boff) = place(self, 2, l, 8)?;
+                        let dests = if aux & k::MULTICAST != 0 {
+                            let mask = reg(self, insn.d, l) & 0xFFFF;
+                            self.multicast_ranks(mask, l)?
                         } else {
-                            let b = mbar(self, 2, l)?;
-                            if !mb::initialized(self.mbar_state(b)) {
+                            if dpeer != bpeer {
+                                return Err(Fault {
+                                    kind: FaultKind::Other(
+                                        "the mbarrier of a bulk copy must be in the shared memory of the CTA of its destination".into(),
+                                    ),
+                                    lane: Some(l as u32),
+                                });
+                            }
+                            vec![dpeer]
+                        };
+                        let rank = self.clu.as_deref().map_or(0, |c| c.rank);
+                        for peer in dests {
+                            if !mb::initialized(self.mbar_state_at(peer, boff)) {
                                 return Err(mb_err(mb::MbarError::Uninitialized, l));
                             }
-                            Some(b)
-                        };
-                        if let (Loc::Shared(off), None) = (dst, red) {
-                            for k in (0..size).step_by(16) {
-                                put_shared(&mut self.shared, off + k as u64, &POISON);
+                            if red.is_none() {
+                                let mem = self.mem_of(peer);
+                                for k in (0..size).step_by(16) {
+                                    put_shared(mem, doff + k as u64, &POISON);
+                                }
                             }
+                            let (src, origin) = match (src, peer) {
+                                (Loc::Shared(o), Some(_)) => (Loc::Peer(rank, o), rank),
+                                (s, Some(_)) => (s, rank),
+                                (s, None) => (s, u32::MAX),
+                            };
+                            self.queue(
+                                peer,
+                                Pending {
+                                    thread: t as u32,
+                                    origin,
+                                    group: self.asy.bulk_groups[t],
+                                    pc,
+                                    what: What::Bulk {
+                                        dst: Loc::Shared(doff),
+                                        src,
+                                        size,
+                                        bar: Some(boff),
+                                        red,
+                                    },
+                                },
+                            )
+                            .map_err(|e| exec_fault(e, l))?;
+                        }
+                    }
+                }
+                k::ST_ASYNC | k::RED_ASYNC => {
+                    let list = &prog.lists[insn.imm as usize];
+                    let (esize, red) = if kind == k::RED_ASYNC {
+                        let (op, ty) = k::reduction(aux);
+                        (ty.size(), Some((op, ty)))
+                    } else {
+                        (((aux >> 32) & 0xFF) as u32, None)
+                    };
+                    let n = esize * list.len() as u32;
+                    let rank = self.clu.as_deref().map_or(0, |c| c.rank);
+                    for l in lane_bits(m) {
+                        let (dpeer, doff) = place(self, 0, l, n)?;
+                        let (bpeer, boff) = place(self, 2, l, 8)?;
+                        let Some(_) = dpeer else {
+                            return Err(Fault {
+                                kind: FaultKind::Other(format!(
+                                    "{} into the executing CTA's own shared memory: the destination must be another CTA of its cluster",
+                                    k::kind_name(aux)
+                                )),
+                                lane: Some(l as u32),
+                            });
+                        };
+                        if bpeer != dpeer {
+                            return Err(Fault {
+                                kind: FaultKind::Other(format!(
+                                    "the mbarrier of {} must be in the shared memory of the CTA of its destination",
+                                    k::kind_name(aux)
+                                )),
+                                lane: Some(l as u32),
+                            });
+                        }
+                        if !mb::initialized(self.mbar_state_at(dpeer, boff)) {
+                            return Err(mb_err(mb::MbarError::Uninitialized, l));
+                        }
+                        let mut val = [0u8; 16];
+                        for (j, &slot) in list.iter().enumerate() {
+                            let v = reg(self, slot, l).to_le_bytes();
+                            let e = esize as usize;
+                            val[j * e..(j + 1) * e].copy_from_slice(&v[..e]);
+                        }
+                        if red.is_none() {
+                            put_shared(self.mem_of(dpeer), doff, &POISON[..n as usize]);
                         }
                         let t = thread(l);
-                        self.asy.ops.push(Pending {
-                            thread: t as u32,
-                            group: self.asy.bulk_groups[t],
-                            pc,
-                            what: What::Bulk {
-                                dst,
-                                src,
-                                size,
-                                bar,
-                                red,
+                        self.queue(
+                            dpeer,
+                            Pending {
+                                thread: t as u32,
+                                origin: rank,
+                                group: 0,
+                                pc,
+                                what: What::Store {
+                                    dst: doff,
+                                    val,
+                                    n,
+                                    bar: boff,
+                                    red,
+                                },
                             },
-                        });
+                        )
+                        .map_err(|e| exec_fault(e, l))?;
                     }
                 }
                 k::TENSOR | k::TENSOR_PREFETCH => {
                     for l in lane_bits(m) {
                         self.tensor_op(wi, pc, l)?;
+                    }
+                }
+                k::TMAP_REPLACE | k::TMAP_CP | k::ST_BULK => {
+                    for l in lane_bits(m) {
+                        self.tmap_op(wi, pc, l)?;
                     }
                 }
                 _ => {}

@@ -44,6 +44,15 @@ pub(super) struct ClusterPart {
     /// During this CTA's round: the shared memory of the cluster's other CTAs, by rank (its
     /// own place is empty).
     pub(super) others: Vec<Vec<u32>>,
+    /// Copies and asynchronous stores this CTA issued into other CTAs' shared memory during its
+    /// round, by destination rank: they join the destination's pending copies before its next
+    /// round ([`Cta::async_receive`]).
+    pub(super) outbox: Vec<(u32, super::asyncop::Remote)>,
+    /// Bit `r`: this CTA changed an mbarrier of rank `r` during its round (its suspended waits
+    /// retry before its next round).
+    pub(super) woken: u32,
+    /// Bit `r`: the CTA of rank `r` has finished (as of the start of this CTA's round).
+    pub(super) finished: u32,
 }
 
 /// How a round of a CTA's warps went.
@@ -355,9 +364,13 @@ impl<'s, 'a> Cta<'s, 'a> {
 
 /// Runs the cluster whose CTAs are `ctas` (`%ctaid`, linear index), in rank order, to
 /// completion, with the storage of `scratch` (one per rank, kept from cluster to cluster).
+/// `unit` is the cluster's index: its place in the printf output, which a cluster launch
+/// keeps in cluster order (the records of one cluster in the order its CTAs ran them: its CTAs
+/// run interleaved on one worker, so none of them may wait for another's turn).
 pub(crate) fn run_cluster(
     sh: &LaunchShared<'_>,
     ctas: &[([u32; 3], u64)],
+    unit: u64,
     scratch: &mut Vec<CtaScratch>,
 ) -> Result<CtaOutput, ExecError> {
     let n = ctas.len();
@@ -373,6 +386,7 @@ pub(crate) fn run_cluster(
     for (r, (&(ctaid, linear), s)) in ctas.iter().zip(scratch.iter_mut()).enumerate() {
         match Cta::new(sh, ctaid, linear, s) {
             Ok(mut c) => {
+                c.linear = unit;
                 c.clu = Some(Box::new(ClusterPart {
                     rank: r as u32,
                     size: n as u32,
@@ -410,6 +424,10 @@ fn cluster_loop(run: &mut [Cta<'_, '_>]) -> Result<(), ExecError> {
     let n = run.len();
     let mut done = vec![false; n];
     let (mut phase, mut arrived) = (0u64, 0u32);
+    // what the CTAs sent each other: copies into their shared memory, changed mbarriers
+    let mut inbox: Vec<Vec<super::asyncop::Remote>> = (0..n).map(|_| Vec::new()).collect();
+    let mut wake = vec![false; n];
+    let mut finished = 0u32;
     loop {
         let mut moved = false;
         for i in 0..n {
@@ -420,6 +438,7 @@ fn cluster_loop(run: &mut [Cta<'_, '_>]) -> Result<(), ExecError> {
             let woke = c.clu.as_ref().is_some_and(|p| p.phase != phase);
             if let Some(p) = c.clu.as_mut() {
                 (p.phase, p.arrived) = (phase, arrived);
+                p.finished = finished;
             }
             if woke {
                 c.cluster_wake();
@@ -437,14 +456,29 @@ fn cluster_loop(run: &mut [Cta<'_, '_>]) -> Result<(), ExecError> {
             if let Some(p) = c.clu.as_mut() {
                 p.others = others;
             }
-            let r = c.round();
+            let received = std::mem::take(&mut inbox[i]);
+            let r = match c.async_receive(received, std::mem::take(&mut wake[i])) {
+                Ok(()) => c.round(),
+                Err(e) => Err(e),
+            };
             let others = c
                 .clu
                 .as_mut()
                 .map(|p| std::mem::take(&mut p.others))
                 .unwrap_or_default();
-            if let Some(p) = c.clu.as_ref() {
+            if let Some(p) = c.clu.as_mut() {
                 arrived = p.arrived;
+                for (j, op) in p.outbox.drain(..) {
+                    inbox[j as usize].push(op);
+                    moved = true;
+                }
+                for (j, w) in wake.iter_mut().enumerate() {
+                    if p.woken >> j & 1 != 0 {
+                        *w = true;
+                        moved = true;
+                    }
+                }
+                p.woken = 0;
             }
             for (j, o) in others.into_iter().enumerate() {
                 if j != i {
@@ -455,6 +489,7 @@ fn cluster_loop(run: &mut [Cta<'_, '_>]) -> Result<(), ExecError> {
             match r {
                 Round::Done => {
                     done[i] = true;
+                    finished |= 1 << i;
                     moved = true;
                 }
                 Round::Moved => moved = true,

@@ -206,7 +206,8 @@ pub(super) struct Cta<'s, 'a> {
     pub(super) pending_insts: u64,
     /// Threads that have exited (kept up to date by `exit_lanes`).
     pub(super) exited: u32,
-    /// The CTA's linear index (its place in the printf output).
+    /// The CTA's place in the printf output: its linear index, or its cluster's index when
+    /// the launch runs clusters together.
     pub(super) linear: u64,
     /// Pending asynchronous copies and suspended mbarrier waits.
     pub(super) asy: super::asyncop::AsyncState,

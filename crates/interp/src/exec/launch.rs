@@ -258,13 +258,10 @@ pub fn launch_with_sink(
                 (id, linear)
             })
             .collect();
-        let r = crate::exec::run_cluster(&sh, &ctas, scratch);
+        // (a cluster's printf records are kept under its index `k`)
+        let r = crate::exec::run_cluster(&sh, &ctas, k, scratch);
         if let Some(f) = &fifo {
-            let mut ks: Vec<u64> = ctas.iter().map(|c| c.1).collect();
-            ks.sort_unstable();
-            for k in ks {
-                f.finish(k);
-            }
+            f.finish(k);
         }
         let first = ctas.iter().map(|c| c.1).min().unwrap_or(0);
         settle(first, r, csize, counts)

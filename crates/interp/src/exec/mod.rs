@@ -46,6 +46,7 @@ mod cta;
 mod fault;
 pub mod fifo;
 pub mod launch;
+mod tmap;
 mod warp;
 pub(crate) mod wgmma;
 
