@@ -535,9 +535,11 @@ def main_kinds():
         KindCase(rng, "mxf4nvf4", "e2m1", "e2m1", vec=4, stype="ue4m3", sel=(0, 0, 0, 3)),
         KindCase(rng, "mxf4nvf4", "e2m1", "e2m1", vec=4, stype="ue4m3", sel=(0, 1, 0, 1),
                  special=ue4m3_specials, order="kind_first"),
+        KindCase(rng, "mxf4", "e2m1", "e2m1", vec=2, stype="ue8m0", sel=(2, 0, 0, 2),
+                 sdata_vec=True),
     ], "mma.sync.aligned.m16n8k64 .kind::mxf4 and .kind::mxf4nvf4 (.e2m1 packed eight per "
-       "register): 2X/4X, .ue8m0 and .ue4m3 scale factors (zero, NaN, 448, bit 7 set); 4X with "
-       ".ue8m0 needs PTX ISA 9.1", version="9.1")
+       "register): 2X/4X, .ue8m0 and .ue4m3 scale factors (zero, NaN, 448, bit 7 set), scale data "
+       "written {%r}; 4X with .ue8m0 needs PTX ISA 9.1", version="9.1")
 
 
 def main_sparse_kinds():
