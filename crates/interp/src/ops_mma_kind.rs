@@ -189,21 +189,14 @@ pub(crate) fn mma_kind(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     // (`.e4m3` 2:4 over 8-bit containers, `.u4` pair-wise 4:8 over packed `.e2m1`)
     let meta_slots = cfg.sparse as usize;
     if cfg.sparse {
-        let regs = &*ctx.regs;
-        let meta = &regs[slots[nd + na + nb + nc] as usize];
-        crate::ops_matrix::sparse_a_expand(
-            s,
-            proxy,
-            true,
-            0,
-            meta,
-            |r, lane| regs[slots[nd + r] as usize][lane] as u32,
-            |row, col, bits| {
-                if let Some(v) = av.get_mut(row * k + col) {
-                    *v = elem(cfg.a, bits);
-                }
-            },
-        )?;
+        let meta = &ctx.regs[slots[nd + na + nb + nc] as usize];
+        let a: [&crate::program::Lanes; 4] =
+            std::array::from_fn(|r| &ctx.regs[slots[nd + r] as usize]);
+        crate::ops_matrix::sparse_a_expand(s, proxy, true, 0, meta, &a, |row, col, bits| {
+            if let Some(v) = av.get_mut(row * k + col) {
+                *v = elem(cfg.a, bits);
+            }
+        })?;
     }
     let dense_a = (!cfg.sparse).then_some((Frag::A, cfg.a, nd, na, k, &mut av[..]));
     for (f, t, first, count, cols, out) in
