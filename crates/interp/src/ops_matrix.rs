@@ -373,12 +373,43 @@ pub(crate) fn mma_sp(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     let (cv, rest) = rest.split_at_mut(m * n);
     let dv = &mut rest[..m * n];
     let meta = &ctx.regs[slot(i, nd + na + nb + nc)];
+    // the compressed registers (2 or 4)
+    let a: [&crate::program::Lanes; 4] =
+        std::array::from_fn(|r| &ctx.regs[slot(i, nd + r.min(na - 1))]);
+    sparse_a_expand(s, at, ordered, sel, meta, &a[..na], |row, col, b| {
+        if let Some(v) = av.get_mut(row * k + col) {
+            *v = at.value(b);
+        }
+    })?;
+    gather(i, ctx.regs, &tables.b, bt, nd + na, nb, bv);
+    gather(i, ctx.regs, &tables.c, ct, nd + na + nb, nc, cv);
+    matrix::mma(s, 1, Product::Mul, av, bv, cv, dv);
+    scatter_d(ctx, i, &tables.d, dt, nd, cfg.satfinite, dv);
+    Ok(())
+}
+
+/// Rebuilds the dense M×K matrix A of an `mma.sp` of shape `s` whose compressed A holds
+/// elements of type `at` (for the sm_120a kinds, the type whose layout and sparsity they share:
+/// `.e4m3` for 8-bit containers, `.u4` for packed `.e2m1`): `a` holds the compressed registers
+/// (of the 32 lanes), `meta` the metadata operand. `put(row, col, bits)`
+/// receives every element the compressed registers stand for (zero bits where nothing is
+/// stored); metadata the ISA leaves undefined over nonzero values is a fault.
+#[inline]
+pub(crate) fn sparse_a_expand(
+    s: Shape,
+    at: Elem,
+    ordered: bool,
+    sel: u32,
+    meta: &crate::program::Lanes,
+    a: &[&crate::program::Lanes],
+    mut put: impl FnMut(usize, usize, u64),
+) -> Result<(), Box<Fault>> {
     let w = 2 * at.per_reg();
     let bits = at.bits();
     let emask = (1u64 << bits) - 1;
     for lane in 0..32u32 {
-        for r in 0..na as u32 {
-            let word = ctx.regs[slot(i, nd + r as usize)][lane as usize] as u32;
+        for (r, reg) in (0u32..).zip(a) {
+            let word = reg[lane as usize] as u32;
             let mut groups = 0u32;
             for j in 0..matrix::sparse_chunks_per_reg(at) {
                 let (ml, bit) = matrix::sparse_meta_at(s, at, sel, lane, r, j);
@@ -388,17 +419,10 @@ pub(crate) fn mma_sp(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
             let dense = matrix::sparse_expand(at, ordered, word, groups)
                 .map_err(|j| bad_metadata(s, at, ordered, sel, lane, r, j, groups))?;
             for x in 0..w {
-                let b = dense >> (x * bits) & emask;
-                if let Some(v) = av.get_mut(row as usize * k + (c0 + x) as usize) {
-                    *v = at.value(b);
-                }
+                put(row as usize, (c0 + x) as usize, dense >> (x * bits) & emask);
             }
         }
     }
-    gather(i, ctx.regs, &tables.b, bt, nd + na, nb, bv);
-    gather(i, ctx.regs, &tables.c, ct, nd + na + nb, nc, cv);
-    matrix::mma(s, 1, Product::Mul, av, bv, cv, dv);
-    scatter_d(ctx, i, &tables.d, dt, nd, cfg.satfinite, dv);
     Ok(())
 }
 

@@ -15,6 +15,11 @@
 //! the values the ISA allows; otherwise the launch stops with a fault (the ISA leaves both
 //! undefined).
 //!
+//! **Sparse kinds** (`mma.sp::ordered_metadata`, K doubled): A is rebuilt from its compressed
+//! registers and metadata by [`crate::ops_matrix::sparse_a_expand`] with the layout and
+//! sparsity of `.e4m3` `.m16n8k64` (8-bit containers, 2:4) or `.u4` `.m16n8k128` (packed
+//! `.e2m1`, pair-wise 4:8); B has four registers; the scale factors cut the dense K.
+//!
 //! **`ldmatrix .m16n16 .trans`** (one or two 16×16 byte matrices, rows at the addresses of
 //! lanes `16j`…`16j+15`): lane `t`'s registers `2j` and `2j+1` hold bytes `t/4` and `t/4 + 8`
 //! of rows `4(t%4)`…`4(t%4)+3` (low byte first) — rows `t/4` and `t/4 + 8`, four consecutive
@@ -51,6 +56,9 @@ pub(crate) struct KindCfg {
     pub f16_acc: bool,
     /// `.block_scale`: the `.scale_vec::NX` (1, 2 or 4) and `.stype`.
     pub scale: Option<(u32, ScaleType)>,
+    /// `mma.sp::ordered_metadata`: A is sparse (K doubled, B four registers, metadata `e` after
+    /// C; the sparsity selector is 0, the only value ptxas takes).
+    pub sparse: bool,
 }
 
 impl KindCfg {
@@ -65,7 +73,7 @@ impl KindCfg {
         if let Some((vec, st)) = self.scale {
             x |= 1 << 9 | (vec as u64) << 10 | ((st == ScaleType::Ue4m3) as u64) << 13;
         }
-        x
+        x | (self.sparse as u64) << 14
     }
 
     pub(crate) fn unpack(aux: u64) -> KindCfg {
@@ -87,6 +95,7 @@ impl KindCfg {
                 };
                 ((aux >> 10 & 7) as u32, st)
             }),
+            sparse: aux >> 14 & 1 != 0,
         }
     }
 
@@ -96,10 +105,11 @@ impl KindCfg {
     }
 
     pub(crate) fn shape(&self) -> Shape {
+        let k = if self.packed() { 64 } else { 32 };
         Shape {
             m: 16,
             n: 8,
-            k: if self.packed() { 64 } else { 32 },
+            k: if self.sparse { 2 * k } else { k },
         }
     }
 
@@ -115,7 +125,7 @@ impl KindCfg {
     /// Registers of D, A, B, C.
     pub(crate) fn counts(&self) -> [usize; 4] {
         let c = if self.f16_acc { 2 } else { 4 };
-        [c, 4, 2, c]
+        [c, 4, if self.sparse { 4 } else { 2 }, c]
     }
 }
 
@@ -162,16 +172,38 @@ pub(crate) fn mma_kind(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
         row_a: true,
         col_b: true,
     };
-    let mut av = [0.0f64; 16 * 64];
-    let mut bv = [0.0f64; 64 * 8];
+    let mut av = [0.0f64; 16 * 128];
+    let mut bv = [0.0f64; 128 * 8];
     let mut cv = [0.0f64; 16 * 8];
     let mut dv = [0.0f64; 16 * 8];
     let per = proxy.per_reg();
     let w = proxy.bits();
-    for (f, t, first, count, cols, out) in [
-        (Frag::A, cfg.a, nd, na, k, &mut av[..]),
-        (Frag::B, cfg.b, nd + na, nb, n, &mut bv[..]),
-    ] {
+    let elem = |t: KindType, bits: u64| {
+        if cfg.packed() {
+            mk::e2m1(bits)
+        } else {
+            t.value(bits)
+        }
+    };
+    // sparse A: `mma.sp`'s decompression with the layout and sparsity of the proxy type
+    // (`.e4m3` 2:4 over 8-bit containers, `.u4` pair-wise 4:8 over packed `.e2m1`)
+    let meta_slots = cfg.sparse as usize;
+    if cfg.sparse {
+        let meta = &ctx.regs[slots[nd + na + nb + nc] as usize];
+        let a: [&crate::program::Lanes; 4] =
+            std::array::from_fn(|r| &ctx.regs[slots[nd + r] as usize]);
+        crate::ops_matrix::sparse_a_expand(s, proxy, true, 0, meta, &a, |row, col, bits| {
+            if let Some(v) = av.get_mut(row * k + col) {
+                *v = elem(cfg.a, bits);
+            }
+        })?;
+    }
+    let dense_a = (!cfg.sparse).then_some((Frag::A, cfg.a, nd, na, k, &mut av[..]));
+    for (f, t, first, count, cols, out) in
+        dense_a
+            .into_iter()
+            .chain([(Frag::B, cfg.b, nd + na, nb, n, &mut bv[..])])
+    {
         for r in 0..count {
             let lanes = &ctx.regs[slots[first + r] as usize];
             for (lane, &v) in lanes.iter().enumerate() {
@@ -179,11 +211,7 @@ pub(crate) fn mma_kind(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
                     let bits = v >> (sub * w) & ((1 << w) - 1);
                     let (_, row, col) =
                         matrix::position(&layout, proxy, f, lane as u32, r as u32 * per + sub);
-                    out[row as usize * cols + col as usize] = if cfg.packed() {
-                        mk::e2m1(bits)
-                    } else {
-                        t.value(bits)
-                    };
+                    out[row as usize * cols + col as usize] = elem(t, bits);
                 }
             }
         }
@@ -202,7 +230,7 @@ pub(crate) fn mma_kind(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
         }
     }
     if let Some((vec, st)) = cfg.scale {
-        let base = nd + na + nb + nc;
+        let base = nd + na + nb + nc + meta_slots;
         let [sfa, bida, tida, sfb, bidb, tidb] = [0, 1, 2, 3, 4, 5].map(|q| slots[base + q]);
         let sel = [
             uniform(ctx, bida, "byte-id-a")?,
@@ -395,6 +423,7 @@ mod tests {
                 b: KindType::E3m2,
                 f16_acc: true,
                 scale: None,
+                sparse: false,
             },
             KindCfg {
                 kind: Kind::Mxf4nvf4,
@@ -402,6 +431,7 @@ mod tests {
                 b: KindType::E2m1,
                 f16_acc: false,
                 scale: Some((4, ScaleType::Ue4m3)),
+                sparse: true,
             },
             KindCfg {
                 kind: Kind::Mxf8f6f4,
@@ -409,6 +439,15 @@ mod tests {
                 b: KindType::E2m3,
                 f16_acc: false,
                 scale: Some((1, ScaleType::Ue8m0)),
+                sparse: true,
+            },
+            KindCfg {
+                kind: Kind::F8f6f4,
+                a: KindType::E4m3,
+                b: KindType::E2m1,
+                f16_acc: true,
+                scale: None,
+                sparse: true,
             },
         ] {
             assert_eq!(KindCfg::unpack(cfg.pack()), cfg);

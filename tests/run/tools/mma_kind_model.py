@@ -19,6 +19,14 @@ and is independent of ptxvm's code. What it codes, from NVIDIA's PTX ISA:
   row groupID+8; thread-id-b picks the one thread of quad n holding column n's; byte-id picks
   the byte (1X), byte pair from 0 or 2 (2X) or all four bytes (4X) of the scale register, the
   i-th selected byte being chunk i;
+- the sparse forms mma.sp::ordered_metadata ("Matrix multiply-accumulate operation using
+  mma.sp instruction with sparse matrix A"): .kind::f8f6f4/.kind::mxf8f6f4 .m16n8k64 with 2:4
+  sparsity over the 8-bit containers and the compressed A, B and metadata figures of the 8-bit
+  .m16n8k64 types; .kind::mxf4/.kind::mxf4nvf4 .m16n8k128 .e2m1 with the pair-wise 4:8
+  sparsity and figures of .s4/.u4 .m16n8k128 (mma_model.sp_a_pos/sp_b_pos/sp_meta_loc, the
+  compressor of mma_model's SparseCase); sparsity selector 0 (the four threads of a quad hold
+  the metadata); the scale factors cut the dense K (64 or 128) into scale_vec chunks, as for
+  the dense forms (CUTLASS's SM120 sparse atoms: vector size 64 for 1X at K = 64);
 - ldmatrix .m16n16 (.trans): lane t's registers 2j, 2j+1 hold 4 consecutive columns 4(t%4)..
   of rows t/4 and t/4+8 of the transposed 16x16 byte matrix j, whose 16 rows come from the
   addresses of lanes 16j..16j+15; .m8n16: register j of lane t holds 4 consecutive columns
@@ -121,12 +129,18 @@ class KindCase:
     registers instead of immediates; `special(case)` edits codes and scale words."""
 
     def __init__(self, rng, kind, at, bt, acc="f32", vec=None, stype=None, sel=(0, 0, 0, 0),
-                 sel_regs=False, special=None, order="shape_first", explicit_vec=True):
+                 sel_regs=False, special=None, order="shape_first", explicit_vec=True,
+                 sparse=False, meta_vec=False, sdata_vec=False):
         self.kind, self.at, self.bt, self.acc = kind, at, bt, acc
         self.vec, self.stype, self.sel, self.sel_regs = vec, stype, sel, sel_regs
         self.order, self.explicit_vec = order, explicit_vec
+        # sparse: mma.sp::ordered_metadata; meta_vec/sdata_vec: metadata / scale data written
+        # as one-element vectors {%r}
+        self.sparse, self.meta_vec, self.sdata_vec = sparse, meta_vec, sdata_vec
         self.packed = kind in ("mxf4", "mxf4nvf4")
         self.shape = "m16n8k64" if self.packed else "m16n8k32"
+        if sparse:
+            self.shape = "m16n8k128" if self.packed else "m16n8k64"
         m, n, k = mm.dims(self.shape)
         self.m, self.n, self.k = m, n, k
         self.A = [[rand_code(rng, at) for _ in range(k)] for _ in range(m)]
@@ -144,9 +158,48 @@ class KindCase:
         self.SB = [sum(sbyte() << (8 * i) for i in range(4)) for _ in range(32)]
         if special:
             special(self)
+        if sparse:
+            self.sparsify(rng)
         self.compute()
 
+    # sparse A ------------------------------------------------------------------------------
+    # a chunk is 4 elements (8-bit containers, 2 kept) or 8 (packed .e2m1: 2 kept pairs); a
+    # 2-bit index names an element or a pair
+
+    def sp_geom(self):
+        """(proxy type of the figures, dense elements per chunk, stored elements per chunk,
+        elements per 2-bit index, elements per register)."""
+        if self.packed:
+            return ("s4", 8, 4, 2, 8)
+        return ("e4m3", 4, 2, 1, 4)
+
+    def sparsify(self, rng):
+        _, ce, _, _, _ = self.sp_geom()
+        nch = self.k // ce
+        self.keep = [[sorted(rng.sample(range(4), 2)) for _ in range(nch)] for _ in range(self.m)]
+        # rows 0 and 2 keep units 0 and 1 of chunk 0, where the special values go
+        self.keep[0][0] = [0, 1]
+        self.keep[2][0] = [0, 1]
+        # metadata: the four threads of each quad (selector 0), as the figures lay them out
+        proxy, ce, _, _, _ = self.sp_geom()
+        self.meta = [0] * 32
+        for quad in range(8):
+            for row in (quad, quad + 8):
+                for c in range(nch):
+                    grp = self.keep[row][c][0] | self.keep[row][c][1] << 2
+                    th, bit = mm.sp_meta_loc(self.shape, proxy, 0, row, c)
+                    self.meta[4 * quad + th] |= grp << bit
+
+    def stored(self, r, c):
+        """Whether dense element (r, c) of A is one of the stored (kept) ones."""
+        if not self.sparse:
+            return True
+        _, ce, _, per_idx, _ = self.sp_geom()
+        return (c % ce) // per_idx in self.keep[r][c // ce]
+
     def elem_a(self, r, c):
+        if not self.stored(r, c):
+            return 0.0
         if self.packed:
             return e2m1(self.A[r][c])
         return container_value(self.at, container_bits(self.at, self.A[r][c], self.Apad[r][c]))
@@ -196,6 +249,25 @@ class KindCase:
     # registers -----------------------------------------------------------------------------
 
     def a_words(self, lane):
+        if self.sparse:
+            # lane's element i is the j-th stored element of the dense columns first.. of its
+            # row (j counting the lane's elements with the same row and first column)
+            proxy, ce, cs, per_idx, p = self.sp_geom()
+            words = [0] * 4
+            seen = {}
+            for i in range(4 * p):
+                row, first = mm.sp_a_pos(self.shape, proxy, lane, i)
+                j = seen.get((row, first), 0)
+                seen[(row, first)] = j + 1
+                c = first // ce + j // cs
+                u = (j % cs) // per_idx
+                col = c * ce + self.keep[row][c][u] * per_idx + j % per_idx
+                if self.packed:
+                    words[i // p] |= self.A[row][col] << (4 * (i % p))
+                else:
+                    bits = container_bits(self.at, self.A[row][col], self.Apad[row][col])
+                    words[i // p] |= bits << (8 * (i % p))
+            return words
         if self.packed:
             words = [0] * 4
             for i in range(32):
@@ -209,6 +281,17 @@ class KindCase:
         return words
 
     def b_words(self, lane):
+        if self.sparse:
+            proxy, _, _, _, p = self.sp_geom()
+            words = [0] * 4
+            for i in range(4 * p):
+                r, c = mm.sp_b_pos(self.shape, proxy, lane, i)
+                if self.packed:
+                    words[i // p] |= self.B[r][c] << (4 * (i % p))
+                else:
+                    bits = container_bits(self.bt, self.B[r][c], self.Bpad[r][c])
+                    words[i // p] |= bits << (8 * (i % p))
+            return words
         words = [0] * 2
         if self.packed:
             for i in range(16):
@@ -235,6 +318,12 @@ class KindCase:
         if self.scaled:
             scale = ".block_scale" + (f".scale_vec::{self.vec}X" if self.explicit_vec else "")
         types = f".{self.acc}.{self.at}.{self.bt}.{self.acc}" + (f".{self.stype}" if self.scaled else "")
+        if self.sparse:
+            # CUTLASS's SM120 atoms write the kind first and `.sp::ordered_metadata` after it
+            if self.order == "kind_first":
+                return (f"mma.sync.aligned{kind}.sp::ordered_metadata{scale}.{self.shape}.row.col"
+                        f"{types}")
+            return f"mma.sp::ordered_metadata.sync.aligned.{self.shape}.row.col{kind}{scale}{types}"
         if self.order == "kind_first":
             return f"mma.sync.aligned{kind}{scale}.{self.shape}.row.col{types}"
         return f"mma.sync.aligned.{self.shape}.row.col{kind}{scale}{types}"
@@ -249,8 +338,11 @@ def gen_kind_file(fname, cases, title, version="8.7"):
     out_off = 0
     for ci, cs in enumerate(cases):
         nc = 4 if cs.acc == "f32" else 2
-        layout = [("a", j) for j in range(4)] + [("b", j) for j in range(2)] + \
+        nb = 4 if cs.sparse else 2
+        layout = [("a", j) for j in range(4)] + [("b", j) for j in range(nb)] + \
             [("c", j) for j in range(nc)]
+        if cs.sparse:
+            layout += [("e", 0)]
         if cs.scaled:
             layout += [("sa", 0), ("sb", 0)]
         if cs.sel_regs:
@@ -260,11 +352,12 @@ def gen_kind_file(fname, cases, title, version="8.7"):
         for lane in range(32):
             regs = {"a": cs.a_words(lane), "b": cs.b_words(lane), "c": cs.acc_words(cs.C, lane),
                     "sa": [cs.SA[lane]], "sb": [cs.SB[lane]],
-                    "sel": [cs.sel[0] | cs.sel[1] << 8 | cs.sel[2] << 16 | cs.sel[3] << 24]}
+                    "sel": [cs.sel[0] | cs.sel[1] << 8 | cs.sel[2] << 16 | cs.sel[3] << 24],
+                    "e": [cs.meta[lane]] if cs.sparse else []}
             lw = [regs[f][j] for f, j in layout]
             words += lw + [0] * (lane_words - len(lw))
         names = {}
-        for frag, cnt, cls in (("a", 4, "r"), ("b", 2, "r"), ("c", nc, "f" if cs.acc == "f32" else "r"),
+        for frag, cnt, cls in (("a", 4, "r"), ("b", nb, "r"), ("e", int(cs.sparse), "r"), ("c", nc, "f" if cs.acc == "f32" else "r"),
                                ("d", nc, "f" if cs.acc == "f32" else "r"), ("sa", 1, "r"),
                                ("sb", 1, "r"), ("sel", 1, "r")):
             names[frag] = []
@@ -280,6 +373,9 @@ def gen_kind_file(fname, cases, title, version="8.7"):
             body.append(f"\tld.global.{ty} {reg}, [%rd3+{off * 4}];")
         vec = lambda f: "{" + ", ".join(names[f]) + "}"
         ops = f"{vec('d')}, {vec('a')}, {vec('b')}, {vec('c')}"
+        if cs.sparse:
+            e = names["e"][0]
+            ops += f", {{{e}}}, 0" if cs.meta_vec else f", {e}, 0"
         if cs.scaled:
             if cs.sel_regs:
                 hs = [f"%h{nh[0] + q}" for q in range(4)]
@@ -293,7 +389,10 @@ def gen_kind_file(fname, cases, title, version="8.7"):
             else:
                 sa = f"{{{cs.sel[0]}, {cs.sel[1]}}}"
                 sb = f"{{{cs.sel[2]}, {cs.sel[3]}}}"
-            ops += f", {names['sa'][0]}, {sa}, {names['sb'][0]}, {sb}"
+            da, db = names["sa"][0], names["sb"][0]
+            if cs.sdata_vec:
+                da, db = f"{{{da}}}", f"{{{db}}}"
+            ops += f", {da}, {sa}, {db}, {sb}"
         body.append(f"\t{cs.name()} {ops};")
         body.append(f"\tmad.wide.u32 %rd4, %r1, {nc * 4}, %rd1;")
         body.append(f"\tadd.u64 %rd4, %rd4, {out_off * 4};")
@@ -436,9 +535,56 @@ def main_kinds():
         KindCase(rng, "mxf4nvf4", "e2m1", "e2m1", vec=4, stype="ue4m3", sel=(0, 0, 0, 3)),
         KindCase(rng, "mxf4nvf4", "e2m1", "e2m1", vec=4, stype="ue4m3", sel=(0, 1, 0, 1),
                  special=ue4m3_specials, order="kind_first"),
+        KindCase(rng, "mxf4", "e2m1", "e2m1", vec=2, stype="ue8m0", sel=(2, 0, 0, 2),
+                 sdata_vec=True),
     ], "mma.sync.aligned.m16n8k64 .kind::mxf4 and .kind::mxf4nvf4 (.e2m1 packed eight per "
-       "register): 2X/4X, .ue8m0 and .ue4m3 scale factors (zero, NaN, 448, bit 7 set); 4X with "
-       ".ue8m0 needs PTX ISA 9.1", version="9.1")
+       "register): 2X/4X, .ue8m0 and .ue4m3 scale factors (zero, NaN, 448, bit 7 set), scale data "
+       "written {%r}; 4X with .ue8m0 needs PTX ISA 9.1", version="9.1")
+
+
+def main_sparse_kinds():
+    rng = random.Random(1209)
+    K = KindCase
+    gen_kind_file("mma_sp_kind_f8f6f4.ptx", [
+        K(rng, "f8f6f4", "e2m1", "e2m1", sparse=True),
+        K(rng, "f8f6f4", "e3m2", "e2m3", sparse=True, meta_vec=True),
+        K(rng, "f8f6f4", "e2m3", "e4m3", acc="f16", sparse=True),
+        K(rng, "f8f6f4", "e5m2", "e2m1", order="kind_first", sparse=True),
+        K(rng, "f8f6f4", "e4m3", "e3m2", special=extremes, sparse=True),
+        K(rng, "f8f6f4", "e2m1", "e3m2", acc="f16", special=extremes, sparse=True),
+        K(rng, "f8f6f4", "e2m3", "e2m3", special=extremes, sparse=True),
+        K(rng, "f8f6f4", "e5m2", "e5m2", special=e5m2_inf, sparse=True),
+    ], "mma.sp::ordered_metadata .m16n8k64 .kind::f8f6f4: 2:4 sparse A, e4m3/e5m2/e3m2/e2m3/e2m1 "
+       "in any mix (8-bit containers with random padding), f32/f16 accumulators, extremes, inf, "
+       "metadata as %r and {%r}, CUTLASS's modifier order")
+    gen_kind_file("mma_sp_kind_mxf8f6f4.ptx", [
+        K(rng, "mxf8f6f4", "e4m3", "e4m3", vec=1, stype="ue8m0", sel=(0, 0, 0, 0), sparse=True),
+        K(rng, "mxf8f6f4", "e3m2", "e2m1", vec=1, stype="ue8m0", sel=(1, 1, 3, 2), sparse=True,
+          meta_vec=True, sdata_vec=True),
+        K(rng, "mxf8f6f4", "e2m3", "e5m2", vec=1, stype="ue8m0", sel=(2, 0, 1, 3),
+          sel_regs=True, explicit_vec=False, sparse=True),
+        K(rng, "mxf8f6f4", "e2m1", "e3m2", vec=1, stype="ue8m0", sel=(3, 1, 0, 1),
+          order="kind_first", sparse=True, meta_vec=True, sdata_vec=True),
+        K(rng, "mxf8f6f4", "e4m3", "e2m3", vec=1, stype="ue8m0", sel=(2, 1, 2, 0),
+          special=scale_extremes, sparse=True),
+    ], "mma.sp::ordered_metadata .m16n8k64 .kind::mxf8f6f4.block_scale (.scale_vec::1X: one "
+       ".ue8m0 factor per 64 columns): selectors as immediates and .b16 registers, scale data "
+       "and metadata as {%r}, factors 2^127, 2^-127 and NaN")
+    gen_kind_file("mma_sp_kind_mxf4.ptx", [
+        K(rng, "mxf4", "e2m1", "e2m1", vec=2, stype="ue8m0", sel=(0, 0, 2, 3),
+          explicit_vec=False, sparse=True),
+        K(rng, "mxf4", "e2m1", "e2m1", vec=2, stype="ue8m0", sel=(2, 1, 0, 1), sparse=True,
+          order="kind_first", meta_vec=True, sdata_vec=True),
+        K(rng, "mxf4nvf4", "e2m1", "e2m1", vec=2, stype="ue8m0", sel=(2, 0, 2, 2),
+          sel_regs=True, sparse=True),
+        K(rng, "mxf4nvf4", "e2m1", "e2m1", vec=4, stype="ue8m0", sel=(0, 1, 0, 0),
+          special=scale_extremes, sparse=True),
+        K(rng, "mxf4nvf4", "e2m1", "e2m1", vec=4, stype="ue4m3", sel=(0, 0, 0, 3), sparse=True),
+        K(rng, "mxf4nvf4", "e2m1", "e2m1", vec=4, stype="ue4m3", sel=(0, 1, 0, 1),
+          special=ue4m3_specials, order="kind_first", sparse=True),
+    ], "mma.sp::ordered_metadata .m16n8k128 .kind::mxf4 and .kind::mxf4nvf4 (.e2m1 packed, "
+       "pair-wise 4:8 sparse A): 2X/4X, .ue8m0 and .ue4m3 factors (zero, NaN, 448, bit 7 set); "
+       "4X with .ue8m0 needs PTX ISA 9.1", version="9.1")
 
 
 # --------------------------------------------------------------------------------------------
@@ -616,6 +762,7 @@ def gen_stmatrix_b8(rng, target="sm_100a", version="8.6", fname="stmatrix_b8.ptx
 
 def main():
     main_kinds()
+    main_sparse_kinds()
     rng = random.Random(1208)
     gen_ldmatrix_b8(rng)
     gen_stmatrix_b8(rng)

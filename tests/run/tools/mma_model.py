@@ -429,6 +429,8 @@ def gen_mma_file(fname, target, version, cases, title):
             off += 8 if t == "f64" else 4
         vec = lambda f: "{" + ", ".join(names[f]) + "}"
         tail = f", {names['e'][0]}, {cs.sel}" if getattr(cs, "ne", 0) else ""
+        if getattr(cs, "meta_vec", False):
+            tail = f", {{{names['e'][0]}}}, {cs.sel}"  # the one-element vector ptxas takes
         body.append(f"\t{cs.name()} {vec('d')}, {vec('a')}, {vec('b')}, {vec('c')}{tail};")
         # outputs: [case][lane][d regs]
         d_words = cs.nd * (2 if cs.dt == "f64" else 1)
@@ -1014,6 +1016,15 @@ def gen_sparse(rng):
         S(rng, "m16n8k128", "s32", "u4", "s4", "s32", 0, True, special=int_sat),
     ], "mma.sp / mma.sp::ordered_metadata integer: s8/u8 m16n8k32/k64, s4/u4 m16n8k64/k128,"
        " every sparsity selector, wrapping and .satfinite")
+    # the metadata operand written as a one-element vector {%r} (ptxas takes it)
+    rng = random.Random(1210)
+    vec = [S(rng, "m16n8k16", "f32", "f16", "f16", "f32", 2, True),
+           S(rng, "m16n8k32", "s32", "s8", "u8", "s32", 1, False, unordered=True),
+           S(rng, "m16n8k64", "f32", "e4m3", "e5m2", "f32", 0, True)]
+    for cs in vec:
+        cs.meta_vec = True
+    gen_mma_file("mma_sp_meta_vector.ptx", "sm_89", "8.5", vec,
+                 "mma.sp / mma.sp::ordered_metadata with the metadata operand written {%r}")
 
 
 if __name__ == "__main__":

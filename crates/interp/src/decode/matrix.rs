@@ -80,6 +80,21 @@ pub(super) fn vector<'m>(d: &Dec<'_, 'm>, k: usize) -> R<Vec<&'m Operand>> {
     })
 }
 
+/// Operand `k`, or the register of a one-element vector `{%r}` there (ptxas takes that spelling
+/// for the metadata of `mma.sp` and the scale data of the block-scaled `mma` kinds).
+pub(super) fn single<'m>(d: &Dec<'_, 'm>, k: usize) -> R<&'m Operand> {
+    match d.operand(k)? {
+        Operand::Vector(v) if v.len() == 1 => Ok(&v[0]),
+        Operand::Vector(v) => Err(format!(
+            "`{}`: operand {} must be one register, found a vector of {}",
+            d.inst.full_name(),
+            k + 1,
+            v.len()
+        )),
+        o => Ok(o),
+    }
+}
+
 /// Slots of a destination vector.
 pub(super) fn dst_slots(d: &mut Dec<'_, '_>, ops: &[&Operand]) -> R<Vec<u32>> {
     ops.iter()
@@ -263,13 +278,11 @@ fn mma_sp_form_ok(s: Shape, [dt, at, bt, ct]: [Elem; 4]) -> bool {
 pub(crate) fn decode_mma_sp(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     let name = d.inst.full_name();
     let texts: Vec<&str> = d.inst.mods.iter().map(|m| m.text()).collect();
-    if let Some(t) = texts
+    if texts
         .iter()
-        .find(|t| t.starts_with(".kind") || t.starts_with(".block_scale"))
+        .any(|t| t.starts_with(".kind") || t.starts_with(".block_scale"))
     {
-        return Err(format!(
-            "`{name}`: sparse `mma` with `{t}` (the sm_120a fp6/fp4 kinds and scale factors) is not executed yet"
-        ));
+        return super::matrix_kind::decode_mma_kind(d, insn);
     }
     let ordered = name.contains("::ordered_metadata");
     let shape = texts
@@ -324,7 +337,7 @@ pub(crate) fn decode_mma_sp(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
         regs(Frag::C, ct),
     ];
     let mut slots = fragment_slots(d, &name, counts)?;
-    slots.push(d.src(4, ScalarType::B32)?);
+    slots.push(d.src_op(single(d, 4)?, ScalarType::B32)?);
     let cfg = MmaCfg {
         shape,
         types,

@@ -2,7 +2,7 @@
 //! `.kind::mxf4nvf4`) and of the sm_100a `.b8` shapes of `ldmatrix`/`stmatrix` (handlers in
 //! [`crate::ops_mma_kind`]). The forms accepted are those ptxas 13.5 accepts.
 
-use super::matrix::{dst_slots, vector};
+use super::matrix::{dst_slots, single, vector};
 use super::{Dec, R};
 use crate::ops_matrix::NO_MEMBER;
 use crate::ops_mma_kind::{self as mk, B8Shape, Kind, KindCfg};
@@ -15,7 +15,9 @@ use ptx_semantics::mma_kind::{self as mmk, KindType, ScaleType, SrcFmt};
 /// `mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.dtype.atype.btype.ctype d, a, b, c` and
 /// `mma.sync.aligned.mMnNkK.row.col.kind.block_scale{.scale_vec::NX}.f32.atype.btype.f32.stype
 /// d, a, b, c, scale-a-data, {byte-id-a, thread-id-a}, scale-b-data, {byte-id-b, thread-id-b}`
-/// (the modifiers in any order, as ptxas takes them).
+/// (the modifiers in any order, as ptxas takes them), and their sparse forms
+/// `mma.sp::ordered_metadata` (`.m16n8k64`, `.m16n8k128` for `.kind::mxf4`/`.kind::mxf4nvf4`)
+/// with the metadata `e` and sparsity selector `f` (0) after C.
 pub(super) fn decode_mma_kind(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     let name = d.inst.full_name();
     let texts: Vec<&str> = d.inst.mods.iter().map(|m| m.text()).collect();
@@ -32,6 +34,14 @@ pub(super) fn decode_mma_kind(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
         }
         None => return Err(format!("`{name}`: expected a `.kind`")),
     };
+    // `mma.sp`, `mma.sp::ordered_metadata`, or `.sp::ordered_metadata` among the modifiers
+    let sparse = name.split('.').any(|p| p == "sp" || p.starts_with("sp::"));
+    if sparse && !name.contains("::ordered_metadata") {
+        return Err(format!(
+            "`{name}`: the sparse `.kind` forms are `mma.sp::ordered_metadata` only (ptxas: \
+             \"Illegal modifier '.sp'\")"
+        ));
+    }
     let scaled = texts.contains(&".block_scale");
     if scaled == (kind == Kind::F8f6f4) {
         return Err(if scaled {
@@ -48,9 +58,10 @@ pub(super) fn decode_mma_kind(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
         Some(t) => return Err(format!("`{name}`: unknown `{t}`")),
         None => None,
     };
-    let shape = match kind {
-        Kind::F8f6f4 | Kind::Mxf8f6f4 => ".m16n8k32",
-        Kind::Mxf4 | Kind::Mxf4nvf4 => ".m16n8k64",
+    let shape = match (kind, sparse) {
+        (Kind::F8f6f4 | Kind::Mxf8f6f4, false) => ".m16n8k32",
+        (Kind::Mxf4 | Kind::Mxf4nvf4, false) | (Kind::F8f6f4 | Kind::Mxf8f6f4, true) => ".m16n8k64",
+        (Kind::Mxf4 | Kind::Mxf4nvf4, true) => ".m16n8k128",
     };
     if !texts.contains(&shape) {
         return Err(format!(
@@ -120,9 +131,12 @@ pub(super) fn decode_mma_kind(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
         b,
         f16_acc: dt16,
         scale,
+        sparse,
     };
     let counts = cfg.counts();
-    let want_ops = if scaled { 8 } else { 4 };
+    // d, a, b, c {, e, f} {, scale-a-data, {..}, scale-b-data, {..}}
+    let sp = if sparse { 2 } else { 0 };
+    let want_ops = if scaled { 8 } else { 4 } + sp;
     if d.inst.operands.len() != want_ops {
         return Err(format!(
             "`{name}` takes {want_ops} operands, found {}",
@@ -147,16 +161,27 @@ pub(super) fn decode_mma_kind(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
             }
         }
     }
+    if sparse {
+        slots.push(d.src_op(single(d, 4)?, ScalarType::B32)?);
+        // the sparsity selector: the constant 0 (ptxas: "unexpected value '1', expected to be 0")
+        if !matches!(d.operand(5)?, Operand::Imm(ptx_ir::Imm::Int(0))) {
+            return Err(format!(
+                "`{name}`: the sparsity selector must be the constant 0 (the four threads of \
+                 each quad hold the metadata)"
+            ));
+        }
+    }
     if scaled {
-        for k in [4, 6] {
-            // a register, as ptxas requires ("Arguments mismatch" for an immediate)
-            if !matches!(d.operand(k)?, Operand::Reg(_)) {
+        for k in [4 + sp, 6 + sp] {
+            // a register (or `{%r}`), as ptxas requires ("Arguments mismatch" for an immediate)
+            let o = single(d, k)?;
+            if !matches!(o, Operand::Reg(_)) {
                 return Err(format!(
                     "`{name}`: operand {} (the scale data) must be a `.b32` register",
                     k + 1
                 ));
             }
-            slots.push(d.src(k, ScalarType::B32)?);
+            slots.push(d.src_op(o, ScalarType::B32)?);
             let sel = vector(d, k + 1)?;
             if sel.len() != 2 {
                 return Err(format!(
@@ -173,7 +198,7 @@ pub(super) fn decode_mma_kind(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
                 _ => None,
             };
             let (byte_id, thread_id) = (imm(sel[0]), imm(sel[1]));
-            let is_a = k == 4;
+            let is_a = k == 4 + sp;
             let bad_byte = byte_id.is_some_and(|b| !mmk::selectors_valid(vec, b, 0, is_a));
             let bad_thread = thread_id.is_some_and(|t| !mmk::selectors_valid(1, 0, t, is_a));
             if bad_byte || bad_thread {
