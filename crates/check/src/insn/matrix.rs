@@ -43,8 +43,13 @@ impl Allowed {
 /// Checks the selector immediates of `mma.sp`, block-scaled `mma` and `wgmma.mma_async.sp`.
 pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>) {
     match ins.op {
-        O::Mma | O::MmaSp if ins.has(M::Sp) || ins.has(M::SpOrderedMetadata) => mma_sp(c, ins),
-        O::Mma if ins.has(M::BlockScale) => block_scale(c, ins),
+        O::Mma | O::MmaSp if ins.has(M::Sp) || ins.has(M::SpOrderedMetadata) => {
+            mma_sp(c, ins);
+            if ins.has(M::BlockScale) {
+                block_scale(c, ins, 7);
+            }
+        }
+        O::Mma if ins.has(M::BlockScale) => block_scale(c, ins, 5),
         O::Wgmma | O::WgmmaMmaAsync | O::WgmmaMmaAsyncSp if ins.has(M::Sp) => wgmma_sp(c, ins),
         _ => {}
     }
@@ -101,13 +106,15 @@ fn check_value(
     );
 }
 
-/// `mma.sp`: the sparsity selector (operand 6, `f`) by A's type and the shape.
+/// `mma.sp`: the sparsity selector (operand 6, `f`) by A's type and the shape (0 with a
+/// `.kind`).
 fn mma_sp(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>) {
     let tys = types(ins);
     let (Some(&d), Some(&a)) = (tys.first(), tys.get(1)) else {
         return;
     };
-    let max = if ins.has(M::KindF8f6f4) {
+    let kind = [M::KindF8f6f4, M::KindMxf8f6f4, M::KindMxf4, M::KindMxf4nvf4];
+    let max = if kind.iter().any(|&k| ins.has(k)) {
         0
     } else {
         match a {
@@ -155,11 +162,11 @@ fn wgmma_sp(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>) {
     check_value(c, ins, o, "sparsity selector", Allowed::UpTo(max), help);
 }
 
-/// Block-scaled `mma`: `{byte-id-a, thread-id-a}` (operand 6) and `{byte-id-b, thread-id-b}`
-/// (operand 8). byte-id: 0 to 3 with `.scale_vec::1X`, 0 or 2 with `2X`, 0 with `4X` (the
+/// Block-scaled `mma`: `{byte-id-a, thread-id-a}` (operand index `first`: 5, or 7 for
+/// `mma.sp`) and `{byte-id-b, thread-id-b}` (two further on). byte-id: 0 to 3 with `.scale_vec::1X`, 0 or 2 with `2X`, 0 with `4X` (the
 /// default is 1X for `.kind::mxf8f6f4`, 2X for `.kind::mxf4`); thread-id: 0 or 1 for A, 0 to 3
 /// for B.
-fn block_scale(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>) {
+fn block_scale(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, first: usize) {
     let vec = if ins.has(M::ScaleVec1X) {
         1
     } else if ins.has(M::ScaleVec2X) {
@@ -183,7 +190,10 @@ fn block_scale(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>) {
          threads that supply the scale factors) is 0 or 1 for A and 0 to 3 for B",
         byte.describe()
     );
-    for (k, which, thread) in [(5, "a", Allowed::UpTo(1)), (7, "b", Allowed::UpTo(3))] {
+    for (k, which, thread) in [
+        (first, "a", Allowed::UpTo(1)),
+        (first + 2, "b", Allowed::UpTo(3)),
+    ] {
         let Some(Operand::Vector(sel, _)) = ins.operands.get(k) else {
             continue;
         };
