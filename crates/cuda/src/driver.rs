@@ -144,7 +144,7 @@ fn kernel_error(e: &ptxvm::Error) -> (CUresult, bool) {
         ptxvm::Error::Memory(_) => (CUDA_ERROR_OUT_OF_MEMORY, false),
         ptxvm::Error::Invalid { .. } => (CUDA_ERROR_INVALID_PTX, false),
         // a cluster shape the grid, the kernel's directives or the size limit refuse
-        ptxvm::Error::Usage(m) if m.contains("cluster") => (CUDA_ERROR_INVALID_CLUSTER_SIZE, false),
+        ptxvm::Error::Cluster(_) => (CUDA_ERROR_INVALID_CLUSTER_SIZE, false),
         ptxvm::Error::Usage(_) => (CUDA_ERROR_INVALID_VALUE, false),
     }
 }

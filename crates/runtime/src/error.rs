@@ -27,6 +27,10 @@ pub enum Error {
     },
     /// Device memory could not be allocated.
     Memory(String),
+    /// The launch's cluster shape is refused: by the kernel's cluster directives, the cluster
+    /// size limit, or a grid that is not a whole number of clusters (libcuda:
+    /// `CUDA_ERROR_INVALID_CLUSTER_SIZE`).
+    Cluster(String),
 }
 
 impl Error {
@@ -39,7 +43,7 @@ impl Error {
     pub fn render(&self) -> String {
         match self {
             Error::Invalid { file, diagnostics } => ptx_diag::render_plain(file, diagnostics),
-            Error::Usage(m) | Error::Memory(m) => format!("error: {m}\n"),
+            Error::Usage(m) | Error::Memory(m) | Error::Cluster(m) => format!("error: {m}\n"),
             Error::Kernel {
                 file, diagnostic, ..
             } => ptx_diag::render_plain(file, std::slice::from_ref(diagnostic)),
@@ -67,7 +71,7 @@ impl std::fmt::Display for Error {
                 Some(d) => write!(f, "{}", d.message),
                 None => write!(f, "invalid PTX"),
             },
-            Error::Usage(m) | Error::Memory(m) => write!(f, "{m}"),
+            Error::Usage(m) | Error::Memory(m) | Error::Cluster(m) => write!(f, "{m}"),
         }
     }
 }

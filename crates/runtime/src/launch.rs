@@ -553,7 +553,7 @@ impl Kernel<'_> {
             attr("reqnctapercluster").map(|a| dims(&a).map(|v| v.min(u32::MAX as u64) as u32));
         let cluster = match (opts.cluster, req) {
             (Some(c), Some(r)) if c != r => {
-                return Err(Error::Usage(format!(
+                return Err(Error::Cluster(format!(
                     "kernel `{name}` requires clusters of {} blocks (.reqnctapercluster); the launch asks for {}",
                     shape(r),
                     shape(c)
@@ -563,7 +563,7 @@ impl Kernel<'_> {
             (None, r) => r,
         };
         if cluster.is_none() && attr("explicitcluster").is_some() {
-            return Err(Error::Usage(format!(
+            return Err(Error::Cluster(format!(
                 "kernel `{name}` must be launched with a cluster shape (.explicitcluster): give one (--cluster X,Y,Z, LaunchOptions::cluster, cudaLaunchAttributeClusterDimension)"
             )));
         }
@@ -571,7 +571,7 @@ impl Kernel<'_> {
             return Ok(([1; 3], false));
         };
         if c.contains(&0) {
-            return Err(Error::Usage(format!(
+            return Err(Error::Cluster(format!(
                 "cluster {} must have no zero dimension",
                 shape(c)
             )));
@@ -583,7 +583,7 @@ impl Kernel<'_> {
             CLUSTER_MAX
         };
         if size > max {
-            return Err(Error::Usage(format!(
+            return Err(Error::Cluster(format!(
                 "a cluster of {} = {size} blocks exceeds the limit of {max}{}",
                 shape(c),
                 if opts.non_portable_cluster {
@@ -595,13 +595,13 @@ impl Kernel<'_> {
         }
         if let Some(m) = attr("maxclusterrank").and_then(|a| a.first().copied()) {
             if size > m {
-                return Err(Error::Usage(format!(
+                return Err(Error::Cluster(format!(
                     "kernel `{name}` allows at most {m} blocks per cluster (.maxclusterrank); the launch asks for {size}"
                 )));
             }
         }
         if (0..3).any(|d| grid[d] % c[d] != 0) {
-            return Err(Error::Usage(format!(
+            return Err(Error::Cluster(format!(
                 "grid {} is not a multiple of the cluster shape {}",
                 shape(grid),
                 shape(c)
@@ -610,7 +610,7 @@ impl Kernel<'_> {
         if size > 1 {
             let shared = prog.shared_static + shared_bytes;
             if shared > 1 << ptx_interp::exec::RANK_SHIFT {
-                return Err(Error::Usage(format!(
+                return Err(Error::Cluster(format!(
                     "{shared} bytes of shared memory per block: ptxvm's clusters allow at most 16 MiB per block"
                 )));
             }

@@ -2,7 +2,8 @@
  * block writes (%cluster_nctarank << 8) | %cluster_ctarank after a barrier.cluster, so a grid of
  * 4 blocks in clusters of 2 gives 0x200, 0x201, 0x200, 0x201. A grid that is not a multiple of
  * the cluster, and a cluster of 16 blocks without CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
- * are CUDA_ERROR_INVALID_CLUSTER_SIZE; with the attribute, 16 runs. */
+ * are CUDA_ERROR_INVALID_CLUSTER_SIZE; with the attribute, 16 runs. A block shape its kernel's
+ * .reqntid refuses is CUDA_ERROR_INVALID_VALUE, also when the kernel's name says "cluster". */
 #include "check.h"
 
 static const char *CLUSTER_PTX =
@@ -29,6 +30,10 @@ static const char *CLUSTER_PTX =
     "    add.s64 %rd3, %rd1, %rd2;\n"
     "    st.global.u32 [%rd3], %r5;\n"
     "done:\n"
+    "    ret;\n"
+    "}\n"
+    ".visible .entry cluster_fixed_block() .reqntid 64\n"
+    "{\n"
     "    ret;\n"
     "}\n";
 
@@ -64,6 +69,11 @@ int main(void) {
     EXPECT(launch(f, 3, 2, &out), CUDA_ERROR_INVALID_CLUSTER_SIZE);
     EXPECT(launch(f, 16, 16, &out), CUDA_ERROR_INVALID_CLUSTER_SIZE);
     EXPECT(launch(f, 4, 0, &out), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+    CUfunction fixed;
+    OK(cuModuleGetFunction(&fixed, m, "cluster_fixed_block"));
+    EXPECT(cuLaunchKernel(fixed, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL), CUDA_ERROR_INVALID_VALUE);
+    OK(cuLaunchKernel(fixed, 1, 1, 1, 64, 1, 1, 0, NULL, NULL, NULL));
+    OK(cuCtxSynchronize());
     OK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1));
     OK(launch(f, 16, 16, &out));
     OK(cuCtxSynchronize());
