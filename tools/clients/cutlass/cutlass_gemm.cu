@@ -38,20 +38,39 @@ using TileShape = Shape<Int<TILE_M>, Int<TILE_N>, _64>;
 #ifndef CLUSTER_M
 #define CLUSTER_M 2
 #endif
-using ClusterShape = Shape<Int<CLUSTER_M>, _1, _1>;
+#ifndef CLUSTER_N
+#define CLUSTER_N 1
+#endif
+using ClusterShape = Shape<Int<CLUSTER_M>, Int<CLUSTER_N>, _1>;
+// SCHEDULE 0: KernelTmaWarpSpecialized (one consumer warpgroup), 1: ...Cooperative (two
+// consumer warpgroups share each tile, persistent), 2: ...Pingpong (two consumer warpgroups
+// alternate tiles, persistent)
+#ifndef SCHEDULE
+#define SCHEDULE 0
+#endif
+#if SCHEDULE == 1
+using MainloopSchedule = cutlass::gemm::KernelTmaWarpSpecializedCooperative;
+using EpilogueSchedule = cutlass::epilogue::TmaWarpSpecializedCooperative;
+#elif SCHEDULE == 2
+using MainloopSchedule = cutlass::gemm::KernelTmaWarpSpecializedPingpong;
+using EpilogueSchedule = cutlass::epilogue::TmaWarpSpecialized;
+#else
+using MainloopSchedule = cutlass::gemm::KernelTmaWarpSpecialized;
+using EpilogueSchedule = cutlass::epilogue::TmaWarpSpecialized;
+#endif
 
 using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
     cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
     cutlass::epilogue::collective::EpilogueTileAuto, ElementAcc, ElementAcc,
     ElementC, LayoutC, AlignC, ElementC, LayoutC, AlignC,
-    cutlass::epilogue::TmaWarpSpecialized>::CollectiveOp;
+    EpilogueSchedule>::CollectiveOp;
 
 using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
     cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA, LayoutA, AlignA,
     ElementB, LayoutB, AlignB, ElementAcc, TileShape, ClusterShape,
     cutlass::gemm::collective::StageCountAutoCarveout<
         static_cast<int>(sizeof(typename CollectiveEpilogue::SharedStorage))>,
-    cutlass::gemm::KernelTmaWarpSpecialized>::CollectiveOp;
+    MainloopSchedule>::CollectiveOp;
 
 using GemmKernel = cutlass::gemm::kernel::GemmUniversal<Shape<int, int, int, int>,
                                                         CollectiveMainloop, CollectiveEpilogue>;
@@ -127,8 +146,8 @@ int main(int argc, char **argv) {
   typename GemmKernel::Params params = GemmKernel::to_underlying_arguments(args, nullptr);
   dim3 grid = GemmKernel::get_grid_shape(params), block = GemmKernel::get_block_shape();
   int smem = GemmKernel::SharedStorageSize;
-  printf("CUTLASS GEMM %dx%dx%d f16*f16+f32 -> f32, tile %dx%dx64, cluster %dx1x1, %d stages, "
-         "block %u, grid %u %u %u, smem %d bytes, Params %zu bytes\n", M, N, K, TILE_M, TILE_N, CLUSTER_M,
+  printf("CUTLASS GEMM %dx%dx%d f16*f16+f32 -> f32, tile %dx%dx64, cluster %dx%dx1, schedule %d, %d stages, "
+         "block %u, grid %u %u %u, smem %d bytes, Params %zu bytes\n", M, N, K, TILE_M, TILE_N, CLUSTER_M, CLUSTER_N, SCHEDULE,
          int(CollectiveMainloop::DispatchPolicy::Stages), block.x, grid.x, grid.y, grid.z, smem,
          sizeof(params));
   if (dump) {  // the Params bytes, for a `ptxvm run` test of the same kernel
@@ -149,7 +168,7 @@ int main(int argc, char **argv) {
   CU(cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem));
   CUlaunchAttribute attr[1];
   attr[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-  attr[0].value.clusterDim.x = CLUSTER_M; attr[0].value.clusterDim.y = 1; attr[0].value.clusterDim.z = 1;
+  attr[0].value.clusterDim.x = CLUSTER_M; attr[0].value.clusterDim.y = CLUSTER_N; attr[0].value.clusterDim.z = 1;
   CUlaunchConfig cfg = {};
   cfg.gridDimX = grid.x; cfg.gridDimY = grid.y; cfg.gridDimZ = grid.z;
   cfg.blockDimX = block.x; cfg.blockDimY = block.y; cfg.blockDimZ = block.z;
