@@ -145,6 +145,26 @@ pub(crate) fn constant_elements(dims: &[Option<Expr>]) -> Option<u64> {
         })
 }
 
+/// The `{ }` block (numbered as the checker numbers them) that statement `at` of `statements`
+/// lies in. Only called for a label defined twice, so the rescan is rare.
+fn label_block(statements: &[Statement], at: usize) -> usize {
+    let mut blocks = vec![0usize];
+    let mut next = 0usize;
+    for st in &statements[..at] {
+        match st {
+            Statement::ScopeBegin(_) => {
+                next += 1;
+                blocks.push(next);
+            }
+            Statement::ScopeEnd(_) if blocks.len() > 1 => {
+                blocks.pop();
+            }
+            _ => {}
+        }
+    }
+    blocks.last().copied().unwrap_or(0)
+}
+
 fn duplicate(name: &str, span: Span, prev: Span, what: &str) -> Diagnostic {
     Diagnostic::error(
         codes::DUPLICATE,
@@ -267,6 +287,9 @@ impl<'m> ModuleTable<'m> {
 struct Frame {
     names: HashMap<Name, usize>,
     families: Vec<usize>,
+    /// The `{ }` block this frame is (0: the function body; blocks are numbered in order of
+    /// their opening brace).
+    block: usize,
 }
 
 /// The checker of one function body.
@@ -277,6 +300,10 @@ pub(crate) struct FnChecker<'a, 'm> {
     frames: Vec<Frame>,
     pub diags: &'a mut Vec<Diagnostic>,
     label_spans: HashMap<Name, Span>,
+    /// Labels defined more than once, each in a different `{ }` block (inline-asm bodies such
+    /// as CUTLASS's `LAB_WAIT:`/`DONE:` loops repeat their labels in every copy): the block and
+    /// statement of each definition. A use resolves to the one of the innermost enclosing block.
+    label_sites: HashMap<Name, Vec<(usize, usize)>>,
     protos: HashMap<Name, usize>,
     /// The signature of each `.callprototype`, by label.
     pub prototypes: HashMap<Name, Signature>,
@@ -326,6 +353,21 @@ impl<'a, 'm> FnChecker<'a, 'm> {
         None
     }
 
+    /// The statement defining label `name` as seen from the current block: for a label defined
+    /// in several blocks, the definition of the innermost enclosing one (none when no enclosing
+    /// block defines it).
+    fn label(&self, name: &str) -> Option<usize> {
+        match self.label_sites.get(name) {
+            None => self.table.labels.get(name).copied(),
+            Some(sites) => self.frames.iter().rev().find_map(|f| {
+                sites
+                    .iter()
+                    .find(|&&(block, _)| block == f.block)
+                    .map(|&(_, i)| i)
+            }),
+        }
+    }
+
     /// Resolves a name without reporting anything.
     pub(crate) fn resolve(&self, name: &str) -> Resolved<'_> {
         if let Some(i) = self.lookup_local(name) {
@@ -334,7 +376,7 @@ impl<'a, 'm> FnChecker<'a, 'm> {
         if name.starts_with('%') && special_register(name).is_some() {
             return Resolved::Special;
         }
-        if self.table.labels.contains_key(name) {
+        if self.label(name).is_some() {
             return Resolved::Label;
         }
         if let Some(&i) = self.protos.get(name) {
@@ -352,7 +394,7 @@ impl<'a, 'm> FnChecker<'a, 'm> {
             NameRef::Local(i)
         } else if name.starts_with('%') && special_register(name).is_some() {
             NameRef::Special
-        } else if let Some(&i) = self.table.labels.get(name) {
+        } else if let Some(i) = self.label(name) {
             NameRef::Label(i)
         } else if let Some(&i) = self.protos.get(name) {
             NameRef::Local(i)
@@ -381,7 +423,14 @@ impl<'a, 'm> FnChecker<'a, 'm> {
                 }
             }
         }
-        out.extend(self.table.labels.keys().map(|n| n.to_string()));
+        // a label of several blocks is visible only inside them: not a suggestion out here
+        out.extend(
+            self.table
+                .labels
+                .keys()
+                .filter(|n| self.label(n).is_some())
+                .map(|n| n.to_string()),
+        );
         out.extend(self.globals.by_name.keys().map(|n| n.to_string()));
         out
     }
@@ -615,6 +664,7 @@ pub(crate) fn check_function(
         frames: vec![Frame::default()],
         diags,
         label_spans: HashMap::new(),
+        label_sites: HashMap::new(),
         protos: HashMap::new(),
         prototypes: HashMap::new(),
         call_targets: HashMap::new(),
@@ -625,16 +675,41 @@ pub(crate) fn check_function(
     for p in f.params.iter().flatten() {
         c.declare_var(p, SymbolKind::Param);
     }
-    // Labels and prototype/target-list names are visible in the whole function.
+    // Labels and prototype/target-list names are visible in the whole function; a label may be
+    // defined again in another `{ }` block (as ptxas allows), and then is visible in its block.
+    let mut blocks = vec![0usize];
+    let mut next_block = 0usize;
     for (i, st) in body.statements.iter().enumerate() {
         let (name, kind) = match st {
+            Statement::ScopeBegin(_) => {
+                next_block += 1;
+                blocks.push(next_block);
+                continue;
+            }
+            Statement::ScopeEnd(_) => {
+                if blocks.len() > 1 {
+                    blocks.pop();
+                }
+                continue;
+            }
             Statement::Label(w) => (w, None),
             Statement::CallPrototype(p) => (&p.name, Some(SymbolKind::Prototype)),
             Statement::CallTargets { name, .. } => (name, Some(SymbolKind::CallTargets)),
             Statement::BranchTargets { name, .. } => (name, Some(SymbolKind::BranchTargets)),
             _ => continue,
         };
+        let block = blocks.last().copied().unwrap_or(0);
         if let Some(&prev) = c.label_spans.get(&name.text) {
+            if let (None, Some(&first)) = (kind, c.table.labels.get(&name.text)) {
+                let sites = c
+                    .label_sites
+                    .entry(name.text.clone())
+                    .or_insert_with(|| vec![(label_block(&body.statements, first), first)]);
+                if !sites.iter().any(|&(b, _)| b == block) {
+                    sites.push((block, i));
+                    continue;
+                }
+            }
             c.diags
                 .push(duplicate(&name.text, name.loc.0, prev, "label"));
             continue;
@@ -661,13 +736,20 @@ pub(crate) fn check_function(
         }
     }
     c.frames.push(Frame::default());
+    let mut block_count = 0usize;
     for st in &body.statements {
         if c.diags.len() >= crate::MAX_DIAGNOSTICS {
             // too many: check_module says so and stops
             break;
         }
         match st {
-            Statement::ScopeBegin(_) => c.frames.push(Frame::default()),
+            Statement::ScopeBegin(_) => {
+                block_count += 1;
+                c.frames.push(Frame {
+                    block: block_count,
+                    ..Frame::default()
+                });
+            }
             Statement::ScopeEnd(_) if c.frames.len() > 2 => {
                 c.frames.pop();
             }

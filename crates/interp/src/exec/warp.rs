@@ -181,6 +181,28 @@ impl<'s, 'a> Cta<'s, 'a> {
         }
     }
 
+    /// Warp `wi` has lanes parked at a warp-synchronous instruction and none ready: unless
+    /// some lane sleeps in an mbarrier `test_wait`/`try_wait` or at `barrier.cluster.wait`
+    /// (it resumes when what it waits for changes), the parked lanes run the instruction with
+    /// the lanes that are there.
+    #[cold]
+    #[inline(never)]
+    fn force_parked(&mut self, wi: usize) {
+        let mbar = self.asy.waits.iter().any(|mw| mw.wi == wi);
+        let cluster = self
+            .clu
+            .as_deref()
+            .is_some_and(|c| c.waits.iter().any(|&(w, _)| w == wi));
+        if mbar || cluster {
+            return;
+        }
+        let w = &mut self.warps[wi];
+        w.ready |= w.parked;
+        w.parked = 0;
+        w.cur = None;
+        w.force_sync = true;
+    }
+
     /// Runs warp `wi` for one slice. Returns whether it made progress.
     ///
     /// One dispatch loop runs every instruction. The group's pc and mask stay in locals while
@@ -201,14 +223,15 @@ impl<'s, 'a> Cta<'s, 'a> {
         let mut thread_insts = 0u64;
         let mut progress = false;
         // Unpark lanes whose partners can no longer arrive: they run the warp-synchronous
-        // instruction with the lanes that are there.
+        // instruction with the lanes that are there. A lane suspended in an mbarrier or
+        // cluster-barrier wait can still arrive (once its phase completes, or its wait times
+        // out), so lanes parked for it keep waiting, as on a GPU: CUTLASS's producer warp has
+        // lane 0 drain the pipeline (`producer_tail`, an mbarrier wait loop) while the other
+        // lanes wait at the `bar.warp.sync`/`elect.sync` after it.
         {
-            let w = &mut self.warps[wi];
+            let w = &self.warps[wi];
             if w.ready == 0 && w.parked != 0 {
-                w.ready |= w.parked;
-                w.parked = 0;
-                w.cur = None;
-                w.force_sync = true;
+                self.force_parked(wi);
             }
         }
         loop {
