@@ -637,15 +637,30 @@ fn check_gates(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, entries: &[&'static En
         }
     }
     if let Some(t) = h.target {
-        // a run of gates on one feature lists alternatives: any one of its targets will do
-        for run in e.target_gate_runs() {
-            let g = &run[0];
-            let needs: Vec<_> = run.iter().filter_map(|g| g.sm).collect();
-            if needs.len() == run.len()
-                && !needs.iter().any(|n| t.supports(n))
-                && !g.modifiers.is_empty()
-                && g.modifiers.iter().all(|m| gate_mod_present(m, ins, e))
-            {
+        // A run of gates on one feature (same feature and modifiers, side by side) lists
+        // alternatives: any one of its targets will do. The run is only looked at when one of
+        // its gates applies to the instruction and fails on its own, so the common case costs
+        // what a single-target gate does.
+        let gates = e.target_gates;
+        let mut i = 0;
+        while i < gates.len() {
+            let g = &gates[i];
+            let fails = g.sm.is_some_and(|need| {
+                !t.supports(&need)
+                    && !g.modifiers.is_empty()
+                    && g.modifiers.iter().all(|m| gate_mod_present(m, ins, e))
+            });
+            if !fails {
+                i += 1;
+                continue;
+            }
+            let same =
+                |o: &&ptx_isa::FeatureGate| o.feature == g.feature && o.modifiers == g.modifiers;
+            let start = i - gates[..i].iter().rev().take_while(same).count();
+            let end = i + gates[i..].iter().take_while(same).count();
+            let run = &gates[start..end];
+            let needs: Vec<SmTarget> = run.iter().filter_map(|o| o.sm).collect();
+            if needs.len() == run.len() && !needs.iter().any(|n| t.supports(n)) {
                 c.diags.push(needs_any_target(
                     &full,
                     g.feature,
@@ -655,6 +670,7 @@ fn check_gates(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, entries: &[&'static En
                 ));
                 return;
             }
+            i = end;
         }
     }
 }
