@@ -510,20 +510,30 @@ pub(crate) fn ldmatrix(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     Ok(())
 }
 
-/// `stmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.b16`.
-pub(crate) fn stmatrix(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
-    if mask != FULL {
-        return Err(not_whole_warp("stmatrix", mask));
-    }
+/// The number of matrices (`aux` bits 0–2) of a `stmatrix` and the 16-byte row each of its
+/// first `8·num` lanes addresses, all resolved before anything is written (a fault leaves
+/// memory untouched).
+pub(crate) fn stmatrix_rows<'a>(
+    ctx: &Ctx<'a>,
+    i: &Insn,
+) -> Result<(usize, Vec<crate::ops_move::Target<'a>>), Box<Fault>> {
     let num = (i.aux & 7) as usize;
-    let trans = i.aux >> 3 & 1 != 0;
     let space = space_of(i.aux >> 8);
-    // resolve every row first: a fault leaves memory untouched
     let mut targets = Vec::with_capacity(8 * num);
     for lane in 0..8 * num {
         let addr = ctx.regs[i.a as usize][lane].wrapping_add(i.imm as u64);
         targets.push(resolve(ctx, space, addr, 16, lane, true)?);
     }
+    Ok((num, targets))
+}
+
+/// `stmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.b16`.
+pub(crate) fn stmatrix(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
+    if mask != FULL {
+        return Err(not_whole_warp("stmatrix", mask));
+    }
+    let trans = i.aux >> 3 & 1 != 0;
+    let (num, targets) = stmatrix_rows(ctx, i)?;
     for j in 0..num {
         let reg = ctx.regs[i.v[j] as usize];
         for r in 0..8 {

@@ -386,14 +386,7 @@ pub(crate) fn stmatrix_b8(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     if mask != FULL {
         return Err(not_whole_warp("stmatrix", mask));
     }
-    let num = (i.aux & 7) as usize;
-    let space = space_of(i.aux >> 8);
-    // resolve every row first: a fault leaves memory untouched
-    let mut targets = Vec::with_capacity(8 * num);
-    for lane in 0..8 * num {
-        let addr = ctx.regs[i.a as usize][lane].wrapping_add(i.imm as u64);
-        targets.push(resolve(ctx, space, addr, 16, lane, true)?);
-    }
+    let (num, targets) = crate::ops_matrix::stmatrix_rows(ctx, i)?;
     for j in 0..num {
         let reg = ctx.regs[i.v[j] as usize];
         for r in 0..8 {

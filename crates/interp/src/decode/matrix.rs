@@ -161,6 +161,36 @@ fn mma_form_ok(s: Shape, [dt, at, bt, ct]: [Elem; 4]) -> bool {
     }
 }
 
+/// The shape, the four types (D, A, B, C) and the `.row`/`.col` layouts of an `mma` or
+/// `mma.sp` (`what`), with the shape/type combination checked by `form_ok`.
+fn mma_header<'t>(
+    name: &str,
+    texts: &[&'t str],
+    form_ok: fn(Shape, [Elem; 4]) -> bool,
+    what: &str,
+) -> R<(Shape, [Elem; 4], Vec<&'t str>)> {
+    let shape = texts
+        .iter()
+        .find_map(|t| shape_of(t).filter(|s| s.k != 0))
+        .ok_or_else(|| format!("`{name}` has no shape"))?;
+    let elems: Vec<Elem> = texts.iter().filter_map(|t| elem_of(t)).collect();
+    let types: [Elem; 4] = elems
+        .as_slice()
+        .try_into()
+        .map_err(|_| format!("`{name}`: expected four types (d, a, b, c)"))?;
+    if !form_ok(shape, types) {
+        return Err(format!(
+            "`{name}`: this shape and type combination is not an `{what}` form"
+        ));
+    }
+    let layouts = texts
+        .iter()
+        .copied()
+        .filter(|t| *t == ".row" || *t == ".col")
+        .collect();
+    Ok((shape, types, layouts))
+}
+
 /// `mma.sync.aligned.shape.alayout.blayout{.satfinite}.dtype.atype.btype.ctype{.bitOp.popc}
 /// d, a, b, c`.
 pub(crate) fn decode_mma(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
@@ -176,26 +206,8 @@ pub(crate) fn decode_mma(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     {
         return super::matrix_kind::decode_mma_kind(d, insn);
     }
-    let shape = texts
-        .iter()
-        .find_map(|t| shape_of(t).filter(|s| s.k != 0))
-        .ok_or_else(|| format!("`{name}` has no shape"))?;
-    let elems: Vec<Elem> = texts.iter().filter_map(|t| elem_of(t)).collect();
-    let types: [Elem; 4] = elems
-        .as_slice()
-        .try_into()
-        .map_err(|_| format!("`{name}`: expected four types (d, a, b, c)"))?;
-    if !mma_form_ok(shape, types) {
-        return Err(format!(
-            "`{name}`: this shape and type combination is not an `mma` form"
-        ));
-    }
+    let (shape, types, layouts) = mma_header(&name, &texts, mma_form_ok, "mma")?;
     let [dt, at, bt, ct] = types;
-    let layouts: Vec<&str> = texts
-        .iter()
-        .copied()
-        .filter(|t| *t == ".row" || *t == ".col")
-        .collect();
     let (row_a, col_b) = match layouts.as_slice() {
         [a, b] => (*a == ".row", *b == ".col"),
         _ => return Err(format!("`{name}` needs the layouts of A and B")),
@@ -285,26 +297,8 @@ pub(crate) fn decode_mma_sp(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
         return super::matrix_kind::decode_mma_kind(d, insn);
     }
     let ordered = name.contains("::ordered_metadata");
-    let shape = texts
-        .iter()
-        .find_map(|t| shape_of(t).filter(|s| s.k != 0))
-        .ok_or_else(|| format!("`{name}` has no shape"))?;
-    let elems: Vec<Elem> = texts.iter().filter_map(|t| elem_of(t)).collect();
-    let types: [Elem; 4] = elems
-        .as_slice()
-        .try_into()
-        .map_err(|_| format!("`{name}`: expected four types (d, a, b, c)"))?;
-    if !mma_sp_form_ok(shape, types) {
-        return Err(format!(
-            "`{name}`: this shape and type combination is not an `mma.sp` form"
-        ));
-    }
+    let (shape, types, layouts) = mma_header(&name, &texts, mma_sp_form_ok, "mma.sp")?;
     let [dt, at, bt, ct] = types;
-    let layouts: Vec<&str> = texts
-        .iter()
-        .copied()
-        .filter(|t| *t == ".row" || *t == ".col")
-        .collect();
     if layouts != [".row", ".col"] {
         return Err(format!("`{name}` takes `.row.col` only"));
     }
@@ -375,27 +369,25 @@ fn ldst_form(d: &Dec<'_, '_>) -> R<(u32, bool)> {
     Ok((num, texts.contains(&".trans")))
 }
 
-/// `ldmatrix.sync.aligned.m8n8.num{.trans}{.shared}.b16 r, [p]` and
-/// `stmatrix.sync.aligned.m8n8.num{.trans}{.shared}.b16 [p], r`.
-pub(crate) fn decode_ldst_matrix(d: &mut Dec<'_, '_>, insn: &mut Insn, store: bool) -> R<()> {
-    let name = d.inst.full_name();
-    if d.inst
-        .mods
-        .iter()
-        .any(|m| matches!(m.text(), ".m16n16" | ".m8n16" | ".m16n8"))
-    {
-        return super::matrix_kind::decode_ldst_b8(d, insn, store);
-    }
-    let (num, trans) = ldst_form(d)?;
+/// The shared-memory address (into `insn.a`/`insn.imm`) and the `nregs` registers of an
+/// `ldmatrix` (destinations) or `stmatrix` (sources, `store`) into `insn.v`; the address's
+/// state space.
+pub(super) fn ldst_operands(
+    d: &mut Dec<'_, '_>,
+    insn: &mut Insn,
+    name: &str,
+    store: bool,
+    nregs: usize,
+) -> R<Space> {
     let (vi, ai) = if store { (1, 0) } else { (0, 1) };
     let (base, imm, space) = d.address(ai)?;
     if !matches!(space, Space::Shared | Space::Generic) {
         return Err(format!("`{name}` addresses shared memory only"));
     }
     let ops = vector(d, vi)?;
-    if ops.len() != num as usize {
+    if ops.len() != nregs {
         return Err(format!(
-            "`{name}` needs a vector of {num} registers, found {}",
+            "`{name}` needs a vector of {nregs} registers, found {}",
             ops.len()
         ));
     }
@@ -409,6 +401,22 @@ pub(crate) fn decode_ldst_matrix(d: &mut Dec<'_, '_>, insn: &mut Insn, store: bo
     insn.v[..slots.len()].copy_from_slice(&slots);
     insn.a = base;
     insn.imm = imm;
+    Ok(space)
+}
+
+/// `ldmatrix.sync.aligned.m8n8.num{.trans}{.shared}.b16 r, [p]` and
+/// `stmatrix.sync.aligned.m8n8.num{.trans}{.shared}.b16 [p], r`.
+pub(crate) fn decode_ldst_matrix(d: &mut Dec<'_, '_>, insn: &mut Insn, store: bool) -> R<()> {
+    let name = d.inst.full_name();
+    if d.inst
+        .mods
+        .iter()
+        .any(|m| matches!(m.text(), ".m16n16" | ".m8n16" | ".m16n8"))
+    {
+        return super::matrix_kind::decode_ldst_b8(d, insn, store);
+    }
+    let (num, trans) = ldst_form(d)?;
+    let space = ldst_operands(d, insn, &name, store, num as usize)?;
     insn.aux = num as u64 | (trans as u64) << 3 | space_code(space) << 8;
     insn.b = mx::NO_MEMBER;
     insn.op = Op::WarpSync(if store { mx::stmatrix } else { mx::ldmatrix });

@@ -7,7 +7,7 @@ use super::{Dec, R};
 use crate::ops_matrix::NO_MEMBER;
 use crate::ops_mma_kind::{self as mk, B8Shape, Kind, KindCfg};
 use crate::ops_move::space_code;
-use crate::program::{Insn, Op, Space};
+use crate::program::{Insn, Op};
 use ptx_ir::Operand;
 use ptx_isa::ScalarType;
 use ptx_semantics::mma_kind::{self as mmk, KindType, ScaleType, SrcFmt};
@@ -275,33 +275,12 @@ pub(super) fn decode_ldst_b8(d: &mut Dec<'_, '_>, insn: &mut Insn, store: bool) 
              without `.trans`, `stmatrix .m16n8.trans.b8`)"
         ));
     }
-    let (vi, ai) = if store { (1, 0) } else { (0, 1) };
-    let (base, imm, space) = d.address(ai)?;
-    if !matches!(space, Space::Shared | Space::Generic) {
-        return Err(format!("`{name}` addresses shared memory only"));
-    }
-    let ops = vector(d, vi)?;
     let nregs = if shape == B8Shape::M16n16 {
         2 * num
     } else {
         num
     };
-    if ops.len() != nregs as usize {
-        return Err(format!(
-            "`{name}` needs a vector of {nregs} registers, found {}",
-            ops.len()
-        ));
-    }
-    let slots = if store {
-        ops.iter()
-            .map(|o| d.src_op(o, ScalarType::B32))
-            .collect::<R<Vec<u32>>>()?
-    } else {
-        dst_slots(d, &ops)?
-    };
-    insn.v[..slots.len()].copy_from_slice(&slots);
-    insn.a = base;
-    insn.imm = imm;
+    let space = super::matrix::ldst_operands(d, insn, &name, store, nregs as usize)?;
     insn.aux = mk::b8_cfg(num, shape, fmt, space_code(space));
     insn.b = NO_MEMBER;
     insn.op = Op::WarpSync(if store {
