@@ -36,10 +36,20 @@ pub(super) fn elem_of(text: &str) -> Option<Elem> {
 /// The value slots of an `mma`/`wmma.mma`'s four register vectors D, A, B, C, in that
 /// order, each checked to hold `counts[k]` registers (D's as destinations).
 fn fragment_slots(d: &mut Dec<'_, '_>, name: &str, counts: [u32; 4]) -> R<Vec<u32>> {
+    fragment_slots_as(d, name, &counts.map(|n| n as usize), ScalarType::B64)
+}
+
+/// [`fragment_slots`] with the sources read as `src` (`.b32` for the kind forms).
+pub(super) fn fragment_slots_as(
+    d: &mut Dec<'_, '_>,
+    name: &str,
+    counts: &[usize],
+    src: ScalarType,
+) -> R<Vec<u32>> {
     let mut slots = Vec::new();
     for (k, &n) in counts.iter().enumerate() {
         let ops = vector(d, k)?;
-        if ops.len() != n as usize {
+        if ops.len() != n {
             return Err(format!(
                 "`{name}`: operand {} must be a vector of {n} registers, found {}",
                 k + 1,
@@ -50,7 +60,7 @@ fn fragment_slots(d: &mut Dec<'_, '_>, name: &str, counts: [u32; 4]) -> R<Vec<u3
             slots.extend(dst_slots(d, &ops)?);
         } else {
             for o in ops {
-                slots.push(d.src_op(o, ScalarType::B64)?);
+                slots.push(d.src_op(o, src)?);
             }
         }
     }

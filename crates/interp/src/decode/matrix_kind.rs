@@ -2,7 +2,7 @@
 //! `.kind::mxf4nvf4`) and of the sm_100a `.b8` shapes of `ldmatrix`/`stmatrix` (handlers in
 //! [`crate::ops_mma_kind`]). The forms accepted are those ptxas 13.5 accepts.
 
-use super::matrix::{dst_slots, single, vector};
+use super::matrix::{single, vector};
 use super::{Dec, R};
 use crate::ops_matrix::NO_MEMBER;
 use crate::ops_mma_kind::{self as mk, B8Shape, Kind, KindCfg};
@@ -143,24 +143,7 @@ pub(super) fn decode_mma_kind(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
             d.inst.operands.len()
         ));
     }
-    let mut slots = Vec::new();
-    for (k, &n) in counts.iter().enumerate() {
-        let ops = vector(d, k)?;
-        if ops.len() != n {
-            return Err(format!(
-                "`{name}`: operand {} must be a vector of {n} registers, found {}",
-                k + 1,
-                ops.len()
-            ));
-        }
-        if k == 0 {
-            slots.extend(dst_slots(d, &ops)?);
-        } else {
-            for o in ops {
-                slots.push(d.src_op(o, ScalarType::B32)?);
-            }
-        }
-    }
+    let mut slots = super::matrix::fragment_slots_as(d, &name, &counts, ScalarType::B32)?;
     if sparse {
         slots.push(d.src_op(single(d, 4)?, ScalarType::B32)?);
         // the sparsity selector: the constant 0 (ptxas: "unexpected value '1', expected to be 0")

@@ -1137,16 +1137,7 @@ impl<'s, 'a> Cta<'s, 'a> {
                         }
                         if !check(s) && kind == k::MBAR_TRY_WAIT {
                             // a potentially blocking wait: the copies it may wait for complete
-                            self.complete_tracked(wi).map_err(|e| match e {
-                                ExecError::Fault { kind, .. } => Fault {
-                                    kind,
-                                    lane: Some(l as u32),
-                                },
-                                _ => Fault {
-                                    kind: FaultKind::Other("asynchronous copy failed".into()),
-                                    lane: Some(l as u32),
-                                },
-                            })?;
+                            self.complete_tracked(wi).map_err(|e| exec_fault(e, l))?;
                             s = self.mbar_state(bar);
                         }
                         if check(s) {
