@@ -430,7 +430,10 @@ fn launch_options_name_the_cluster_shape() {
             non_portable_cluster: !portable,
             ..one()
         };
-        usage(kern.launch([grid, 1, 1], [32, 1, 1], 0, &[Arg::buffer(&out)], &o))
+        match kern.launch([grid, 1, 1], [32, 1, 1], 0, &[Arg::buffer(&out)], &o) {
+            Err(Error::Cluster(m)) => m,
+            other => panic!("expected a cluster error, got {other:?}"),
+        }
     };
     assert!(bad([2, 1, 1], 3, true).contains("not a multiple"));
     assert!(bad([16, 1, 1], 16, true).contains("limit of 8"));
