@@ -615,17 +615,8 @@ impl GlobalMemory {
                         "out of host memory allocating {size} bytes for {label}"
                     ))
                 })?;
-            let base = words.0.as_ptr() as u64;
-            let a = Arc::new(Allocation {
-                base,
-                size,
-                words,
-                read_only,
-                label,
-            });
-            let at = self.allocs.partition_point(|x| x.base < base);
-            self.allocs.insert(at, a.clone());
-            return Ok(a);
+            // fresh host storage overlaps nothing live: placed in the map as registered memory is
+            return self.insert(size, words, read_only, label);
         }
         if self.next == 0 {
             self.next = GLOBAL_BASE;

@@ -124,11 +124,11 @@ impl Elem {
     #[inline]
     pub fn value(self, b: u64) -> f64 {
         match self {
-            Elem::F16 => small_float(b & 0xFFFF, 5, 10, true),
+            Elem::F16 => small_float(b & 0xFFFF, 5, 10, Specials::Ieee),
             Elem::Bf16 => f32::from_bits((b as u32 & 0xFFFF) << 16) as f64,
             Elem::Tf32 => f32::from_bits(b as u32 & 0xFFFF_E000) as f64,
-            Elem::E4m3 => small_float(b & 0xFF, 4, 3, false),
-            Elem::E5m2 => small_float(b & 0xFF, 5, 2, true),
+            Elem::E4m3 => small_float(b & 0xFF, 4, 3, Specials::AllOnesNan),
+            Elem::E5m2 => small_float(b & 0xFF, 5, 2, Specials::Ieee),
             Elem::F32 => f32::from_bits(b as u32) as f64,
             Elem::F64 => f64::from_bits(b),
             Elem::S8 => b as u8 as i8 as f64,
@@ -141,11 +141,22 @@ impl Elem {
     }
 }
 
-/// The exact value of a binary format narrower than `.f32` with `ebits` exponent and `mbits`
-/// fraction bits (`has_inf`: IEEE infinities; without, only the all-ones pattern is NaN, as in
-/// `.e4m3`): the same value as [`fp::to_f64`], built directly (it is on `mma`'s hot path).
+/// Which codes of a narrow float format are not finite numbers.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub(crate) enum Specials {
+    /// IEEE: the top exponent is infinity (fraction 0) or NaN (`.f16`, `.e5m2`).
+    Ieee,
+    /// Only the all-ones pattern is NaN, and there are no infinities (`.e4m3`).
+    AllOnesNan,
+    /// Every code is a finite number (the FP6 and FP4 formats).
+    None,
+}
+
+/// The exact value of a binary format narrower than `.f32` with `ebits` exponent (bias
+/// `2^(ebits-1) - 1`) and `mbits` fraction bits, whose codes that are not numbers `sp` says:
+/// the same value as [`fp::to_f64`], built directly (it is on `mma`'s hot path).
 #[inline]
-fn small_float(b: u64, ebits: u32, mbits: u32, has_inf: bool) -> f64 {
+pub(crate) fn small_float(b: u64, ebits: u32, mbits: u32, sp: Specials) -> f64 {
     let sign = if b >> (ebits + mbits) & 1 != 0 {
         -1.0
     } else {
@@ -155,12 +166,13 @@ fn small_float(b: u64, ebits: u32, mbits: u32, has_inf: bool) -> f64 {
     let m = b & ((1 << mbits) - 1);
     let bias = (1i64 << (ebits - 1)) - 1;
     let emax = (1 << ebits) - 1;
-    if e == emax && (has_inf || m == (1 << mbits) - 1) {
-        return if has_inf && m == 0 {
-            sign * f64::INFINITY
-        } else {
-            f64::NAN
-        };
+    if e == emax {
+        match sp {
+            Specials::Ieee if m == 0 => return sign * f64::INFINITY,
+            Specials::Ieee => return f64::NAN,
+            Specials::AllOnesNan if m == (1 << mbits) - 1 => return f64::NAN,
+            _ => {}
+        }
     }
     if e == 0 {
         // subnormal (or zero): m · 2^(1 - bias - mbits), exact

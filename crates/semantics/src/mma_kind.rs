@@ -102,22 +102,7 @@ pub fn e2m1(code: u64) -> f64 {
 /// `2^(ebits-1) - 1`) and `mbits` fraction bits that has neither infinities nor NaN (the FP6
 /// and FP4 formats): every code is a finite number, subnormal when the exponent field is 0.
 pub fn finite_small(b: u64, ebits: u32, mbits: u32) -> f64 {
-    let sign = if b >> (ebits + mbits) & 1 != 0 {
-        -1.0
-    } else {
-        1.0
-    };
-    let e = (b >> mbits) & ((1 << ebits) - 1);
-    let m = b & ((1 << mbits) - 1);
-    let bias = (1i32 << (ebits - 1)) - 1;
-    // m · 2^(1 - bias - mbits) for subnormals, (2^mbits + m) · 2^(e - bias - mbits) otherwise:
-    // small integers times powers of two, exact in f64
-    let (sig, exp) = if e == 0 {
-        (m, 1 - bias - mbits as i32)
-    } else {
-        ((1 << mbits) | m, e as i32 - bias - mbits as i32)
-    };
-    sign * sig as f64 * 2f64.powi(exp)
+    crate::matrix::small_float(b, ebits, mbits, crate::matrix::Specials::None)
 }
 
 /// The type of the scale factors of a block-scaled kind (`.stype`).

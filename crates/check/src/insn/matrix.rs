@@ -74,6 +74,15 @@ fn types<'i>(ins: &'i Insn<'_>) -> Vec<&'i str> {
         .collect()
 }
 
+/// The `.row`/`.col` modifiers in order (A's layout, then B's).
+fn layouts<'i>(ins: &'i Insn<'_>) -> Vec<&'i str> {
+    ins.modifiers
+        .iter()
+        .map(|m| m.text.as_str())
+        .filter(|t| matches!(*t, ".row" | ".col"))
+        .collect()
+}
+
 /// The value of an immediate operand (a constant expression); `None` for a register.
 fn immediate(o: &Operand) -> Option<(i128, &Expr)> {
     let Operand::Expr(e) = o else {
@@ -338,12 +347,7 @@ fn kinds(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>) -> bool {
     } else {
         None
     };
-    let layout: Vec<&str> = ins
-        .modifiers
-        .iter()
-        .map(|m| m.text.as_str())
-        .filter(|t| matches!(*t, ".row" | ".col"))
-        .collect();
+    let layout = layouts(ins);
     let err = |code, msg: String, help: &str| Some((code, msg, help.to_string()));
     let problem = if sparse && ins.has(M::Sp) {
         err(
@@ -455,12 +459,7 @@ fn kinds(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>) -> bool {
 /// ISA lists `.dtype` and `.ctype` apart; ptxas 13.5 refuses `.f32.f16.f16.f16` and
 /// `.f16.f16.f16.f32` with "Arguments mismatch").
 fn sparse_form(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, tys: &[&str]) -> bool {
-    let layout: Vec<&str> = ins
-        .modifiers
-        .iter()
-        .map(|m| m.text.as_str())
-        .filter(|t| matches!(*t, ".row" | ".col"))
-        .collect();
+    let layout = layouts(ins);
     let (code, msg, help) = if layout != [".row", ".col"] {
         (
             codes::MODIFIER_COMBINATION,

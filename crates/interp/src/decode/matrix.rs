@@ -379,20 +379,29 @@ fn ldst_form(d: &Dec<'_, '_>) -> R<(u32, bool)> {
     Ok((num, texts.contains(&".trans")))
 }
 
-/// The shared-memory address (into `insn.a`/`insn.imm`) and the `nregs` registers of an
-/// `ldmatrix` (destinations) or `stmatrix` (sources, `store`) into `insn.v`; the address's
-/// state space.
-pub(super) fn ldst_operands(
+/// The memory operand and the register vector of a fragment load (`ldmatrix`, `wmma.load`:
+/// `d, [a]`) or store (`stmatrix`, `wmma.store`: `[a], d`, `store`): the vector's value slots
+/// (checked to hold `nregs` registers; sources read as `src`) and the address. The address is
+/// shared or generic, or also global where `global_ok`.
+fn fragment_memory(
     d: &mut Dec<'_, '_>,
-    insn: &mut Insn,
     name: &str,
     store: bool,
     nregs: usize,
-) -> R<Space> {
+    src: ScalarType,
+    global_ok: bool,
+) -> R<(Vec<u32>, (u32, i64, Space))> {
     let (vi, ai) = if store { (1, 0) } else { (0, 1) };
     let (base, imm, space) = d.address(ai)?;
-    if !matches!(space, Space::Shared | Space::Generic) {
-        return Err(format!("`{name}` addresses shared memory only"));
+    match space {
+        Space::Shared | Space::Generic => {}
+        Space::Global if global_ok => {}
+        _ if global_ok => {
+            return Err(format!(
+                "`{name}` addresses generic, `.global` or `.shared` memory only"
+            ))
+        }
+        _ => return Err(format!("`{name}` addresses shared memory only")),
     }
     let ops = vector(d, vi)?;
     if ops.len() != nregs {
@@ -403,11 +412,26 @@ pub(super) fn ldst_operands(
     }
     let slots = if store {
         ops.iter()
-            .map(|o| d.src_op(o, ScalarType::B32))
+            .map(|o| d.src_op(o, src))
             .collect::<R<Vec<u32>>>()?
     } else {
         dst_slots(d, &ops)?
     };
+    Ok((slots, (base, imm, space)))
+}
+
+/// The shared-memory address (into `insn.a`/`insn.imm`) and the `nregs` registers of an
+/// `ldmatrix` (destinations) or `stmatrix` (sources, `store`) into `insn.v`; the address's
+/// state space.
+pub(super) fn ldst_operands(
+    d: &mut Dec<'_, '_>,
+    insn: &mut Insn,
+    name: &str,
+    store: bool,
+    nregs: usize,
+) -> R<Space> {
+    let (slots, (base, imm, space)) =
+        fragment_memory(d, name, store, nregs, ScalarType::B32, false)?;
     insn.v[..slots.len()].copy_from_slice(&slots);
     insn.a = base;
     insn.imm = imm;
@@ -522,28 +546,9 @@ pub(crate) fn decode_wmma_ldst(d: &mut Dec<'_, '_>, insn: &mut Insn, store: bool
             "`{name}`: sub-byte fragments are `.row` for A and `.col` for B"
         ));
     }
-    let (vi, ai) = if store { (1, 0) } else { (0, 1) };
-    let (base, imm, space) = d.address(ai)?;
-    if !matches!(space, Space::Global | Space::Shared | Space::Generic) {
-        return Err(format!(
-            "`{name}` addresses generic, `.global` or `.shared` memory only"
-        ));
-    }
-    let ops = vector(d, vi)?;
     let n = matrix::wmma_regs(shape, frag, e);
-    if ops.len() != n as usize {
-        return Err(format!(
-            "`{name}` needs a vector of {n} registers, found {}",
-            ops.len()
-        ));
-    }
-    let slots = if store {
-        ops.iter()
-            .map(|o| d.src_op(o, ScalarType::B64))
-            .collect::<R<Vec<u32>>>()?
-    } else {
-        dst_slots(d, &ops)?
-    };
+    let (slots, (base, imm, space)) =
+        fragment_memory(d, &name, store, n as usize, ScalarType::B64, true)?;
     let has_stride = d.inst.operands.len() > 2;
     let stride = if has_stride {
         d.src(2, ScalarType::U32)?
