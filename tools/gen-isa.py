@@ -1904,8 +1904,8 @@ cvt.e5m2x4      ...     # packed x4 formats: operand types not checked yet
 cvta            hand    # a register or a variable, checked with the variable rules
 discard         a[] size#
 div             hand    # shares the arithmetic rule of add
-dp2a            d>b32 a<b32 b<b32 c<b32
-dp4a            d>b32 a<b32 b<b32 c<b32
+dp2a            d>u32 a<u32 b<u32 c<u32  # ptxas refuses .f32 registers (tests/check/widths)
+dp4a            d>u32 a<u32 b<u32 c<u32  # as dp2a
 elect           d>b32|p membermask<b32
 ex2             d>T a<T
 exit            ()
@@ -1929,7 +1929,7 @@ mad             hand    # .wide, .hi/.lo and the rounding rules of mad.f32
 mad24           d>T a<T b<T c<T
 madc            hand    # shares the rule of mad
 mapa            d>T a* b<u32
-match           d>b32|p a<T membermask<b32
+match           d>u32|p a<T membermask<u32  # ptxas refuses .f32 for d and membermask
 max             hand    # shares the arithmetic rule of add
 max.f32         d>T a<T b<T c<T?
 membar          ()

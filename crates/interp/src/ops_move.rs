@@ -535,6 +535,13 @@ pub(crate) fn ld_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
                 WarpTarget::Param(_) => load4_full(ctx.env.params, regs, a, d, imm, base, len),
             };
             if done {
+                // `ld.s32` into a wider register: sign-extended like every other path (ISA
+                // 9.4.1, "Operand Size Exceeding Instruction-Type Size")
+                if signed {
+                    for x in ctx.regs[d as usize].iter_mut() {
+                        *x = sext(*x, 4);
+                    }
+                }
                 return Ok(());
             }
         }

@@ -753,7 +753,9 @@ fn check_ld_st(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, ty: Option<ScalarType>
                 );
             }
             for it in items {
-                check_operand(c, ins, it, w, true);
+                if !int_element_of_float_vector(c, it, t) {
+                    check_operand(c, ins, it, w, true);
+                }
             }
         }
         (Some(vn), Operand::Expr(e)) if matches!(&e.kind, ExprKind::Symbol(n) if vector_register(c, n) == Some(vn)) =>
@@ -786,6 +788,24 @@ fn check_ld_st(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, ty: Option<ScalarType>
         ),
         (None, o) => check_operand(c, ins, o, w, true),
     }
+}
+
+/// Whether `it`, an element of an `ld`/`st` vector of instruction type `t`, is a signed or
+/// unsigned register of `t`'s size where `t` is `.f32` or `.f64`: ptxas 13.5 takes
+/// `ld.global.v2.f32 {%r1, %r2}` with `.u32`/`.s32` registers, although it refuses the scalar
+/// `ld.global.f32 %r1` (`tests/check/widths`).
+fn int_element_of_float_vector(c: &FnChecker<'_, '_>, it: &Operand, t: ScalarType) -> bool {
+    let Operand::Expr(e) = it else {
+        return false;
+    };
+    let ExprKind::Symbol(name) = &e.kind else {
+        return false;
+    };
+    matches!(t, ScalarType::F32 | ScalarType::F64)
+        && reg_type(c, name).is_some_and(|(rt, _)| {
+            matches!(rt.kind(), TypeKind::Signed | TypeKind::Unsigned)
+                && rt.size_bits() == t.size_bits()
+        })
 }
 
 /// The width of a vector register (`.reg .v4 .f32 %v`), if `name` is one.
@@ -930,6 +950,9 @@ fn check_atom(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, ty: Option<ScalarType>,
         return;
     }
     let Some(t) = ty else { return };
+    if !has(ins, Modifier::Async) && !atom_type_allowed(c, ins, t) {
+        return;
+    }
     if is_atom {
         let cas = has(ins, Modifier::Cas);
         run(
@@ -946,6 +969,64 @@ fn check_atom(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, ty: Option<ScalarType>,
     } else {
         run(c, ins, &[Want::Any, Want::Val(t)], false);
     }
+}
+
+/// The types each operation of a scalar `atom`/`red` takes, as ptxas 13.5 accepts them (probed
+/// for every operation and type on sm_90; `atom.add.s64`, `atom.and.u32`, `atom.inc.s32` and
+/// `atom.min.f32` are refused with "Operation .op requires … type"). Reports a refused pair and
+/// returns false.
+fn atom_type_allowed(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, t: ScalarType) -> bool {
+    use ScalarType::*;
+    let (op, allowed): (Modifier, &[ScalarType]) = if has(ins, Modifier::And) {
+        (Modifier::And, &[B32, B64])
+    } else if has(ins, Modifier::Or) {
+        (Modifier::Or, &[B32, B64])
+    } else if has(ins, Modifier::Xor) {
+        (Modifier::Xor, &[B32, B64])
+    } else if has(ins, Modifier::Exch) {
+        (Modifier::Exch, &[B32, B64, B128])
+    } else if has(ins, Modifier::Cas) {
+        (Modifier::Cas, &[B16, B32, B64, B128])
+    } else if has(ins, Modifier::Add) {
+        (
+            Modifier::Add,
+            &[U32, S32, U64, F64, F16, F16x2, F32, Bf16, Bf16x2],
+        )
+    } else if has(ins, Modifier::Inc) {
+        (Modifier::Inc, &[U32])
+    } else if has(ins, Modifier::Dec) {
+        (Modifier::Dec, &[U32])
+    } else if has(ins, Modifier::Min) {
+        (
+            Modifier::Min,
+            &[U32, S32, U64, S64, F16, F16x2, Bf16, Bf16x2],
+        )
+    } else if has(ins, Modifier::Max) {
+        (
+            Modifier::Max,
+            &[U32, S32, U64, S64, F16, F16x2, Bf16, Bf16x2],
+        )
+    } else {
+        return true;
+    };
+    if allowed.contains(&t) {
+        return true;
+    }
+    let names: Vec<String> = allowed.iter().map(|a| a.to_string()).collect();
+    let at = modifier(ins, op).map_or_else(|| instr_span(ins), |w| w.loc.0);
+    c.diags.push(
+        Diagnostic::error(
+            codes::MODIFIER_COMBINATION,
+            format!("`{}` does not take the type {t}", ins.full_opcode()),
+            at,
+        )
+        .with_label_message(format!("{} requires {}", op.text(), names.join(" or ")))
+        .with_help(format!(
+            "use one of {} (ptxas refuses the others)",
+            names.join(", ")
+        )),
+    );
+    false
 }
 
 /// The modifier word `m` of the instruction, if written.
