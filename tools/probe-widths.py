@@ -66,6 +66,10 @@ def candidates():
         out.append(f"cvt.rn.f32.{dt} %fr2, X;")
         out.append(f"cvt.rzi.{dt}.f32 X, %fr1;")
         out.append(f"cvt.rn.f64.{dt} %fd2, X;")
+    # .sat between integer types (ptxas refuses it where nothing can saturate)
+    for dt in ints:
+        for st in ints:
+            out.append(f"cvt.sat.{dt}.{st} X, %xd1;")
     for ft in ["f16", "f32", "f64"]:
         out.append(f"cvt.rn.{ft}.s32 X, %sr1;")
         out.append(f"cvt.rzi.s32.{ft} %sr2, X;")

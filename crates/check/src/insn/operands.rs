@@ -1105,6 +1105,23 @@ fn check_cvt_modifiers(
     if !plain(dt) || !plain(at) {
         return true;
     }
+    // `.sat` between integer types where every source value fits the destination: ptxas 13.5
+    // refuses it ("Illegal modifier '.sat'"): cvt.sat.u32.u16, cvt.sat.s32.u16, cvt.sat.s8.s8
+    if dt.is_integer() && at.is_integer() {
+        let (ds, as_) = (dt.kind() == TypeKind::Signed, at.kind() == TypeKind::Signed);
+        let (db, ab) = (dt.size_bits(), at.size_bits());
+        let fits = (ds == as_ && db >= ab) || (ds && !as_ && db > ab);
+        if let Some(w) = fits.then(|| modifier(ins, Modifier::Sat)).flatten() {
+            illegal_modifier(
+                c,
+                ins,
+                w,
+                &format!("every {at} value fits {dt}: there is nothing to saturate"),
+                "drop `.sat`",
+            );
+            return false;
+        }
+    }
     let is_f = |t: ScalarType| t.kind() == TypeKind::Float;
     let (int_ok, fp_ok, kind) = match (is_f(at), is_f(dt)) {
         (false, false) => (false, false, "integer-to-integer conversions take none"),
