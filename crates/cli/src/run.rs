@@ -384,7 +384,7 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
     if let Err(e) = device.set_heap_size(o.heap_size) {
         return bad(e.to_string());
     }
-    let module = match Module::from_ptx(&device, file.name(), file.text()) {
+    let mut module = match Module::from_ptx(&device, file.name(), file.text()) {
         Ok(m) => m,
         Err(e) => {
             if let Some(code) = cuda() {
@@ -394,6 +394,11 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    // `PTXVM_REWRITES=0` runs every instruction as decoded, without the bytecode rewrites (a
+    // diagnostic switch like `PTXVM_SIMD=0`: results are the same either way)
+    if std::env::var_os("PTXVM_REWRITES").is_some_and(|v| v == "0") {
+        module.set_compile_options(ptxvm::CompileOptions { rewrites: false });
+    }
     if o.list_params {
         return list_params(&module, o.kernel.as_deref());
     }

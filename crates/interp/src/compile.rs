@@ -36,11 +36,36 @@ pub fn func_of_addr(p: &Program, addr: u64) -> Option<u32> {
     p.func_of_ir.get(ir as usize).copied().flatten()
 }
 
-/// Compiles kernel `kernel` (IR function index) of `m`.
+/// How a kernel is compiled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CompileOptions {
+    /// Run the bytecode rewrites: copy propagation and slot sharing, invariant hoisting,
+    /// if-conversion, fusion and no-op skips. Off, every instruction runs as decoded; results
+    /// must be the same either way (the warp-shape harness compares both).
+    pub rewrites: bool,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions { rewrites: true }
+    }
+}
+
+/// Compiles kernel `kernel` (IR function index) of `m` with the default options.
 pub fn compile(
     m: &ptx_ir::Module,
     kernel: u32,
     globals: &GlobalAddrs,
+) -> Result<Program, CompileError> {
+    compile_with(m, kernel, globals, CompileOptions::default())
+}
+
+/// Compiles kernel `kernel` (IR function index) of `m`.
+pub fn compile_with(
+    m: &ptx_ir::Module,
+    kernel: u32,
+    globals: &GlobalAddrs,
+    opts: CompileOptions,
 ) -> Result<Program, CompileError> {
     // reachable functions
     let mut order = vec![kernel];
@@ -139,8 +164,17 @@ pub fn compile(
     let mut entry = 0u32;
     // the kernel's registers that can share slots (see `invariant::Facts::classes`)
     let facts = crate::rewrite::invariant::Facts::new(&m.functions[kernel as usize]);
-    let classes = facts.classes(&m.functions[kernel as usize]);
-    b.copies = facts.copies(&m.functions[kernel as usize]);
+    let kregs = m.functions[kernel as usize].regs.len();
+    let classes = if opts.rewrites {
+        facts.classes(&m.functions[kernel as usize])
+    } else {
+        vec![None; kregs]
+    };
+    b.copies = if opts.rewrites {
+        facts.copies(&m.functions[kernel as usize])
+    } else {
+        vec![None; kregs]
+    };
     b.read_direct = vec![false; m.functions[kernel as usize].regs.len()];
     for (pi, &f) in order.iter().enumerate() {
         let func = &m.functions[f as usize];
@@ -232,7 +266,7 @@ pub fn compile(
             code.push(insn);
         }
     }
-    let mut plan = crate::rewrite::invariant::plan(&b, kernel, &facts, &mut code);
+    let mut plan = crate::rewrite::invariant::plan(&b, kernel, &facts, &mut code, opts.rewrites);
     // a copy that every reader reads from its source instead is dead (still counted; decided
     // after the plan, which needs the copy decoded to see that its readers can be hoisted)
     for (k, inst) in m.functions[kernel as usize].insts.iter().enumerate() {
@@ -254,17 +288,19 @@ pub fn compile(
             _ => {}
         }
     }
-    crate::rewrite::ifconv::convert(
-        &m.functions[kernel as usize],
-        facts.effects(),
-        &mut code,
-        &targets,
-    );
     let funcs: Vec<(u32, u32)> = b.funcs.iter().map(|f| (f.ir_index, f.entry)).collect();
     let unfused = crate::disasm::Unfused::of(&code);
-    crate::rewrite::fuse::fuse(m, &funcs, &mut code, &targets, (kernel, &facts));
+    if opts.rewrites {
+        crate::rewrite::ifconv::convert(
+            &m.functions[kernel as usize],
+            facts.effects(),
+            &mut code,
+            &targets,
+        );
+        crate::rewrite::fuse::fuse(m, &funcs, &mut code, &targets, (kernel, &facts));
+        crate::rewrite::skips::set_skips(&mut code);
+    }
     let fused = unfused.fused(&code);
-    crate::rewrite::skips::set_skips(&mut code);
     let kf = &m.functions[kernel as usize];
     let unsupported = code
         .iter()

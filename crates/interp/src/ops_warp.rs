@@ -12,8 +12,10 @@
 //!
 //! `shfl` follows the ISA pseudo-code: operand `c` packs the clamp value (bits 0–4) and the
 //! segment mask (bits 8–12), `b` is taken modulo 32. Reading from a lane that does not take
-//! part (inactive, exited, predicated off) is undefined in the ISA; here the lane keeps its own
-//! value and its `p` is false, exactly as for an out-of-range source.
+//! part (inactive, exited, predicated off) gives an undefined `d` in the ISA; here the lane
+//! keeps its own value. Its `p` is still the pseudo-code's `pval` (whether the computed source
+//! lane is in range), which does not depend on the source lane's state (the warp-shape harness
+//! of `crates/runtime/tests/warp_shapes.rs` compares every lane with that pseudo-code).
 //!
 //! **Atomics.** Global memory is shared by the OS threads running other CTAs: a 32-bit (or
 //! narrower) read-modify-write on it is an acquire-release compare-and-swap loop on its word,
@@ -312,7 +314,7 @@ pub(crate) fn shfl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
         let (j, pval) = shfl_source(i.aux & SHFL_MODE, l as u32, bv[l] as u32, cv[l] as u32);
         let ok = pval && mask >> j & 1 != 0;
         out[l] = (if ok { src[j as usize] } else { src[l] }) as u32 as u64;
-        p |= (ok as u32) << l;
+        p |= (pval as u32) << l;
     }
     let d = &mut ctx.regs[i.d as usize];
     for l in lane_bits(mask) {
@@ -962,7 +964,7 @@ mod tests {
                         let (j, pval) = shfl_source(mode, l, b, c);
                         let ok = pval && mask >> j & 1 != 0;
                         let want = 100 + if ok { j } else { l } as u64;
-                        assert_eq!((dst, p), (want, ok), "{at}");
+                        assert_eq!((dst, p), (want, pval), "{at}");
                     }
                 }
             }
@@ -1082,7 +1084,11 @@ mod tests {
         for l in 16..32 {
             assert_eq!(w.regs[D as usize][l], 7, "inactive lanes are not written");
         }
-        assert_eq!(w.preds[0], 0xFFFF_0000);
+        // lanes 0..15: the source lane l + 16 is in range (p = pval), though it does not take
+        // part; lanes 16..31 are not written
+        w.preds[0] = 0;
+        w.run(shfl, &i, mask).unwrap();
+        assert_eq!(w.preds[0], 0x0000_FFFF);
     }
 
     #[test]

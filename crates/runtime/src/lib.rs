@@ -130,6 +130,7 @@ pub use globals::GlobalInfo;
 pub use launch::{Arg, LaunchOptions, LaunchReport, StructArg, CLUSTER_MAX};
 pub use limits::{REGISTER_FILE_MAX, SHARED_LIMIT, SHARED_LIMIT_MAX};
 pub use module::{Kernel, Module, ParamInfo};
+pub use ptx_interp::compile::CompileOptions;
 pub use ptx_interp::coverage;
 pub use ptx_interp::exec::{DEFAULT_STACK_SIZE, LOCAL_MAX};
 pub use ptx_interp::launch::{LaunchStats, Progress, LOCAL_TOTAL};

@@ -2,7 +2,7 @@
 //! [`Kernel`]s.
 
 use ptx_diag::{Diagnostic, SourceFile};
-use ptx_interp::compile::{compile, func_addr, GlobalAddrs};
+use ptx_interp::compile::{compile_with, func_addr, CompileOptions, GlobalAddrs};
 use ptx_interp::mem::Allocation;
 use ptx_interp::program::Program;
 use ptx_ir::SymbolRef;
@@ -21,6 +21,8 @@ pub struct Module {
     pub(crate) globals: GlobalAddrs,
     _allocs: Vec<Arc<Allocation>>,
     pub(crate) programs: Mutex<HashMap<u32, Arc<Program>>>,
+    /// How its kernels are compiled ([`Module::set_compile_options`]).
+    compile_opts: CompileOptions,
 }
 
 /// A kernel parameter as declared.
@@ -134,7 +136,20 @@ impl Module {
             globals: GlobalAddrs { addr },
             _allocs: allocs,
             programs: Mutex::new(HashMap::new()),
+            compile_opts: CompileOptions::default(),
         })
+    }
+
+    /// Sets how the module's kernels are compiled, from the next launch on (a kernel compiled
+    /// before is compiled again). With `rewrites: false` the interpreter runs every
+    /// instruction as decoded, without hoisting, if-conversion or fusion: a diagnostic switch,
+    /// as results are the same either way (`PTXVM_REWRITES=0` for the `ptxvm` binary).
+    pub fn set_compile_options(&mut self, opts: CompileOptions) {
+        self.compile_opts = opts;
+        self.programs
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
     }
 
     /// Reads the PTX file at `path` and loads it like [`Module::from_ptx`]; messages name the
@@ -245,8 +260,13 @@ impl Kernel<'_> {
         if let Some(p) = cache.get(&self.index) {
             return Ok(p.clone());
         }
-        let p = compile(&self.module.ir, self.index, &self.module.globals)
-            .map_err(|e| Error::Usage(e.0))?;
+        let p = compile_with(
+            &self.module.ir,
+            self.index,
+            &self.module.globals,
+            self.module.compile_opts,
+        )
+        .map_err(|e| Error::Usage(e.0))?;
         let p = Arc::new(p);
         cache.insert(self.index, p.clone());
         Ok(p)

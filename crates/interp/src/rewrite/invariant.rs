@@ -207,14 +207,25 @@ impl Facts {
 
 /// Plans the CTA start of `kernel` (IR function index; program function 0, whose code is
 /// `code[..n]`): hoists what can be hoisted out of `code` and lists what must be reset.
-pub(crate) fn plan(b: &Builder<'_>, kernel: u32, facts: &Facts, code: &mut [Insn]) -> Plan {
+/// With `hoist` false nothing is hoisted (the rewrites are off) and only the resets are planned.
+pub(crate) fn plan(
+    b: &Builder<'_>,
+    kernel: u32,
+    facts: &Facts,
+    code: &mut [Insn],
+    hoist: bool,
+) -> Plan {
     let kf = &b.m.functions[kernel as usize];
     let slot = &b.reg_slot[0];
     let uninit = &facts.uninit;
-    let (hoist, _) = facts.hoisted(kf, |k, inst| {
-        code.get(k)
-            .is_some_and(|insn| pure_or_param_load(inst, kf, Some(&insn.op)))
-    });
+    let (hoist, _) = if hoist {
+        facts.hoisted(kf, |k, inst| {
+            code.get(k)
+                .is_some_and(|insn| pure_or_param_load(inst, kf, Some(&insn.op)))
+        })
+    } else {
+        (vec![false; kf.insts.len()], Vec::new())
+    };
     let mut prelude = Vec::new();
     for (k, insn) in code.iter_mut().enumerate().take(kf.insts.len()) {
         if hoist[k] {

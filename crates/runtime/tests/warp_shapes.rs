@@ -1,0 +1,125 @@
+//! The warp-shape metamorphic harness of issue 22 (see `shapes/mod.rs`): every executed
+//! instruction form of the table, drawn with random modifiers and operands, must give the same
+//! bits at block sizes 1, 7, 31, 32, 33, 64 and 1024, plain, guarded and in a divergent branch,
+//! on one OS thread or all, through the SIMD and the portable handlers, with the rewrites on and
+//! off; warp-collective instructions must match their per-lane models.
+//!
+//! `cargo test` runs a fixed-seed slice (one draw per form, a few configurations each). The
+//! campaign runs it long, in release, every configuration of every draw:
+//!
+//! ```sh
+//! PTXVM_SHAPES_ROUNDS=40 PTXVM_SHAPES_ALL=1 PTXVM_SHAPES_SEED=7 \
+//!     cargo test --release -p ptxvm --test warp_shapes -- --nocapture
+//! ```
+//! (`tools/shapes-campaign.sh` wraps it.)
+
+mod shapes;
+
+use shapes::*;
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+#[test]
+fn every_form_agrees_at_every_warp_shape() {
+    let rounds = env_u64("PTXVM_SHAPES_ROUNDS", 1);
+    let all = env_u64("PTXVM_SHAPES_ALL", 0) == 1;
+    let seed = env_u64("PTXVM_SHAPES_SEED", 22);
+    let per = env_u64("PTXVM_SHAPES_CONFIGS", 2) as usize;
+    let only = std::env::var("PTXVM_SHAPES_ONLY").ok();
+    let device = ptxvm::Device::new();
+    let configs = all_configs();
+    let mut tally = Tally::default();
+    let mut r = Rng(seed);
+    let forms = forms();
+    let start = std::time::Instant::now();
+    for round in 0..rounds {
+        for (word, form) in &forms {
+            if only.as_deref().is_some_and(|o| !form.path.starts_with(o)) {
+                continue;
+            }
+            // a draw the checker takes, in a few tries
+            let mut inst = None;
+            for _ in 0..12 {
+                inst = instance(&mut r, form, word);
+                if inst.is_some() {
+                    break;
+                }
+            }
+            let Some(inst) = inst else { continue };
+            if !executed(inst.opcode) {
+                continue;
+            }
+            let chosen: Vec<Config> = if all {
+                configs.clone()
+            } else {
+                // always a full-warp configuration with every fast path on, then random ones
+                let mut v = vec![Config {
+                    block: 32,
+                    threads: 1,
+                    simd: true,
+                    rewrites: true,
+                }];
+                for _ in 1..per {
+                    v.push(*r.pick(&configs));
+                }
+                v
+            };
+            check_instance(&device, &inst, &mut r, &chosen, &mut tally);
+            if tally.mismatches.len() > 60 {
+                break;
+            }
+        }
+        if all {
+            eprintln!(
+                "round {}: {} instances, {} launches, {} thread results compared, {} mismatches ({:.0?})",
+                round + 1,
+                tally.instances,
+                tally.launches,
+                tally.thread_results,
+                tally.mismatches.len(),
+                start.elapsed()
+            );
+        }
+    }
+    eprintln!(
+        "warp shapes: {} instances, {} launches compared with the reference, {} thread results, {} opcodes exercised, {} refused draws",
+        tally.instances,
+        tally.launches,
+        tally.thread_results,
+        tally.exercised.len(),
+        tally.refused.values().sum::<u64>()
+    );
+    for (why, n) in &tally.refused {
+        eprintln!("  refused ×{n}: {why}");
+    }
+    assert!(
+        tally.mismatches.is_empty(),
+        "{} mismatches:\n{}\n\nthe first in full:\n{}",
+        tally.mismatches.len(),
+        tally
+            .mismatches
+            .iter()
+            .map(|m| m.lines().next().unwrap_or(""))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        tally.mismatches[0]
+    );
+    if only.is_none() {
+        // every executed opcode is exercised or exempt with a reason
+        let missing: Vec<&str> = ptx_isa::Opcode::ALL
+            .iter()
+            .filter(|&&op| executed(op))
+            .map(|op| op.name())
+            .filter(|n| !tally.exercised.contains(n) && !EXEMPT.iter().any(|(e, _)| e == n))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "executed opcodes the harness neither exercises nor exempts: {missing:?}"
+        );
+    }
+}
