@@ -328,6 +328,130 @@ mod tests {
         assert!(!cmp_s64(CmpOp::Nan, 5, 5));
     }
 
+    /// Every integer operator on pairs ordered `a < b`, `a == b`, `a > b` (signed order), chosen
+    /// so the unsigned order of the same bits is the opposite where it can be.
+    #[test]
+    fn integer_compares_every_operator() {
+        use CmpOp::*;
+        // Expected outcome for (a < b, a == b, a > b).
+        let ordered = [
+            (Eq, [false, true, false]),
+            (Ne, [true, false, true]),
+            (Lt, [true, false, false]),
+            (Le, [true, true, false]),
+            (Gt, [false, false, true]),
+            (Ge, [false, true, true]),
+        ];
+        let signed: [[(i64, i64); 3]; 2] = [
+            [(-1, 0), (-7, -7), (0, -1)],
+            [
+                (i64::MIN, i64::MAX),
+                (i64::MIN, i64::MIN),
+                (i64::MAX, i64::MIN),
+            ],
+        ];
+        let unsigned: [[(u64, u64); 3]; 2] = [
+            [(0, u64::MAX), (5, 5), (u64::MAX, 0)],
+            [(1, 1 << 63), (1 << 63, 1 << 63), (1 << 63, 1)],
+        ];
+        for (op, want) in ordered {
+            for k in 0..3 {
+                for row in &signed {
+                    let (a, b) = row[k];
+                    assert_eq!(cmp_s64(op, a, b), want[k], "{op:?} s64 {a} {b}");
+                }
+                for row in &unsigned {
+                    let (a, b) = row[k];
+                    assert_eq!(cmp_u64(op, a, b), want[k], "{op:?} u64 {a} {b}");
+                }
+            }
+        }
+        // lo/ls/hi/hs are the unsigned order, also on signed operands: as unsigned,
+        // -1 is the largest value and i64::MIN (0x8000...) is above i64::MAX.
+        let unsigned_ops = [
+            (Lo, [true, false, false]),
+            (Ls, [true, true, false]),
+            (Hi, [false, false, true]),
+            (Hs, [false, true, true]),
+        ];
+        for (op, want) in unsigned_ops {
+            for (k, (a, b)) in [(0i64, -1i64), (-1, -1), (-1, 0)].into_iter().enumerate() {
+                assert_eq!(cmp_s64(op, a, b), want[k], "{op:?} s64 {a} {b}");
+            }
+            for (k, (a, b)) in [(i64::MAX, i64::MIN), (3, 3), (i64::MIN, i64::MAX)]
+                .into_iter()
+                .enumerate()
+            {
+                assert_eq!(cmp_s64(op, a, b), want[k], "{op:?} s64 {a} {b}");
+            }
+            for (k, (a, b)) in [(0u64, u64::MAX), (9, 9), (u64::MAX, 0)]
+                .into_iter()
+                .enumerate()
+            {
+                assert_eq!(cmp_u64(op, a, b), want[k], "{op:?} u64 {a} {b}");
+            }
+        }
+        // Float-only operators are not integer comparisons.
+        for op in [Equ, Neu, Ltu, Leu, Gtu, Geu, Num, Nan] {
+            assert!(!cmp_s64(op, 1, 1) && !cmp_s64(op, 0, 1), "{op:?}");
+            assert!(!cmp_u64(op, 1, 1) && !cmp_u64(op, 0, 1), "{op:?}");
+        }
+    }
+
+    /// Ordered operators (and their `lo ls hi hs` aliases) on non-NaN floats; `-0 == +0`.
+    #[test]
+    fn float_compares_on_numbers() {
+        use CmpOp::*;
+        // Pairs: a < b, a == b, a > b, and -0 vs +0 (equal).
+        let pairs = [(1.0, 2.0), (2.0, 2.0), (2.0, 1.0), (-0.0, 0.0)];
+        let table: [(&[CmpOp], _); 6] = [
+            (&[Eq], [false, true, false, true]),
+            (&[Ne], [true, false, true, false]),
+            (&[Lt, Lo], [true, false, false, false]),
+            (&[Le, Ls], [true, true, false, true]),
+            (&[Gt, Hi], [false, false, true, false]),
+            (&[Ge, Hs], [false, true, true, true]),
+        ];
+        for (ops, want) in table {
+            for &op in ops {
+                for (k, &(a, b)) in pairs.iter().enumerate() {
+                    assert_eq!(cmp_f64(op, a, b), want[k], "{op:?} {a} {b}");
+                }
+            }
+        }
+        // Same through the 16-bit formats. bf16: 1.0 = 0x3F80, -1.0 = 0xBF80; f16: 1.0 = 0x3C00.
+        assert!(!cmp_bf16(Lt, 0x3F80, 0xBF80));
+        assert!(!cmp_bf16(Eq, 0x3F80, 0xBF80));
+        assert!(cmp_bf16(Ne, 0x3F80, 0xBF80));
+        assert!(!cmp_f16(Ne, 0x3C00, 0x3C00, false));
+    }
+
+    /// Each half of a packed comparison compares that half of `a` with that half of `b`.
+    #[test]
+    fn packed_compares_use_matching_halves() {
+        // f16: 1.0 = 0x3C00, 2.0 = 0x4000. Low halves 2 < 1 false, high halves 1 < 2 true.
+        assert_eq!(
+            cmp_f16x2(CmpOp::Lt, 0x3C00_4000, 0x4000_3C00, false),
+            (false, true)
+        );
+        // Low halves 2 > 2 false, high halves 2 > 1 true.
+        assert_eq!(
+            cmp_f16x2(CmpOp::Gt, 0x4000_4000, 0x3C00_4000, false),
+            (false, true)
+        );
+        // bf16: 1.0 = 0x3F80, 2.0 = 0x4000.
+        // lo 1 < 2 true, hi 2 < 1 false.
+        assert_eq!(
+            cmp_bf16x2(CmpOp::Lt, 0x4000_3F80, 0x3F80_4000),
+            (true, false)
+        );
+        // lo 2 < 1 false, hi 1 < 2 true.
+        assert_eq!(
+            cmp_bf16x2(CmpOp::Lt, 0x3F80_4000, 0x4000_3F80),
+            (false, true)
+        );
+    }
+
     #[test]
     fn half_compares() {
         // f16: 1.0 = 0x3C00, 2.0 = 0x4000, NaN = 0x7E00, -0 = 0x8000, min subnormal 0x0001

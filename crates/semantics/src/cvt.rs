@@ -546,6 +546,24 @@ mod tests {
         assert_eq!(int_to_int(It::U32, It::U8, 0xFFFF_FF01, false), 1);
     }
 
+    /// `.sat` clamps below to the signed minimum `-2^(n-1)` of the destination.
+    #[test]
+    fn int_to_int_saturates_to_signed_minimum() {
+        let neg = |v: i64| v as u64;
+        assert_eq!(int_to_int(It::S8, It::S32, neg(-1000), true), neg(-128));
+        assert_eq!(int_to_int(It::S8, It::S32, neg(-129), true), neg(-128));
+        assert_eq!(int_to_int(It::S8, It::S32, neg(-128), true), neg(-128));
+        assert_eq!(int_to_int(It::S16, It::S32, neg(-40000), true), neg(-32768));
+        assert_eq!(
+            int_to_int(It::S32, It::S64, neg(i64::MIN), true),
+            neg(i32::MIN as i64)
+        );
+        assert_eq!(int_to_int(It::S64, It::S64, neg(-5), true), neg(-5));
+        assert_eq!(It::S8.min(), -128);
+        assert_eq!(It::S64.min(), i64::MIN as i128);
+        assert_eq!(It::U16.min(), 0);
+    }
+
     #[test]
     fn int_to_float_rounding() {
         use Rounding::*;
@@ -897,6 +915,39 @@ mod tests {
         );
     }
 
+    /// `.ftz` "applies only to single precision (.f32) inputs and results": an `.f16` subnormal
+    /// source is converted exactly, an `.f32` subnormal source is flushed even into `.f64`.
+    #[test]
+    fn ftz_applies_only_to_f32_operands() {
+        let ftz = CvtMods {
+            ftz: true,
+            ..CvtMods::default()
+        };
+        // f16 0x0001 = 2^-24, a normal f32: biased exponent 127 - 24 = 103 = 0x67.
+        assert_eq!(
+            float_to_float(Ft::F32, Ft::F16, 0x0001, CvtRound::None, ftz),
+            0x3380_0000
+        );
+        // f16 1.0 -> f32 1.0.
+        assert_eq!(
+            float_to_float(Ft::F32, Ft::F16, 0x3C00, CvtRound::None, ftz),
+            0x3F80_0000
+        );
+        // f32 2^-149 (and its negation) -> f64 zero of the same sign under .ftz, exact without.
+        assert_eq!(
+            float_to_float(Ft::F64, Ft::F32, 0x0000_0001, CvtRound::None, ftz),
+            0
+        );
+        assert_eq!(
+            float_to_float(Ft::F64, Ft::F32, 0x8000_0001, CvtRound::None, ftz),
+            0x8000_0000_0000_0000
+        );
+        assert_eq!(
+            float_to_float(Ft::F64, Ft::F32, 1, CvtRound::None, CvtMods::default()),
+            2f64.powi(-149).to_bits()
+        );
+    }
+
     #[test]
     fn packed_16x2() {
         let m = CvtMods::default();
@@ -933,6 +984,17 @@ mod tests {
         let relu = CvtMods { relu: true, ..m };
         assert_eq!(f32_to_tf32(-2.0, Rounding::Rn, relu), 0);
         assert_eq!(f32_to_tf32(1.5, Rounding::Rz, relu), 1.5f32.to_bits());
+        // The `.tf32` forms have no `.ftz` or `.sat` (and `.sat` "applies to .f16, .f32, and .f64
+        // types"): such flags are ignored, so 2.0 is not clamped to 1 and the subnormal
+        // 2^-135 (f32 0x0000_4000, exact in tf32) is not flushed.
+        let ftz_sat = CvtMods {
+            ftz: true,
+            sat: true,
+            ..m
+        };
+        assert_eq!(f32_to_tf32(2.0, Rounding::Rn, ftz_sat), 0x4000_0000);
+        let sub = f32::from_bits(0x0000_4000);
+        assert_eq!(f32_to_tf32(sub, Rounding::Rz, ftz_sat), 0x0000_4000);
     }
 
     #[test]

@@ -820,6 +820,10 @@ mod tests {
         assert_eq!(add_f64(-1.0, -e, Rm), -1.0 - 2.0 * e);
         assert_eq!(sub_f64(1.0, 2f64.powi(-300), Rz), 1.0 - e);
         assert_eq!(sub_f64(1.0, 1.0, Rm).to_bits(), 0x8000_0000_0000_0000);
+        // .rn: x - x = +0, 1 - 2^-300 rounds back to 1 (the gap below 1 is 2^-53), 5 - 2 = 3.
+        assert_eq!(sub_f64(1.0, 1.0, Rn).to_bits(), 0);
+        assert_eq!(sub_f64(1.0, 2f64.powi(-300), Rn), 1.0);
+        assert_eq!(sub_f64(5.0, 2.0, Rn), 3.0);
         assert_eq!(add_f64(f64::MAX, f64::MAX, Rz), f64::MAX);
     }
 
@@ -963,6 +967,23 @@ mod tests {
         assert_eq!(sub_f32(0.0, f32::NEG_INFINITY, Rz, false, true), 1.0);
         assert_eq!(saturate_f64(f64::NAN), 0.0);
         assert_eq!(saturate_f64(7.0), 1.0);
+        // Like the f32 form: the range is [+0.0, 1.0], so -0.0 gives +0.0.
+        assert_eq!(saturate_f64(-0.0).to_bits(), 0);
+        assert_eq!(saturate_f64(0.0).to_bits(), 0);
+        assert_eq!(saturate_f64(0.25), 0.25);
+        assert_eq!(saturate_f64(-3.0).to_bits(), 0);
+    }
+
+    /// `.ftz` on `.f64` (the `.approx.ftz.f64` forms): a subnormal becomes the zero of its sign.
+    #[test]
+    fn flush_f64_to_signed_zero() {
+        let sub = f64::from_bits(1);
+        assert_eq!(flush_f64(sub, true).to_bits(), 0);
+        assert_eq!(flush_f64(-sub, true).to_bits(), 0x8000_0000_0000_0000);
+        assert_eq!(flush_f64(sub, false).to_bits(), 1);
+        assert_eq!(flush_f64(f64::MIN_POSITIVE, true), f64::MIN_POSITIVE);
+        // rcp.approx.ftz.f64 of a positive subnormal: 1/+0 = +inf.
+        assert_eq!(rcp_approx_ftz_f64(f64::from_bits(1 << 40)), f64::INFINITY);
     }
 
     #[test]
@@ -1027,6 +1048,18 @@ mod tests {
         let q = div_approx_f32(1.0, 3.0);
         assert!((bits(q) as i64 - 0x3EAA_AAAB).abs() <= 2);
         assert_eq!(div_full_f32(1.0, 3.0), 1.0 / 3.0);
+        // |b| = 2^126 is still in the accurate range [2^-126, 2^126] (within 2 ulp of the
+        // quotient: 2^-126 = 0x0080_0000, 3 * 2^-126 = 1.5 * 2^-125 = 0x0140_0000; not 0).
+        for (a, b, q) in [
+            (1.0, p2(126), 0x0080_0000i64),
+            (-3.0, -p2(126), 0x0140_0000),
+        ] {
+            let d = bits(div_approx_f32(a, b)) as i64;
+            assert!((d - q).abs() <= 2, "{a} / {b}: {d:#x}");
+        }
+        // In (2^126, 2^128) the result is 0 with the sign of a * (1/b): (-1) * (-0) = +0.
+        assert_eq!(bits(div_approx_f32(-1.0, -p2(127))), 0);
+        assert_eq!(bits(div_approx_f32(1.0, -p2(127))), 0x8000_0000);
         assert_eq!(bits(div_full_f32(p2(-126), 4.0)), 0); // flushed
     }
 
@@ -1106,6 +1139,11 @@ mod tests {
         assert_eq!(abs_f32(-1.5, false), 1.5);
         assert_eq!(neg_f32(1.5, false), -1.5);
         assert_eq!(neg_f64(0.0).to_bits(), 0x8000_0000_0000_0000);
+        // neg flips the sign bit both ways: negative inputs become positive.
+        assert_eq!(neg_f32(-1.5, false), 1.5);
+        assert_eq!(neg_f32(-0.0, false).to_bits(), 0);
+        assert_eq!(neg_f64(-2.5), 2.5);
+        assert_eq!(neg_f64(-0.0).to_bits(), 0);
     }
 
     #[test]

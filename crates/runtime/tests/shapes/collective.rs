@@ -3,7 +3,7 @@
 //! the interpreter. A lane's inputs are its input record; its group is the member mask of the
 //! configuration (the lanes of its warp that run the instruction with it).
 
-use super::{out_slot, record, Instance, Op, Outcome, Variant, N};
+use super::{out_slot, record, Instance, Op, Outcome, Tail, Variant, N};
 use ptx_isa::ScalarType;
 
 /// The sources of an instance in kernel order: each `Src`/`Pred` takes the next input slot, an
@@ -94,6 +94,19 @@ pub fn verify(
         }
         let me = (i as u32 % block) % 32;
         let mut want = model(inst, name, &src, input, i, me, mask);
+        if inst.tail == Tail::Scan {
+            // t2 = (p ? d : 0) + a
+            let a = value(input, i, &src[0]) as u32;
+            let t2 = match (
+                want.first().copied().flatten(),
+                want.get(1).copied().flatten(),
+            ) {
+                (_, Some(0)) => Some(a as u64),
+                (Some(d), Some(_)) => Some((d as u32).wrapping_add(a) as u64),
+                _ => None,
+            };
+            want = vec![t2];
+        }
         want.truncate(outputs(inst));
         for (k, w) in want.iter().enumerate() {
             if let Some(w) = w {
@@ -117,6 +130,9 @@ pub fn verify(
 
 /// How many output slots an instance writes.
 fn outputs(inst: &Instance) -> usize {
+    if inst.tail == Tail::Scan {
+        return 1;
+    }
     inst.ops
         .iter()
         .map(|op| match op {

@@ -251,6 +251,32 @@ pub enum Space {
     Generic,
 }
 
+/// How a memory instance addresses its thread's data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AddrMode {
+    /// The thread's own 32-byte cell (strided accesses: the per-lane and gather paths).
+    Own,
+    /// Element `index` of a packed array of `bytes`-byte elements, the address computed by
+    /// `mul.wide.u32` + `add.s64` right before the access (coalesced accesses: the full-warp
+    /// 4-byte paths, and the fused indexed access with the rewrites on).
+    Dense(u32),
+    /// A module variable by name (`[gsym+off]`, the same address in every lane: the uniform
+    /// load path); loads only.
+    Symbol,
+}
+
+/// Instructions after the instance that make a pattern the rewrites fuse.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tail {
+    None,
+    /// `add.s32 t2, d, v` after a 32-bit `selp d, …`: the fused selp+add pair.
+    SelpAdd,
+    /// `selp.b32 s, d, 0, q; add.s32 t2, s, a` after `shfl.sync.up.b32 d|p, a, B, 0, m`, with
+    /// `q` = (lane >= B): the fused warp-scan step; only `t2` is stored (`d`, `p` and `s` are
+    /// dead, as the fusion requires).
+    Scan,
+}
+
 /// One generated instruction.
 #[derive(Clone, Debug)]
 pub struct Instance {
@@ -258,8 +284,10 @@ pub struct Instance {
     pub text_op: String,
     pub ops: Vec<Op>,
     pub space: Option<Space>,
+    pub addr_mode: AddrMode,
     pub target: &'static str,
     pub collective: bool,
+    pub tail: Tail,
 }
 
 /// The kind of template an opcode takes.
@@ -487,10 +515,25 @@ pub fn instance(r: &mut Rng, form: &Form, word: &str) -> Option<Instance> {
         }
         if tmpl == Template::Memory {
             let t = *types.last()?;
-            let one = if k == 0 && matches!(word, "ld" | "ldu" | "atom") {
-                Op::Dst(reg_type(t))
+            // `ld`/`st` take registers wider than an integer type (ISA 9.4.1): a third of the
+            // draws use a 64-bit one (extended on loads, truncated on stores)
+            let rt = if matches!(word, "ld" | "ldu" | "st")
+                && t.is_integer()
+                && t.size_bits() < 64
+                && r.chance(1, 3)
+            {
+                match t.kind() {
+                    TypeKind::Signed => ScalarType::S64,
+                    TypeKind::Unsigned => ScalarType::U64,
+                    _ => ScalarType::B64,
+                }
             } else {
-                Op::Src(reg_type(t))
+                reg_type(t)
+            };
+            let one = if k == 0 && matches!(word, "ld" | "ldu" | "atom") {
+                Op::Dst(rt)
+            } else {
+                Op::Src(rt)
             };
             cands.push(vec![if vec_n > 1 {
                 Op::Vec(vec![one; vec_n])
@@ -525,13 +568,28 @@ pub fn instance(r: &mut Rng, form: &Form, word: &str) -> Option<Instance> {
             }
         }
     }
+    let access = types.last().map_or(16, |t| t.size_bits() / 8) * vec_n as u32;
+    let offset0 = !cands
+        .iter()
+        .any(|c| c.iter().any(|o| matches!(o, Op::Addr(x) if *x != 0)));
+    let addr_mode = match space {
+        Some(Space::Global | Space::Generic) if offset0 && access <= 16 => match r.below(3) {
+            0 => AddrMode::Own,
+            1 => AddrMode::Dense(access),
+            _ if matches!(word, "ld" | "ldu") && space == Some(Space::Global) => AddrMode::Symbol,
+            _ => AddrMode::Dense(access),
+        },
+        _ => AddrMode::Own,
+    };
     let mut inst = Instance {
         opcode,
         text_op,
         ops: cands.iter().map(|c| c[0].clone()).collect(),
         space,
+        addr_mode,
         target: TARGETS[0],
         collective: tmpl == Template::Collective,
+        tail: Tail::None,
     };
     // the target: the first that takes the modifiers
     let target = TARGETS
@@ -557,10 +615,12 @@ pub fn instance(r: &mut Rng, form: &Form, word: &str) -> Option<Instance> {
             }
         }
     }
-    // immediates for some sources
+    // immediates for some sources; for a quarter of the lane-wise draws all of them (an
+    // instruction with constant sources is hoisted out of the CTA by the rewrites)
+    let all_imm = tmpl == Template::Lane && r.chance(1, 4);
     for k in 0..inst.ops.len() {
         if let Op::Src(t) = inst.ops[k] {
-            if tmpl == Template::Lane && r.chance(1, 4) && t.size_bits() <= 64 {
+            if tmpl == Template::Lane && (all_imm || r.chance(1, 4)) && t.size_bits() <= 64 {
                 let before = inst.ops[k].clone();
                 inst.ops[k] = Op::Imm(immediate(r, t));
                 if !checker_errors(&inst).is_empty() {
@@ -569,7 +629,28 @@ pub fn instance(r: &mut Rng, form: &Form, word: &str) -> Option<Instance> {
             }
         }
     }
+    // shuffles: constant lane offsets and clamps, often in the shapes of warp scans and
+    // reductions (their own handlers: `.up` by a power of two with c = 0, `.down`/`.bfly`
+    // with c = 31)
+    if opcode == Opcode::Shfl && inst.ops.len() >= 4 && r.chance(3, 4) {
+        let up = has_mod(&inst.text_op, "up");
+        inst.ops[2] = Op::Imm(format!("{}", 1u32 << r.below(5)));
+        inst.ops[3] = Op::Imm(if up { "0".into() } else { "31".into() });
+        if up && matches!(inst.ops[0], Op::DstPair(_)) {
+            inst.tail = Tail::Scan;
+        }
+    }
+    if opcode == Opcode::Selp
+        && matches!(inst.ops[0], Op::Dst(t) if t.size_bits() == 32 && t.is_integer() || t == ScalarType::B32)
+    {
+        inst.tail = Tail::SelpAdd;
+    }
     checker_errors(&inst).is_empty().then_some(inst)
+}
+
+/// Whether the dotted instruction `text` has the modifier `m` (without its dot).
+pub fn has_mod(text: &str, m: &str) -> bool {
+    text.split('.').any(|p| p == m)
 }
 
 /// The checker's errors for the plain kernel of `inst`, each as `opK: message` when it points
@@ -622,6 +703,8 @@ struct Gen {
     nreg: u32,
     dsts: Vec<(String, ScalarType)>,
     pdsts: Vec<String>,
+    /// Addresses name the module variable `gsym` ([`AddrMode::Symbol`]).
+    symbol: bool,
 }
 
 impl Gen {
@@ -680,10 +763,11 @@ impl Gen {
                 }
             }
             Op::Addr(off) => {
+                let base = if self.symbol { "gsym" } else { "%rcell" };
                 if *off == 0 {
-                    "[%rcell]".to_string()
+                    format!("[{base}]")
                 } else {
-                    format!("[%rcell+{off}]")
+                    format!("[{base}+{off}]")
                 }
             }
             Op::Vec(items) => {
@@ -697,7 +781,10 @@ impl Gen {
 
 /// The kernel of an instance: `k(in, out, cells, n)`.
 pub fn kernel(inst: &Instance, v: Variant) -> KernelText {
-    let mut g = Gen::default();
+    let mut g = Gen {
+        symbol: inst.addr_mode == AddrMode::Symbol,
+        ..Gen::default()
+    };
     let operand_text: Vec<String> = inst.ops.iter().map(|op| g.render(op)).collect();
     let Gen {
         decl,
@@ -708,12 +795,41 @@ pub fn kernel(inst: &Instance, v: Variant) -> KernelText {
     } = g;
     let mut post = String::new();
     let mut nout = 0u32;
-    // sentinels, and the stores of every destination
+    // sentinels, and the stores of every destination (for a scan step, only its sum)
     let mut init = String::new();
-    for (name, t) in &dsts {
+    let mut tail = Vec::new();
+    let mut decl = decl;
+    let mut pre = pre;
+    match inst.tail {
+        Tail::None => {}
+        Tail::SelpAdd => {
+            let _ = writeln!(decl, "\t.reg .b32 %tv, %t2;");
+            let _ = writeln!(pre, "\tld.global.b32 %tv, [%rin+{}];", (NS - 1) * 8);
+            tail.push(format!("add.s32 %t2, {}, %tv;", dsts[0].0));
+        }
+        Tail::Scan => {
+            // the scan's own predicate, lane >= B (the shfl's pval for .up with c = 0), as
+            // nvcc computes it: the fusion takes a predicate the shfl does not write
+            let _ = writeln!(decl, "\t.reg .b32 %ts, %t2, %tlane;\n\t.reg .pred %tq;");
+            let _ = writeln!(pre, "\tmov.u32 %tlane, %laneid;");
+            let _ = writeln!(pre, "\tsetp.ge.u32 %tq, %tlane, {};", operand_text[2]);
+            tail.push(format!("selp.b32 %ts, {}, 0, %tq;", dsts[0].0));
+            tail.push(format!("add.s32 %t2, %ts, {};", operand_text[1]));
+        }
+    }
+    let stored = if inst.tail == Tail::Scan {
+        0
+    } else {
+        dsts.len()
+    };
+    for (name, t) in &dsts[..stored] {
         let b = bits_of(*t);
         let sentinel = 0x5A5A_5A5A_5A5A_5A5Au64 >> (64 - b);
-        let _ = writeln!(init, "\tmov.b{b} {name}, {sentinel:#x};");
+        // (plain: the instruction writes it in every thread; a destination assigned once
+        // lets the rewrites hoist an instance whose sources are all constant)
+        if v != Variant::Plain {
+            let _ = writeln!(init, "\tmov.b{b} {name}, {sentinel:#x};");
+        }
         let _ = writeln!(
             post,
             "\tst.global.b{b} [%rout+{}], {name};",
@@ -721,7 +837,23 @@ pub fn kernel(inst: &Instance, v: Variant) -> KernelText {
         );
         nout += 1;
     }
-    for p in &pdsts {
+    if inst.tail != Tail::None {
+        let _ = writeln!(init, "\tmov.b32 %t2, 0x5a5a5a5a;");
+        let _ = writeln!(post, "\tst.global.b32 [%rout+{}], %t2;", (nout % NOUT) * 8);
+        nout += 1;
+    }
+    let pstored = if inst.tail == Tail::Scan {
+        0
+    } else {
+        pdsts.len()
+    };
+    for (name, t) in &dsts[stored..] {
+        let _ = writeln!(init, "\tmov.b{0} {name}, 0;", bits_of(*t));
+    }
+    for p in &pdsts[pstored..] {
+        let _ = writeln!(init, "\tsetp.ne.b32 {p}, %rzero, 0;");
+    }
+    for p in &pdsts[..pstored] {
         let _ = writeln!(init, "\tsetp.ne.b32 {p}, %rzero, 0;");
         let _ = writeln!(post, "\tselp.u32 %rsel, 1, 0, {p};");
         let _ = writeln!(
@@ -744,20 +876,36 @@ pub fn kernel(inst: &Instance, v: Variant) -> KernelText {
     insn.push(';');
     // the cell
     let (cell_setup, cell_out) = cell_code(inst.space);
+    let addr = match (inst.addr_mode, inst.space) {
+        (AddrMode::Dense(bytes), Some(Space::Global)) => {
+            format!("\tmul.wide.u32 %rc1, %rindex, {bytes};\n\tadd.s64 %rcell, %rbase, %rc1;\n")
+        }
+        (AddrMode::Dense(bytes), _) => {
+            format!("\tmul.wide.u32 %rc1, %rindex, {bytes};\n\tadd.s64 %rcell, %rgbase, %rc1;\n")
+        }
+        _ => String::new(),
+    };
+    let lines: Vec<&str> = std::iter::once(insn.as_str())
+        .chain(tail.iter().map(|s| s.as_str()))
+        .collect();
+    let block =
+        |guard: &str| -> String { lines.iter().map(|l| format!("\t{guard}{l}\n")).collect() };
     let body = match v {
-        Variant::Plain => format!("\t{insn}\n"),
-        Variant::Guard => format!("\t@%pg {insn}\n"),
+        Variant::Plain => block(""),
+        Variant::Guard => block("@%pg "),
         Variant::Branch => format!(
-            "\t@%pb bra $L_other;\n\t{insn}\n\tbra.uni $L_join;\n$L_other:\n\t{insn}\n$L_join:\n"
+            "\t@%pb bra $L_other;\n{}\tbra.uni $L_join;\n$L_other:\n{}$L_join:\n",
+            block(""),
+            block("")
         ),
     };
     let head = format!(
-        ".version 9.0\n.target {}\n.address_size 64\n\n.visible .entry k(.param .u64 pin, .param .u64 pout, .param .u64 pcells, .param .u32 pn)\n{{\n",
+        ".version 9.0\n.target {}\n.address_size 64\n\n.global .align 16 .b8 gsym[32] = {{1, 128, 255, 127, 2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 0, 0, 0, 128, 255, 255, 255, 255, 0, 0, 128, 127, 0, 0, 248, 255}};\n\n.visible .entry k(.param .u64 pin, .param .u64 pout, .param .u64 pcells, .param .u32 pn)\n{{\n",
         inst.target
     );
     let prologue = format!(
         "\t.reg .b32 %rtid, %rctaid, %rntid, %rindex, %rn, %rmask, %rzero, %rsel, %rgb, %rcell32;\n\
-         \t.reg .b64 %rin, %rout, %rcell, %rcells, %rt, %rc0, %rc1, %rc2, %rc3, %rshared;\n\
+         \t.reg .b64 %rin, %rout, %rcell, %rcells, %rt, %rc0, %rc1, %rc2, %rc3, %rshared, %rbase, %rgbase;\n\
          \t.reg .pred %pexit, %pg, %pb;\n\
          \t.shared .align 16 .b8 scell[{shared}];\n\
          \t.local .align 16 .b8 lcell[{CELL}];\n{decl}\
@@ -766,7 +914,7 @@ pub fn kernel(inst: &Instance, v: Variant) -> KernelText {
          \tsetp.ge.u32 %pexit, %rindex, %rn;\n\t@%pexit exit;\n\
          \tmov.u32 %rzero, 0;\n\
          \tld.param.u64 %rin, [pin];\n\tld.param.u64 %rout, [pout];\n\tld.param.u64 %rcells, [pcells];\n\
-         \tcvta.to.global.u64 %rin, %rin;\n\tcvta.to.global.u64 %rout, %rout;\n\tcvta.to.global.u64 %rcells, %rcells;\n\
+         \tcvta.to.global.u64 %rin, %rin;\n\tcvta.to.global.u64 %rout, %rout;\n\tmov.u64 %rgbase, %rcells;\n\tcvta.to.global.u64 %rcells, %rcells;\n\tmov.u64 %rbase, %rcells;\n\
          \tmul.wide.u32 %rt, %rindex, {inbytes};\n\tadd.s64 %rin, %rin, %rt;\n\
          \tmul.wide.u32 %rt, %rindex, {outbytes};\n\tadd.s64 %rout, %rout, %rt;\n\
          \tmul.wide.u32 %rt, %rindex, {CELL};\n\tadd.s64 %rcells, %rcells, %rt;\n\
@@ -780,7 +928,8 @@ pub fn kernel(inst: &Instance, v: Variant) -> KernelText {
         maskoff = NS * 8,
         guardoff = (NS + 1) * 8,
     );
-    let text = format!("{head}{prologue}{cell_setup}{pre}{init}{body}{post}{cell_out}\tret;\n}}\n");
+    let text =
+        format!("{head}{prologue}{cell_setup}{pre}{init}{addr}{body}{post}{cell_out}\tret;\n}}\n");
     let start = text.find(&format!("\t{insn}")).map_or(0, |p| p + 1);
     let operand_spans = spans.iter().map(|&(a, b)| (start + a, start + b)).collect();
     KernelText {
@@ -978,7 +1127,59 @@ pub struct Tally {
     pub thread_results: u64,
     pub refused: BTreeMap<String, u64>,
     pub exercised: BTreeSet<&'static str>,
+    /// How often each optimised path was compiled into a compared kernel (see
+    /// [`paths_reached`]).
+    pub paths: BTreeMap<&'static str, u64>,
     pub mismatches: Vec<String>,
+}
+
+/// The optimised paths the fixed-seed slice must reach (see [`paths_reached`]).
+pub const REQUIRED_PATHS: &[&str] = &[
+    "fused warp-scan step (shfl.up + selp + add)",
+    "fused selp + add",
+    "fused indexed access (mul.wide + add + ld/st)",
+    "fused address (mul.wide + add)",
+    "hoisted instance (all sources constant)",
+    "if-converted branch",
+    "uniform load (constant address)",
+];
+
+/// Records which optimised paths the kernel's bytecode (rewrites on) uses: superinstructions,
+/// hoisting, if-conversion, the uniform and fixed-shape handlers. The test requires each to be
+/// reached, so that every fast path is compared with the reference.
+fn paths_reached(module: &Module, source: &str, v: Variant, tally: &mut Tally) {
+    let Some((k, _)) = module.ir().function("k") else {
+        return;
+    };
+    let Ok(code) = ptx_interp::disasm::disassemble(module.ir(), k, source) else {
+        return;
+    };
+    let mut hit = |p: &'static str| *tally.paths.entry(p).or_default() += 1;
+    for line in code.lines() {
+        if line.contains("fused shfl") {
+            hit("fused warp-scan step (shfl.up + selp + add)");
+        } else if line.contains("fused selp") {
+            hit("fused selp + add");
+        } else if line.contains("fused mul.wide")
+            && (line.contains("+ ld") || line.contains("+ st"))
+        {
+            hit("fused indexed access (mul.wide + add + ld/st)");
+        } else if line.contains("fused mul.wide") {
+            hit("fused address (mul.wide + add)");
+        }
+        if line.contains("nop (hoisted)") && !line.contains("ld.param") {
+            hit("hoisted instance (all sources constant)");
+        }
+        if v == Variant::Branch
+            && (line.contains(" @p") || line.contains(" @!p"))
+            && !line.contains(" bra ")
+        {
+            hit("if-converted branch");
+        }
+        if line.contains("ld_uniform") || (line.contains("mem ld") && line.contains("&gsym")) {
+            hit("uniform load (constant address)");
+        }
+    }
 }
 
 /// Every executed instruction form of the table: `(opcode word, form)`.
@@ -1010,6 +1211,10 @@ pub fn check_instance(
 ) {
     for v in [Variant::Plain, Variant::Guard, Variant::Branch] {
         let k = kernel(inst, v);
+        if let Ok(dir) = std::env::var("PTXVM_SHAPES_DUMP") {
+            let name = format!("{dir}/{:04}-{}-{v:?}.ptx", tally.instances, inst.text_op);
+            let _ = std::fs::write(name, &k.text);
+        }
         let (input, cells, guard) = inputs(r);
         let mut module = match Module::from_ptx(device, "shape.ptx", &k.text) {
             Ok(m) => m,
@@ -1020,6 +1225,7 @@ pub fn check_instance(
                 return;
             }
         };
+        paths_reached(&module, &k.text, v, tally);
         let reference = match run(device, &mut module, REFERENCE, v, &input, &cells, &guard) {
             Ok(o) => o,
             Err(e) => {
