@@ -116,7 +116,15 @@ enum Command {
     },
 }
 
+/// Whether `ptxvm run` compiles with the bytecode rewrites (`PTXVM_REWRITES=0` turns them off:
+/// a diagnostic switch like `PTXVM_SIMD=0`, as results are the same either way).
+pub(crate) static REWRITES: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(true);
+
 fn main() -> ExitCode {
+    if std::env::var_os("PTXVM_REWRITES").is_some_and(|v| v == "0") {
+        REWRITES.store(false, std::sync::atomic::Ordering::Relaxed);
+    }
     // `PTXVM_SIMD=0` runs the portable copies of the interpreter's handlers (a diagnostic
     // switch: both copies compute the same results)
     if std::env::var_os("PTXVM_SIMD").is_some_and(|v| v == "0") {

@@ -394,9 +394,7 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    // `PTXVM_REWRITES=0` runs every instruction as decoded, without the bytecode rewrites (a
-    // diagnostic switch like `PTXVM_SIMD=0`: results are the same either way)
-    if std::env::var_os("PTXVM_REWRITES").is_some_and(|v| v == "0") {
+    if !crate::REWRITES.load(std::sync::atomic::Ordering::Relaxed) {
         module.set_compile_options(ptxvm::CompileOptions { rewrites: false });
     }
     if o.list_params {

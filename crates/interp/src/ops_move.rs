@@ -518,6 +518,21 @@ pub(crate) fn gather<W: mem::Words + ?Sized>(
 
 crate::with_v3!(pub(crate) fn ld, ld_v3 = ld_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult);
 
+/// `ld.s32` into a 64-bit register (the decoder's choice, marked by [`WIDE_S32`] in `aux`):
+/// [`ld`], whose full-warp 4-byte path copies the words as they are, then every active lane
+/// sign-extended from bit 31 (ISA 9.4.1: a destination wider than a signed type is
+/// sign-extended; the other paths already did it, and doing it again changes nothing). A
+/// handler of its own, so that other loads pay nothing for it.
+pub(crate) fn ld_wide_s32(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
+    ld(ctx, i, mask)?;
+    let d = &mut ctx.regs[i.v[0] as usize];
+    for_lanes(mask, |l| d[l] = sext(d[l], 4));
+    Ok(())
+}
+
+/// The `aux` bit of an `ld.s32` into a 64-bit register ([`ld_wide_s32`]).
+pub(crate) const WIDE_S32: u64 = 1 << 25;
+
 #[inline(always)]
 pub(crate) fn ld_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     let space = space_of(i.aux);
@@ -535,13 +550,6 @@ pub(crate) fn ld_impl(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
                 WarpTarget::Param(_) => load4_full(ctx.env.params, regs, a, d, imm, base, len),
             };
             if done {
-                // `ld.s32` into a wider register: sign-extended like every other path (ISA
-                // 9.4.1, "Operand Size Exceeding Instruction-Type Size")
-                if signed {
-                    for x in ctx.regs[d as usize].iter_mut() {
-                        *x = sext(*x, 4);
-                    }
-                }
                 return Ok(());
             }
         }

@@ -57,6 +57,10 @@ pub(crate) fn decode_ld_st(d: &mut Dec<'_, '_>, insn: &mut Insn, store: bool) ->
     }
     insn.d = insn.v[0];
     let signed = ty.kind() == TypeKind::Signed && size < 8;
+    // a 64-bit destination of `ld.s32`: the value must be sign-extended into all 64 bits
+    // (readers of a 32-bit register look at its low 32 bits only, so there it need not be)
+    let wide_dst =
+        !store && matches!(vals.as_slice(), [Operand::Reg(r)] if d.reg_ty(*r).size_bits() > 32);
     insn.aux = mem_aux(space, size, vec, signed);
     // A load from a constant address (a parameter, a `.const`/`.shared`/`.global` variable by
     // name) reads the same bytes in every lane: once per warp, then broadcast.
@@ -70,6 +74,9 @@ pub(crate) fn decode_ld_st(d: &mut Dec<'_, '_>, insn: &mut Insn, store: bool) ->
         st
     } else if uniform {
         ld_uniform
+    } else if signed && size == 4 && wide_dst {
+        insn.aux |= WIDE_S32;
+        ld_wide_s32
     } else {
         ld
     });

@@ -240,6 +240,10 @@ fn indexed(
     {
         return None;
     }
+    // an `ld.s32` into a 64-bit register has a handler of its own (`ops_move::ld_wide_s32`)
+    if cx.aux & crate::ops_move::WIDE_S32 != 0 {
+        return None;
+    }
     let mut access = cx.clone();
     access.op = Op::Mem(match (signed, store) {
         (true, false) => indexed_access::<true, false>,
