@@ -13,7 +13,8 @@
 //! `ifconv` turns short guarded branches and if-else blocks into guards; `fuse` makes
 //! superinstructions of pairs and triples (leaving out values that liveness shows are never
 //! read); last, every instruction records the no-ops that follow it and that the fast path
-//! may step over (`Insn::skip`).
+//! may step over (`Insn::skip`). [`CompileOptions`] turns every rewrite off (the warp-shape
+//! harness compares both; `docs/testing.md`).
 
 use crate::decode::{decode, Builder, Dec};
 use crate::mem::FUNC_WINDOW;
