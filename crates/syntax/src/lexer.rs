@@ -26,11 +26,17 @@ pub enum LexError {
 #[derive(Logos, Clone, Copy, Debug, PartialEq, Eq)]
 #[logos(error = LexError)]
 #[logos(skip r"[ \t\r\n\f\v]+")]
-#[logos(skip(r"//[^\n]*", allow_greedy = true))]
 pub enum TokenKind {
-    /// `/* … */` (skipped; an unterminated one is an error).
+    /// `/* … */` (never returned by [`Lexer::next_token`]; an unterminated one is an error).
     #[token("/*", block_comment)]
     BlockComment,
+    /// A `//` comment, never returned by [`Lexer::next_token`]. Comments are tokens rather than
+    /// logos `skip` patterns because logos skips by calling itself again, once per skipped
+    /// item: 300,000 comment lines overflowed the stack (issue 23). [`Lexer::next_token`] drops
+    /// them in a loop; white space stays a skip pattern (one run of it is one match, so skips
+    /// never nest more than one deep).
+    #[regex(r"//[^\n]*", allow_greedy = true)]
+    Trivia,
     /// An identifier: a name, register, label or opcode.
     #[regex(r"[a-zA-Z][a-zA-Z0-9_$]*|[_$%][a-zA-Z0-9_$]+")]
     Ident,
@@ -164,7 +170,7 @@ fn block_comment(lex: &mut logos::Lexer<'_, TokenKind>) -> FilterResult<(), LexE
     match lex.remainder().find("*/") {
         Some(i) => {
             lex.bump(i + 2);
-            FilterResult::Skip
+            FilterResult::Emit(())
         }
         None => {
             lex.bump(lex.remainder().len());
@@ -203,9 +209,26 @@ impl<'src> Lexer<'src> {
         }
     }
 
-    /// The next token; [`TokenKind::Eof`] forever at the end.
+    /// The next item after one or more comments (out of line: most tokens follow none).
+    #[cold]
+    #[inline(never)]
+    fn after_comments(&mut self) -> Option<Result<TokenKind, LexError>> {
+        loop {
+            match self.inner.next() {
+                Some(Ok(TokenKind::Trivia | TokenKind::BlockComment)) => {}
+                other => return other,
+            }
+        }
+    }
+
+    /// The next token; [`TokenKind::Eof`] forever at the end. White space and comments are
+    /// dropped here, iteratively.
     pub fn next_token(&mut self) -> Token {
-        match self.inner.next() {
+        let mut next = self.inner.next();
+        if let Some(Ok(TokenKind::Trivia | TokenKind::BlockComment)) = next {
+            next = self.after_comments();
+        }
+        match next {
             None => Token {
                 kind: TokenKind::Eof,
                 span: Span::at(self.len),
@@ -322,6 +345,28 @@ mod tests {
                 (Number, "12abc"),
             ]
         );
+    }
+
+    /// Issue 23: 300,000 consecutive comments (each kind) and blank runs lex in constant stack,
+    /// on a thread with a 256 KiB stack (logos's own `skip` recursed per comment).
+    #[test]
+    fn many_comments_in_constant_stack() {
+        let mut src = std::string::String::from(".version 8.0\n");
+        for _ in 0..100_000 {
+            src.push_str("// line\n/* block */\n   \t\n");
+        }
+        src.push_str(".target sm_80");
+        let t = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || {
+                let toks = tokenize(&src);
+                let module = crate::parse(&src);
+                (toks.len(), module.diagnostics.len())
+            })
+            .expect("spawn")
+            .join()
+            .expect("no stack overflow");
+        assert_eq!(t, (4, 0), "tokens: .version 8.0 .target sm_80");
     }
 
     #[test]

@@ -140,7 +140,7 @@ fn describe(kind: T) -> &'static str {
         T::Shr => "`>>`",
         T::Eq => "`=`",
         T::Question => "`?`",
-        T::BlockComment | T::Error => "invalid input",
+        T::BlockComment | T::Trivia | T::Error => "invalid input",
         T::Eof => "end of file",
     }
 }
