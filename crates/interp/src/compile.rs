@@ -160,7 +160,8 @@ pub fn compile_with(
     }
     b.shared_static = dyn_off;
     // recursion: f is recursive if it can reach itself
-    let recursive: Vec<bool> = order.iter().map(|&f| reaches(m, f, f)).collect();
+    let on_cycle = on_call_cycle(m);
+    let recursive: Vec<bool> = order.iter().map(|&f| on_cycle[f as usize]).collect();
     // register slots and function info
     let mut entry = 0u32;
     // the kernel's registers that can share slots (see `invariant::Facts::classes`)
@@ -347,20 +348,68 @@ pub fn compile_with(
     })
 }
 
-fn reaches(m: &ptx_ir::Module, from: u32, to: u32) -> bool {
-    let callees = |f: u32| m.functions[f as usize].callees.iter().map(|c| c.raw());
-    let mut stack: Vec<u32> = callees(from).collect();
-    let mut seen = vec![false; m.functions.len()];
-    while let Some(f) = stack.pop() {
-        if f == to {
-            return true;
-        }
-        if std::mem::replace(&mut seen[f as usize], true) {
+/// Per function of `m`: whether it can reach itself through calls (it is in a strongly
+/// connected component of the call graph with another function, or calls itself). Kosaraju's
+/// two passes with explicit stacks: linear in functions and calls, and no host recursion however
+/// long a call chain is (a 30,000-deep chain took seconds when each function was searched
+/// from, and overflowed the stack in a recursive walk: issue 23).
+fn on_call_cycle(m: &ptx_ir::Module) -> Vec<bool> {
+    let n = m.functions.len();
+    let callees = |f: usize| m.functions[f].callees.iter().map(|c| c.raw() as usize);
+    // pass 1: finishing order of a depth-first walk
+    let mut seen = vec![false; n];
+    let mut finished = Vec::with_capacity(n);
+    for root in 0..n {
+        if std::mem::replace(&mut seen[root], true) {
             continue;
         }
-        stack.extend(callees(f));
+        let mut stack = vec![(root, 0usize)];
+        while let Some((f, k)) = stack.last_mut() {
+            let f = *f;
+            match m.functions[f].callees.get(*k).map(|c| c.raw() as usize) {
+                Some(c) => {
+                    *k += 1;
+                    if c < n && !std::mem::replace(&mut seen[c], true) {
+                        stack.push((c, 0));
+                    }
+                }
+                None => {
+                    finished.push(f);
+                    stack.pop();
+                }
+            }
+        }
     }
-    false
+    // pass 2: components on the reversed graph, in reverse finishing order
+    let mut callers = vec![Vec::new(); n];
+    for f in 0..n {
+        for c in callees(f).filter(|&c| c < n) {
+            callers[c].push(f);
+        }
+    }
+    let mut comp = vec![usize::MAX; n];
+    let mut size = Vec::new();
+    for &root in finished.iter().rev() {
+        if comp[root] != usize::MAX {
+            continue;
+        }
+        let id = size.len();
+        size.push(0usize);
+        comp[root] = id;
+        let mut stack = vec![root];
+        while let Some(f) = stack.pop() {
+            size[id] += 1;
+            for &g in &callers[f] {
+                if comp[g] == usize::MAX {
+                    comp[g] = id;
+                    stack.push(g);
+                }
+            }
+        }
+    }
+    (0..n)
+        .map(|f| size[comp[f]] > 1 || callees(f).any(|c| c == f))
+        .collect()
 }
 
 /// Compiles kernel `k`, with parameters `params` and body `body`, from PTX text (for the tests

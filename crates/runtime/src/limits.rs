@@ -35,39 +35,83 @@ fn bigger(a: Culprit, b: Culprit) -> Culprit {
 
 /// The stack a thread of function `f` needs before its calls recurse: its frame, plus the
 /// deepest chain of calls that is not a cycle (a cycle needs what the stack size allows), and
-/// the largest `.local` variable met on the way.
-fn static_need(
-    m: &Module,
-    f: u32,
-    path: &mut Vec<u32>,
-    memo: &mut HashMap<u32, (u64, Culprit)>,
-) -> (u64, Culprit) {
-    if let Some(r) = memo.get(&f) {
-        return r.clone();
+/// the largest `.local` variable met on the way. A depth-first walk with an explicit stack
+/// (a static chain of 30,000 calls overflowed the host stack when this recursed: issue 23),
+/// and the functions on the current path marked in a vector, not searched for.
+fn static_need(m: &Module, f: u32) -> (u64, Culprit) {
+    /// A function being walked: its next callee, and what its callees so far need.
+    struct Frame {
+        f: u32,
+        next: usize,
+        deepest: u64,
+        culprit: Culprit,
     }
-    let Some(func) = m.functions.get(f as usize) else {
-        return (0, None);
-    };
-    let mut culprit = None;
-    for l in &func.locals {
-        if l.space == StateSpace::Local || l.space == StateSpace::Param {
-            culprit = bigger(culprit, Some((l.size, l.name.to_string(), l.span)));
+    let own = |f: u32| -> Culprit {
+        let mut culprit = None;
+        for l in m
+            .functions
+            .get(f as usize)
+            .map_or(&[][..], |g| &g.locals[..])
+        {
+            if l.space == StateSpace::Local || l.space == StateSpace::Param {
+                culprit = bigger(culprit, Some((l.size, l.name.to_string(), l.span)));
+            }
         }
+        culprit
+    };
+    if m.functions.get(f as usize).is_none() {
+        return (0, None);
     }
-    let mut deepest = 0u64;
-    path.push(f);
-    for c in func.callees.iter().map(|c| c.raw()) {
-        if path.contains(&c) || !m.functions.get(c as usize).is_some_and(|g| g.defined) {
+    let mut memo: HashMap<u32, (u64, Culprit)> = HashMap::new();
+    let mut on_path = vec![false; m.functions.len()];
+    on_path[f as usize] = true;
+    let mut stack = vec![Frame {
+        f,
+        next: 0,
+        deepest: 0,
+        culprit: own(f),
+    }];
+    loop {
+        let Some(top) = stack.last_mut() else {
+            return (0, None);
+        };
+        let func = &m.functions[top.f as usize];
+        if let Some(c) = func.callees.get(top.next).map(|c| c.raw()) {
+            top.next += 1;
+            if on_path.get(c as usize).copied().unwrap_or(true)
+                || !m.functions.get(c as usize).is_some_and(|g| g.defined)
+            {
+                continue;
+            }
+            if let Some((need, cul)) = memo.get(&c).cloned() {
+                top.deepest = top.deepest.max(need.saturating_add(CALL_OVERHEAD + 15));
+                top.culprit = bigger(top.culprit.take(), cul);
+                continue;
+            }
+            on_path[c as usize] = true;
+            stack.push(Frame {
+                f: c,
+                next: 0,
+                deepest: 0,
+                culprit: own(c),
+            });
             continue;
         }
-        let (need, cul) = static_need(m, c, path, memo);
-        deepest = deepest.max(need.saturating_add(CALL_OVERHEAD + 15));
-        culprit = bigger(culprit, cul);
+        // every callee walked: this function's need, handed to its caller
+        let Some(done) = stack.pop() else {
+            return (0, None);
+        };
+        on_path[done.f as usize] = false;
+        let r = (func.frame_size.saturating_add(done.deepest), done.culprit);
+        match stack.last_mut() {
+            None => return r,
+            Some(caller) => {
+                caller.deepest = caller.deepest.max(r.0.saturating_add(CALL_OVERHEAD + 15));
+                caller.culprit = bigger(caller.culprit.take(), r.1.clone());
+                memo.insert(done.f, r);
+            }
+        }
     }
-    path.pop();
-    let r = (func.frame_size.saturating_add(deepest), culprit);
-    memo.insert(f, r.clone());
-    r
 }
 
 fn refuse(file: &SourceFile, message: String, span: Span, label: String, help: String) -> Error {
@@ -158,7 +202,7 @@ pub(crate) fn check_launch(
         )));
     }
     // local memory: the kernel's frame and its call tree must fit what a thread can have
-    let (need, culprit) = static_need(m, k, &mut Vec::new(), &mut HashMap::new());
+    let (need, culprit) = static_need(m, k);
     let max = LOCAL_MAX.max(opts.stack_size);
     if need > max {
         let message = format!(
