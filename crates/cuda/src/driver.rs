@@ -422,6 +422,9 @@ struct LaunchArgs {
     cluster: Option<[u32; 3]>,
 }
 
+/// The largest `gridDim.x` a launch may have (`CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X`).
+const GRID_X_MAX: u32 = i32::MAX as u32;
+
 /// Runs a launch: the parameters from `kernel_params` (one pointer per parameter, each read
 /// for the parameter's size) or `extra` (`CU_LAUNCH_PARAM_BUFFER_POINTER`/`_SIZE` pairs).
 fn launch(
@@ -440,7 +443,13 @@ fn launch(
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
     let threads = a.block.iter().map(|&b| b as u64).product::<u64>();
-    if threads > 1024 || a.block[2] > 64 || a.grid[1] > 65535 || a.grid[2] > 65535 {
+    // the device's limits: gridDim.x < 2^31, y and z at most 65535
+    if threads > 1024
+        || a.block[2] > 64
+        || a.grid[0] > GRID_X_MAX
+        || a.grid[1] > 65535
+        || a.grid[2] > 65535
+    {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
     if a.shared as i64 > f.max_dynamic_shared.max(48 << 10) as i64 {
@@ -464,10 +473,15 @@ fn launch(
             }
         }
         let size = size.ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        if (size as u64) < f.param_size || buf.is_null() {
+        // The buffer holds the parameters at their offsets: at least the kernel's parameter
+        // bytes, at most those rounded up to 16 (a C struct's tail padding). A larger size
+        // cannot describe the parameter buffer (1 MiB, 2^63 - 1 and 2^64 - 1 used to be read
+        // from the buffer as they were: issue 23); only the parameter bytes are read.
+        let need = f.param_size;
+        if (size as u64) < need || size as u64 > need.next_multiple_of(16) || buf.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        let data = bytes(buf, size)?;
+        let data = bytes(buf, need as usize)?;
         for &(off, size) in &f.layout {
             let r = off as usize..(off + size) as usize;
             args.push(ptxvm::Arg::Bytes(data[r].to_vec()));

@@ -390,9 +390,9 @@ impl Kernel<'_> {
             )));
         }
         self.check_block_directives(block)?;
-        if grid[1] > 65535 || grid[2] > 65535 {
+        if grid[0] > i32::MAX as u32 || grid[1] > 65535 || grid[2] > 65535 {
             return Err(Error::Usage(format!(
-                "grid {grid:?}: y and z must be at most 65535"
+                "grid {grid:?}: x must be below 2^31, y and z at most 65535"
             )));
         }
         if shared_bytes > 1 << 30 {

@@ -484,3 +484,26 @@ fn tensor_maps_feed_nvcc_tma_code() {
         .unwrap_err();
     assert!(e.to_string().contains("not a tensor map"), "{e}");
 }
+
+/// gridDim.x is below 2^31, as on the device (issue 23: 2^31 and 2^32 - 1 were accepted and ran
+/// until the timeout); the refusal comes before any block runs.
+#[test]
+fn grid_x_of_2_to_the_31_is_refused() {
+    let device = Device::new();
+    let m = Module::from_ptx(&device, "store.ptx", STORE).unwrap();
+    let k = m.kernel("store").unwrap();
+    let out = device.alloc::<u32>(1).unwrap();
+    for gx in [1u32 << 31, u32::MAX] {
+        let r = k.launch(
+            [gx, 1, 1],
+            [1, 1, 1],
+            0,
+            &[Arg::buffer(&out), Arg::i32(0), Arg::u32(5)],
+            &LaunchOptions::default(),
+        );
+        match r {
+            Err(Error::Usage(m)) => assert!(m.contains("below 2^31"), "{m}"),
+            other => panic!("grid x {gx}: expected a usage error, got {other:?}"),
+        }
+    }
+}

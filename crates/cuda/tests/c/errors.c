@@ -109,12 +109,25 @@ int main(void) {
     EXPECT(cuLaunchKernel(f, 1, 1, 1, 1025, 1, 1, 0, NULL, params, NULL), CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuLaunchKernel(f, 1, 1, 1, 1, 1, 65, 0, NULL, params, NULL), CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuLaunchKernel(f, 1, 65536, 1, 1, 1, 1, 0, NULL, params, NULL), CUDA_ERROR_INVALID_VALUE);
+    /* gridDim.x is below 2^31 (issue 23: 2^31 and 2^32 - 1 ran until the timeout) */
+    EXPECT(cuLaunchKernel(f, 0x80000000u, 1, 1, 1, 1, 1, 0, NULL, params, NULL),
+           CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuLaunchKernel(f, 0xffffffffu, 1, 1, 1, 1, 1, 0, NULL, params, NULL),
+           CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 1 << 20, NULL, params, NULL), CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL), CUDA_ERROR_INVALID_VALUE);
     size_t small = 8;
     void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, host, CU_LAUNCH_PARAM_BUFFER_SIZE, &small,
                      CU_LAUNCH_PARAM_END};
     EXPECT(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, extra), CUDA_ERROR_INVALID_VALUE);
+    /* a buffer size larger than any parameter buffer of this kernel (28 bytes, 32 with tail
+       padding) is refused, not read (issue 23: SIGSEGV, abort, or a caught panic) */
+    size_t huge[] = {1 << 20, (size_t)-1 >> 1, (size_t)-1, 33};
+    for (int k = 0; k < 4; k++) {
+        void *big[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, host, CU_LAUNCH_PARAM_BUFFER_SIZE,
+                       &huge[k], CU_LAUNCH_PARAM_END};
+        EXPECT(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, big), CUDA_ERROR_INVALID_VALUE);
+    }
     OK(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL));
     EXPECT(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 1 << 30),
            CUDA_ERROR_INVALID_VALUE);
