@@ -105,16 +105,19 @@ pub(crate) fn bytes(p: *const c_void, len: usize) -> Result<Vec<u8>, CUresult> {
     Ok(unsafe { std::slice::from_raw_parts(p.cast::<u8>(), len) }.to_vec())
 }
 
-/// The bytes of a NUL-terminated image (PTX text) or, for binary images, up to the size its
-/// header gives: the caller passes `limit`, what the format allows us to read.
-pub(crate) fn cstr_bytes(p: *const c_void) -> Result<Vec<u8>, CUresult> {
+/// The bytes of a NUL-terminated image (PTX text) before its NUL; more than `max` of them is
+/// CUDA_ERROR_INVALID_VALUE.
+pub(crate) fn cstr_bytes(p: *const c_void, max: usize) -> Result<Vec<u8>, CUresult> {
     if p.is_null() {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
     // SAFETY: `p` is non-null and, as a PTX image, NUL-terminated by the driver API's contract.
-    Ok(unsafe { CStr::from_ptr(p.cast::<c_char>()) }
-        .to_bytes()
-        .to_vec())
+    let s = unsafe { CStr::from_ptr(p.cast::<c_char>()) }.to_bytes();
+    // (measured before it is copied: a 300 MB string is refused, not duplicated)
+    if s.len() > max {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    Ok(s.to_vec())
 }
 
 /// Copies `len` bytes from `src` to `dst` (which may overlap). The caller has checked that

@@ -230,7 +230,7 @@ fn read_image(p: *const c_void, limit: Option<usize>) -> Result<Vec<String>, CUr
             image::container_ptx(&bytes(p, len as usize)?)
         }
         Kind::Text => {
-            let text = cstr_bytes(p)?;
+            let text = cstr_bytes(p, ptxvm::MAX_SOURCE_BYTES as usize)?;
             let text = String::from_utf8(text).map_err(|_| CUDA_ERROR_INVALID_IMAGE)?;
             if !text.contains(".version") && !text.contains(".entry") && !text.contains(".target") {
                 return Err(CUDA_ERROR_INVALID_IMAGE);
@@ -277,9 +277,24 @@ fn load_ptx(texts: Vec<String>, name: &str) -> Result<u64, CUresult> {
     Ok(state::lock().insert(Obj::Module(loaded)))
 }
 
+/// The bytes of the file at `path` (NUL-terminated), at most [`ptxvm::MAX_SOURCE_BYTES`]
+/// read: a larger file (or `/dev/zero`) is CUDA_ERROR_INVALID_VALUE, not read to its end.
 fn read_file(path: *const c_char) -> Result<(Vec<u8>, String), CUresult> {
+    use std::io::Read as _;
     let path = string(path)?;
-    let mut data = std::fs::read(&path).map_err(|_| CUDA_ERROR_FILE_NOT_FOUND)?;
+    let file = std::fs::File::open(&path).map_err(|_| CUDA_ERROR_FILE_NOT_FOUND)?;
+    let mut data = Vec::new();
+    file.take(ptxvm::MAX_SOURCE_BYTES + 1)
+        .read_to_end(&mut data)
+        .map_err(|_| CUDA_ERROR_FILE_NOT_FOUND)?;
+    if data.len() as u64 > ptxvm::MAX_SOURCE_BYTES {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "ptxvm: {path}: more than 256 MiB, the most ptxvm reads as a module"
+        );
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
     data.push(0);
     Ok((data, path))
 }

@@ -129,7 +129,7 @@ pub use error::Error;
 pub use globals::GlobalInfo;
 pub use launch::{Arg, LaunchOptions, LaunchReport, StructArg, CLUSTER_MAX};
 pub use limits::{REGISTER_FILE_MAX, SHARED_LIMIT, SHARED_LIMIT_MAX};
-pub use module::{Kernel, Module, ParamInfo};
+pub use module::{Kernel, Module, ParamInfo, MAX_SOURCE_BYTES};
 pub use ptx_interp::compile::CompileOptions;
 pub use ptx_interp::coverage;
 pub use ptx_interp::exec::{DEFAULT_STACK_SIZE, LOCAL_MAX};

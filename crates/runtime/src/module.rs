@@ -13,6 +13,10 @@ use std::sync::{Arc, Mutex};
 use crate::error::invalid;
 use crate::{Device, Error};
 
+/// The most bytes of PTX source a module may have, on every path (files, text, libcuda
+/// images): 256 MiB.
+pub const MAX_SOURCE_BYTES: u64 = 256 << 20;
+
 /// A PTX module loaded on a device.
 pub struct Module {
     pub(crate) device: Device,
@@ -60,6 +64,12 @@ pub(crate) fn dims(args: &[u64]) -> [u64; 3] {
 impl Module {
     /// Parses, checks, lowers and loads `text`. `name` is used in messages.
     pub fn from_ptx(device: &Device, name: &str, text: &str) -> Result<Module, Error> {
+        if text.len() as u64 > MAX_SOURCE_BYTES {
+            return Err(Error::Usage(format!(
+                "{name}: {} bytes of PTX, more than the 256 MiB ptxvm reads as PTX source",
+                text.len()
+            )));
+        }
         let file = SourceFile::new(name, text);
         let parsed = ptx_syntax::parse(text);
         if ptx_diag::has_errors(&parsed.diagnostics) {
@@ -157,7 +167,7 @@ impl Module {
     /// [`Error::Usage`] naming it.
     pub fn from_file(device: &Device, path: impl AsRef<std::path::Path>) -> Result<Module, Error> {
         use std::io::Read;
-        const LIMIT: u64 = 256 << 20;
+        const LIMIT: u64 = MAX_SOURCE_BYTES;
         let path = path.as_ref();
         let name = path.display().to_string();
         let cannot = |e: std::io::Error| Error::Usage(format!("cannot read {name}: {e}"));

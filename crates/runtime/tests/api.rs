@@ -507,3 +507,16 @@ fn grid_x_of_2_to_the_31_is_refused() {
         }
     }
 }
+
+/// PTX text over 256 MiB is refused before it is parsed, on every path (issue 23).
+#[test]
+fn sources_over_256_mib_are_refused() {
+    let device = Device::new();
+    let mut text = String::from(".version 8.0\n.target sm_80\n");
+    text.push_str(&" ".repeat(ptxvm::MAX_SOURCE_BYTES as usize));
+    match Module::from_ptx(&device, "big.ptx", &text) {
+        Err(Error::Usage(m)) => assert!(m.contains("256 MiB"), "{m}"),
+        Err(e) => panic!("expected a usage error, got {e}"),
+        Ok(_) => panic!("a 256 MiB source was loaded"),
+    }
+}

@@ -101,6 +101,19 @@ int main(void) {
     EXPECT(cuEventRecord(ev, NULL), CUDA_ERROR_INVALID_HANDLE);
     EXPECT(cuEventDestroy(ev), CUDA_ERROR_INVALID_HANDLE);
 
+    /* module sources are bounded (256 MiB) on every path (issue 23: cuModuleLoad("/dev/zero")
+       grew to 24 GB, and a 300 MB string was accepted) */
+    CUmodule big_mod;
+    EXPECT(cuModuleLoad(&big_mod, "/dev/zero"), CUDA_ERROR_INVALID_VALUE);
+    size_t big_len = (256u << 20) + 4096;
+    char *big_text = malloc(big_len + 1);
+    ASSERT(big_text != NULL);
+    memset(big_text, ' ', big_len);
+    memcpy(big_text, ".version 8.0\n.target sm_80\n", 27);
+    big_text[big_len] = 0;
+    EXPECT(cuModuleLoadData(&big_mod, big_text), CUDA_ERROR_INVALID_VALUE);
+    free(big_text);
+
     /* launch shapes and parameters */
     OK(cuMemAlloc(&d, 64));
     unsigned int n = 16;
