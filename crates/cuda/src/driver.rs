@@ -629,8 +629,11 @@ fn free(addr: u64, kind: MemKind) -> Result<(), CUresult> {
     if addr == 0 {
         return init();
     }
-    // work in flight may still use the memory: freeing synchronizes, as on a GPU
-    if let Some(ctx) = state::init_lock()?.allocs.get(&addr).map(|a| a.ctx) {
+    // work in flight may still use the memory: freeing synchronizes, as on a GPU. (The lock is
+    // released first: the streams' workers need it, and a guard in the `if let` would live
+    // through the wait, which then never ended.)
+    let owner = state::init_lock()?.allocs.get(&addr).map(|a| a.ctx);
+    if let Some(ctx) = owner {
         let _ = stream::drain_ctx(ctx, false);
     }
     let mut s = state::init_lock()?;
@@ -2023,7 +2026,9 @@ fn primary_release(dev: CUdevice) -> Result<(), CUresult> {
 
 fn primary_reset(dev: CUdevice) -> Result<(), CUresult> {
     check_device(dev)?;
-    if let Some(c) = state::init_lock()?.primary {
+    // (the lock released before waiting for the context's streams, as in `free`)
+    let primary = state::init_lock()?.primary;
+    if let Some(c) = primary {
         stream::ctx_gone(c);
     }
     let mut s = state::init_lock()?;

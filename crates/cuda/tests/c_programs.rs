@@ -192,6 +192,11 @@ fn asynchronous_streams_events_and_graphs() {
 }
 
 #[test]
+fn frees_and_resets_return_while_streams_hold_work() {
+    run("hostile");
+}
+
+#[test]
 fn a_child_forked_after_init_is_not_initialized() {
     run("fork");
 }
