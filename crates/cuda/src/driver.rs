@@ -337,6 +337,9 @@ fn get_function(m: u64, name: *const c_char) -> Result<u64, CUresult> {
         max_dynamic_shared: 48 << 10,
         carveout: -1,
         non_portable_cluster: false,
+        required_cluster: [0; 3],
+        cluster_scheduling: 0,
+        shared_memory_mode: 0,
     };
     let fh = state::lock().insert(Obj::Func(Arc::new(func)));
     loaded
@@ -384,8 +387,40 @@ fn func_attribute(f: &Func, attrib: i64) -> Result<i32, CUresult> {
         "MAX_DYNAMIC_SHARED_SIZE_BYTES" => f.max_dynamic_shared,
         "PREFERRED_SHARED_MEMORY_CARVEOUT" => f.carveout,
         "NON_PORTABLE_CLUSTER_SIZE_ALLOWED" => f.non_portable_cluster as i32,
+        "CLUSTER_SIZE_MUST_BE_SET" => {
+            f.module
+                .module
+                .kernel(&f.name)
+                .is_ok_and(|k| k.required_cluster().is_some()) as i32
+        }
+        "REQUIRED_CLUSTER_WIDTH" | "REQUIRED_CLUSTER_HEIGHT" | "REQUIRED_CLUSTER_DEPTH" => {
+            let d = cluster_dim(name);
+            match f
+                .module
+                .module
+                .kernel(&f.name)
+                .ok()
+                .and_then(|k| k.required_cluster())
+            {
+                Some(c) => c[d] as i32,
+                None => f.required_cluster[d],
+            }
+        }
+        "CLUSTER_SCHEDULING_POLICY_PREFERENCE" => f.cluster_scheduling,
+        "SHARED_MEMORY_MODE" => f.shared_memory_mode,
         _ => 0,
     })
+}
+
+/// 0, 1 or 2 for `CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH`, `_HEIGHT`, `_DEPTH`.
+fn cluster_dim(name: &str) -> usize {
+    if name.ends_with("WIDTH") {
+        0
+    } else if name.ends_with("HEIGHT") {
+        1
+    } else {
+        2
+    }
 }
 
 fn set_func_attribute(fh: u64, attrib: i64, value: i32) -> Result<(), CUresult> {
@@ -402,8 +437,14 @@ fn set_func_attribute(fh: u64, attrib: i64, value: i32) -> Result<(), CUresult> 
         max_dynamic_shared: f.max_dynamic_shared,
         carveout: f.carveout,
         non_portable_cluster: f.non_portable_cluster,
+        required_cluster: f.required_cluster,
+        cluster_scheduling: f.cluster_scheduling,
+        shared_memory_mode: f.shared_memory_mode,
         cname: f.cname.clone(),
     };
+    // Every settable attribute is honoured or kept and reported; the read-only ones are
+    // CUDA_ERROR_INVALID_VALUE, as the driver documents ("Attempting to set a value on a
+    // read-only attribute will result in an error").
     match name.trim_start_matches("CU_FUNC_ATTRIBUTE_") {
         "MAX_DYNAMIC_SHARED_SIZE_BYTES" => {
             let limit = device_attribute("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN") as i64
@@ -420,7 +461,35 @@ fn set_func_attribute(fh: u64, attrib: i64, value: i32) -> Result<(), CUresult> 
             }
             new.non_portable_cluster = value == 1;
         }
-        _ => {}
+        "REQUIRED_CLUSTER_WIDTH" | "REQUIRED_CLUSTER_HEIGHT" | "REQUIRED_CLUSTER_DEPTH" => {
+            // a shape given at compile time (.reqnctapercluster) cannot be changed
+            if new
+                .module
+                .module
+                .kernel(&new.name)
+                .is_ok_and(|k| k.required_cluster().is_some())
+            {
+                return Err(CUDA_ERROR_NOT_PERMITTED);
+            }
+            if value < 0 {
+                return Err(CUDA_ERROR_INVALID_VALUE);
+            }
+            new.required_cluster[cluster_dim(name)] = value;
+        }
+        "CLUSTER_SCHEDULING_POLICY_PREFERENCE" => {
+            // CU_CLUSTER_SCHEDULING_POLICY_DEFAULT, _SPREAD, _LOAD_BALANCING
+            if !(0..=2).contains(&value) {
+                return Err(CUDA_ERROR_INVALID_VALUE);
+            }
+            new.cluster_scheduling = value;
+        }
+        "SHARED_MEMORY_MODE" => {
+            if value < 0 {
+                return Err(CUDA_ERROR_INVALID_VALUE);
+            }
+            new.shared_memory_mode = value;
+        }
+        _ => return Err(CUDA_ERROR_INVALID_VALUE),
     }
     *f = Arc::new(new);
     Ok(())
@@ -526,7 +595,11 @@ fn launch(
         timeout: set.timeout,
         stack_size: stack.max(ptxvm::DEFAULT_STACK_SIZE),
         printf_fifo: fifo as usize,
-        cluster: a.cluster,
+        // a launch without a cluster shape takes the one cuFuncSetAttribute required
+        cluster: a.cluster.or_else(|| {
+            let r = f.required_cluster;
+            r.iter().all(|&d| d > 0).then(|| r.map(|d| d as u32))
+        }),
         non_portable_cluster: f.non_portable_cluster,
         ..Default::default()
     };

@@ -112,6 +112,13 @@ pub struct Func {
     pub carveout: i32,
     /// `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED`: clusters of up to 16 CTAs.
     pub non_portable_cluster: bool,
+    /// `CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH/HEIGHT/DEPTH` set at run time (all 0: none):
+    /// the cluster shape of launches that give none.
+    pub required_cluster: [i32; 3],
+    /// `CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE` (a hint: kept and reported).
+    pub cluster_scheduling: i32,
+    /// `CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE` (kept and reported; ptxvm has one shared memory).
+    pub shared_memory_mode: i32,
     pub cname: std::ffi::CString,
 }
 

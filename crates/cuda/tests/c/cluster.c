@@ -32,6 +32,10 @@ static const char *CLUSTER_PTX =
     "done:\n"
     "    ret;\n"
     "}\n"
+    ".visible .entry fixed_cluster() .reqnctapercluster 2, 1, 1\n"
+    "{\n"
+    "    ret;\n"
+    "}\n"
     ".visible .entry cluster_fixed_block() .reqntid 64\n"
     "{\n"
     "    ret;\n"
@@ -79,6 +83,45 @@ int main(void) {
     OK(cuCtxSynchronize());
     OK(cuMemcpyDtoH(r, out, sizeof r));
     for (int i = 0; i < 16; i++) ASSERT(r[i] == (0x1000u | (unsigned)i));
+
+    /* function attributes (issue 23 item 11): every settable one is honoured or kept and
+       reported, the read-only ones are refused */
+    int v = -1;
+    EXPECT(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_NUM_REGS, 10), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 64),
+           CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET, 1),
+           CUDA_ERROR_INVALID_VALUE);
+    OK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 50));
+    OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, f));
+    ASSERT(v == 50);
+    OK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE, 1));
+    OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE, f));
+    ASSERT(v == 1);
+    EXPECT(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE, 7),
+           CUDA_ERROR_INVALID_VALUE);
+    /* a required cluster shape set at run time is the shape of launches that give none:
+       4 blocks of plain cuLaunchKernel run in clusters of 2 */
+    OK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, 2));
+    OK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT, 1));
+    OK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH, 1));
+    OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, f));
+    ASSERT(v == 2);
+    void *params[] = {&out};
+    OK(cuLaunchKernel(f, 4, 1, 1, 32, 1, 1, 0, NULL, params, NULL));
+    OK(cuCtxSynchronize());
+    OK(cuMemcpyDtoH(r, out, 4 * 4));
+    ASSERT(r[0] == 0x200 && r[1] == 0x201 && r[2] == 0x200 && r[3] == 0x201);
+    /* a compile-time cluster shape (.reqnctapercluster) is reported and cannot be changed */
+    CUfunction fc;
+    OK(cuModuleGetFunction(&fc, m, "fixed_cluster"));
+    OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET, fc));
+    ASSERT(v == 1);
+    OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, fc));
+    ASSERT(v == 2);
+    EXPECT(cuFuncSetAttribute(fc, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, 4),
+           CUDA_ERROR_NOT_PERMITTED);
+
     OK(cuMemFree(out));
     OK(cuModuleUnload(m));
     OK(cuCtxDestroy(ctx));
