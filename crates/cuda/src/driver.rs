@@ -240,6 +240,14 @@ fn read_image(p: *const c_void, limit: Option<usize>) -> Result<Vec<String>, CUr
     }
 }
 
+/// The first 32 bits of the FNV-1a hash of `text` (a name for modules loaded from memory).
+fn text_hash(text: &str) -> u32 {
+    let h = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    (h >> 32) as u32
+}
+
 fn load_ptx(texts: Vec<String>, name: &str) -> Result<u64, CUresult> {
     let (ctx, device) = {
         let s = state::init_lock()?;
@@ -262,7 +270,13 @@ fn load_ptx(texts: Vec<String>, name: &str) -> Result<u64, CUresult> {
             })?
         }
     };
-    let module = ptxvm::Module::from_ptx(&device, name, &text).map_err(|e| {
+    // an image from memory is named by what it was and a hash of its text, so that reports
+    // tell two modules apart (`<memory 9c1e3f2a>`); a file keeps its path
+    let name = match name.strip_suffix('>') {
+        Some(kind) if name.starts_with('<') => format!("{kind} {:08x}>", text_hash(&text)),
+        _ => name.to_string(),
+    };
+    let module = ptxvm::Module::from_ptx(&device, &name, &text).map_err(|e| {
         report(&e);
         match e {
             ptxvm::Error::Memory(_) => CUDA_ERROR_OUT_OF_MEMORY,
@@ -634,6 +648,15 @@ fn run_kernel(
         Err(e) => {
             let (code, sticky) = kernel_error(&e);
             if code != CUDA_ERROR_INVALID_VALUE {
+                // the kernel and where its module came from, then ptxvm's report
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "ptxvm: kernel `{}` ({}, grid {:?}, block {:?}) stopped:",
+                    f.name,
+                    f.module.module.source().name(),
+                    a.grid,
+                    a.block
+                );
                 report(&e);
             }
             if sticky {
@@ -1785,7 +1808,7 @@ api! {
         if module.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        put(module, handle(load_image(image, "module.ptx", None)?))
+        put(module, handle(load_image(image, "<memory>", None)?))
     }
 
     fn cuModuleLoadDataEx(module: *mut Handle, image: *const c_void, n: c_uint, options: *mut c_int, values: *mut *mut c_void) {
@@ -1793,14 +1816,14 @@ api! {
         if module.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        put(module, handle(load_image(image, "module.ptx", None)?))
+        put(module, handle(load_image(image, "<memory>", None)?))
     }
 
     fn cuModuleLoadFatBinary(module: *mut Handle, fatbin: *const c_void) {
         if module.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        put(module, handle(load_image(fatbin, "fatbin.ptx", None)?))
+        put(module, handle(load_image(fatbin, "<fatbin>", None)?))
     }
 
     fn cuModuleUnload(module: Handle) {
@@ -1828,7 +1851,7 @@ api! {
         if library.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        put(library, handle(load_image(code, "library.ptx", None)?))
+        put(library, handle(load_image(code, "<library>", None)?))
     }
 
     fn cuLibraryLoadFromFile(library: *mut Handle, fname: *const c_char, jit_options: *mut c_int, jit_values: *mut *mut c_void, n_jit: c_uint, lib_options: *mut c_int, lib_values: *mut *mut c_void, n_lib: c_uint) {

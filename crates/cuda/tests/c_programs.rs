@@ -139,6 +139,11 @@ fn faults_are_reported_and_sticky() {
         );
         assert!(stderr.contains("block (0,0,0) thread (0,0,0)"));
         assert!(stderr.contains("error[E0603]: the kernel executed `trap`"));
+        // the report names the kernel and its module's origin (issue 23 item 12): a module
+        // loaded from memory is `<memory HASH>`, not a made-up file name
+        assert!(stderr.contains("ptxvm: kernel `"), "{stderr}");
+        assert!(stderr.contains("(<memory "), "{stderr}");
+        assert!(!stderr.contains("module.ptx"), "{stderr}");
     }
 }
 
