@@ -425,3 +425,32 @@ pub(crate) fn test_program(params: &str, body: &str) -> Program {
     let m = ptx_ir::lower(&parsed.module, &checked).expect("lowers");
     compile(&m, 0, &GlobalAddrs::default()).expect("compiles")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::on_call_cycle;
+
+    /// Mutual recursion (`a` ↔ `b`), self-recursion (`c`), a function that only calls into a
+    /// cycle (`d`), and plain ones (`e`, the kernel), worked out by hand.
+    #[test]
+    fn call_cycles() {
+        let text = "\
+.version 8.0\n.target sm_80\n.address_size 64\n\
+.func a();\n.func b();\n.func c();\n.func e();\n\
+.func a() { call b, (); ret; }\n\
+.func b() { call a, (); ret; }\n\
+.func c() { call c, (); call e, (); ret; }\n\
+.func d() { call a, (); ret; }\n\
+.func e() { ret; }\n\
+.visible .entry k() { call d, (); call c, (); ret; }\n";
+        let parsed = ptx_syntax::parse(text);
+        assert!(!parsed.has_errors(), "{:?}", parsed.diagnostics);
+        let checked = ptx_check::check_module(&parsed.module, &Default::default());
+        let m = ptx_ir::lower(&parsed.module, &checked).expect("lowers");
+        let cyc = on_call_cycle(&m);
+        let of = |name: &str| cyc[m.function(name).expect(name).0 as usize];
+        assert!(of("a") && of("b"), "mutual recursion");
+        assert!(of("c"), "self-recursion");
+        assert!(!of("d") && !of("e") && !of("k"), "no cycle through them");
+    }
+}
