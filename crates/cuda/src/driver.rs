@@ -401,21 +401,10 @@ fn func_attribute(f: &Func, attrib: i64) -> Result<i32, CUresult> {
         "MAX_DYNAMIC_SHARED_SIZE_BYTES" => f.max_dynamic_shared,
         "PREFERRED_SHARED_MEMORY_CARVEOUT" => f.carveout,
         "NON_PORTABLE_CLUSTER_SIZE_ALLOWED" => f.non_portable_cluster as i32,
-        "CLUSTER_SIZE_MUST_BE_SET" => {
-            f.module
-                .module
-                .kernel(&f.name)
-                .is_ok_and(|k| k.required_cluster().is_some()) as i32
-        }
+        "CLUSTER_SIZE_MUST_BE_SET" => compile_time_cluster(f).is_some() as i32,
         "REQUIRED_CLUSTER_WIDTH" | "REQUIRED_CLUSTER_HEIGHT" | "REQUIRED_CLUSTER_DEPTH" => {
             let d = cluster_dim(name);
-            match f
-                .module
-                .module
-                .kernel(&f.name)
-                .ok()
-                .and_then(|k| k.required_cluster())
-            {
+            match compile_time_cluster(f) {
                 Some(c) => c[d] as i32,
                 None => f.required_cluster[d],
             }
@@ -424,6 +413,11 @@ fn func_attribute(f: &Func, attrib: i64) -> Result<i32, CUresult> {
         "SHARED_MEMORY_MODE" => f.shared_memory_mode,
         _ => 0,
     })
+}
+
+/// The cluster shape `f`'s kernel gives itself (`.reqnctapercluster`), if any.
+fn compile_time_cluster(f: &Func) -> Option<[u32; 3]> {
+    f.module.module.kernel(&f.name).ok()?.required_cluster()
 }
 
 /// 0, 1 or 2 for `CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH`, `_HEIGHT`, `_DEPTH`.
@@ -477,12 +471,7 @@ fn set_func_attribute(fh: u64, attrib: i64, value: i32) -> Result<(), CUresult> 
         }
         "REQUIRED_CLUSTER_WIDTH" | "REQUIRED_CLUSTER_HEIGHT" | "REQUIRED_CLUSTER_DEPTH" => {
             // a shape given at compile time (.reqnctapercluster) cannot be changed
-            if new
-                .module
-                .module
-                .kernel(&new.name)
-                .is_ok_and(|k| k.required_cluster().is_some())
-            {
+            if compile_time_cluster(&new).is_some() {
                 return Err(CUDA_ERROR_NOT_PERMITTED);
             }
             if value < 0 {

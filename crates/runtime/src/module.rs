@@ -285,19 +285,20 @@ impl Kernel<'_> {
     /// The cluster shape the kernel's `.reqnctapercluster` directive requires, if it has one
     /// (a compile-time cluster shape, which `cuFuncSetAttribute` may not change).
     pub fn required_cluster(&self) -> Option<[u32; 3]> {
-        let f = &self.module.ir.functions[self.index as usize];
-        f.attrs
-            .iter()
-            .find(|(name, _)| name.trim_start_matches('.') == "reqnctapercluster")
-            .map(|(_, args)| dims(args).map(|d| d.min(u32::MAX as u64) as u32))
+        self.directive_dims("reqnctapercluster")
     }
 
     /// The block shape the kernel's `.reqntid` directive requires, if it has one.
     pub fn required_block(&self) -> Option<[u32; 3]> {
+        self.directive_dims("reqntid")
+    }
+
+    /// The three dimensions of the kernel's performance directive `directive` (without its dot).
+    fn directive_dims(&self, directive: &str) -> Option<[u32; 3]> {
         let f = &self.module.ir.functions[self.index as usize];
         f.attrs
             .iter()
-            .find(|(name, _)| name.trim_start_matches('.') == "reqntid")
+            .find(|(name, _)| name.trim_start_matches('.') == directive)
             .map(|(_, args)| dims(args).map(|d| d.min(u32::MAX as u64) as u32))
     }
 }

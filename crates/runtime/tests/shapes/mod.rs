@@ -850,11 +850,10 @@ pub fn kernel(inst: &Instance, v: Variant) -> KernelText {
     for (name, t) in &dsts[stored..] {
         let _ = writeln!(init, "\tmov.b{0} {name}, 0;", bits_of(*t));
     }
-    for p in &pdsts[pstored..] {
+    for p in &pdsts {
         let _ = writeln!(init, "\tsetp.ne.b32 {p}, %rzero, 0;");
     }
     for p in &pdsts[..pstored] {
-        let _ = writeln!(init, "\tsetp.ne.b32 {p}, %rzero, 0;");
         let _ = writeln!(post, "\tselp.u32 %rsel, 1, 0, {p};");
         let _ = writeln!(
             post,
