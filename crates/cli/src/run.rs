@@ -61,8 +61,9 @@ pub struct RunOptions {
     /// Print a JSON report (kernel, grid, block, instructions executed, seconds) on stdout.
     #[arg(long)]
     pub json: bool,
-    /// OS threads running blocks (default: all cores).
-    #[arg(long, default_value_t = 0)]
+    /// OS threads running blocks; results do not depend on it unless the kernel races
+    /// [default: 0 = one per core].
+    #[arg(long, value_name = "N", default_value_t = 0, hide_default_value = true)]
     pub threads: usize,
     /// Stop (exit 2) after this many thread instructions.
     #[arg(long, default_value_t = 1u64 << 40)]
