@@ -112,6 +112,23 @@ pub(crate) fn check(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>) {
     if matches!(ins.op, O::Setp | O::Set) && !check_compare(c, ins) {
         return;
     }
+    // `.sat` belongs to `mad24.hi.s32` alone (ISA "mad24"; ptxas 13.5: "Illegal modifier '.sat'
+    // for instruction 'mad24.lo'" and "… 'mul24.hi'")
+    if matches!(ins.op, O::Mad24 | O::Mul24) {
+        let hi_s32 = ins.op == O::Mad24
+            && has(ins, Modifier::Hi)
+            && ins.modifiers.iter().any(|m| m.text == ".s32");
+        if let Some(m) = modifier(ins, Modifier::Sat).filter(|_| !hi_s32) {
+            illegal_modifier(
+                c,
+                ins,
+                m,
+                "`.sat` applies only to `mad24.hi.s32`",
+                "drop `.sat`",
+            );
+            return;
+        }
+    }
     let mods: Vec<&str> = ins.modifiers.iter().map(|m| m.text.as_str()).collect();
     // The table says how the operands are checked: by the generic pass from the roles, by the
     // hand rules below, or (named with a reason) not yet.
