@@ -753,26 +753,47 @@ fn memcpy(
         s.check_range(src, n as u64)?;
     }
     let ctx = s.stream_ctx(stream)?;
+    let ends = Ends::claim(&s, &[(dst, n as u64), (src, n as u64)]);
     drop(s);
-    memcpy_ordered(ctx, stream, dst, src, n)
+    memcpy_ordered(ctx, stream, dst, src, n, ends)
 }
 
 /// A checked copy in stream order. Pageable host memory (not the driver's) behaves as CUDA
 /// documents: a source is read when the call is made, a destination written before it returns.
-fn memcpy_ordered(ctx: u64, stream: u64, dst: u64, src: u64, n: usize) -> Result<(), CUresult> {
+/// The device ends stay claimed ([`Ends`]) until the copy runs, however late.
+fn memcpy_ordered(
+    ctx: u64,
+    stream: u64,
+    dst: u64,
+    src: u64,
+    n: usize,
+    ends: Ends,
+) -> Result<(), CUresult> {
     use stream::NodeKind::Memcpy;
+    let op = move |src: u64| -> stream::Op {
+        Arc::new(move || {
+            let _held = ends.hold("a copy")?;
+            copy(dst, src, n)
+        })
+    };
     if stream <= 2 {
-        return stream::submit(ctx, stream, Memcpy, Arc::new(move || copy(dst, src, n)));
+        return stream::submit(ctx, stream, Memcpy, op(src));
     }
     if !stream::driver_memory(dst) {
-        return stream::submit_wait(ctx, stream, Memcpy, Arc::new(move || copy(dst, src, n)));
+        return stream::submit_wait(ctx, stream, Memcpy, op(src));
     }
     if !stream::driver_memory(src) {
         let data = bytes(src as *const c_void, n)?;
-        let op: stream::Op = Arc::new(move || copy(dst, data.as_ptr() as u64, data.len()));
+        let at = data.as_ptr() as u64;
+        let op = op(at);
+        // the snapshot lives as long as the operation
+        let op: stream::Op = Arc::new(move || {
+            let _data = &data;
+            op()
+        });
         return stream::submit(ctx, stream, Memcpy, op);
     }
-    stream::submit(ctx, stream, Memcpy, Arc::new(move || copy(dst, src, n)))
+    stream::submit(ctx, stream, Memcpy, op(src))
 }
 
 fn memset(dst: u64, value: u32, width: usize, count: usize, stream: u64) -> Result<(), CUresult> {
@@ -789,8 +810,10 @@ fn memset(dst: u64, value: u32, width: usize, count: usize, stream: u64) -> Resu
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
     let ctx = s.stream_ctx(stream)?;
+    let ends = Ends::claim(&s, &[(dst, bytes)]);
     drop(s);
     let op: stream::Op = Arc::new(move || {
+        let _held = ends.hold("a memset")?;
         fill(dst, value, width, count);
         Ok(())
     });

@@ -132,8 +132,9 @@ struct Side {
     height: usize,
 }
 
-/// The first byte of `side`'s region of `width` x `rows` x `depth`, its range checked: device
-/// memory against the allocation map, pitches against the region (`CUDA_ERROR_INVALID_VALUE`).
+/// The first byte of `side`'s region of `width` x `rows` x `depth` and the bytes from it to the
+/// end of the region's last row, its range checked: device memory against the allocation map,
+/// pitches against the region (`CUDA_ERROR_INVALID_VALUE`).
 fn region(
     s: &State,
     name: &str,
@@ -141,7 +142,7 @@ fn region(
     width: usize,
     rows: usize,
     depth: usize,
-) -> Result<u64, CUresult> {
+) -> Result<(u64, u64), CUresult> {
     let bad = || CUDA_ERROR_INVALID_VALUE;
     // CU_MEMORYTYPE_HOST 1, DEVICE 2, ARRAY 3, UNIFIED 4
     let (addr, device) = match side.ty {
@@ -194,7 +195,7 @@ fn region(
     } else {
         start.checked_add(span as u64).ok_or_else(bad)?;
     }
-    Ok(start)
+    Ok((start, span as u64))
 }
 
 /// A 3D copy (2D: depth 1), in the stream's order (at once: work is synchronous).
@@ -211,9 +212,12 @@ fn copy3d(
     if width == 0 || rows == 0 || depth == 0 {
         return Ok(());
     }
-    let from = region(&s, name, src, width, rows, depth)?;
-    let to = region(&s, name, dst, width, rows, depth)?;
+    let (from, from_span) = region(&s, name, src, width, rows, depth)?;
+    let (to, to_span) = region(&s, name, dst, width, rows, depth)?;
+    // (held through the copy: another thread may free either end meanwhile)
+    let ends = Ends::claim(&s, &[(from, from_span), (to, to_span)]);
     drop(s);
+    let _held = ends.hold(name)?;
     for z in 0..depth {
         for y in 0..rows {
             let so = (z * src.pitch * src.height + y * src.pitch) as u64;
@@ -310,7 +314,9 @@ fn copy_peer(
     }
     s.check_range(dst, n as u64)?;
     s.check_range(src, n as u64)?;
+    let ends = Ends::claim(&s, &[(dst, n as u64), (src, n as u64)]);
     drop(s);
+    let _held = ends.hold("cuMemcpyPeer")?;
     copy(dst, src, n)
 }
 

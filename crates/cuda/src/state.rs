@@ -380,3 +380,47 @@ impl State {
         }
     }
 }
+
+/// The device-memory ends of a copy or memset (driver allocations, pinned or registered host
+/// memory, module variables), claimed when the call is made and held while the operation
+/// runs. Work that runs later — queued on a stream, or recorded into a graph and replayed any
+/// number of times — thus never writes into memory freed in the meantime (nor into whatever
+/// allocation took its place): it fails with `CUDA_ERROR_INVALID_VALUE`, as the same call made
+/// after the free does, and says why on stderr. Pageable host memory cannot be claimed: the
+/// caller vouches for it, as CUDA requires.
+pub struct Ends {
+    device: Device,
+    claims: Vec<ptxvm::Claim>,
+}
+
+impl Ends {
+    /// Claims each of `ranges` (address, length) that lies in device-accessible memory.
+    pub fn claim(s: &State, ranges: &[(u64, u64)]) -> Ends {
+        Ends {
+            device: s.device.clone(),
+            claims: ranges
+                .iter()
+                .filter(|&&(_, len)| len > 0)
+                .filter_map(|&(a, len)| s.device.claim(a, len))
+                .collect(),
+        }
+    }
+
+    /// Holds every claimed allocation for as long as the result lives; `what` names the
+    /// operation for the message when one was freed.
+    pub fn hold(&self, what: &str) -> Result<Vec<ptxvm::Held>, CUresult> {
+        self.claims
+            .iter()
+            .map(|c| {
+                self.device.hold(c).ok_or_else(|| {
+                    eprintln!(
+                        "ptxvm: {what} at {:#x} runs after its memory was freed: not run \
+                         (CUDA_ERROR_INVALID_VALUE)",
+                        c.addr()
+                    );
+                    CUDA_ERROR_INVALID_VALUE
+                })
+            })
+            .collect()
+    }
+}

@@ -202,6 +202,16 @@ fn frees_and_resets_return_while_streams_hold_work() {
 }
 
 #[test]
+fn captured_copies_and_memsets_replayed_after_a_free_fail_and_write_nothing() {
+    if let Some((_, stderr)) = run("replay") {
+        assert!(
+            stderr.contains("runs after its memory was freed"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
 fn a_child_forked_after_init_is_not_initialized() {
     run("fork");
 }

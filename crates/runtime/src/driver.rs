@@ -4,8 +4,9 @@
 //! and its resource figures.
 
 use crate::{Device, Error, Kernel, Module};
-use ptx_interp::mem::GlobalMemory;
+use ptx_interp::mem::{Allocation, GlobalMemory};
 use ptx_isa::StateSpace;
+use std::sync::{Arc, Weak};
 
 /// One allocation of a device, as [`Device::allocation`] finds it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,7 +36,49 @@ pub struct KernelResources {
     pub local_bytes: u64,
 }
 
+/// A claim on the allocation that held a range when the claim was made ([`Device::claim`]):
+/// work queued or recorded now and run later (a stream's copy, a graph's memset node) holds it
+/// while it runs ([`Device::hold`]), and finds out if the allocation was freed in between —
+/// even when a new allocation now sits at the same address.
+#[derive(Clone, Debug)]
+pub struct Claim {
+    alloc: Weak<Allocation>,
+    addr: u64,
+    len: u64,
+}
+
+impl Claim {
+    /// The claimed range's first address.
+    pub fn addr(&self) -> u64 {
+        self.addr
+    }
+}
+
+/// A claimed allocation kept alive: its storage is not released while this lives, even if it
+/// is freed meanwhile, so a copy through its address cannot write into reused memory.
+pub struct Held(#[allow(dead_code)] Arc<Allocation>);
+
 impl Device {
+    /// Claims the live allocation holding the `len` bytes at `addr` (`None` when none does).
+    pub fn claim(&self, addr: u64, len: u64) -> Option<Claim> {
+        let m = self.mem.lock().unwrap_or_else(|e| e.into_inner());
+        m.find(addr, len).map(|a| Claim {
+            alloc: Arc::downgrade(a),
+            addr,
+            len,
+        })
+    }
+
+    /// Holds a claimed allocation if it is still live: the allocation the map finds for the
+    /// claimed range is the very one claimed (`None` once it was freed, whatever took its
+    /// place). The map's lookup costs O(log n) in live allocations.
+    pub fn hold(&self, c: &Claim) -> Option<Held> {
+        let a = c.alloc.upgrade()?;
+        let m = self.mem.lock().unwrap_or_else(|e| e.into_inner());
+        let live = m.find(c.addr, c.len).is_some_and(|x| Arc::ptr_eq(x, &a));
+        live.then_some(Held(a))
+    }
+
     /// A device in identity mode: the address of each allocation (buffers, module variables) is
     /// the host address of its storage, so host code may dereference device pointers (CUDA's
     /// mapped, pinned and managed memory). Addresses then differ from run to run; 16-byte

@@ -142,7 +142,7 @@ pub use tensormap::{TensorMap, TensorMapLayout};
 pub mod fuzz;
 
 mod driver;
-pub use driver::{AllocationInfo, KernelResources};
+pub use driver::{AllocationInfo, Claim, Held, KernelResources};
 
 /// Stable codes of runtime errors (rendered like the checker's diagnostics), defined with their
 /// explanations in the one registry of the tool, [`ptx_diag::codes`]: add a code there.

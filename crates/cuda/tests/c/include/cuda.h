@@ -309,6 +309,8 @@ CUresult cuStreamEndCapture(CUstream s, CUgraph *phGraph);
 CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *status);
 CUresult cuEventQuery(CUevent e);
 CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int v, size_t n, CUstream s);
+CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char v, size_t n, CUstream s);
+CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s);
 CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags);
 CUresult cuGraphDestroy(CUgraph g);
 CUresult cuGraphGetNodes(CUgraph g, CUgraphNode *nodes, size_t *numNodes);
