@@ -57,9 +57,21 @@ pub fn read_bounded(path: &str, limit: u64, what: &str) -> Result<Vec<u8>, Strin
     Ok(bytes)
 }
 
+/// The error for a file that failed to load as PTX but looks like CUDA C++ source instead
+/// ([`looks_like_cuda`]), or `None`: the one hint `ptxvm run` and `ptxvm check` give. `name` is
+/// the file's name as shown (`<stdin>` for `-`), `command` the subcommand (`run`, `check`).
+pub fn cuda_hint(path: &str, name: &str, text: &str, command: &str) -> Option<String> {
+    looks_like_cuda(path, text).then(|| {
+        format!(
+            "{name} looks like CUDA C++, not PTX; compile it with `nvcc -ptx` first \
+             (e.g. `nvcc -ptx -arch=sm_90 kernel.cu -o kernel.ptx`) and {command} the .ptx file"
+        )
+    })
+}
+
 /// Whether a file that failed to load as PTX looks like CUDA C++ source instead: a `.cu`/`.cuh`
 /// name, or the marks of C++ (`#include`, `__global__`, `__device__`) in its text.
-pub fn looks_like_cuda(path: &str, text: &str) -> bool {
+fn looks_like_cuda(path: &str, text: &str) -> bool {
     let ext = std::path::Path::new(path)
         .extension()
         .and_then(|e| e.to_str())

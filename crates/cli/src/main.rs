@@ -219,6 +219,12 @@ fn check(files: &[String], target: Option<String>, color: ColorMode) -> ExitCode
         }
         if ptx_diag::has_errors(&diags) {
             failed = true;
+            // CUDA C++ given by mistake gets the way out, as under `ptxvm run`, not a page of
+            // PTX syntax errors
+            if let Some(hint) = input::cuda_hint(path, file.name(), file.text(), "check") {
+                eprintln!("error: {hint}");
+                continue;
+            }
         }
         render_to_stderr(&file, &diags, color);
     }

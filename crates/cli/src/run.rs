@@ -365,15 +365,7 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
         Ok(x) => x,
         Err(e) => return bad(format!("cannot read {e}")),
     };
-    let cuda = || {
-        crate::input::looks_like_cuda(&o.file, file.text()).then(|| {
-            bad(format!(
-                "{} looks like CUDA C++, not PTX; compile it with `nvcc -ptx` first \
-                 (e.g. `nvcc -ptx -arch=sm_90 kernel.cu -o kernel.ptx`) and run the .ptx file",
-                file.name()
-            ))
-        })
-    };
+    let cuda = || crate::input::cuda_hint(&o.file, file.name(), file.text(), "run").map(bad);
     if !diags.is_empty() {
         if let Some(code) = cuda() {
             return code;

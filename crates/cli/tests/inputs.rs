@@ -78,6 +78,41 @@ fn cuda_source_is_refused_with_the_way_out() {
     }
 }
 
+/// `ptxvm check` gives CUDA C++ the same way out as `ptxvm run`, instead of E0014 ("instruction
+/// outside of a function body") and other PTX syntax errors; PTX that merely mentions
+/// `__global__` in a comment still checks clean.
+#[test]
+fn check_gives_cuda_source_the_same_way_out() {
+    let cu = "#include <cstdio>\n__global__ void k(int *p) { p[0] = 7; }\n";
+    let want = "looks like CUDA C++, not PTX; compile it with `nvcc -ptx` first \
+                (e.g. `nvcc -ptx -arch=sm_90 kernel.cu -o kernel.ptx`) and check the .ptx file";
+    let named = temp_file("c.cu", cu);
+    let disguised = temp_file("c.ptx", cu);
+    for (args, input) in [
+        (vec!["check", named.to_str().unwrap()], ""),
+        (vec!["check", disguised.to_str().unwrap()], ""),
+        (vec!["check", "-"], cu),
+    ] {
+        let o = ptxvm(&args, input.as_bytes());
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(!err.contains("E0014"), "{args:?}: {err}");
+    }
+    // the file is named in the message; other files of the same check are still checked
+    let o = ptxvm(&["check", named.to_str().unwrap(), "-"], STORE7.as_bytes());
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.starts_with(&format!("error: {} looks like CUDA C++", named.display())),
+        "{err}"
+    );
+    let commented = format!("// from a __global__ function\n{STORE7}");
+    let o = ptxvm(&["check", "-"], commented.as_bytes());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "");
+}
+
 #[cfg(unix)]
 #[test]
 fn endless_streams_are_read_with_a_bound() {
