@@ -453,8 +453,15 @@ fn ipc_open_mem(pdptr: *mut CUdeviceptr, handle: IpcHandle, flags: c_uint) -> Re
             return put(pdptr, *addr);
         }
     }
-    let words = match shm::import(e) {
+    let (words, len) = match shm::import(e) {
         Ok(w) => w,
+        Err(shm::ImportError::Refused) => {
+            why(
+                "cuIpcOpenMemHandle",
+                "the exporter has no such export (the handle was altered, or its memory freed)",
+            );
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
         Err(shm::ImportError::SameProcess) => {
             why(
                 "cuIpcOpenMemHandle",
@@ -469,14 +476,14 @@ fn ipc_open_mem(pdptr: *mut CUdeviceptr, handle: IpcHandle, flags: c_uint) -> Re
     };
     let buf = s
         .device
-        .adopt_bytes(e.len as usize, words, false, "cuIpcOpenMemHandle memory")
+        .adopt_bytes(len as usize, words, false, "cuIpcOpenMemHandle memory")
         .map_err(|_| CUDA_ERROR_MAP_FAILED)?;
     let addr = buf.addr();
     s.allocs.insert(
         addr,
         Alloc {
             buf,
-            size: e.len,
+            size: len,
             kind: MemKind::Imported,
             ctx,
             flags: 0,

@@ -2,8 +2,13 @@
 //!
 //! `cuMemAlloc` memory comes from one arena: a `memfd` mapped `MAP_SHARED` once, at a fixed
 //! host address (the identity mapping: a device pointer stays a host address). A block is a
-//! 256-aligned range of it; an IPC handle names the owner's pid, the arena's descriptor, the
-//! block's offset and size, and the importer maps `/proc/<pid>/fd/<fd>` at that offset. One
+//! 256-aligned range of it. An IPC handle names the owner's pid, the descriptor of its export
+//! registry (a second `memfd` of fixed-size records: token, offset, size, arena descriptor),
+//! a record's index and that record's unguessable 128-bit token; nothing else. The importer
+//! reads the record through `/proc/<pid>/fd/<fd>`, opens the export only when the token
+//! matches, and maps the range the *exporter's record* gives: a handle edited to name a larger
+//! or another range opens nothing. A block's record is erased when the block is freed, so a
+//! handle outlives neither its allocation nor a reuse of its memory. One
 //! descriptor and one mapping serve every allocation, so an allocation costs what a `malloc`
 //! does (a best-fit lookup in two ordered maps, no system call); freed blocks are zeroed (pages
 //! of large ones handed back to the kernel with `MADV_REMOVE`), so a new block reads as zero
@@ -39,6 +44,89 @@ struct Arena {
     /// Free blocks (zeroed): offset → length, and (length, offset) for best fit.
     by_off: BTreeMap<usize, usize>,
     by_len: BTreeSet<(usize, usize)>,
+    /// The export registry, created by the first `cuIpcGetMemHandle`.
+    exports: Option<Registry>,
+}
+
+/// The exporter's records of its IPC exports: a `memfd` of [`RECORD`]-byte records (token 16,
+/// offset 8, length 8, arena descriptor 4, zeros), one per exported block, read by importers.
+struct Registry {
+    fd: i32,
+    /// Block offset → (record index, token).
+    live: BTreeMap<usize, (u32, [u8; 16])>,
+    /// Erased records, reused before the file grows.
+    free: Vec<u32>,
+    next: u32,
+}
+
+/// Bytes of one export record.
+const RECORD: usize = 48;
+/// The most export records (a registry of 48 MiB at most, sparse: only written pages count).
+const MAX_EXPORTS: u32 = 1 << 20;
+
+fn pwrite_all(fd: i32, b: &[u8], at: usize) -> bool {
+    // SAFETY: `b` is a live buffer of `b.len()` bytes; `fd` is the registry's descriptor.
+    let n = unsafe { libc::pwrite(fd, b.as_ptr().cast(), b.len(), at as libc::off_t) };
+    n == b.len() as isize
+}
+
+/// 16 bytes from the system's random source (`None` if it cannot be read).
+fn token() -> Option<[u8; 16]> {
+    use std::io::Read as _;
+    let mut t = [0u8; 16];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut t))
+        .ok()?;
+    Some(t)
+}
+
+impl Registry {
+    fn new() -> Option<Registry> {
+        // SAFETY: `memfd_create` with a NUL-terminated name; it returns a new descriptor or -1.
+        let fd = unsafe { libc::memfd_create(c"ptxvm-ipc-exports".as_ptr(), libc::MFD_CLOEXEC) };
+        (fd >= 0).then(|| Registry {
+            fd,
+            live: BTreeMap::new(),
+            free: Vec::new(),
+            next: 0,
+        })
+    }
+
+    /// The record of block `off`/`len` (an existing one when the block was exported before).
+    fn export(&mut self, off: usize, len: usize, arena_fd: i32) -> Option<(u32, [u8; 16])> {
+        if let Some(&r) = self.live.get(&off) {
+            return Some(r);
+        }
+        let index = match self.free.pop() {
+            Some(k) => k,
+            None if self.next < MAX_EXPORTS => {
+                self.next += 1;
+                self.next - 1
+            }
+            None => return None,
+        };
+        let token = token()?;
+        let mut rec = [0u8; RECORD];
+        rec[..16].copy_from_slice(&token);
+        rec[16..24].copy_from_slice(&(off as u64).to_le_bytes());
+        rec[24..32].copy_from_slice(&(len as u64).to_le_bytes());
+        rec[32..36].copy_from_slice(&arena_fd.to_le_bytes());
+        if !pwrite_all(self.fd, &rec, index as usize * RECORD) {
+            self.free.push(index);
+            return None;
+        }
+        self.live.insert(off, (index, token));
+        Some((index, token))
+    }
+
+    /// Erases the record of block `off`, if it was exported.
+    fn erase(&mut self, off: usize) {
+        if let Some((index, _)) = self.live.remove(&off) {
+            if pwrite_all(self.fd, &[0u8; RECORD], index as usize * RECORD) {
+                self.free.push(index);
+            }
+        }
+    }
 }
 
 // SAFETY: `Arena` holds plain numbers (a descriptor and an address); the mapping it describes
@@ -85,6 +173,7 @@ impl Arena {
                     top: 0,
                     by_off: BTreeMap::new(),
                     by_len: BTreeSet::new(),
+                    exports: None,
                 });
             }
         }
@@ -115,6 +204,9 @@ impl Arena {
 
     /// Returns a block (zeroing it) and merges it with its free neighbours.
     fn give(&mut self, mut off: usize, mut len: usize) {
+        if let Some(r) = &mut self.exports {
+            r.erase(off);
+        }
         let p = self.base + off;
         // the whole pages inside the block go back to the kernel (they then read as zero); the
         // ragged ends, and small blocks, are zeroed by hand
@@ -191,56 +283,66 @@ pub fn alloc(len: usize) -> Option<ptx_interp::mem::AtomicWords> {
     unsafe { ptx_interp::mem::AtomicWords::external(p as *mut u8, len / 4, Box::new(block)) }
 }
 
-/// What an IPC handle says: the exporting process, its arena descriptor, the block.
+/// What an IPC handle says: the exporting process, its registry's descriptor, the record's
+/// index and token. The range is not in it: the importer takes it from the record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Exported {
     pub pid: u32,
     pub fd: i32,
-    pub off: u64,
-    pub len: u64,
+    pub index: u32,
+    pub token: [u8; 16],
 }
 
 const MAGIC: &[u8; 8] = b"ptxvmIPC";
 
 impl Exported {
-    /// The 64-byte `CUipcMemHandle`.
+    /// The 64-byte `CUipcMemHandle`: magic, pid, descriptor, index, 4 zero bytes, token, zeros.
     pub fn to_bytes(self) -> [u8; 64] {
         let mut b = [0u8; 64];
         b[..8].copy_from_slice(MAGIC);
         b[8..12].copy_from_slice(&self.pid.to_le_bytes());
         b[12..16].copy_from_slice(&self.fd.to_le_bytes());
-        b[16..24].copy_from_slice(&self.off.to_le_bytes());
-        b[24..32].copy_from_slice(&self.len.to_le_bytes());
+        b[16..20].copy_from_slice(&self.index.to_le_bytes());
+        b[24..40].copy_from_slice(&self.token);
         b
     }
 
+    /// The handle `b` holds, when it has our layout (reserved bytes zero).
     pub fn from_bytes(b: &[u8; 64]) -> Option<Exported> {
-        if &b[..8] != MAGIC {
+        if &b[..8] != MAGIC || b[20..24] != [0; 4] || b[40..] != [0; 24] {
             return None;
         }
         let u32_at = |k: usize| u32::from_le_bytes([b[k], b[k + 1], b[k + 2], b[k + 3]]);
-        let u64_at = |k: usize| u64::from(u32_at(k)) | (u64::from(u32_at(k + 4)) << 32);
+        let mut token = [0u8; 16];
+        token.copy_from_slice(&b[24..40]);
         Some(Exported {
             pid: u32_at(8),
             fd: u32_at(12) as i32,
-            off: u64_at(16),
-            len: u64_at(24),
+            index: u32_at(16),
+            token,
         })
     }
 }
 
-/// The handle of the arena block at host address `addr` of `len` bytes, when it is one.
+/// The handle of the arena block at host address `addr` of `len` bytes, when it is one (and
+/// its record could be written).
 pub fn export(addr: u64, len: u64) -> Option<Exported> {
-    let a = ARENA.as_ref()?.lock().unwrap_or_else(|e| e.into_inner());
-    let off = addr.checked_sub(a.base as u64)?;
-    if off.checked_add(len)? > a.top as u64 {
+    let mut a = ARENA.as_ref()?.lock().unwrap_or_else(|e| e.into_inner());
+    let off = usize::try_from(addr.checked_sub(a.base as u64)?).ok()?;
+    if off.checked_add(usize::try_from(len).ok()?)? > a.top {
         return None;
     }
+    let arena_fd = a.fd;
+    if a.exports.is_none() {
+        a.exports = Some(Registry::new()?);
+    }
+    let r = a.exports.as_mut()?;
+    let (index, token) = r.export(off, len as usize, arena_fd)?;
     Some(Exported {
         pid: std::process::id(),
-        fd: a.fd,
-        off,
-        len,
+        fd: r.fd,
+        index,
+        token,
     })
 }
 
@@ -263,28 +365,60 @@ pub enum ImportError {
     SameProcess,
     /// The exporting process or its memory cannot be reached.
     Map(String),
+    /// The exporter has no such export: the handle was altered, or its memory freed.
+    Refused,
 }
 
-/// Maps the block `e` names; returns the words (at the block's first byte) and the block's size.
-pub fn import(e: Exported) -> Result<ptx_interp::mem::AtomicWords, ImportError> {
+/// The range the exporter's record `e.index` gives, when its token is `e.token`: (arena
+/// descriptor, offset, length).
+fn record(e: &Exported) -> Result<(i32, u64, u64), ImportError> {
+    use std::os::unix::fs::FileExt as _;
+    let refused = || ImportError::Refused;
+    let path = format!("/proc/{}/fd/{}", e.pid, e.fd);
+    let reg = std::fs::File::open(&path).map_err(|_| refused())?;
+    let mut rec = [0u8; RECORD];
+    reg.read_exact_at(&mut rec, u64::from(e.index) * RECORD as u64)
+        .map_err(|_| refused())?;
+    if rec[..16] != e.token || e.token == [0; 16] {
+        return Err(refused());
+    }
+    let u64_at = |k: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&rec[k..k + 8]);
+        u64::from_le_bytes(w)
+    };
+    let fd = i32::from_le_bytes([rec[32], rec[33], rec[34], rec[35]]);
+    let (off, len) = (u64_at(16), u64_at(24));
+    if len == 0 || off % GRAIN as u64 != 0 {
+        return Err(refused());
+    }
+    Ok((fd, off, len))
+}
+
+/// Maps the block `e` names, as the exporter's record of it gives it; returns its words (at the
+/// block's first byte) and its size in bytes.
+pub fn import(e: Exported) -> Result<(ptx_interp::mem::AtomicWords, u64), ImportError> {
     if e.pid == std::process::id() {
         return Err(ImportError::SameProcess);
     }
-    let path = format!("/proc/{}/fd/{}", e.pid, e.fd);
+    let (fd, off, block_len) = record(&e)?;
+    let path = format!("/proc/{}/fd/{fd}", e.pid);
     let file = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
         .open(&path)
         .map_err(|err| ImportError::Map(format!("{path}: {err}")))?;
     let page = page() as u64;
-    let start = e.off / page * page;
-    let lead = (e.off - start) as usize;
-    let len = (lead as u64 + e.len.max(1)).div_ceil(page) * page;
+    let start = off / page * page;
+    let lead = (off - start) as usize;
+    let len = (lead as u64)
+        .checked_add(block_len)
+        .map(|n| n.div_ceil(page) * page)
+        .ok_or(ImportError::Refused)?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-    if start + len > size {
+    if start.checked_add(len).is_none_or(|end| end > size) {
         return Err(ImportError::Map(format!(
-            "{path}: the block ({} bytes at {}) lies outside the exporter's memory",
-            e.len, e.off
+            "{path}: the block ({block_len} bytes at {off}) lies outside the exporter's memory"
         )));
     }
     use std::os::fd::AsRawFd as _;
@@ -310,13 +444,14 @@ pub fn import(e: Exported) -> Result<ptx_interp::mem::AtomicWords, ImportError> 
         addr: p as usize,
         len: len as usize,
     };
-    let words = (e.len as usize).div_ceil(4).max(1);
+    let words = (block_len as usize).div_ceil(4).max(1);
     // SAFETY: the block starts `lead` bytes (a multiple of 256) into our fresh mapping, which
     // stays mapped until `map` is dropped with the words; it covers `4 * words` bytes (the
     // mapping is whole pages).
     unsafe {
         ptx_interp::mem::AtomicWords::external((map.addr + lead) as *mut u8, words, Box::new(map))
     }
+    .map(|w| (w, block_len))
     .ok_or_else(|| ImportError::Map("the mapping is misaligned".into()))
 }
 

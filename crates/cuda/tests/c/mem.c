@@ -79,6 +79,21 @@ static int child(const char *mem_hex, const char *event_hex) {
     CUipcMemHandle h;
     unhex(mem_hex, (unsigned char *)h.reserved, 64);
     CUdeviceptr p = 0, q = 0;
+    /* a handle altered anywhere past its magic opens nothing: the range comes from the
+       exporter's own record, found by an unguessable token (it used to map whatever offset and
+       length the handle said, the exporter's other allocations included) */
+    for (int k = 8; k < 64; k++) {
+        for (int bit = 0; bit < 8; bit += 3) {
+            CUipcMemHandle bad = h;
+            bad.reserved[k] ^= (char)(1 << bit);
+            CUresult r = cuIpcOpenMemHandle(&p, bad, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+            if (r == CUDA_SUCCESS) {
+                fprintf(stderr, "byte %d bit %d altered: cuIpcOpenMemHandle returned %d\n", k,
+                        bit, (int)r);
+                return 1;
+            }
+        }
+    }
     EXPECT(cuIpcOpenMemHandle(&p, h, 7), CUDA_ERROR_INVALID_VALUE);
     OK(cuIpcOpenMemHandle(&p, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS));
     /* opened twice: the same pointer, counted */
@@ -90,6 +105,12 @@ static int child(const char *mem_hex, const char *event_hex) {
     int v[64];
     OK(cuMemcpyDtoH(v, p, sizeof v));
     for (int i = 0; i < 64; i++) ASSERT(v[i] == 3 * i);
+    /* the import is the exported allocation (65 ints, one 512-byte block) and no more */
+    {
+        unsigned char past[513];
+        OK(cuMemcpyDtoH(past, p, 512));
+        EXPECT(cuMemcpyDtoH(past, p, 513), CUDA_ERROR_INVALID_VALUE);
+    }
     for (int i = 0; i < 64; i++) v[i] += 100;
     OK(cuMemcpyHtoD(p, v, sizeof v));
     /* a kernel writes the imported memory too */
@@ -110,8 +131,39 @@ static int child(const char *mem_hex, const char *event_hex) {
     return 0;
 }
 
+/* An importer after the exporter freed the memory: the handle opens nothing. */
+static int stale(const char *mem_hex) {
+    CUdevice dev;
+    CUcontext ctx;
+    OK(cuInit(0));
+    OK(cuDeviceGet(&dev, 0));
+    OK(cuDevicePrimaryCtxRetain(&ctx, dev));
+    OK(cuCtxSetCurrent(ctx));
+    CUipcMemHandle h;
+    unhex(mem_hex, (unsigned char *)h.reserved, 64);
+    CUdeviceptr p = 0;
+    EXPECT(cuIpcOpenMemHandle(&p, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+           CUDA_ERROR_INVALID_VALUE);
+    return 0;
+}
+
+/* Runs this program again as `mode ARGS…` and waits for it to succeed. */
+static void spawn(char **argv, const char *mode, const char *a, const char *b) {
+    fflush(stdout);
+    pid_t pid = fork();
+    ASSERT(pid >= 0);
+    if (pid == 0) {
+        execl("/proc/self/exe", argv[0], mode, a, b, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    ASSERT(waitpid(pid, &status, 0) == pid);
+    ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 int main(int argc, char **argv) {
     if (argc == 4 && strcmp(argv[1], "child") == 0) return child(argv[2], argv[3]);
+    if (argc == 4 && strcmp(argv[1], "stale") == 0) return stale(argv[2]);
 
     CUdevice dev;
     CUcontext ctx;
@@ -459,22 +511,15 @@ int main(int argc, char **argv) {
     char mem_hex[129], event_hex[129];
     hex((unsigned char *)mh.reserved, 64, mem_hex);
     hex((unsigned char *)eh.reserved, 64, event_hex);
-    fflush(stdout);
-    pid_t pid = fork();
-    ASSERT(pid >= 0);
-    if (pid == 0) {
-        execl("/proc/self/exe", argv[0], "child", mem_hex, event_hex, (char *)NULL);
-        _exit(127);
-    }
-    int status = 0;
-    ASSERT(waitpid(pid, &status, 0) == pid);
-    ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    spawn(argv, "child", mem_hex, event_hex);
     /* the importer's writes are the exporter's memory */
     int after[65];
     OK(cuMemcpyDtoH(after, shared, sizeof after));
     for (int i = 0; i < 64; i++) ASSERT(after[i] == 3 * i + 100);
     ASSERT(after[64] == 7);
     OK(cuMemFree(shared));
+    /* its handle dies with it */
+    spawn(argv, "stale", mem_hex, event_hex);
     /* memory freed and allocated again reads as zero */
     CUdeviceptr again;
     OK(cuMemAlloc(&again, 65 * sizeof(int)));
