@@ -10,7 +10,7 @@ pub(crate) fn bytecode(path: &str, only: Option<&str>, color: ColorMode) -> Exit
     let (file, diags) = match crate::load(path) {
         Ok(x) => x,
         Err(e) => {
-            eprintln!("error: cannot read {e}");
+            eprintln!("error: {e}");
             return ExitCode::from(1);
         }
     };

@@ -7,6 +7,7 @@
 //! 2 kernel fault (trap, out-of-bounds access, deadlock, instruction budget or timeout).
 
 mod bench;
+mod binary;
 mod bytecode;
 mod exec;
 mod input;
@@ -172,7 +173,7 @@ fn ir(path: &str, color: ColorMode) -> ExitCode {
     let (file, diags) = match load(path) {
         Ok(x) => x,
         Err(e) => {
-            eprintln!("error: cannot read {e}");
+            eprintln!("error: {e}");
             return ExitCode::from(1);
         }
     };
@@ -193,10 +194,16 @@ fn ir(path: &str, color: ColorMode) -> ExitCode {
 }
 
 /// Reads a file (or standard input for `-`, at most [`input::MAX_SOURCE_BYTES`]) into a
-/// [`SourceFile`], reporting invalid UTF-8.
+/// [`SourceFile`], reporting invalid UTF-8. A binary file (a cubin, a fatbin, any file with
+/// NUL bytes or mostly non-text bytes at its start) is refused with what it is and how to get
+/// PTX from it ([`binary::refuse`]). The error is the whole message after `error: `.
 pub(crate) fn load(path: &str) -> Result<(SourceFile, Vec<Diagnostic>), String> {
-    let bytes = input::read_bounded(path, input::MAX_SOURCE_BYTES, "PTX source")?;
+    let bytes = input::read_bounded(path, input::MAX_SOURCE_BYTES, "PTX source")
+        .map_err(|e| format!("cannot read {e}"))?;
     let name = if path == "-" { "<stdin>" } else { path };
+    if let Some(why) = binary::refuse(name, &bytes) {
+        return Err(why);
+    }
     Ok(ptx_syntax::decode_source(name, &bytes))
 }
 
@@ -206,7 +213,7 @@ fn check(files: &[String], target: Option<String>, color: ColorMode) -> ExitCode
         let (file, mut diags) = match load(path) {
             Ok(x) => x,
             Err(e) => {
-                eprintln!("error: cannot read {e}");
+                eprintln!("error: {e}");
                 failed = true;
                 continue;
             }
@@ -239,7 +246,7 @@ fn fmt(path: &str, check_only: bool, color: ColorMode) -> ExitCode {
     let (file, mut diags) = match load(path) {
         Ok(x) => x,
         Err(e) => {
-            eprintln!("error: cannot read {e}");
+            eprintln!("error: {e}");
             return ExitCode::from(1);
         }
     };

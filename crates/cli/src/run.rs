@@ -363,7 +363,7 @@ fn human_count(n: u64) -> String {
 pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
     let (file, diags) = match crate::load(&o.file) {
         Ok(x) => x,
-        Err(e) => return bad(format!("cannot read {e}")),
+        Err(e) => return bad(e),
     };
     let cuda = || crate::input::cuda_hint(&o.file, file.name(), file.text(), "run").map(bad);
     if !diags.is_empty() {

@@ -113,6 +113,153 @@ fn check_gives_cuda_source_the_same_way_out() {
     assert_eq!(stderr(&o), "");
 }
 
+/// A file of raw bytes in a fresh temporary folder.
+fn temp_bytes(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("ptxvm-inputs-{}-bin", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("write temp file");
+    path
+}
+
+/// The first 64 bytes of a little-endian 64-bit ELF file of type `ty` for machine `machine`.
+fn elf_header(ty: u16, machine: u16) -> Vec<u8> {
+    let mut h = vec![0u8; 64];
+    h[..4].copy_from_slice(b"\x7fELF");
+    h[4] = 2; // 64-bit
+    h[5] = 1; // little-endian
+    h[6] = 1; // version
+    h[16..18].copy_from_slice(&ty.to_le_bytes());
+    h[18..20].copy_from_slice(&machine.to_le_bytes());
+    h
+}
+
+/// A fatbin as nvcc lays it out: `members` are (kind: 1 PTX, 2 ELF; architecture; payload).
+fn fatbin(members: &[(u16, u32, &[u8])]) -> Vec<u8> {
+    let mut entries = Vec::new();
+    for (kind, arch, payload) in members {
+        let mut h = vec![0u8; 64];
+        h[..2].copy_from_slice(&kind.to_le_bytes());
+        h[4..8].copy_from_slice(&64u32.to_le_bytes());
+        h[8..16].copy_from_slice(&(payload.len() as u64).to_le_bytes());
+        h[28..32].copy_from_slice(&arch.to_le_bytes());
+        entries.extend(h);
+        entries.extend(*payload);
+    }
+    let mut f = vec![0x50, 0xed, 0x55, 0xba, 1, 0, 16, 0];
+    f.extend((entries.len() as u64).to_le_bytes());
+    f.extend(entries);
+    f
+}
+
+/// Binary input to `run` and `check` (a cubin, a host object or program, a fatbin, any file with
+/// NUL bytes) gets one error saying what the file is and how to get PTX, never its bytes.
+#[test]
+fn binary_files_are_named_not_printed() {
+    let mut cubin = elf_header(2, 190);
+    cubin.extend([0xde, 0xad, 0xbe, 0xef, 0, 0, 0x13, 0x37]);
+    // a host object whose .nv_fatbin section (at an 8-byte boundary) holds PTX for compute_80
+    let mut host = elf_header(1, 62);
+    host.extend(fatbin(&[(1, 80, b".version 8.0\n\0\0\0")]));
+    host.extend([0u8; 24]);
+    let ptx_and_sass = fatbin(&[
+        (1, 90, b".version 8.0\n\0\0\0"),
+        (2, 80, b"\x7fELF\x02\x01\x01\0"),
+        (1, 75, b".version 8.0\n\0\0\0"),
+    ]);
+    let sass_only = fatbin(&[
+        (2, 80, b"\x7fELF\x02\x01\x01\0"),
+        (2, 90, b"\x7fELF\x02\x01\x01\0"),
+    ]);
+    let mut gzip = vec![0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03];
+    gzip.extend((0..200u32).map(|i| (i * 73 % 251) as u8));
+    let mut utf16 = vec![0xff, 0xfe];
+    utf16.extend(".version".bytes().flat_map(|b| [b, 0]));
+    let cases: [(&str, &[u8], &[&str]); 6] = [
+        (
+            "k.cubin",
+            &cubin,
+            &[
+                "k.cubin is a CUDA cubin (an ELF file of SASS, the machine code of one GPU), not PTX text\n",
+                "help: SASS cannot run on ptxvm; compile the kernel to PTX instead: `nvcc -ptx kernel.cu` (clang: `--cuda-device-only -S`), or run the whole program with `ptxvm exec -- ./program`\n",
+            ],
+        ),
+        (
+            "k.o",
+            &host,
+            &[
+                "k.o is a host object file (x86-64), not PTX text; its CUDA fatbin holds PTX for compute_80\n",
+                "help: compile the kernel to PTX with `nvcc -ptx kernel.cu` (clang: `--cuda-device-only -S`), or link the program and run it with `ptxvm exec -- ./program`\n",
+                "help: extract it with `cuobjdump -xptx all ",
+                "k.o` (one .ptx file per architecture) and give ptxvm one of those files\n",
+            ],
+        ),
+        (
+            "k.fatbin",
+            &ptx_and_sass,
+            &[
+                "k.fatbin is a CUDA fatbin (a container of compiled GPU code) holding PTX for compute_75 and compute_90, and SASS for sm_80, not PTX text\n",
+                "help: extract it with `cuobjdump -xptx all ",
+            ],
+        ),
+        (
+            "sass.fatbin",
+            &sass_only,
+            &[
+                "sass.fatbin is a CUDA fatbin (a container of compiled GPU code) holding only SASS, for sm_80 and sm_90, not PTX text\n",
+                "help: SASS cannot run on ptxvm; rebuild with PTX included (`-gencode arch=compute_XX,code=compute_XX`), or compile the kernel with `nvcc -ptx`\n",
+            ],
+        ),
+        (
+            "k.ptx.gz",
+            &gzip,
+            &[
+                "k.ptx.gz is a binary file (a NUL byte at offset 3), not PTX text\n",
+                "help: ptxvm reads PTX, the text that `nvcc -ptx` writes (it starts with `.version`); to run a whole CUDA program, use `ptxvm exec -- ./program`\n",
+            ],
+        ),
+        (
+            "utf16.ptx",
+            &utf16,
+            &["utf16.ptx is UTF-16 text, not the UTF-8 (or ASCII) text ptxvm reads\n"],
+        ),
+    ];
+    for (name, bytes, want) in cases {
+        let path = temp_bytes(name, bytes);
+        for cmd in ["run", "check"] {
+            let o = ptxvm(&[cmd, path.to_str().unwrap()], b"");
+            let err = stderr(&o);
+            assert_eq!(o.status.code(), Some(1), "{cmd} {name}: {err}");
+            assert!(err.starts_with("error: "), "{cmd} {name}: {err}");
+            for w in want {
+                assert!(err.contains(w), "{cmd} {name}: no `{w}` in:\n{err}");
+            }
+            // printable text only: no byte of the file is echoed
+            assert!(
+                err.chars().all(|c| c == '\n' || !c.is_control()) && !err.contains('\u{fffd}'),
+                "{cmd} {name}: {err:?}"
+            );
+        }
+    }
+    // on standard input the file is `<stdin>`
+    let o = ptxvm(&["run", "-"], &cubin);
+    assert!(
+        stderr(&o).starts_with("error: <stdin> is a CUDA cubin"),
+        "{}",
+        stderr(&o)
+    );
+    // text with one stray byte (a Latin-1 comment) is still text: E0020 points at the byte
+    let latin1 = [b"// caf\xe9\n".as_slice(), STORE7.as_bytes()].concat();
+    let path = temp_bytes("latin1.ptx", &latin1);
+    let o = ptxvm(&["check", path.to_str().unwrap()], b"");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("error[E0020]: file is not valid UTF-8 text"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 #[cfg(unix)]
 #[test]
 fn endless_streams_are_read_with_a_bound() {
