@@ -66,9 +66,10 @@ enum Command {
         check: bool,
     },
     /// Show an instruction's, directive's or special register's syntax, modifiers, operands,
-    /// PTX version, target requirements and a summary (e.g. `ptxvm doc ld.global`, `ptxvm doc %tid`).
+    /// PTX version, target requirements and a summary (e.g. `ptxvm doc ld.global`, `ptxvm doc %tid`);
+    /// a CUDA C++ name (`ptxvm doc __syncthreads`) shows the PTX nvcc emits for it.
     Doc {
-        /// `OPCODE[.modifiers]`, `.directive` or `%register`.
+        /// `OPCODE[.modifiers]`, `.directive`, `%register` or a CUDA C++ name.
         #[arg(required_unless_present = "list")]
         query: Option<String>,
         /// List every instruction, directive and special register.

@@ -2,6 +2,8 @@
 
 use std::fmt::{self, Write as _};
 
+use crate::cuda::{all_cuda_names, cuda_name, CudaName};
+use crate::suggest::closest;
 use crate::{
     entries, lookup, suggest, suggest_modifier, Entry, EntryKind, Form, Stages, Support, TargetReq,
 };
@@ -68,6 +70,20 @@ pub fn render_doc(query: &str) -> Result<String, DocError> {
     let (name, mods) = split_query(query);
     let all = lookup(&name);
     if all.is_empty() {
+        if let Some(c) = cuda_name(query) {
+            return Ok(render_cuda(query, c));
+        }
+        // a CUDA-looking name (`__syncthread`, `atomicAd`) is compared with the CUDA names
+        let cuda_like = query.starts_with("__") || query.starts_with("atomic");
+        if let Some(s) = cuda_like
+            .then(|| closest(query, all_cuda_names()))
+            .flatten()
+        {
+            return Err(DocError::Unknown {
+                query: query.to_string(),
+                did_you_mean: Some(s.to_string()),
+            });
+        }
         let did_you_mean = suggest(&name).map(|s| {
             let prefix = if name.starts_with(['%', '.']) {
                 &name[..1]
@@ -138,6 +154,25 @@ pub fn render_doc(query: &str) -> Result<String, DocError> {
         render_entry(&mut out, e, &mod_refs);
     }
     Ok(out)
+}
+
+/// A CUDA C++ name: what nvcc emits for it, the other queries that document it, then the
+/// documentation of the first.
+fn render_cuda(query: &str, c: &CudaName) -> String {
+    let shown = query.trim();
+    let mut out = format!("{shown} (CUDA C++) compiles to {}.\n", c.emits);
+    if let [_, more @ ..] = c.doc {
+        if !more.is_empty() {
+            let also: Vec<String> = more.iter().map(|q| format!("`ptxvm doc {q}`")).collect();
+            let _ = writeln!(out, "See also {}.", also.join(", "));
+        }
+    }
+    out.push('\n');
+    // the table's queries are all documented (a test)
+    if let Some(Ok(text)) = c.doc.first().map(|q| render_doc(q)) {
+        out.push_str(&text);
+    }
+    out
 }
 
 fn render_entry(out: &mut String, e: &Entry, mods: &[&str]) {

@@ -34,6 +34,7 @@
 //! [`StateSpace`], [`PtxVersion`], [`SmTarget`], [`SpecialRegister`]s and [`DIRECTIVES`],
 //! plus the text behind `ptxvm doc` ([`render_doc`], [`render_list`], [`coverage_markdown`]).
 
+mod cuda;
 mod doc;
 #[rustfmt::skip]
 mod generated;
@@ -50,6 +51,7 @@ mod suggest;
 mod types;
 mod version;
 
+pub use cuda::{cuda_name, CudaName, CUDA_NAMES};
 pub use doc::{coverage_markdown, render_doc, render_list, DocError, DOC_BASE_URL};
 pub use opcode::{ModSet, Modifier, OpFlags, Opcode};
 pub use roles::{role_rules, roles_for, OperandRole, RoleCheck, RoleKind, RoleRule, RoleType};

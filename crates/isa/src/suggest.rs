@@ -32,7 +32,10 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 /// The closest of `candidates` to `word` within a distance that grows with its length
 /// (1 for up to 4 characters, then about a third of the length). Ties go to the candidate
 /// that shares the longer prefix, then to the shorter, then alphabetical.
-fn closest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn closest<'a>(
+    word: &str,
+    candidates: impl Iterator<Item = &'a str>,
+) -> Option<&'a str> {
     let limit = (word.chars().count() / 3).max(1);
     let prefix = |c: &str| {
         word.chars()

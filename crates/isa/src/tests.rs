@@ -519,3 +519,79 @@ fn any_of_target_gates() {
         }
     }
 }
+
+/// The CUDA C++ names of `ptxvm doc`: every PTX query of the table is documented, the extra
+/// ones show other sections than the first, no CUDA name is also a PTX name (so the order of
+/// the two look-ups never matters), and no name is listed twice.
+#[test]
+fn cuda_names_point_at_documented_ptx() {
+    let mut seen = std::collections::HashSet::new();
+    for c in CUDA_NAMES {
+        assert!(!c.doc.is_empty(), "{:?}", c.names);
+        let first = render_doc(c.doc[0]).unwrap_or_else(|e| panic!("{:?}: {e}", c.names));
+        for q in &c.doc[1..] {
+            let other = render_doc(q).unwrap_or_else(|e| panic!("{:?}: {e}", c.names));
+            assert_ne!(
+                first.lines().next(),
+                other.lines().next(),
+                "{:?}: `{q}` shows the same section as `{}`",
+                c.names,
+                c.doc[0]
+            );
+        }
+        for name in c.names {
+            assert!(seen.insert(*name), "{name} listed twice");
+            for ptx in [name.to_string(), format!(".{name}"), format!("%{name}")] {
+                assert!(lookup(&ptx).is_empty(), "{name} is also the PTX name {ptx}");
+            }
+            assert!(
+                render_doc(name)
+                    .unwrap()
+                    .starts_with(&format!("{name} (CUDA C++) compiles to ")),
+                "{name}"
+            );
+        }
+    }
+}
+
+#[test]
+fn cuda_names_as_users_type_them() {
+    let sync = render_doc("__syncthreads").unwrap();
+    let mut lines = sync.lines();
+    assert_eq!(
+        lines.next(),
+        Some("__syncthreads (CUDA C++) compiles to `bar.sync 0` (the same as `barrier.sync.aligned 0`).")
+    );
+    assert_eq!(lines.next(), Some(""));
+    // then the section of bar.sync itself
+    assert!(lines.next().unwrap().starts_with("bar — "), "{sync}");
+    assert!(sync.contains("bar{.cta}.sync a{, b};"), "{sync}");
+    // with the call's parentheses, a namespace, a member of a built-in variable
+    assert!(render_doc("__syncthreads()")
+        .unwrap()
+        .starts_with("__syncthreads() (CUDA C++)"));
+    assert!(render_doc("nvcuda::wmma::mma_sync")
+        .unwrap()
+        .contains("compiles to `wmma.mma.sync.aligned`"));
+    assert!(render_doc("threadIdx.x")
+        .unwrap()
+        .contains("(`threadIdx.x` is `%tid.x`)"));
+    // extra sections are named
+    assert!(render_doc("__launch_bounds__")
+        .unwrap()
+        .contains("See also `ptxvm doc .minnctapersm`, `ptxvm doc .maxclusterrank`."));
+    // a misspelt CUDA name gets the CUDA name
+    assert_eq!(
+        render_doc("__syncthread").unwrap_err().to_string(),
+        "unknown opcode `__syncthread`; did you mean `__syncthreads`?"
+    );
+    assert_eq!(
+        render_doc("atomicCas").unwrap_err().to_string(),
+        "unknown opcode `atomicCas`; did you mean `atomicCAS`?"
+    );
+    assert_eq!(
+        cuda_name("__shfl_down_sync()").map(|c| c.doc),
+        Some(&["shfl.sync"][..])
+    );
+    assert!(cuda_name("__nosuch").is_none());
+}
