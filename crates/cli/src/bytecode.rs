@@ -26,10 +26,11 @@ pub(crate) fn bytecode(path: &str, only: Option<&str>, color: ColorMode) -> Exit
         }
     };
     let kernels = match only {
-        Some(name) => match module.kernel(name) {
-            Ok(_) => vec![name.to_string()],
+        Some(name) => match crate::demangle::find_kernel(&module.kernel_names(), name, file.name())
+        {
+            Ok(k) => vec![k],
             Err(e) => {
-                e.render_to_stderr(color);
+                eprintln!("error: {e}");
                 return ExitCode::from(1);
             }
         },

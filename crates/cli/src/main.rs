@@ -9,6 +9,7 @@
 mod bench;
 mod binary;
 mod bytecode;
+mod demangle;
 mod exec;
 mod input;
 mod npy;

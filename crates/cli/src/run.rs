@@ -1,5 +1,6 @@
 //! `ptxvm run`: launch one kernel with arguments given on the command line.
 
+use crate::demangle::{demangle, find_kernel, shown_kernel};
 use crate::npy;
 use crate::run_args::{self, Dtype, HostArg, ParamInfo, ParamType};
 use ptx_diag::ColorMode;
@@ -15,7 +16,8 @@ use std::time::{Duration, Instant};
 pub struct RunOptions {
     /// The PTX file; `-` reads standard input.
     pub file: String,
-    /// The kernel (`.entry`) to run; optional when the module has one.
+    /// The kernel (`.entry`) to run, or its C++ name when one kernel has it (`fill` for
+    /// `_Z4fillPii`); optional when the module has one.
     #[arg(long)]
     pub kernel: Option<String>,
     /// Grid size in blocks: X[,Y[,Z]].
@@ -277,7 +279,10 @@ fn dtype_of(ty: Option<ptxvm::ScalarType>) -> Dtype {
 /// `--list-params`: each kernel's parameter layout and the module's variables.
 fn list_params(module: &Module, kernel: Option<&str>) -> ExitCode {
     let names = match kernel {
-        Some(k) => vec![k.to_string()],
+        Some(k) => match find_kernel(&module.kernel_names(), k, module.source().name()) {
+            Ok(k) => vec![k],
+            Err(e) => return bad(e),
+        },
         None => module.kernel_names(),
     };
     let mut out = String::new();
@@ -292,7 +297,8 @@ fn list_params(module: &Module, kernel: Option<&str>) -> ExitCode {
             Err(e) => return bad(e.to_string()),
         };
         out += &format!(
-            "kernel `{name}`: {} parameters, {size} bytes of parameter buffer\n",
+            "kernel `{name}`{}: {} parameters, {size} bytes of parameter buffer\n",
+            demangle(name).map_or(String::new(), |d| format!(" ({})", d.shown())),
             params.len()
         );
         let w = params
@@ -393,23 +399,25 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
     if o.list_params {
         return list_params(&module, o.kernel.as_deref());
     }
+    let names = module.kernel_names();
     let kernel_name = match &o.kernel {
-        Some(k) => k.clone(),
-        None => {
-            let names = module.kernel_names();
-            match names.as_slice() {
-                [one] => one.clone(),
-                [] => return bad(format!("{} has no kernel (.entry)", o.file)),
-                many => {
-                    return bad(format!(
-                        "{} has {} kernels; choose one with --kernel: {}",
-                        o.file,
-                        many.len(),
-                        many.join(", ")
-                    ))
-                }
+        Some(k) => match find_kernel(&names, k, file.name()) {
+            Ok(k) => k,
+            Err(e) => return bad(e),
+        },
+        None => match names.as_slice() {
+            [one] => one.clone(),
+            [] => return bad(format!("{} has no kernel (.entry)", o.file)),
+            many => {
+                let shown: Vec<String> = many.iter().map(|k| shown_kernel(k)).collect();
+                return bad(format!(
+                    "{} has {} kernels; choose one with --kernel: {}",
+                    o.file,
+                    many.len(),
+                    shown.join(", ")
+                ));
             }
-        }
+        },
     };
     let kernel = match module.kernel(&kernel_name) {
         Ok(k) => k,
