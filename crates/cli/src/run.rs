@@ -26,7 +26,8 @@ pub struct RunOptions {
     /// Block size in threads: X[,Y[,Z]].
     #[arg(long, default_value = "1")]
     pub block: String,
-    /// Dynamic shared memory per block, in bytes.
+    /// Dynamic shared memory per block, in bytes: the size of the kernel's `extern .shared`
+    /// array (CUDA's `extern __shared__`, the third launch parameter `<<<g, b, BYTES>>>`).
     #[arg(long, default_value_t = 0)]
     pub shared: u64,
     /// Cluster shape in blocks: X[,Y[,Z]] (the grid must be a multiple of it; at most 8
@@ -366,6 +367,46 @@ fn human_count(n: u64) -> String {
     n.to_string()
 }
 
+/// A fault on `.shared` memory in a kernel that declares dynamic shared memory (an unsized
+/// `.extern .shared` array, CUDA's `extern __shared__`) says how its size is given: with
+/// `--shared` absent the array has 0 bytes, so any access to it faults.
+fn dynamic_shared_hint(module: &Module, shared: u64, d: &mut ptx_diag::Diagnostic) {
+    // the report's kind and space words are fixed (tests/run/fault/README.md)
+    if d.code != ptxvm::codes::OUT_OF_BOUNDS || !d.message.starts_with("out-of-bounds shared ") {
+        return;
+    }
+    let names: Vec<String> = module
+        .ir()
+        .globals
+        .iter()
+        .filter(|g| {
+            matches!(
+                g.space,
+                ptx_isa::StateSpace::Shared | ptx_isa::StateSpace::SharedCta
+            ) && g.external
+                && g.size == 0
+        })
+        .map(|g| g.name.to_string())
+        .collect();
+    if names.is_empty() {
+        return;
+    }
+    let decl = format!("extern .shared {}", names.join(", "));
+    if shared == 0 {
+        let help = format!(
+            "the kernel uses dynamic shared memory ({decl}); give its size with --shared BYTES"
+        );
+        match &d.help {
+            None => d.help = Some(help),
+            Some(_) => d.notes.push(help),
+        }
+    } else {
+        d.notes.push(format!(
+            "the kernel's dynamic shared memory ({decl}) is the {shared} bytes given with --shared"
+        ));
+    }
+}
+
 pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
     let (file, diags) = match crate::load(&o.file) {
         Ok(x) => x,
@@ -694,7 +735,10 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
     let mut stdout = std::io::stdout().lock();
     let report = match result {
         Ok(r) => r,
-        Err(e) => {
+        Err(mut e) => {
+            if let ptxvm::Error::Kernel { diagnostic, .. } = &mut e {
+                dynamic_shared_hint(&module, o.shared, diagnostic);
+            }
             e.render_to_stderr(color);
             return ExitCode::from(if e.is_kernel_fault() { 2 } else { 1 });
         }
