@@ -41,7 +41,8 @@ pub struct RunOptions {
     #[arg(long = "arg", value_name = "SPEC", allow_hyphen_values = true)]
     pub args: Vec<String>,
     /// Write buffer argument N after the run: N=PATH.npy (NumPy) or N=PATH (raw bytes); N.F is
-    /// the buffer of field F of struct argument N.
+    /// the buffer of field F of struct argument N. The path is checked before the launch; a
+    /// kernel fault still writes the buffer, as the fault left it.
     #[arg(long, value_name = "N=PATH")]
     pub out: Vec<String>,
     /// Print buffer argument N (or N.F, a struct field's buffer) after the run (at most COUNT
@@ -61,7 +62,8 @@ pub struct RunOptions {
     /// module's variables, and exit without running.
     #[arg(long)]
     pub list_params: bool,
-    /// Print a JSON report (kernel, grid, block, instructions executed, seconds) on stdout.
+    /// Print a JSON report (kernel, grid, block, instructions executed, seconds) on stdout;
+    /// after a kernel fault, its code and message instead of the instruction counts.
     #[arg(long)]
     pub json: bool,
     /// OS threads running blocks; results do not depend on it unless the kernel races
@@ -675,6 +677,25 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
     if o.printf_fifo == 0 {
         return bad("--printf-fifo 0: expected a positive number of bytes");
     }
+    // the files to write are opened now, so that a path that cannot be written (a missing
+    // folder, no permission) is refused before a long run rather than after it
+    let mut out_files = Vec::new();
+    for (n, path) in &outs {
+        match OutFile::open(path) {
+            Ok(f) => out_files.push(f),
+            Err(e) => return bad(format!("--out {n}: cannot write {path}: {e}")),
+        }
+    }
+    let mut symbol_files = Vec::new();
+    for (name, _, path) in &out_symbols {
+        match path.as_deref().map(OutFile::open).transpose() {
+            Ok(f) => symbol_files.push(f),
+            Err(e) => {
+                let path = path.as_deref().unwrap_or("");
+                return bad(format!("--out-symbol {name}: cannot write {path}: {e}"));
+            }
+        }
+    }
     let opts = LaunchOptions {
         threads: o.threads,
         max_instructions: o.max_instructions,
@@ -733,17 +754,48 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
         eprintln!("warning: the kernel's printf output could not all be written: {e}");
     }
     let mut stdout = std::io::stdout().lock();
-    let report = match result {
-        Ok(r) => r,
-        Err(mut e) => {
+    // a kernel fault still writes every output requested, as the fault left the memory
+    let (report, fault) = match result {
+        Ok(r) => (
+            LaunchStats {
+                thread_instructions: Some(r.thread_instructions),
+                warp_instructions: Some(r.warp_instructions),
+                seconds: r.seconds,
+            },
+            None,
+        ),
+        Err(mut e) if e.is_kernel_fault() => {
             if let ptxvm::Error::Kernel { diagnostic, .. } = &mut e {
                 dynamic_shared_hint(&module, o.shared, diagnostic);
             }
             e.render_to_stderr(color);
-            return ExitCode::from(if e.is_kernel_fault() { 2 } else { 1 });
+            // the instructions executed before a fault are not counted
+            let stats = LaunchStats {
+                thread_instructions: None,
+                warp_instructions: None,
+                seconds: started.elapsed().as_secs_f64(),
+            };
+            (stats, Some(e))
+        }
+        // the launch was refused: nothing ran and nothing is written (the files opened for
+        // it that were not there before are removed)
+        Err(e) => {
+            e.render_to_stderr(color);
+            return ExitCode::from(1);
         }
     };
-    for (n, path) in &outs {
+    let at_fault = fault.is_some();
+    let wrote = |path: &str| {
+        if at_fault {
+            eprintln!("note: wrote {path} (state at the fault)");
+        }
+    };
+    let mut failed = false;
+    let mut fail = |msg: String| {
+        eprintln!("error: {msg}");
+        failed = true;
+    };
+    for ((n, path), file) in outs.iter().zip(&mut out_files) {
         let Some((dtype, b)) = buffers.get(n) else {
             continue;
         };
@@ -753,9 +805,13 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
         } else {
             bytes
         };
-        if let Err(e) = std::fs::write(path, data) {
-            return bad(format!("--out {n}: cannot write {path}: {e}"));
+        match file.write(&data) {
+            Ok(()) => wrote(path),
+            Err(e) => fail(format!("--out {n}: cannot write {path}: {e}")),
         }
+    }
+    if at_fault && !prints.is_empty() {
+        eprintln!("note: --print shows the buffers as the fault left them");
     }
     for (n, count) in &prints {
         let Some((dtype, b)) = buffers.get(n) else {
@@ -776,23 +832,27 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
             run_args::format_values(*dtype, &b.to_bytes(), *count)
         );
     }
-    for (name, dtype, path) in &out_symbols {
+    for ((name, dtype, path), file) in out_symbols.iter().zip(&mut symbol_files) {
         let bytes = match module.read_global_bytes(name) {
             Ok(b) => b,
-            Err(e) => return bad(format!("--out-symbol {name}: {e}")),
+            Err(e) => {
+                fail(format!("--out-symbol {name}: {e}"));
+                continue;
+            }
         };
-        match path {
-            Some(path) => {
+        match (path, file) {
+            (Some(path), Some(file)) => {
                 let data = if path.ends_with(".npy") {
                     npy::write_npy(*dtype, &bytes)
                 } else {
                     bytes
                 };
-                if let Err(e) = std::fs::write(path, data) {
-                    return bad(format!("--out-symbol {name}: cannot write {path}: {e}"));
+                match file.write(&data) {
+                    Ok(()) => wrote(path),
+                    Err(e) => fail(format!("--out-symbol {name}: cannot write {path}: {e}")),
                 }
             }
-            None => {
+            _ => {
                 let _ = writeln!(
                     stdout,
                     "{name}: {}",
@@ -802,16 +862,85 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
         }
     }
     if o.json {
-        let j = serde_json::json!({
-            "kernel": report.kernel,
-            "grid": report.grid,
-            "block": report.block,
-            "thread_instructions": report.thread_instructions,
-            "warp_instructions": report.warp_instructions,
+        let mut j = serde_json::json!({
+            "kernel": kernel_name,
+            "grid": grid,
+            "block": block,
             "seconds": report.seconds,
         });
+        if let (Some(t), Some(w)) = (report.thread_instructions, report.warp_instructions) {
+            j["thread_instructions"] = t.into();
+            j["warp_instructions"] = w.into();
+        }
+        if let Some(ptxvm::Error::Kernel { diagnostic, .. }) = &fault {
+            j["fault"] = serde_json::json!({
+                "code": diagnostic.code.0,
+                "message": diagnostic.message,
+            });
+        }
         let _ = writeln!(stdout, "{j}");
     }
     let _ = stdout.flush();
-    ExitCode::SUCCESS
+    if at_fault {
+        ExitCode::from(2)
+    } else if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// What a launch executed, for `--json`: the instruction counts of a launch that completed,
+/// the time of any launch.
+struct LaunchStats {
+    thread_instructions: Option<u64>,
+    warp_instructions: Option<u64>,
+    seconds: f64,
+}
+
+/// A file of `--out`/`--out-symbol`, opened (and created if need be) before the launch and
+/// written after it. Dropped unwritten, a file that did not exist before is removed; one that
+/// did keeps its contents.
+struct OutFile {
+    path: String,
+    file: std::fs::File,
+    created: bool,
+    written: bool,
+}
+
+impl OutFile {
+    fn open(path: &str) -> std::io::Result<OutFile> {
+        let created = std::fs::symlink_metadata(path).is_err();
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)?;
+        Ok(OutFile {
+            path: path.to_string(),
+            file,
+            created,
+            written: false,
+        })
+    }
+
+    /// Replaces the file's contents with `data` (writes them to a pipe or device).
+    fn write(&mut self, data: &[u8]) -> std::io::Result<()> {
+        use std::io::{Seek, SeekFrom};
+        self.written = true;
+        if self.file.metadata()?.is_file() {
+            self.file.set_len(0)?;
+            self.file.seek(SeekFrom::Start(0))?;
+        }
+        self.file.write_all(data)?;
+        self.file.flush()
+    }
+}
+
+impl Drop for OutFile {
+    fn drop(&mut self) {
+        if self.created && !self.written {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
 }
