@@ -564,3 +564,35 @@ impl<'s, 'a> Cta<'s, 'a> {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn func(
+        slots: (u32, u32),
+        pred_slots: (u32, u32),
+        recursive: bool,
+    ) -> crate::program::FuncInfo {
+        crate::program::FuncInfo {
+            ir_index: 0,
+            name: "f".into(),
+            entry: 0,
+            frame_size: 48,
+            slots,
+            pred_slots,
+            recursive,
+            params: Vec::new(),
+            returns: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_call_costs_its_overhead_and_a_recursive_one_its_saved_registers() {
+        // a plain callee: the 32 bookkeeping bytes only (its frame is counted apart)
+        assert_eq!(call_cost(&func((10, 20), (0, 3), false)), 32);
+        // a recursive one saves its 10 registers and 3 predicates, 8 bytes each
+        assert_eq!(call_cost(&func((10, 20), (0, 3), true)), 32 + 8 * 13);
+        assert_eq!(call_cost(&func((4, 4), (2, 2), true)), 32);
+    }
+}
