@@ -44,6 +44,7 @@ mod generated_examples;
 mod generated_ops;
 #[rustfmt::skip]
 mod generated_roles;
+pub mod matrix;
 mod opcode;
 mod roles;
 mod sreg;

@@ -10,6 +10,7 @@ use crate::ops_matrix::{self as mx, MmaCfg};
 use crate::ops_move::space_code;
 use crate::program::{Insn, Op, Space};
 use ptx_ir::Operand;
+use ptx_isa::matrix::{self as pmx, FormOrigin, MatrixShape, MmaVariant, WmmaFragment};
 use ptx_isa::ScalarType;
 use ptx_semantics::matrix::{self, Elem, Frag, Product, Shape};
 
@@ -67,19 +68,12 @@ pub(super) fn fragment_slots_as(
     Ok(slots)
 }
 
-/// `.mMnNkK` (or `.mMnN` with `k` = 0).
-fn shape_of(text: &str) -> Option<Shape> {
-    let t = text.strip_prefix(".m")?;
-    let (m, rest) = t.split_once('n')?;
-    let (n, k) = match rest.split_once('k') {
-        Some((n, k)) => (n, k.parse().ok()?),
-        None => (rest, 0),
-    };
-    Some(Shape {
-        m: m.parse().ok()?,
-        n: n.parse().ok()?,
-        k,
-    })
+/// The first `.mMnNkK` modifier.
+fn shape_in(texts: &[&str]) -> Option<Shape> {
+    texts
+        .iter()
+        .find_map(|t| pmx::parse_shape(t))
+        .map(|(m, n, k)| Shape { m, n, k })
 }
 
 /// The registers of vector operand `k` (a lone register is a vector of one).
@@ -116,82 +110,59 @@ pub(super) fn dst_slots(d: &mut Dec<'_, '_>, ops: &[&Operand]) -> R<Vec<u32>> {
         .collect()
 }
 
-/// Whether the (shape, A type) pair is one the ISA lists for `mma`, and the types agree.
-fn mma_form_ok(s: Shape, [dt, at, bt, ct]: [Elem; 4]) -> bool {
-    let k = (s.m, s.n, s.k);
-    let float_acc = matches!(dt, Elem::F16 | Elem::F32) && matches!(ct, Elem::F16 | Elem::F32);
-    match at {
-        // (ptxas: the accumulators have one type, except that `.m8n8k4` may widen `.f16` C
-        // to `.f32` D)
-        Elem::F16 if k == (8, 8, 4) => {
-            bt == Elem::F16 && float_acc && !(ct == Elem::F32 && dt == Elem::F16)
-        }
-        Elem::F16 => {
-            bt == Elem::F16 && float_acc && dt == ct && matches!(k, (16, 8, 8) | (16, 8, 16))
-        }
-        Elem::Bf16 | Elem::Tf32 => {
-            bt == at
-                && dt == Elem::F32
-                && ct == Elem::F32
-                && match at {
-                    Elem::Bf16 => matches!(k, (16, 8, 8) | (16, 8, 16)),
-                    _ => matches!(k, (16, 8, 4) | (16, 8, 8)),
-                }
-        }
-        Elem::E4m3 | Elem::E5m2 => {
-            matches!(bt, Elem::E4m3 | Elem::E5m2)
-                && float_acc
-                && matches!(k, (16, 8, 16) | (16, 8, 32))
-        }
-        Elem::F64 => {
-            bt == Elem::F64
-                && dt == Elem::F64
-                && ct == Elem::F64
-                && matches!(k, (8, 8, 4) | (16, 8, 4) | (16, 8, 8) | (16, 8, 16))
-        }
-        Elem::S8 | Elem::U8 => {
-            matches!(bt, Elem::S8 | Elem::U8)
-                && dt == Elem::S32
-                && ct == Elem::S32
-                && matches!(k, (8, 8, 16) | (16, 8, 16) | (16, 8, 32))
-        }
-        Elem::S4 | Elem::U4 => {
-            matches!(bt, Elem::S4 | Elem::U4)
-                && dt == Elem::S32
-                && ct == Elem::S32
-                && matches!(k, (8, 8, 32) | (16, 8, 32) | (16, 8, 64))
-        }
-        Elem::B1 => {
-            bt == Elem::B1
-                && dt == Elem::S32
-                && ct == Elem::S32
-                && matches!(k, (8, 8, 128) | (16, 8, 128) | (16, 8, 256))
-        }
-        Elem::F32 | Elem::S32 => false,
+/// The type suffix of an element type (`.f16`): the key of the form table.
+fn suffix(e: Elem) -> &'static str {
+    match e {
+        Elem::F16 => ".f16",
+        Elem::Bf16 => ".bf16",
+        Elem::Tf32 => ".tf32",
+        Elem::E4m3 => ".e4m3",
+        Elem::E5m2 => ".e5m2",
+        Elem::F32 => ".f32",
+        Elem::F64 => ".f64",
+        Elem::S8 => ".s8",
+        Elem::U8 => ".u8",
+        Elem::S4 => ".s4",
+        Elem::U4 => ".u4",
+        Elem::S32 => ".s32",
+        Elem::B1 => ".b1",
     }
 }
 
+/// The table's key of a shape.
+fn mnk(s: Shape) -> MatrixShape {
+    (s.m, s.n, s.k)
+}
+
 /// The shape, the four types (D, A, B, C) and the `.row`/`.col` layouts of an `mma` or
-/// `mma.sp` (`what`), with the shape/type combination checked by `form_ok`.
+/// `mma.sp`, with the shape/type combination looked up in the form table
+/// ([`ptx_isa::matrix::MMA_FORMS`], which the checker uses too): the forms ptxas alone takes
+/// have no documented fragment layout to run.
 fn mma_header<'t>(
     name: &str,
     texts: &[&'t str],
-    form_ok: fn(Shape, [Elem; 4]) -> bool,
-    what: &str,
+    variant: MmaVariant,
 ) -> R<(Shape, [Elem; 4], Vec<&'t str>)> {
-    let shape = texts
-        .iter()
-        .find_map(|t| shape_of(t).filter(|s| s.k != 0))
-        .ok_or_else(|| format!("`{name}` has no shape"))?;
+    let shape = shape_in(texts).ok_or_else(|| format!("`{name}` has no shape"))?;
     let elems: Vec<Elem> = texts.iter().filter_map(|t| elem_of(t)).collect();
     let types: [Elem; 4] = elems
         .as_slice()
         .try_into()
         .map_err(|_| format!("`{name}`: expected four types (d, a, b, c)"))?;
-    if !form_ok(shape, types) {
-        return Err(format!(
-            "`{name}`: this shape and type combination is not an `{what}` form"
-        ));
+    match pmx::mma_form(variant, mnk(shape), types.map(suffix)) {
+        Some(r) if r.origin == FormOrigin::Isa => {}
+        Some(_) => {
+            return Err(format!(
+                "`{name}`: ptxas takes this form, but the PTX ISA does not list it (nor its \
+                 fragment layout), so ptxvm does not run it"
+            ))
+        }
+        None => {
+            return Err(format!(
+                "`{name}`: this shape and type combination is not an `{}` form",
+                variant.name()
+            ))
+        }
     }
     let layouts = texts
         .iter()
@@ -216,7 +187,7 @@ pub(crate) fn decode_mma(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     {
         return super::matrix_kind::decode_mma_kind(d, insn);
     }
-    let (shape, types, layouts) = mma_header(&name, &texts, mma_form_ok, "mma")?;
+    let (shape, types, layouts) = mma_header(&name, &texts, MmaVariant::Dense)?;
     let [dt, at, bt, ct] = types;
     let (row_a, col_b) = match layouts.as_slice() {
         [a, b] => (*a == ".row", *b == ".col"),
@@ -263,37 +234,6 @@ pub(crate) fn decode_mma(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     Ok(())
 }
 
-/// Whether (shape, types) is a form of `mma.sp`/`mma.sp::ordered_metadata` (ISA
-/// "Multiply-and-Accumulate Instruction: mma.sp", as ptxas 13 accepts it up to sm_90: D and C of
-/// one type, `.f16` with `.f16` or `.f32` accumulators, the others `.f32` or `.s32`).
-fn mma_sp_form_ok(s: Shape, [dt, at, bt, ct]: [Elem; 4]) -> bool {
-    let k = (s.m, s.n, s.k);
-    dt == ct
-        && match at {
-            Elem::F16 => {
-                bt == at
-                    && matches!(dt, Elem::F16 | Elem::F32)
-                    && matches!(k, (16, 8, 16) | (16, 8, 32))
-            }
-            Elem::Bf16 => bt == at && dt == Elem::F32 && matches!(k, (16, 8, 16) | (16, 8, 32)),
-            Elem::Tf32 => bt == at && dt == Elem::F32 && matches!(k, (16, 8, 8) | (16, 8, 16)),
-            Elem::E4m3 | Elem::E5m2 => {
-                matches!(bt, Elem::E4m3 | Elem::E5m2) && dt == Elem::F32 && k == (16, 8, 64)
-            }
-            Elem::S8 | Elem::U8 => {
-                matches!(bt, Elem::S8 | Elem::U8)
-                    && dt == Elem::S32
-                    && matches!(k, (16, 8, 32) | (16, 8, 64))
-            }
-            Elem::S4 | Elem::U4 => {
-                matches!(bt, Elem::S4 | Elem::U4)
-                    && dt == Elem::S32
-                    && matches!(k, (16, 8, 64) | (16, 8, 128))
-            }
-            _ => false,
-        }
-}
-
 /// `mma.sp{::ordered_metadata}.sync.aligned.shape.row.col{.satfinite}.dtype.atype.btype.ctype
 /// d, a, b, c, e, f`: `mma` with a 2:4 (`.tf32` 1:2, `.s4`/`.u4` pair-wise 4:8) structured sparse
 /// A, metadata `e` and sparsity selector `f` (handler [`mx::mma_sp`]).
@@ -307,7 +247,7 @@ pub(crate) fn decode_mma_sp(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
         return super::matrix_kind::decode_mma_kind(d, insn);
     }
     let ordered = name.contains("::ordered_metadata");
-    let (shape, types, layouts) = mma_header(&name, &texts, mma_sp_form_ok, "mma.sp")?;
+    let (shape, types, layouts) = mma_header(&name, &texts, MmaVariant::Sparse)?;
     let [dt, at, bt, ct] = types;
     if layouts != [".row", ".col"] {
         return Err(format!("`{name}` takes `.row.col` only"));
@@ -472,21 +412,20 @@ pub(crate) fn decode_movmatrix(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     Ok(())
 }
 
-/// Whether `s` is a `wmma` shape for multiplicands of type `a` (and the accumulator type
-/// `c`, `None` for a load or store of A or B), as ptxas accepts them.
-fn wmma_form_ok(s: Shape, a: Elem, c: Option<Elem>) -> bool {
-    let k = (s.m, s.n, s.k);
-    let std = matches!(k, (16, 16, 16) | (32, 8, 16) | (8, 32, 16));
-    match a {
-        Elem::F16 => std && c.is_none_or(|c| matches!(c, Elem::F16 | Elem::F32)),
-        Elem::Bf16 => std && c.is_none_or(|c| c == Elem::F32),
-        Elem::Tf32 => k == (16, 16, 8) && c.is_none_or(|c| c == Elem::F32),
-        Elem::F64 => k == (8, 8, 4) && c.is_none_or(|c| c == Elem::F64),
-        Elem::S8 | Elem::U8 => std && c.is_none_or(|c| c == Elem::S32),
-        Elem::S4 | Elem::U4 => k == (8, 8, 32) && c.is_none_or(|c| c == Elem::S32),
-        Elem::B1 => k == (8, 8, 128) && c.is_none_or(|c| c == Elem::S32),
-        _ => false,
-    }
+/// Whether `wmma.load`/`wmma.store` takes fragment `f` of type `e` with shape `s`
+/// ([`ptx_isa::matrix::WMMA_FORMS`]).
+fn wmma_fragment_ok(s: Shape, f: Frag, e: Elem) -> bool {
+    let frag = match f {
+        Frag::A => WmmaFragment::A,
+        Frag::B => WmmaFragment::B,
+        Frag::C => WmmaFragment::C,
+    };
+    pmx::wmma_fragment_form(mnk(s), frag, suffix(e))
+}
+
+/// Whether `wmma.mma` takes shape `s` with the types D, A, B, C.
+fn wmma_form_ok(s: Shape, types: [Elem; 4]) -> bool {
+    pmx::wmma_mma_form(mnk(s), types.map(suffix))
 }
 
 /// `wmma.load.{a,b,c}.sync.aligned.layout.shape{.ss}.type r, [p]{, stride}` and
@@ -494,10 +433,7 @@ fn wmma_form_ok(s: Shape, a: Elem, c: Option<Elem>) -> bool {
 pub(crate) fn decode_wmma_ldst(d: &mut Dec<'_, '_>, insn: &mut Insn, store: bool) -> R<()> {
     let name = d.inst.full_name();
     let texts: Vec<&str> = d.inst.mods.iter().map(|m| m.text()).collect();
-    let shape = texts
-        .iter()
-        .find_map(|t| shape_of(t).filter(|s| s.k != 0))
-        .ok_or_else(|| format!("`{name}` has no shape"))?;
+    let shape = shape_in(&texts).ok_or_else(|| format!("`{name}` has no shape"))?;
     let frag = if store {
         if !texts.contains(&".d") {
             return Err(format!("`{name}`: `wmma.store` stores `.d`"));
@@ -516,21 +452,7 @@ pub(crate) fn decode_wmma_ldst(d: &mut Dec<'_, '_>, insn: &mut Insn, store: bool
     let [e] = elems[..] else {
         return Err(format!("`{name}`: expected one element type"));
     };
-    let ok = match frag {
-        Frag::C => {
-            let std = [(16, 16, 16), (32, 8, 16), (8, 32, 16)];
-            let k = (shape.m, shape.n, shape.k);
-            match e {
-                Elem::F16 => std.contains(&k),
-                Elem::F32 => std.contains(&k) || k == (16, 16, 8),
-                Elem::S32 => std.contains(&k) || k == (8, 8, 32) || k == (8, 8, 128),
-                Elem::F64 => k == (8, 8, 4),
-                _ => false,
-            }
-        }
-        _ => wmma_form_ok(shape, e, None),
-    };
-    if !ok {
+    if !wmma_fragment_ok(shape, frag, e) {
         return Err(format!(
             "`{name}`: this shape and type combination is not a `wmma` form"
         ));
@@ -570,10 +492,7 @@ pub(crate) fn decode_wmma_ldst(d: &mut Dec<'_, '_>, insn: &mut Insn, store: bool
 pub(crate) fn decode_wmma_mma(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     let name = d.inst.full_name();
     let texts: Vec<&str> = d.inst.mods.iter().map(|m| m.text()).collect();
-    let shape = texts
-        .iter()
-        .find_map(|t| shape_of(t).filter(|s| s.k != 0))
-        .ok_or_else(|| format!("`{name}` has no shape"))?;
+    let shape = shape_in(&texts).ok_or_else(|| format!("`{name}` has no shape"))?;
     let elems: Vec<Elem> = texts.iter().filter_map(|t| elem_of(t)).collect();
     let types = match elems[..] {
         [dt, ct] => [dt, Elem::F16, Elem::F16, ct],
@@ -581,12 +500,7 @@ pub(crate) fn decode_wmma_mma(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
         _ => return Err(format!("`{name}`: expected the types d, c or d, a, b, c")),
     };
     let [dt, at, bt, ct] = types;
-    let acc_ok = if at == Elem::F16 {
-        matches!(dt, Elem::F16 | Elem::F32)
-    } else {
-        dt == ct
-    };
-    if at != bt || !acc_ok || !wmma_form_ok(shape, at, Some(ct)) {
+    if !wmma_form_ok(shape, types) {
         return Err(format!(
             "`{name}`: this shape and type combination is not a `wmma.mma` form"
         ));
