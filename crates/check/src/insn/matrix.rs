@@ -6,12 +6,14 @@
 //! `mma.sp .m16n8k32` `.f16` with `.f32` accumulators); a sparsity selector in a register is an
 //! error too. The block-scale selectors in registers are checked when the instruction runs.
 //! Also the combinations of the `mma` kinds ptxas refuses and the targets it takes them on
-//! (see `kinds`).
+//! (see `kinds`), and the shape and types of `mma`/`mma.sp` without a kind, which must be a
+//! form of the one table of forms, `ptx_isa::matrix` (see `table_form`).
 
 use super::Insn;
 use crate::codes;
 use crate::scope::FnChecker;
 use ptx_diag::Diagnostic;
+use ptx_isa::matrix::{self as pmx, FormNeeds, FormOrigin, MmaVariant};
 use ptx_isa::{Modifier as M, Opcode as O};
 use ptx_syntax::ast::{Expr, Operand};
 
@@ -316,10 +318,11 @@ fn kinds(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>) -> bool {
             ));
             return false;
         }
-        if sparse {
-            return sparse_form(c, ins, &tys);
-        }
-        return true;
+        return if sparse {
+            sparse_form(c, ins, &tys)
+        } else {
+            table_form(c, ins, &tys, MmaVariant::Dense)
+        };
     };
     let k = kind.name();
     let shape = ins
@@ -455,28 +458,164 @@ fn kinds(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>) -> bool {
     kind_target(c, ins, kind, sparse, fp8_only) && kind_operands(c, ins, kind, sparse)
 }
 
-/// `mma.sp` without a kind: `.row.col` only, and with `.f16` A and B, D and C of one type (the
-/// ISA lists `.dtype` and `.ctype` apart; ptxas 13.5 refuses `.f32.f16.f16.f16` and
-/// `.f16.f16.f16.f32` with "Arguments mismatch").
+/// `mma.sp` without a kind: `.row.col` only, then a form of the table.
 fn sparse_form(c: &mut FnChecker<'_, '_>, ins: &Insn<'_>, tys: &[&str]) -> bool {
-    let layout = layouts(ins);
-    let (code, msg, help) = if layout != [".row", ".col"] {
-        (
+    if layouts(ins) != [".row", ".col"] {
+        c.diags.push(kind_error(
+            ins,
             codes::MODIFIER_COMBINATION,
             "`mma.sp` takes `.row.col` only",
             "A is row-major and B column-major (ptxas: \"Illegal alayout\")",
-        )
-    } else if tys.get(1) == Some(&".f16") && tys.len() == 4 && tys[0] != tys[3] {
-        (
-            codes::INSTRUCTION_TYPES,
-            "with `.f16` A and B, `mma.sp` takes D and C of the same type",
-            "`.f16.f16.f16.f16` or `.f32.f16.f16.f32` (ptxas: \"Arguments mismatch\")",
-        )
-    } else {
+        ));
+        return false;
+    }
+    table_form(c, ins, tys, MmaVariant::Sparse)
+}
+
+/// `mma` and `mma.sp` without a kind: the shape and the D, A, B, C types must be a form of
+/// [`ptx_isa::matrix::MMA_FORMS`] (ptxas 13.5's forms, which the interpreter's decoder reads
+/// too), and a form with further needs must meet them. One error per instruction; none where
+/// the instruction has no shape or not four types (the grammar reports those).
+fn table_form(
+    c: &mut FnChecker<'_, '_>,
+    ins: &Insn<'_>,
+    tys: &[&str],
+    variant: MmaVariant,
+) -> bool {
+    let Some(shape) = ins.modifiers.iter().find_map(|m| pmx::parse_shape(&m.text)) else {
         return true;
     };
-    c.diags.push(kind_error(ins, code, msg, help));
-    false
+    let &[d, a, b, cty] = tys else {
+        return true;
+    };
+    let what = variant.name();
+    let sname = pmx::shape_name(shape);
+    let Some(form) = pmx::mma_form(variant, shape, [d, a, b, cty]) else {
+        let shapes = pmx::mma_shapes_for(variant, a);
+        let ptxas_shape = match variant {
+            MmaVariant::Dense => format!(
+                "\"Incorrect instruction type specified for mma with shape '{sname}'\" or \"Argument vector size mismatch for instruction 'mma'\""
+            ),
+            MmaVariant::Sparse => format!(
+                "\"Illegal instruction types specified for 'Sparse mma' with shape '{sname}'\" or \"Illegal matrix shape '{sname}' for instruction 'Sparse mma'\""
+            ),
+        };
+        let (code, msg, help) = if shapes.is_empty() {
+            let takes = pmx::mma_a_types(variant)
+                .iter()
+                .map(|t| format!("`{t}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            (
+                codes::INSTRUCTION_TYPES,
+                format!("`{what}` takes no `{a}` A"),
+                format!(
+                    "the types of A are {takes} (ptxas: \"Unexpected instruction types specified for 'mma'\")"
+                ),
+            )
+        } else if !shapes.contains(&shape) {
+            (
+                codes::MODIFIER_COMBINATION,
+                format!("`{what}` with `{a}` A does not take the shape `{sname}`"),
+                format!("{} (ptxas: {ptxas_shape})", takes_with(variant, a, None)),
+            )
+        } else {
+            (
+                codes::INSTRUCTION_TYPES,
+                format!("`{what}` `{sname}` has no form `{d}{a}{b}{cty}` (D, A, B, C)"),
+                format!(
+                    "{} (ptxas: \"Unexpected instruction types specified for 'mma'\" or \"Arguments mismatch for instruction 'mma'\")",
+                    takes_with(variant, a, Some(shape))
+                ),
+            )
+        };
+        c.diags.push(kind_error(ins, code, &msg, &help));
+        return false;
+    };
+    match form.needs {
+        FormNeeds::Nothing => true,
+        FormNeeds::OrderedMetadataSm120f => {
+            if ins.has(M::Sp) {
+                c.diags.push(kind_error(
+                    ins,
+                    codes::MODIFIER_COMBINATION,
+                    &format!("with `{d}` accumulators and `{a}` A, `{sname}` needs `.sp::ordered_metadata`"),
+                    "ptxas takes `.f16` accumulators with fp8 A and B on the sm_120 family only, and with `.sp::ordered_metadata` only (ptxas: \"Illegal modifier '.sp' for instruction 'mma'\")",
+                ));
+                return false;
+            }
+            use ptx_isa::{ArchVariant as V, SmTarget};
+            let Some(t) = c.header.target else {
+                return true;
+            };
+            let fam = SmTarget::sm(120, V::FamilySpecific);
+            if t.supports(&fam) {
+                return true;
+            }
+            let span = span_of(ins);
+            // a target the table's gates refused already is refused once
+            if c.diags
+                .iter()
+                .any(|x| x.code == codes::NEEDS_TARGET && x.primary_span() == Some(span))
+            {
+                return false;
+            }
+            c.diags.push(super::needs_any_target(
+                &ins.full_opcode(),
+                "mma with F16 accumulator and F8 floating point type",
+                &[fam],
+                &t.to_string(),
+                span,
+            ));
+            false
+        }
+    }
+}
+
+/// What `variant` takes with A of type `a` (at `shape` only, if given): "with `.f16` A, `mma`
+/// takes `.m16n8k8` and `.m16n8k16` with `.f16.f16.f16.f16` or `.f32.f16.f16.f32` (D, A, B,
+/// C); `.m8n8k4` with ...".
+fn takes_with(variant: MmaVariant, a: &str, shape: Option<pmx::MatrixShape>) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for r in pmx::mma_rows_for(variant, a) {
+        let shapes: Vec<String> = r
+            .shapes
+            .iter()
+            .filter(|s| shape.is_none_or(|x| x == **s))
+            .map(|s| format!("`{}`", pmx::shape_name(*s)))
+            .collect();
+        if shapes.is_empty() {
+            continue;
+        }
+        let types: Vec<String> = r
+            .acc
+            .iter()
+            .flat_map(|&(d, c)| r.b.iter().map(move |b| format!("`{d}{a}{b}{c}`")))
+            .collect();
+        let mut part = format!("{} with {}", or_list(&shapes, "and"), or_list(&types, "or"));
+        match (r.origin, r.needs) {
+            (_, FormNeeds::OrderedMetadataSm120f) => {
+                part += " (`.sp::ordered_metadata` on the sm_120 family)"
+            }
+            (FormOrigin::Ptxas, _) => part += " (ptxas only: not in the ISA, not run by ptxvm)",
+            _ => {}
+        }
+        parts.push(part);
+    }
+    format!(
+        "with `{a}` A, `{}` takes {} (D, A, B, C)",
+        variant.name(),
+        parts.join("; ")
+    )
+}
+
+/// `a`, `a and b`, `a, b and c` (or `or`).
+fn or_list(items: &[String], word: &str) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} {word} {last}", rest.join(", ")),
+    }
 }
 
 /// The `.scale_vec` and scale type a block-scaled kind takes.
