@@ -550,9 +550,131 @@ impl DeviceHeap {
     }
 }
 
+/// Entries of one chunk of an [`AllocMap`] at most: a chunk splits in two when it grows past.
+const CHUNK_MAX: usize = 256;
+
+/// The live allocations, sorted by base address, in chunks of at most [`CHUNK_MAX`].
+///
+/// Launches take a snapshot of the map, and the CUDA driver layer keeps up to hundreds of
+/// thousands of allocations live, so neither a snapshot nor a change may cost O(n): a
+/// snapshot is one `Arc` clone (the chunks are shared), and a change copies only what a live
+/// snapshot still shares — the chunk list (n / 256 pointers) and the one chunk it touches —
+/// and nothing when no snapshot is alive (the usual case after a synchronous launch). A lookup
+/// is two binary searches: over the chunks' first bases, then within one chunk.
+#[derive(Clone, Default)]
+pub struct AllocMap {
+    top: Arc<Chunks>,
+}
+
+#[derive(Clone, Default)]
+struct Chunks {
+    /// The first base of each chunk (`firsts[k] == chunks[k][0].base`).
+    firsts: Vec<u64>,
+    /// Non-empty chunks, in address order.
+    chunks: Vec<Arc<Vec<Arc<Allocation>>>>,
+    len: usize,
+}
+
+impl AllocMap {
+    /// How many allocations are live.
+    pub fn len(&self) -> usize {
+        self.top.len
+    }
+
+    /// Whether none is.
+    pub fn is_empty(&self) -> bool {
+        self.top.len == 0
+    }
+
+    /// The chunk that holds, or would hold, base `addr`: the last whose first base is at most
+    /// `addr` (the first chunk when `addr` is below them all); `None` when the map is empty.
+    #[inline(always)]
+    fn chunk_of(&self, addr: u64) -> Option<usize> {
+        let t = &*self.top;
+        if t.chunks.is_empty() {
+            return None;
+        }
+        Some(t.firsts.partition_point(|&f| f <= addr).saturating_sub(1))
+    }
+
+    /// The last allocation whose base is at most `addr`, and the first above `addr`.
+    pub fn around(&self, addr: u64) -> (Option<&Arc<Allocation>>, Option<&Arc<Allocation>>) {
+        let Some(ci) = self.chunk_of(addr) else {
+            return (None, None);
+        };
+        let t = &*self.top;
+        let c = &t.chunks[ci];
+        let i = c.partition_point(|a| a.base <= addr);
+        let below = i.checked_sub(1).map(|k| &c[k]);
+        let above = c.get(i).or_else(|| t.chunks.get(ci + 1).map(|n| &n[0]));
+        (below, above)
+    }
+
+    /// The allocation containing `[addr, addr+len)`.
+    #[inline(always)]
+    pub fn find(&self, addr: u64, len: u64) -> Option<&Arc<Allocation>> {
+        let ci = self.chunk_of(addr)?;
+        let c = &self.top.chunks[ci];
+        let i = c.partition_point(|a| a.base <= addr);
+        let a = c.get(i.checked_sub(1)?)?;
+        (addr - a.base).checked_add(len).filter(|&e| e <= a.size)?;
+        Some(a)
+    }
+
+    /// Adds `a` (whose base no live allocation has).
+    pub fn insert(&mut self, a: Arc<Allocation>) {
+        let t = Arc::make_mut(&mut self.top);
+        t.len += 1;
+        if t.chunks.is_empty() {
+            t.firsts.push(a.base);
+            t.chunks.push(Arc::new(vec![a]));
+            return;
+        }
+        let ci = t.firsts.partition_point(|&f| f <= a.base).saturating_sub(1);
+        let c = Arc::make_mut(&mut t.chunks[ci]);
+        let i = c.partition_point(|x| x.base < a.base);
+        c.insert(i, a);
+        t.firsts[ci] = c[0].base;
+        if c.len() > CHUNK_MAX {
+            let upper = c.split_off(c.len() / 2);
+            t.firsts.insert(ci + 1, upper[0].base);
+            t.chunks.insert(ci + 1, Arc::new(upper));
+        }
+    }
+
+    /// Removes the allocation at `base`; whether there was one.
+    pub fn remove(&mut self, base: u64) -> bool {
+        let Some(ci) = self.chunk_of(base) else {
+            return false;
+        };
+        let Ok(i) = self.top.chunks[ci].binary_search_by_key(&base, |a| a.base) else {
+            return false;
+        };
+        let t = Arc::make_mut(&mut self.top);
+        t.len -= 1;
+        let c = Arc::make_mut(&mut t.chunks[ci]);
+        c.remove(i);
+        if let Some(first) = c.first() {
+            t.firsts[ci] = first.base;
+        } else {
+            t.firsts.remove(ci);
+            t.chunks.remove(ci);
+        }
+        true
+    }
+
+    /// The allocations in address order.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<Allocation>> {
+        self.top.chunks.iter().flat_map(|c| c.iter())
+    }
+}
+
 /// The global allocation map of a device.
 pub struct GlobalMemory {
-    allocs: Vec<Arc<Allocation>>, // sorted by base
+    allocs: AllocMap,
+    /// `allocs` as one slice for [`MemMap`] (small maps only), made by the first snapshot
+    /// after a change.
+    flat: std::sync::OnceLock<Arc<[Arc<Allocation>]>>,
     next: u64,
     identity: bool,
     heap: Option<Arc<DeviceHeap>>,
@@ -562,7 +684,8 @@ pub struct GlobalMemory {
 impl Default for GlobalMemory {
     fn default() -> GlobalMemory {
         GlobalMemory {
-            allocs: Vec::new(),
+            allocs: AllocMap::default(),
+            flat: std::sync::OnceLock::new(),
             next: 0,
             identity: false,
             heap: None,
@@ -642,7 +765,8 @@ impl GlobalMemory {
             read_only,
             label,
         });
-        self.allocs.push(a.clone());
+        self.allocs.insert(a.clone());
+        self.flat = std::sync::OnceLock::new();
         Ok(a)
     }
 
@@ -668,13 +792,10 @@ impl GlobalMemory {
                 "{label}: {size} bytes do not fit its storage"
             )));
         }
-        let at = self.allocs.partition_point(|x| x.base < base);
-        let below = at.checked_sub(1).and_then(|k| self.allocs.get(k));
+        // the last allocation at or below `base`, and the first above it
+        let (below, above) = self.allocs.around(base);
         let overlaps_below = below.is_some_and(|b| b.base + b.size.max(1) > base);
-        let overlaps_above = self
-            .allocs
-            .get(at)
-            .is_some_and(|a| a.base < base + size.max(1));
+        let overlaps_above = above.is_some_and(|a| a.base < base + size.max(1));
         if overlaps_below || overlaps_above {
             return Err(AllocError(format!(
                 "{label} ({base:#x}, {size} bytes) overlaps a live allocation"
@@ -687,21 +808,27 @@ impl GlobalMemory {
             read_only,
             label,
         });
-        self.allocs.insert(at, a.clone());
+        self.allocs.insert(a.clone());
+        self.flat = std::sync::OnceLock::new();
         Ok(a)
     }
 
     /// Removes an allocation (its addresses are never handed out again).
     pub fn free(&mut self, base: u64) -> bool {
-        let before = self.allocs.len();
-        self.allocs.retain(|a| a.base != base);
-        before != self.allocs.len()
+        self.flat = std::sync::OnceLock::new();
+        self.allocs.remove(base)
     }
 
     /// A snapshot of the map for one launch.
     pub fn snapshot(&self) -> MemMap {
+        let flat = (self.allocs.len() <= FLAT_MAX).then(|| {
+            self.flat
+                .get_or_init(|| self.allocs.iter().cloned().collect())
+                .clone()
+        });
         MemMap {
             allocs: self.allocs.clone(),
+            flat,
             heap: self.heap.clone(),
         }
     }
@@ -738,31 +865,39 @@ impl GlobalMemory {
 
     /// The allocation containing `[addr, addr+len)`.
     pub fn find(&self, addr: u64, len: u64) -> Option<&Arc<Allocation>> {
-        find_in(&self.allocs, addr, len)
+        self.allocs.find(addr, len)
     }
-}
-
-fn find_in(allocs: &[Arc<Allocation>], addr: u64, len: u64) -> Option<&Arc<Allocation>> {
-    let i = allocs.partition_point(|a| a.base <= addr);
-    let a = allocs.get(i.checked_sub(1)?)?;
-    (addr - a.base).checked_add(len).filter(|&e| e <= a.size)?;
-    Some(a)
 }
 
 /// The allocation map as seen by one launch (immutable while kernels run).
 #[derive(Clone, Default)]
 pub struct MemMap {
-    /// Allocations sorted by base address.
-    pub allocs: Vec<Arc<Allocation>>,
+    /// The allocations (a snapshot shares the device's map until it changes).
+    pub allocs: AllocMap,
+    /// The same allocations as one sorted slice, when there are at most [`FLAT_MAX`]: a lookup
+    /// then costs what a plain binary search does, which matters on the interpreter's memory
+    /// paths (the chunked map costs three more dependent loads a lookup).
+    flat: Option<Arc<[Arc<Allocation>]>>,
     /// The device heap, when it exists.
     pub heap: Option<Arc<DeviceHeap>>,
 }
+
+/// Maps of at most this many allocations are also handed to launches as one slice.
+const FLAT_MAX: usize = 256;
 
 impl MemMap {
     /// The allocation containing `[addr, addr+len)`.
     #[inline]
     pub fn find(&self, addr: u64, len: u64) -> Option<&Allocation> {
-        find_in(&self.allocs, addr, len).map(|a| &**a)
+        match &self.flat {
+            Some(f) => {
+                let i = f.partition_point(|a| a.base <= addr);
+                let a = f.get(i.checked_sub(1)?)?;
+                (addr - a.base).checked_add(len).filter(|&e| e <= a.size)?;
+                Some(a)
+            }
+            None => self.allocs.find(addr, len).map(|a| &**a),
+        }
     }
     /// Says where an out-of-bounds access of `size` bytes at global address `addr` falls (for
     /// messages): in the allocation it starts in and runs past the end of, past the end of
@@ -790,7 +925,7 @@ fn describe(a: &Allocation) -> String {
     format!("{} ({:#x}, {})", a.label, a.base, plural(a.size, "byte"))
 }
 
-fn blame_in(allocs: &[Arc<Allocation>], addr: u64, size: u32) -> String {
+fn blame_in(allocs: &AllocMap, addr: u64, size: u32) -> String {
     if addr < NULL_PAGE {
         return if addr == 0 {
             "a null-pointer access (address 0)".into()
@@ -807,9 +942,7 @@ fn blame_in(allocs: &[Arc<Allocation>], addr: u64, size: u32) -> String {
              {GLOBAL_BASE:#x}): a null pointer plus a large offset, or an integer used as an address"
         );
     }
-    let i = allocs.partition_point(|a| a.base <= addr);
-    let below = i.checked_sub(1).and_then(|k| allocs.get(k));
-    let above = allocs.get(i);
+    let (below, above) = allocs.around(addr);
     if let Some(b) = below {
         let end = b.base.saturating_add(b.size);
         if addr < end {
@@ -878,6 +1011,130 @@ pub fn lock64(addr: u64) -> std::sync::MutexGuard<'static, ()> {
 mod tests {
     use super::*;
 
+    /// The chunked map against a `BTreeMap` model: random inserts, removals and lookups over
+    /// enough allocations to split and empty chunks, with snapshots taken along the way that
+    /// must never change afterwards.
+    #[test]
+    fn alloc_map_matches_an_ordered_map() {
+        use std::collections::BTreeMap;
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rnd = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let mk = |base: u64, size: u64| {
+            Arc::new(Allocation {
+                base,
+                size,
+                words: AtomicWords::zeroed(1),
+                read_only: false,
+                label: String::new(),
+            })
+        };
+        let mut map = AllocMap::default();
+        let mut model: BTreeMap<u64, u64> = BTreeMap::new();
+        let mut snaps: Vec<(AllocMap, Vec<(u64, u64)>)> = Vec::new();
+        for step in 0..20_000u64 {
+            // bases on a 64-byte grid, sizes below it: allocations never overlap
+            let base = 64 * (1 + rnd(3_000));
+            if rnd(3) > 0 || model.is_empty() {
+                if let std::collections::btree_map::Entry::Vacant(e) = model.entry(base) {
+                    let size = 1 + rnd(63);
+                    e.insert(size);
+                    map.insert(mk(base, size));
+                }
+            } else {
+                assert_eq!(
+                    map.remove(base),
+                    model.remove(&base).is_some(),
+                    "remove {base}"
+                );
+            }
+            assert_eq!(map.len(), model.len());
+            // lookups at, inside, at the end of and past allocations
+            for _ in 0..4 {
+                let addr = rnd(64 * 3_002);
+                let len = rnd(70);
+                let want = model
+                    .range(..=addr)
+                    .next_back()
+                    .filter(|&(&b, &sz)| addr - b + len <= sz)
+                    .map(|(&b, _)| b);
+                assert_eq!(
+                    map.find(addr, len).map(|a| a.base),
+                    want,
+                    "find {addr} {len}"
+                );
+                let (below, above) = map.around(addr);
+                assert_eq!(
+                    below.map(|a| a.base),
+                    model.range(..=addr).next_back().map(|x| *x.0)
+                );
+                assert_eq!(
+                    above.map(|a| a.base),
+                    model.range(addr + 1..).next().map(|x| *x.0)
+                );
+            }
+            if step % 2_000 == 0 {
+                snaps.push((map.clone(), model.iter().map(|(&b, &s)| (b, s)).collect()));
+            }
+        }
+        assert!(model.len() > 4 * CHUNK_MAX, "the test must split chunks");
+        for (snap, want) in &snaps {
+            let got: Vec<(u64, u64)> = snap.iter().map(|a| (a.base, a.size)).collect();
+            assert_eq!(&got, want);
+        }
+        // emptied completely
+        for b in model.keys() {
+            assert!(map.remove(*b));
+        }
+        assert!(map.is_empty() && map.find(64, 1).is_none());
+        assert!(matches!(map.around(64), (None, None)));
+    }
+
+    /// Launch snapshots of small maps search one slice, of large ones the chunks: both find
+    /// the same allocations, and a change after a snapshot shows in the next one only.
+    #[test]
+    fn snapshots_flat_and_chunked_find_the_same() {
+        let mut g = GlobalMemory::default();
+        let mut bufs = Vec::new();
+        for n in 0..2 * FLAT_MAX {
+            let before = g.snapshot();
+            let a = g.alloc(100 + n as u64, false, format!("b{n}")).unwrap();
+            let after = g.snapshot();
+            assert_eq!(after.flat.is_some(), n < FLAT_MAX);
+            assert!(before.find(a.base, 1).is_none() && after.find(a.base, 1).is_some());
+            bufs.push(a);
+            for b in bufs.iter().step_by(17) {
+                assert_eq!(
+                    after.find(b.base + b.size - 4, 4).map(|x| x.base),
+                    Some(b.base)
+                );
+                assert!(after.find(b.base + b.size - 3, 4).is_none());
+            }
+        }
+        let before = g.snapshot();
+        assert!(g.free(bufs[5].base));
+        assert!(before.find(bufs[5].base, 1).is_some());
+        assert!(g.snapshot().find(bufs[5].base, 1).is_none());
+    }
+
+    #[test]
+    fn heap_size_before_and_after_the_heap_exists() {
+        let mut g = GlobalMemory::default();
+        assert_eq!(g.heap_size(), 8 << 20);
+        g.set_heap_size(1 << 20).unwrap();
+        assert_eq!(g.heap_size(), 1 << 20);
+        let h = g.heap().unwrap();
+        assert_eq!(h.alloc.size, 1 << 20);
+        assert_eq!(g.heap_size(), 1 << 20);
+        // fixed once a kernel has used it
+        assert!(g.set_heap_size(2 << 20).is_err());
+        assert_eq!(g.heap_size(), 1 << 20);
+    }
+
     #[test]
     fn device_heap_first_fit_and_coalescing() {
         let mut g = GlobalMemory::default();
@@ -923,7 +1180,8 @@ mod tests {
         assert!(m.find(a.base + 97, 4).is_none());
         assert_eq!(m.find(b.base, 3).map(|x| x.base), Some(b.base));
         let snap = m.snapshot();
-        assert!(snap.allocs.windows(2).all(|w| w[0].base < w[1].base));
+        let bases: Vec<u64> = snap.allocs.iter().map(|a| a.base).collect();
+        assert!(bases.windows(2).all(|w| w[0] < w[1]));
         assert!(m.free(a.base));
         assert!(m.find(a.base, 1).is_none());
     }
