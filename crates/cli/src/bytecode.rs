@@ -50,7 +50,7 @@ pub(crate) fn bytecode(path: &str, only: Option<&str>, color: ColorMode) -> Exit
                 out.push_str(&text);
             }
             Err(e) => {
-                eprintln!("error: kernel `{name}` cannot be compiled: {}", e.0);
+                eprintln!("error: kernel `{name}` cannot be compiled: {e}");
                 return ExitCode::from(1);
             }
         }

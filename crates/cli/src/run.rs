@@ -437,7 +437,10 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
         }
     };
     if !crate::REWRITES.load(std::sync::atomic::Ordering::Relaxed) {
-        module.set_compile_options(ptxvm::CompileOptions { rewrites: false });
+        module.set_compile_options(ptxvm::CompileOptions {
+            rewrites: false,
+            ..Default::default()
+        });
     }
     if o.list_params {
         return list_params(&module, o.kernel.as_deref());

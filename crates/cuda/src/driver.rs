@@ -333,6 +333,12 @@ fn get_function(m: u64, name: *const c_char) -> Result<u64, CUresult> {
             .module
             .kernel(&name)
             .map_err(|_| CUDA_ERROR_NOT_FOUND)?;
+        // compiled here, under the launch time limit (PTXVM_TIMEOUT): a kernel too large to
+        // compile in that time is CUDA_ERROR_LAUNCH_TIMEOUT, reported on stderr
+        k.compile_within(state::settings().timeout).map_err(|e| {
+            report(&e);
+            kernel_error(&e).0
+        })?;
         let (layout, size) = k.param_layout().map_err(|e| {
             report(&e);
             CUDA_ERROR_INVALID_PTX

@@ -24,9 +24,25 @@ use ptx_ir::{Opcode, Operand};
 use ptx_isa::{ScalarType, StateSpace};
 use std::collections::HashMap;
 
-/// Why a kernel could not be compiled.
+/// Why a kernel could not be compiled. Decoding itself refuses nothing (an instruction the
+/// interpreter cannot run becomes [`Op::Unsupported`], refused at launch): only time runs out.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CompileError(pub String);
+pub enum CompileError {
+    /// Compiling went past [`CompileOptions::deadline`].
+    TimedOut,
+}
+
+impl std::fmt::Display for CompileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CompileError::TimedOut => {
+                write!(f, "compiling the kernel took longer than its time limit")
+            }
+        }
+    }
+}
+
+impl std::error::Error for CompileError {}
 
 /// The function whose code address is `addr`.
 pub fn func_of_addr(p: &Program, addr: u64) -> Option<u32> {
@@ -44,11 +60,30 @@ pub struct CompileOptions {
     /// if-conversion, fusion and no-op skips. Off, every instruction runs as decoded; results
     /// must be the same either way (the warp-shape harness compares both).
     pub rewrites: bool,
+    /// Give up ([`CompileError::TimedOut`]) once this instant has passed: a launch's time limit
+    /// covers compiling its kernel. Checked every [`DEADLINE_STRIDE`] instructions and between
+    /// the passes, each of which is linear in the kernel's size.
+    pub deadline: Option<std::time::Instant>,
 }
+
+/// Instructions decoded between two looks at the clock.
+const DEADLINE_STRIDE: usize = 4096;
 
 impl Default for CompileOptions {
     fn default() -> Self {
-        CompileOptions { rewrites: true }
+        CompileOptions {
+            rewrites: true,
+            deadline: None,
+        }
+    }
+}
+
+impl CompileOptions {
+    fn check_deadline(&self) -> Result<(), CompileError> {
+        match self.deadline {
+            Some(d) if std::time::Instant::now() >= d => Err(CompileError::TimedOut),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -241,6 +276,9 @@ pub fn compile_with(
     for (pi, &f) in order.iter().enumerate() {
         let func = &m.functions[f as usize];
         for (k, inst) in func.insts.iter().enumerate() {
+            if k % DEADLINE_STRIDE == DEADLINE_STRIDE - 1 {
+                opts.check_deadline()?;
+            }
             let mut d = Dec {
                 b: &mut b,
                 f,
@@ -268,18 +306,25 @@ pub fn compile_with(
             code.push(insn);
         }
     }
+    opts.check_deadline()?;
     let mut plan = crate::rewrite::invariant::plan(&b, kernel, &facts, &mut code, opts.rewrites);
+    opts.check_deadline()?;
     // a copy that every reader reads from its source instead is dead (still counted; decided
-    // after the plan, which needs the copy decoded to see that its readers can be hoisted)
+    // after the plan, which needs the copy decoded to see that its readers can be hoisted).
+    // The dead ones leave the prelude in one pass: one `retain` per copy was O(copies x
+    // prelude), quadratic in a kernel's registers.
+    let mut dead = vec![false; code.len()];
     for (k, inst) in m.functions[kernel as usize].insts.iter().enumerate() {
         if let (Some(Operand::Reg(r)), true) = (inst.operands.first(), inst.op == Opcode::Mov) {
             let r = r.index();
             if b.copies.get(r).is_some_and(|c| c.is_some()) && !b.read_direct[r] {
                 code[k].op = Op::Nop;
-                plan.prelude.retain(|i| i.inst != k as u32);
+                dead[k] = true;
             }
         }
     }
+    plan.prelude
+        .retain(|i| !dead.get(i.inst as usize).copied().unwrap_or(false));
     // every pc a branch, a table or a return can reach
     let mut targets: Vec<u32> = b.funcs.iter().map(|f| f.entry).collect();
     targets.extend(b.tables.iter().flatten().copied());
@@ -299,8 +344,10 @@ pub fn compile_with(
             &mut code,
             &targets,
         );
+        opts.check_deadline()?;
         crate::rewrite::fuse::fuse(m, &funcs, &mut code, &targets, (kernel, &facts));
         crate::rewrite::skips::set_skips(&mut code);
+        opts.check_deadline()?;
     }
     let fused = unfused.fused(&code);
     let kf = &m.functions[kernel as usize];

@@ -10,6 +10,8 @@
 //!   the parsed module (resp. the parsed module, and the lowered IR for `lower/compile`), so each
 //!   stage is measured alone. Files whose stage fails are left out of the later stages' sets (the
 //!   count is printed).
+//! * `compile/live registers/N`: compiling one kernel whose N registers are live at once (must
+//!   stay linear in N).
 //! * `execute`: one launch per iteration on 1 OS thread, `Throughput::Elements` of its
 //!   thread-instruction count (so criterion's "elem/s" is thread-instructions/s). Always the
 //!   committed kernels (`examples/vector_add.ptx`, `crates/runtime/benches/ptx/*.ptx`) at small
@@ -497,10 +499,43 @@ fn bench_execute(c: &mut Criterion) {
     g.finish();
 }
 
+/// `compile/live registers/N`: compiling a kernel whose N registers are all live at once (the
+/// shape that made compiling quadratic, issue 23 item 5); the time per register must stay flat.
+fn bench_compile_registers(c: &mut Criterion) {
+    let mut g = c.benchmark_group("compile/live registers");
+    g.sample_size(10);
+    for n in [10_000usize, 40_000, 160_000] {
+        let mut s = format!(
+            ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 out)\n{{\n\
+             .reg .b32 %r<{}>;\n.reg .b64 %rd1;\n",
+            n + 1
+        );
+        for i in 1..=n {
+            s.push_str(&format!("mov.u32 %r{i}, {i};\n"));
+        }
+        s.push_str("mov.u32 %r0, 0;\n");
+        for i in 1..=n {
+            s.push_str(&format!("add.u32 %r0, %r0, %r{i};\n"));
+        }
+        s.push_str("ld.param.u64 %rd1, [out];\nst.global.u32 [%rd1], %r0;\nret;\n}\n");
+        let parsed = ptx_syntax::parse(&s);
+        let checked = ptx_check::check_module(&parsed.module, &ptx_check::CheckOptions::default());
+        let ir = ptx_ir::lower(&parsed.module, &checked).expect("lowers");
+        let globals = GlobalAddrs { addr: Vec::new() };
+        let k = entries(&ir)[0];
+        g.throughput(Throughput::Elements(n as u64));
+        g.bench_function(BenchmarkId::from_parameter(n), |b| {
+            b.iter(|| compile(&ir, k, &globals).expect("compiles"))
+        });
+    }
+    g.finish();
+}
+
 fn bench(c: &mut Criterion) {
     let sets = sets();
     bench_front(c, &sets);
     bench_execute(c);
+    bench_compile_registers(c);
 }
 
 criterion_group!(benches, bench);

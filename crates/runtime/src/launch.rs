@@ -400,7 +400,8 @@ impl Kernel<'_> {
                 "{shared_bytes} bytes of dynamic shared memory is more than the 1 GiB ptxvm allows"
             )));
         }
-        let prog = self.program()?;
+        // (the launch's time limit covers compiling the kernel, on its first launch)
+        let prog = self.program_within(opts.timeout)?;
         self.refuse_unsupported(&prog)?;
         let (cluster, explicit_cluster) = self.cluster_shape(grid, opts, &prog, shared_bytes)?;
         let local_limit = limits::check_launch(

@@ -262,6 +262,21 @@ impl Kernel<'_> {
     }
 
     pub(crate) fn program(&self) -> Result<Arc<Program>, Error> {
+        self.program_within(None)
+    }
+
+    /// Compiles the kernel now (once: later launches and queries reuse the result), giving up
+    /// after `limit`: a timeout error (code E0607, as a launch that runs too long) that names
+    /// the kernel. `cuModuleGetFunction` compiles this way under the launch time limit.
+    pub fn compile_within(&self, limit: Option<std::time::Duration>) -> Result<(), Error> {
+        self.program_within(limit).map(drop)
+    }
+
+    /// The compiled kernel, compiled within `limit` if it has not been yet.
+    pub(crate) fn program_within(
+        &self,
+        limit: Option<std::time::Duration>,
+    ) -> Result<Arc<Program>, Error> {
         let mut cache = self
             .module
             .programs
@@ -270,13 +285,34 @@ impl Kernel<'_> {
         if let Some(p) = cache.get(&self.index) {
             return Ok(p.clone());
         }
-        let p = compile_with(
-            &self.module.ir,
-            self.index,
-            &self.module.globals,
-            self.module.compile_opts,
-        )
-        .map_err(|e| Error::Usage(e.0))?;
+        let start = std::time::Instant::now();
+        let opts = CompileOptions {
+            deadline: limit.and_then(|l| start.checked_add(l)),
+            ..self.module.compile_opts
+        };
+        let p = compile_with(&self.module.ir, self.index, &self.module.globals, opts).map_err(
+            |ptx_interp::compile::CompileError::TimedOut| {
+                let seconds = limit.unwrap_or_default().as_secs_f64();
+                let span = self.module.ir.functions[self.index as usize].span;
+                Error::Kernel {
+                    file: self.module.file.clone(),
+                    diagnostic: Box::new(
+                        Diagnostic::error(
+                            crate::codes::TIMEOUT,
+                            format!(
+                                "timeout: compiling kernel `{}` took longer than the {seconds:.1} \
+                                 seconds its launch may run",
+                                self.name()
+                            ),
+                            span,
+                        )
+                        .with_label_message("this kernel")
+                        .with_help("raise the limit with --timeout SECONDS (PTXVM_TIMEOUT under ptxvm exec)"),
+                    ),
+                    stats: Default::default(),
+                }
+            },
+        )?;
         let p = Arc::new(p);
         cache.insert(self.index, p.clone());
         Ok(p)

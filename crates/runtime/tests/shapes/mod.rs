@@ -1086,6 +1086,7 @@ pub fn run(
     }
     module.set_compile_options(CompileOptions {
         rewrites: c.rewrites,
+        ..Default::default()
     });
     let k = module.kernel("k").map_err(|e| e.to_string())?;
     let inb = device.from_slice(&input).map_err(|e| e.to_string())?;
