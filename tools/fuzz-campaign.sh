@@ -2,7 +2,7 @@
 # Build the cargo-fuzz targets `run` and `check` and fuzz each for MINUTES on one core, then print
 # executions, coverage and the crashes found, grouped by cause.
 #
-#   tools/fuzz-campaign.sh MINUTES [TARGET...]      (default targets: run check)
+#   tools/fuzz-campaign.sh MINUTES [TARGET...]      (default targets: run check; also: driver)
 #
 # Needs nightly and cargo-fuzz (`cargo install cargo-fuzz`). Each target runs in libFuzzer's fork
 # mode, so that a crash, an out-of-memory or a timeout is saved and the campaign goes on:
@@ -27,15 +27,17 @@ mkdir -p logs
 PIDS=
 trap 'for p in $PIDS; do kill "$p" 2>/dev/null || true; done' INT TERM
 for t in $TARGETS; do
+    DICT=-dict=ptx.dict
     case $t in
         run) SEEDS="seeds/run ../tests/run" ;;
         check) SEEDS="seeds/check ../tests/check ../tests/parse ../tests/run" ;;
-        *) SEEDS="seeds/$t" ;;
+        # driver: inputs are call sequences, not PTX (no dictionary)
+        *) SEEDS="seeds/$t regressions/$t" DICT= ;;
     esac
     mkdir -p "corpus/$t" "seeds/$t" "artifacts/$t-$STAMP"
     # shellcheck disable=SC2086
     "$BIN/$t" "corpus/$t" $SEEDS -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1 \
-        -rss_limit_mb=2048 -timeout=10 -max_len=65536 -dict=ptx.dict -max_total_time=$((MINUTES * 60)) \
+        -rss_limit_mb=2048 -timeout=10 -max_len=65536 $DICT -max_total_time=$((MINUTES * 60)) \
         -artifact_prefix="artifacts/$t-$STAMP/" >"logs/$t-$STAMP.log" 2>&1 &
     PIDS="$PIDS $!"
 done

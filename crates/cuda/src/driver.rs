@@ -725,7 +725,7 @@ fn free(addr: u64, kind: MemKind) -> Result<(), CUresult> {
     // through the wait, which then never ended.)
     let owner = state::init_lock()?.allocs.get(&addr).map(|a| a.ctx);
     if let Some(ctx) = owner {
-        let _ = stream::drain_ctx(ctx, false);
+        stream::wait_ctx(ctx, false);
     }
     let mut s = state::init_lock()?;
     match s.allocs.get(&addr) {

@@ -60,6 +60,14 @@ impl Registry {
     }
 }
 
+/// How many graphs and executable graphs of context `ctx` are registered (the driver fuzzer's
+/// leak check).
+pub fn graphs_of_ctx(ctx: u64) -> usize {
+    let r = graphs();
+    r.graphs.values().filter(|g| g.ctx == ctx).count()
+        + r.execs.values().filter(|e| e.0 == ctx).count()
+}
+
 fn h(p: Handle) -> u64 {
     p as u64
 }

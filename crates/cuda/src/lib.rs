@@ -39,6 +39,7 @@ pub mod exports;
 mod abi;
 mod coop;
 mod driver;
+pub mod fuzz;
 mod graph;
 mod image;
 pub mod link;

@@ -154,6 +154,17 @@ pub enum Obj {
     Link(Link),
 }
 
+/// The context an object belongs to (`None` for contexts and links).
+pub fn owner(o: &Obj) -> Option<u64> {
+    match o {
+        Obj::Module(m) => Some(m.ctx),
+        Obj::Func(f) => Some(f.module.ctx),
+        Obj::Stream(s) => Some(s.ctx),
+        Obj::Event(e) => Some(e.ctx),
+        Obj::Ctx(_) | Obj::Link(_) => None,
+    }
+}
+
 pub struct State {
     pub initialized: bool,
     /// The process that called `cuInit`: in a child forked after it, every call answers
@@ -367,13 +378,7 @@ impl State {
     pub fn destroy_ctx(&mut self, h: u64) {
         self.objects.remove(&h);
         self.allocs.retain(|_, a| a.ctx != h);
-        self.objects.retain(|_, o| match o {
-            Obj::Module(m) => m.ctx != h,
-            Obj::Func(f) => f.module.ctx != h,
-            Obj::Stream(s) => s.ctx != h,
-            Obj::Event(e) => e.ctx != h,
-            _ => true,
-        });
+        self.objects.retain(|_, o| owner(o) != Some(h));
         if self.primary == Some(h) {
             self.primary = None;
             self.primary_refs = 0;
