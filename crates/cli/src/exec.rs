@@ -2,7 +2,8 @@
 //! on the loader path, as `compute-sanitizer PROGRAM` wraps one. The settings reach the
 //! library as the environment variables a user can also set directly with `LD_LIBRARY_PATH`:
 //! `PTXVM_THREADS`, `PTXVM_TIMEOUT`, `PTXVM_MAX_INSTRUCTIONS`, `PTXVM_TRACE`,
-//! `PTXVM_EXACT_BOUNDS`, `PTXVM_CC`.
+//! `PTXVM_EXACT_BOUNDS`, `PTXVM_CC` (and `PTXVM_PROGRESS`, which has no flag: `0` or
+//! `always`; by default a progress line after 2 s on a terminal).
 
 use clap::Args;
 use std::path::{Path, PathBuf};

@@ -635,7 +635,22 @@ fn run_kernel(
         .kernel(&f.name)
         .map_err(|_| CUDA_ERROR_INVALID_HANDLE)?;
     let mut out = std::io::stdout();
-    let r = kernel.launch_streaming(a.grid, a.block, a.shared as u64, args, opts, None, &mut out);
+    let line = ProgressLine::new(&f.name);
+    let show = |p: &ptxvm::Progress| line.update(p);
+    let progress: Option<&(dyn Fn(&ptxvm::Progress) + Sync)> = match line.after {
+        Some(_) => Some(&show),
+        None => None,
+    };
+    let r = kernel.launch_streaming(
+        a.grid,
+        a.block,
+        a.shared as u64,
+        args,
+        opts,
+        progress,
+        &mut out,
+    );
+    line.clear();
     use std::io::Write as _;
     let _ = out.flush();
     match r {
@@ -660,6 +675,73 @@ fn run_kernel(
                 }
             }
             Err(code)
+        }
+    }
+}
+
+/// The progress line of a long launch on stderr (`PTXVM_PROGRESS`, see [`state::Settings`]),
+/// as `ptxvm run` shows one: blocks done, thread instructions, seconds; rewritten in place at
+/// most four times a second and erased when the launch ends.
+struct ProgressLine<'n> {
+    name: &'n str,
+    after: Option<std::time::Duration>,
+    tty: bool,
+    started: std::time::Instant,
+    /// When the line was last written (`None`: never).
+    last: Mutex<Option<std::time::Instant>>,
+}
+
+impl<'n> ProgressLine<'n> {
+    fn new(name: &'n str) -> Self {
+        ProgressLine {
+            name,
+            after: state::settings().progress,
+            tty: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            started: std::time::Instant::now(),
+            last: Mutex::new(None),
+        }
+    }
+
+    fn update(&self, p: &ptxvm::Progress) {
+        let (Some(after), now) = (self.after, std::time::Instant::now()) else {
+            return;
+        };
+        let ran = now.duration_since(self.started);
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        let due = last.is_none_or(|t| now.duration_since(t).as_millis() >= 250);
+        if ran < after || !due {
+            return;
+        }
+        if !self.tty && last.is_some_and(|t| now.duration_since(t).as_secs() < 1) {
+            return;
+        }
+        *last = Some(now);
+        use std::io::Write as _;
+        let text = format!(
+            "[ptxvm] kernel `{}`: {}/{} blocks, {} thread instructions, {:.1} s",
+            self.name,
+            p.blocks_done,
+            p.blocks_total,
+            p.thread_instructions,
+            ran.as_secs_f64()
+        );
+        // on a terminal one line rewritten in place; in a log one line a second
+        let _ = if self.tty {
+            write!(std::io::stderr(), "\r\x1b[2K{text}")
+        } else {
+            writeln!(std::io::stderr(), "{text}")
+        };
+    }
+
+    fn clear(&self) {
+        let shown = self
+            .last
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some();
+        if shown && self.tty {
+            use std::io::Write as _;
+            let _ = write!(std::io::stderr(), "\r\x1b[2K");
         }
     }
 }

@@ -21,6 +21,10 @@ pub struct Settings {
     /// by default allocations are 256-byte granular as on a GPU, whose programs (and test
     /// suites) often read a little past the end of small buffers without noticing.
     pub exact_bounds: bool,
+    /// When a launch shows a progress line on stderr (`PTXVM_PROGRESS`): `Some(d)` after it has
+    /// run `d`, `None` never. Unset: after 2 s when stderr is a terminal; `always`: at once;
+    /// `0`: never.
+    pub progress: Option<Duration>,
 }
 
 /// The settings (from `PTXVM_*` variables, read at first use).
@@ -56,6 +60,16 @@ pub fn settings() -> &'static Settings {
                 .unwrap_or(defaults.max_instructions),
             cc,
             exact_bounds: var("PTXVM_EXACT_BOUNDS").is_some_and(|v| v != "0"),
+            progress: match var("PTXVM_PROGRESS").as_deref() {
+                Some("0") => None,
+                Some("always") => Some(Duration::ZERO),
+                _ => {
+                    use std::io::IsTerminal as _;
+                    std::io::stderr()
+                        .is_terminal()
+                        .then_some(Duration::from_secs(2))
+                }
+            },
         }
     });
     &S

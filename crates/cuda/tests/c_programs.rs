@@ -212,6 +212,21 @@ fn captured_copies_and_memsets_replayed_after_a_free_fail_and_write_nothing() {
 }
 
 #[test]
+fn a_launch_shows_its_progress_when_asked() {
+    // PTXVM_PROGRESS=always: from the start (a terminal gets it after 2 s); not a terminal
+    // here, so whole lines
+    if let Some((_, stderr)) = run_with("happy", &[("PTXVM_PROGRESS", "always")]) {
+        assert!(
+            stderr.contains("[ptxvm] kernel `") && stderr.contains("blocks,"),
+            "{stderr}"
+        );
+    }
+    if let Some((_, stderr)) = run("happy") {
+        assert!(!stderr.contains("[ptxvm] kernel `"), "{stderr}");
+    }
+}
+
+#[test]
 fn a_child_forked_after_init_is_not_initialized() {
     run("fork");
 }
