@@ -372,9 +372,13 @@ fn human_count(n: u64) -> String {
 /// A fault on `.shared` memory in a kernel that declares dynamic shared memory (an unsized
 /// `.extern .shared` array, CUDA's `extern __shared__`) says how its size is given: with
 /// `--shared` absent the array has 0 bytes, so any access to it faults.
-fn dynamic_shared_hint(module: &Module, shared: u64, d: &mut ptx_diag::Diagnostic) {
-    // the report's kind and space words are fixed (tests/run/fault/README.md)
-    if d.code != ptxvm::codes::OUT_OF_BOUNDS || !d.message.starts_with("out-of-bounds shared ") {
+fn dynamic_shared_hint(
+    module: &Module,
+    shared: u64,
+    failure: ptxvm::Failure,
+    d: &mut ptx_diag::Diagnostic,
+) {
+    if failure != (ptxvm::Failure::OutOfBounds { shared: true }) {
         return;
     }
     let names: Vec<String> = module
@@ -768,8 +772,13 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
             None,
         ),
         Err(mut e) if e.is_kernel_fault() => {
-            if let ptxvm::Error::Kernel { diagnostic, .. } = &mut e {
-                dynamic_shared_hint(&module, o.shared, diagnostic);
+            if let ptxvm::Error::Kernel {
+                diagnostic,
+                failure,
+                ..
+            } = &mut e
+            {
+                dynamic_shared_hint(&module, o.shared, *failure, diagnostic);
             }
             e.render_to_stderr(color);
             // the instructions executed before a fault are not counted

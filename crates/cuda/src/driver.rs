@@ -128,17 +128,15 @@ fn enum_name(table: &'static [(&'static str, i64)], v: i64) -> Option<&'static s
 
 /// The CUDA error a kernel's failure stands for, and whether it is sticky.
 fn kernel_error(e: &ptxvm::Error) -> (CUresult, bool) {
+    use ptxvm::Failure as F;
     match e {
-        ptxvm::Error::Kernel { diagnostic, .. } => match diagnostic.code.0 {
-            "E0601" => (CUDA_ERROR_ILLEGAL_ADDRESS, true),
-            "E0602" => (CUDA_ERROR_MISALIGNED_ADDRESS, true),
-            "E0606" | "E0607" => (CUDA_ERROR_LAUNCH_TIMEOUT, true),
-            "E0608" => (CUDA_ERROR_ASSERT, true),
-            // a store to read-only memory: the MMU's fault on a GPU
-            "E0610" if diagnostic.message.starts_with("store to read-only") => {
-                (CUDA_ERROR_ILLEGAL_ADDRESS, true)
-            }
-            "E0609" => (CUDA_ERROR_NOT_SUPPORTED, false),
+        ptxvm::Error::Kernel { failure, .. } => match failure {
+            // a store to read-only memory is the MMU's fault on a GPU too
+            F::OutOfBounds { .. } | F::ReadOnly => (CUDA_ERROR_ILLEGAL_ADDRESS, true),
+            F::Misaligned => (CUDA_ERROR_MISALIGNED_ADDRESS, true),
+            F::Budget | F::Timeout => (CUDA_ERROR_LAUNCH_TIMEOUT, true),
+            F::Assert => (CUDA_ERROR_ASSERT, true),
+            F::Unsupported => (CUDA_ERROR_NOT_SUPPORTED, false),
             _ => (CUDA_ERROR_LAUNCH_FAILED, true),
         },
         ptxvm::Error::Memory(_) => (CUDA_ERROR_OUT_OF_MEMORY, false),

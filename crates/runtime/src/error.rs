@@ -20,6 +20,8 @@ pub enum Error {
     Kernel {
         /// The source the kernel came from.
         file: SourceFile,
+        /// What stopped it, for callers that act on the kind (libcuda's error codes).
+        failure: Failure,
         /// The rendered diagnostic (code, message, span, notes).
         diagnostic: Box<Diagnostic>,
         /// What ran before it stopped.
@@ -31,6 +33,40 @@ pub enum Error {
     /// size limit, or a grid that is not a whole number of clusters (libcuda:
     /// `CUDA_ERROR_INVALID_CLUSTER_SIZE`).
     Cluster(String),
+}
+
+/// What stopped a kernel ([`Error::Kernel`]): the kind, without the report's text, so that
+/// callers match on it instead of on diagnostic codes and messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Failure {
+    /// An access outside every allocation of its space; `shared` when the space was `.shared`.
+    OutOfBounds {
+        /// The access was to shared memory.
+        shared: bool,
+    },
+    /// An address not aligned to its access size.
+    Misaligned,
+    /// A store to read-only memory (`.const` data, host memory registered read-only).
+    ReadOnly,
+    /// `trap`.
+    Trap,
+    /// `__assertfail` (a failed device `assert`).
+    Assert,
+    /// An instruction ptxvm does not execute yet.
+    Unsupported,
+    /// An aligned barrier reached by part of a warp.
+    DivergentBarrier,
+    /// A barrier that can never complete.
+    Deadlock,
+    /// The thread-instruction budget ran out.
+    Budget,
+    /// The time limit passed (while compiling the kernel or running it).
+    Timeout,
+    /// The launch was cancelled.
+    Cancelled,
+    /// Any other fault.
+    Other,
 }
 
 impl Error {

@@ -466,6 +466,7 @@ impl Kernel<'_> {
                 let (e, stats) = *b;
                 Err(Error::Kernel {
                     file: self.module.file.clone(),
+                    failure: failure_of(&e),
                     diagnostic: Box::new(self.describe(&e)),
                     stats,
                 })
@@ -1077,5 +1078,28 @@ fn check_arg(k: usize, a: &Arg, p: &ParamInfo) -> Result<Vec<u8>, Error> {
             }
             Ok(b.clone())
         }
+    }
+}
+
+/// The kind of a launch's failure ([`crate::Failure`]).
+fn failure_of(e: &ExecError) -> crate::Failure {
+    use crate::Failure as F;
+    match e {
+        ExecError::Fault { kind, .. } => match kind {
+            FaultKind::OutOfBounds { space, .. } => F::OutOfBounds {
+                shared: *space == "shared",
+            },
+            FaultKind::Misaligned { .. } => F::Misaligned,
+            FaultKind::ReadOnly { .. } => F::ReadOnly,
+            FaultKind::Other(_) => F::Other,
+        },
+        ExecError::Trap(_) => F::Trap,
+        ExecError::Assert { .. } => F::Assert,
+        ExecError::Unsupported { .. } => F::Unsupported,
+        ExecError::DivergentBarrier { .. } => F::DivergentBarrier,
+        ExecError::Deadlock { .. } => F::Deadlock,
+        ExecError::Budget { .. } => F::Budget,
+        ExecError::Timeout { .. } => F::Timeout,
+        ExecError::Cancelled => F::Cancelled,
     }
 }

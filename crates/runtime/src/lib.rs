@@ -125,7 +125,7 @@ mod tensormap;
 
 pub use device::{BufferView, Device, DeviceBuffer, Element};
 pub use dtype::Dtype;
-pub use error::Error;
+pub use error::{Error, Failure};
 pub use globals::GlobalInfo;
 pub use launch::{Arg, LaunchOptions, LaunchReport, StructArg, CLUSTER_MAX};
 pub use limits::{REGISTER_FILE_MAX, SHARED_LIMIT, SHARED_LIMIT_MAX};

@@ -296,6 +296,7 @@ impl Kernel<'_> {
                 let span = self.module.ir.functions[self.index as usize].span;
                 Error::Kernel {
                     file: self.module.file.clone(),
+                    failure: crate::Failure::Timeout,
                     diagnostic: Box::new(
                         Diagnostic::error(
                             crate::codes::TIMEOUT,
