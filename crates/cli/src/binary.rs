@@ -3,14 +3,10 @@
 //! what the file is and how to get PTX from it, instead of a diagnostic that quotes its bytes.
 //!
 //! Only the first bytes and, for fatbins, the entry headers are read (kind and architecture of
-//! each member); nothing is decompressed. Loading PTX out of a fatbin is `ptxvm exec`'s
-//! (crates/cuda, `image.rs`).
+//! each member, by `ptxvm::image`, which libcuda loads images with); nothing is decompressed.
 
-/// Magic of a fatbin (`0xBA55ED50`, little-endian), as nvcc writes it (`nvcc -fatbin`, the
-/// `.nv_fatbin` section of a host object).
-const FATBIN_MAGIC: u32 = 0xBA55_ED50;
-/// Magic of the `__fatBinC_Wrapper_t` that a host program keeps pointing at its fatbin.
-const WRAPPER_MAGIC: u32 = 0x4662_43B1;
+use ptxvm::image::{fatbin_members, Member, FATBIN_MAGIC, WRAPPER_MAGIC};
+
 /// ELF `e_machine` of NVIDIA GPU code (a cubin).
 const EM_CUDA: u16 = 190;
 /// How much of the file's start is looked at for NUL bytes and non-text bytes.
@@ -26,56 +22,14 @@ fn u32_at(b: &[u8], o: usize) -> Option<u32> {
         .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
 }
 
-fn u64_at(b: &[u8], o: usize) -> Option<u64> {
-    b.get(o..o.checked_add(8)?)
-        .and_then(|w| w.try_into().ok())
-        .map(u64::from_le_bytes)
-}
-
-/// The members of the fatbin(s) starting at `at` (several may follow each other, as in a
-/// `.nv_fatbin` section): `(is_ptx, arch)` per entry, in order. `None` when the headers do not
-/// hold together.
-///
-/// Layout (little-endian): a 16-byte header (magic, u16 version, u16 header size, u64 size of
-/// the entries), then entries, each a header (u16 kind: 1 PTX, 2 ELF; u32 header size at 4;
-/// u64 padded payload size at 8; u32 architecture at 28) followed by its payload.
-fn fatbin_members(data: &[u8], mut at: usize) -> Option<Vec<(bool, u32)>> {
-    let mut out = Vec::new();
-    let mut fatbins = 0;
-    while u32_at(data, at) == Some(FATBIN_MAGIC) {
-        fatbins += 1;
-        let header = usize::from(u16_at(data, at + 6)?);
-        let size = usize::try_from(u64_at(data, at + 8)?).ok()?;
-        if header < 16 {
-            return None;
-        }
-        let first = at.checked_add(header)?;
-        let end = first.checked_add(size).filter(|&e| e <= data.len())?;
-        let mut e = first;
-        while e < end {
-            let kind = u16_at(data, e)?;
-            let eh = usize::try_from(u32_at(data, e + 4)?).ok()?;
-            let padded = usize::try_from(u64_at(data, e + 8)?).ok()?;
-            let arch = u32_at(data, e + 28)?;
-            if eh < 32 {
-                return None;
-            }
-            let next = e
-                .checked_add(eh)?
-                .checked_add(padded)
-                .filter(|&n| n <= end)?;
-            out.push((kind == 1, arch));
-            e = next;
-        }
-        at = end;
-    }
-    (fatbins > 0).then_some(out)
-}
-
 /// "PTX for compute_75 and compute_80, and SASS for sm_80" (or "nothing").
-fn members_text(members: &[(bool, u32)]) -> String {
+fn members_text(members: &[Member]) -> String {
     let list = |ptx: bool, prefix: &str| -> Option<String> {
-        let mut archs: Vec<u32> = members.iter().filter(|m| m.0 == ptx).map(|m| m.1).collect();
+        let mut archs: Vec<u32> = members
+            .iter()
+            .filter(|m| m.ptx == ptx)
+            .map(|m| m.arch)
+            .collect();
         archs.sort_unstable();
         archs.dedup();
         let names: Vec<String> = archs.iter().map(|a| format!("{prefix}_{a}")).collect();
@@ -95,8 +49,8 @@ fn members_text(members: &[(bool, u32)]) -> String {
 
 /// What to tell about the fatbin members found in `name`: where the PTX is, or that there is
 /// none.
-fn fatbin_help(name: &str, members: &[(bool, u32)]) -> String {
-    if members.iter().any(|m| m.0) {
+fn fatbin_help(name: &str, members: &[Member]) -> String {
+    if members.iter().any(|m| m.ptx) {
         format!(
             "help: extract it with `cuobjdump -xptx all {name}` (one .ptx file per \
              architecture) and give ptxvm one of those files"
@@ -108,14 +62,11 @@ fn fatbin_help(name: &str, members: &[(bool, u32)]) -> String {
     }
 }
 
-/// The first fatbin inside an ELF file (nvcc's `.nv_fatbin` section of a host object or
-/// program), searched for at 8-byte alignment.
-fn embedded_fatbin(data: &[u8]) -> Option<Vec<(bool, u32)>> {
-    let magic = FATBIN_MAGIC.to_le_bytes();
-    (0..data.len().saturating_sub(16))
-        .step_by(8)
-        .filter(|&o| data[o..o + 4] == magic)
-        .find_map(|o| fatbin_members(data, o))
+/// The members of the first fatbin inside an ELF file (nvcc's `.nv_fatbin` section of a host
+/// object or program).
+fn embedded_fatbin(data: &[u8]) -> Option<Vec<Member>> {
+    let at = ptxvm::image::embedded_fatbin(data)?;
+    fatbin_members(data, at).ok()
 }
 
 fn machine_name(m: u16) -> String {
@@ -128,6 +79,48 @@ fn machine_name(m: u16) -> String {
         243 => "RISC-V".into(),
         other => format!("machine {other}"),
     }
+}
+
+/// The PTX a fatbin holds, as [`fatbin_ptx`] finds it.
+pub struct FatbinPtx {
+    /// The text of the entry used.
+    pub text: String,
+    /// Its architecture (`compute_90`: 90).
+    pub arch: u32,
+    /// How many PTX entries the fatbin has.
+    pub entries: usize,
+}
+
+/// The PTX inside `bytes` when they are a fatbin or an ELF host object or program with a
+/// fatbin holding PTX: the entry of the newest architecture (as a GPU of the newest
+/// generation would JIT it). `None` when there is no fatbin with PTX; `Some(Err)` when there
+/// is one whose PTX cannot be decoded.
+pub fn fatbin_ptx(bytes: &[u8]) -> Option<Result<FatbinPtx, String>> {
+    let at = if u32_at(bytes, 0) == Some(FATBIN_MAGIC) {
+        0
+    } else if bytes.starts_with(b"\x7fELF") && u16_at(bytes, 18) != Some(EM_CUDA) {
+        ptxvm::image::embedded_fatbin(bytes)?
+    } else {
+        return None;
+    };
+    let members = fatbin_members(bytes, at).ok()?;
+    if !members.iter().any(|m| m.ptx) {
+        return None;
+    }
+    Some(match ptxvm::image::fatbin_ptx(&bytes[at..]) {
+        Ok(entries) => {
+            let n = entries.len();
+            match ptxvm::image::pick(entries, u32::MAX) {
+                Some(e) => Ok(FatbinPtx {
+                    text: e.text,
+                    arch: e.arch,
+                    entries: n,
+                }),
+                None => Err("its fatbin holds no PTX".into()),
+            }
+        }
+        Err(e) => Err(e.to_string()),
+    })
 }
 
 /// The error (several lines, without the leading `error: `) for `bytes` read from the file
@@ -246,7 +239,7 @@ fn elf(name: &str, bytes: &[u8]) -> String {
         }
         _ => "run a whole CUDA program with `ptxvm exec -- ./program`",
     };
-    if let Some(m) = members.filter(|m| m.iter().any(|x| x.0)) {
+    if let Some(m) = members.filter(|m| m.iter().any(|x| x.ptx)) {
         text += "\n";
         text += &fatbin_help(name, &m);
     }
@@ -280,16 +273,17 @@ mod tests {
     #[test]
     fn fatbin_members_are_listed_by_kind_and_architecture() {
         let f = fatbin(&[(1, 90, 24), (2, 80, 40), (1, 75, 8), (1, 80, 16)]);
+        let m = |ptx, arch| Member { ptx, arch };
         assert_eq!(
             fatbin_members(&f, 0),
-            Some(vec![(true, 90), (false, 80), (true, 75), (true, 80)])
+            Ok(vec![m(true, 90), m(false, 80), m(true, 75), m(true, 80)])
         );
         assert_eq!(
             members_text(&fatbin_members(&f, 0).unwrap()),
             "PTX for compute_75, compute_80 and compute_90, and SASS for sm_80"
         );
         assert_eq!(
-            members_text(&[(false, 80), (false, 90)]),
+            members_text(&[m(false, 80), m(false, 90)]),
             "only SASS, for sm_80 and sm_90"
         );
     }
@@ -299,11 +293,11 @@ mod tests {
         let mut f = fatbin(&[(1, 80, 16)]);
         // the entries claim more bytes than the file has
         f[8] = 0xff;
-        assert_eq!(fatbin_members(&f, 0), None);
+        assert!(fatbin_members(&f, 0).is_err());
         // an entry header too small
         let mut g = fatbin(&[(1, 80, 16)]);
         g[16 + 4] = 8;
-        assert_eq!(fatbin_members(&g, 0), None);
+        assert!(fatbin_members(&g, 0).is_err());
         // still refused as a fatbin, with no members named
         assert!(refuse("x", &f).unwrap().starts_with("x is a CUDA fatbin"));
     }

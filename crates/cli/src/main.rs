@@ -196,13 +196,31 @@ fn ir(path: &str, color: ColorMode) -> ExitCode {
 }
 
 /// Reads a file (or standard input for `-`, at most [`input::MAX_SOURCE_BYTES`]) into a
-/// [`SourceFile`], reporting invalid UTF-8. A binary file (a cubin, a fatbin, any file with
-/// NUL bytes or mostly non-text bytes at its start) is refused with what it is and how to get
-/// PTX from it ([`binary::refuse`]). The error is the whole message after `error: `.
+/// [`SourceFile`], reporting invalid UTF-8. A fatbin holding PTX (or a host object or program
+/// with one) gives its newest PTX ([`binary::fatbin_ptx`]). Any other binary file (a cubin, a
+/// SASS-only fatbin, any file with NUL bytes or mostly non-text bytes at its start) is refused
+/// with what it is and how to get PTX from it ([`binary::refuse`]). The error is the whole
+/// message after `error: `.
 pub(crate) fn load(path: &str) -> Result<(SourceFile, Vec<Diagnostic>), String> {
     let bytes = input::read_bounded(path, input::MAX_SOURCE_BYTES, "PTX source")
         .map_err(|e| format!("cannot read {e}"))?;
     let name = if path == "-" { "<stdin>" } else { path };
+    // a fatbin, or a host object or program with one, holding PTX: its newest PTX, as libcuda
+    // would load it
+    match binary::fatbin_ptx(&bytes) {
+        Some(Ok(f)) => {
+            if f.entries > 1 {
+                eprintln!(
+                    "note: {name}: using its PTX for compute_{} (of {} in the fatbin)",
+                    f.arch, f.entries
+                );
+            }
+            let shown = format!("{name} (compute_{} PTX)", f.arch);
+            return Ok((SourceFile::new(shown, f.text), Vec::new()));
+        }
+        Some(Err(e)) => return Err(format!("{name}: {e}")),
+        None => {}
+    }
     if let Some(why) = binary::refuse(name, &bytes) {
         return Err(why);
     }

@@ -118,6 +118,7 @@ mod device;
 mod dtype;
 mod error;
 mod globals;
+pub mod image;
 mod launch;
 mod limits;
 mod module;
