@@ -63,7 +63,10 @@ pub fn error_string(code: CUresult) -> Option<String> {
 }
 
 /// Writes `v` through the output pointer `p` (`CUDA_ERROR_INVALID_VALUE` when NULL).
-pub(crate) fn put<T>(p: *mut T, v: T) -> Result<(), CUresult> {
+///
+/// # Safety
+/// `p` is NULL or points to a writable `T` (it may be unaligned).
+pub(crate) unsafe fn put<T>(p: *mut T, v: T) -> Result<(), CUresult> {
     if p.is_null() {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
@@ -74,7 +77,10 @@ pub(crate) fn put<T>(p: *mut T, v: T) -> Result<(), CUresult> {
 }
 
 /// Reads the `T` at `p` (`CUDA_ERROR_INVALID_VALUE` when NULL).
-pub(crate) fn get<T: Copy>(p: *const T) -> Result<T, CUresult> {
+///
+/// # Safety
+/// `p` is NULL or points to a readable `T` (it may be unaligned).
+pub(crate) unsafe fn get<T: Copy>(p: *const T) -> Result<T, CUresult> {
     if p.is_null() {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
@@ -83,7 +89,10 @@ pub(crate) fn get<T: Copy>(p: *const T) -> Result<T, CUresult> {
 }
 
 /// The NUL-terminated string at `p` (`CUDA_ERROR_INVALID_VALUE` when NULL or not UTF-8).
-pub(crate) fn string(p: *const c_char) -> Result<String, CUresult> {
+///
+/// # Safety
+/// `p` is NULL or points to a NUL-terminated string that stays readable during the call.
+pub(crate) unsafe fn string(p: *const c_char) -> Result<String, CUresult> {
     if p.is_null() {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
@@ -95,7 +104,10 @@ pub(crate) fn string(p: *const c_char) -> Result<String, CUresult> {
 }
 
 /// A copy of the `len` host bytes at `p`.
-pub(crate) fn bytes(p: *const c_void, len: usize) -> Result<Vec<u8>, CUresult> {
+///
+/// # Safety
+/// `len` is 0, or `p` is NULL or points to `len` readable bytes.
+pub(crate) unsafe fn bytes(p: *const c_void, len: usize) -> Result<Vec<u8>, CUresult> {
     if len == 0 {
         return Ok(Vec::new());
     }
@@ -108,7 +120,10 @@ pub(crate) fn bytes(p: *const c_void, len: usize) -> Result<Vec<u8>, CUresult> {
 
 /// The bytes of a NUL-terminated image (PTX text) before its NUL; more than `max` of them is
 /// CUDA_ERROR_INVALID_VALUE.
-pub(crate) fn cstr_bytes(p: *const c_void, max: usize) -> Result<Vec<u8>, CUresult> {
+///
+/// # Safety
+/// `p` is NULL or points to a NUL-terminated byte string that stays readable during the call.
+pub(crate) unsafe fn cstr_bytes(p: *const c_void, max: usize) -> Result<Vec<u8>, CUresult> {
     if p.is_null() {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
@@ -121,29 +136,37 @@ pub(crate) fn cstr_bytes(p: *const c_void, max: usize) -> Result<Vec<u8>, CUresu
     Ok(s.to_vec())
 }
 
-/// Copies `len` bytes from `src` to `dst` (which may overlap). The caller has checked that
-/// device ranges lie in live allocations.
-pub(crate) fn copy(dst: u64, src: u64, len: usize) -> Result<(), CUresult> {
+/// Copies `len` bytes from `src` to `dst` (which may overlap).
+///
+/// # Safety
+/// Each range is host memory the driver API's caller vouches for (readable at `src`, writable
+/// at `dst`, for `len` bytes, until the copy is done), or device memory (a driver allocation, a
+/// module variable) that the caller checked and holds for the duration of the copy
+/// ([`crate::state::Ends::hold`]): a copy may run later on a stream's worker thread, so a check
+/// made when the call was issued is not enough by itself.
+pub(crate) unsafe fn copy(dst: u64, src: u64, len: usize) -> Result<(), CUresult> {
     if len == 0 {
         return Ok(());
     }
     if dst == 0 || src == 0 {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
-    // SAFETY: both ranges are either live device allocations (checked against the allocation
-    // map; a device address is the host address of its storage, whose words are atomics, i.e.
-    // interior-mutable) or host memory the caller vouches for by the driver API's contract. No
-    // kernel runs concurrently on this device's memory from this call's point of view: work is
-    // synchronous. `copy` allows overlap.
+    // SAFETY: by this function's contract each range is caller-vouched host memory or a device
+    // allocation held alive for the copy (a device address is the host address of its
+    // storage, whose words are atomics, i.e. interior-mutable, so a kernel running meanwhile
+    // on another stream races only in value, as on a GPU). `ptr::copy` allows overlap.
     unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, len) };
     Ok(())
 }
 
-/// Fills `count` elements of `width` bytes (1, 2 or 4) at device address `dst` with `value`;
-/// the caller has checked the range.
-pub(crate) fn fill(dst: u64, value: u32, width: usize, count: usize) {
-    // SAFETY: `[dst, dst + width * count)` lies in a live device allocation (checked by the
-    // caller), which is host memory at that address made of atomic (interior-mutable) words.
+/// Fills `count` elements of `width` bytes (1, 2 or 4) at device address `dst` with `value`.
+///
+/// # Safety
+/// `[dst, dst + width * count)` lies in a device allocation that the caller checked and holds
+/// for the duration of the fill ([`crate::state::Ends::hold`]).
+pub(crate) unsafe fn fill(dst: u64, value: u32, width: usize, count: usize) {
+    // SAFETY: by this function's contract the range lies in a device allocation held alive for
+    // the fill: host memory at that address made of atomic (interior-mutable) words.
     unsafe {
         match width {
             1 => std::ptr::write_bytes(dst as *mut u8, value as u8, count),

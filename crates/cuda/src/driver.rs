@@ -153,14 +153,20 @@ fn report(e: &ptxvm::Error) {
 
 /// Loads the image at `p` (PTX text, fatbin, fatbin wrapper, ptxvm container; a cubin is
 /// refused) into the current context.
-fn load_image(p: *const c_void, name: &str, limit: Option<usize>) -> Result<u64, CUresult> {
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn load_image(p: *const c_void, name: &str, limit: Option<usize>) -> Result<u64, CUresult> {
     let texts = read_image(p, limit)?;
     load_ptx(texts, name)
 }
 
 /// The PTX texts of the image at `p`; `limit`: how many bytes the caller knows are there
 /// (a file's or a linker input's size), which a header may not claim to exceed.
-fn read_image(p: *const c_void, limit: Option<usize>) -> Result<Vec<String>, CUresult> {
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn read_image(p: *const c_void, limit: Option<usize>) -> Result<Vec<String>, CUresult> {
     if p.is_null() {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
@@ -291,7 +297,10 @@ fn load_ptx(texts: Vec<String>, name: &str) -> Result<u64, CUresult> {
 
 /// The bytes of the file at `path` (NUL-terminated), at most [`ptxvm::MAX_SOURCE_BYTES`]
 /// read: a larger file (or `/dev/zero`) is CUDA_ERROR_INVALID_VALUE, not read to its end.
-fn read_file(path: *const c_char) -> Result<(Vec<u8>, String), CUresult> {
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn read_file(path: *const c_char) -> Result<(Vec<u8>, String), CUresult> {
     use std::io::Read as _;
     let path = string(path)?;
     let file = std::fs::File::open(&path).map_err(|_| CUDA_ERROR_FILE_NOT_FOUND)?;
@@ -312,7 +321,10 @@ fn read_file(path: *const c_char) -> Result<(Vec<u8>, String), CUresult> {
 }
 
 /// The function handle of kernel `name` of module `m` (the same handle every time).
-fn get_function(m: u64, name: *const c_char) -> Result<u64, CUresult> {
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn get_function(m: u64, name: *const c_char) -> Result<u64, CUresult> {
     let name = string(name)?;
     let loaded = {
         let s = state::init_lock()?;
@@ -368,7 +380,10 @@ fn get_function(m: u64, name: *const c_char) -> Result<u64, CUresult> {
     Ok(fh)
 }
 
-fn get_global(
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn get_global(
     dptr: *mut CUdeviceptr,
     bytes_out: *mut usize,
     m: u64,
@@ -518,7 +533,10 @@ const GRID_X_MAX: u32 = i32::MAX as u32;
 
 /// Runs a launch: the parameters from `kernel_params` (one pointer per parameter, each read
 /// for the parameter's size) or `extra` (`CU_LAUNCH_PARAM_BUFFER_POINTER`/`_SIZE` pairs).
-fn launch(
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn launch(
     fh: u64,
     a: LaunchArgs,
     kernel_params: *mut *mut c_void,
@@ -819,7 +837,10 @@ fn free(addr: u64, kind: MemKind) -> Result<(), CUresult> {
 
 /// A copy between device (or host) ranges, each checked against the allocation map when it
 /// must be device memory.
-fn memcpy(
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn memcpy(
     dst: u64,
     src: u64,
     n: usize,
@@ -847,7 +868,10 @@ fn memcpy(
 /// A checked copy in stream order. Pageable host memory (not the driver's) behaves as CUDA
 /// documents: a source is read when the call is made, a destination written before it returns.
 /// The device ends stay claimed ([`Ends`]) until the copy runs, however late.
-fn memcpy_ordered(
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn memcpy_ordered(
     ctx: u64,
     stream: u64,
     dst: u64,
@@ -882,7 +906,16 @@ fn memcpy_ordered(
     stream::submit(ctx, stream, Memcpy, op(src))
 }
 
-fn memset(dst: u64, value: u32, width: usize, count: usize, stream: u64) -> Result<(), CUresult> {
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn memset(
+    dst: u64,
+    value: u32,
+    width: usize,
+    count: usize,
+    stream: u64,
+) -> Result<(), CUresult> {
     let s = state::init_lock()?;
     s.stream_ctx(stream)?;
     if count == 0 {
@@ -973,7 +1006,10 @@ fn pointer_attribute(s: &State, name: &str, ptr: u64) -> Result<Vec<u8>, CUresul
     }
 }
 
-fn write_attr(data: *mut c_void, v: &[u8]) -> Result<(), CUresult> {
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn write_attr(data: *mut c_void, v: &[u8]) -> Result<(), CUresult> {
     if data.is_null() {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
@@ -990,7 +1026,10 @@ fn write_attr(data: *mut c_void, v: &[u8]) -> Result<(), CUresult> {
     }
 }
 
-fn proc_address(
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn proc_address(
     symbol: *const c_char,
     pfn: *mut *mut c_void,
     version: c_int,
@@ -1042,7 +1081,10 @@ fn proc_address(
 /// Adds one input to a link. PTX is checked on its own now (as the driver compiles each input
 /// when it is added); a fatbin gives its PTX; the CUDA device runtime library is noted (its
 /// functions are ptxvm's to supply); other machine code is refused with a hint.
-fn link_add(state_h: u64, kind: c_uint, data: Vec<u8>, name: &str) -> Result<(), CUresult> {
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn link_add(state_h: u64, kind: c_uint, data: Vec<u8>, name: &str) -> Result<(), CUresult> {
     state::init_lock()?.link_mut(state_h)?;
     // CU_JIT_INPUT_CUBIN 0, PTX 1, FATBINARY 2, OBJECT 3, LIBRARY 4, NVVM 5
     let texts = match kind {
@@ -1099,7 +1141,10 @@ fn link_add(state_h: u64, kind: c_uint, data: Vec<u8>, name: &str) -> Result<(),
 /// The JIT options of `cuLinkCreate` that ptxvm reads: the info and error log buffers
 /// (`CU_JIT_INFO_LOG_BUFFER` 3 / `_SIZE_BYTES` 4, `CU_JIT_ERROR_LOG_BUFFER` 5 / 6); the rest
 /// (optimisation level, register limits, …) do not apply to an interpreter.
-fn link_options(
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn link_options(
     n: c_uint,
     options: *mut c_int,
     values: *mut *mut c_void,
@@ -1133,7 +1178,10 @@ fn link_options(
 
 /// Writes `text` (cut to the capacity, NUL-terminated) into a host log buffer and the bytes
 /// used into its size option's slot.
-fn write_log(log: Option<(u64, usize, u64)>, text: &str) {
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn write_log(log: Option<(u64, usize, u64)>, text: &str) {
     let Some((buf, cap, slot)) = log else {
         return;
     };
@@ -2232,7 +2280,10 @@ fn primary_reset(dev: CUdevice) -> Result<(), CUresult> {
     Ok(())
 }
 
-fn ctx_create(pctx: *mut Handle, flags: c_uint, dev: CUdevice) -> Result<(), CUresult> {
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn ctx_create(pctx: *mut Handle, flags: c_uint, dev: CUdevice) -> Result<(), CUresult> {
     let mut s = state::init_lock()?;
     check_device(dev)?;
     if pctx.is_null() {
@@ -2259,7 +2310,10 @@ fn ctx_destroy(c: u64) -> Result<(), CUresult> {
     Ok(())
 }
 
-fn ctx_pop(pctx: *mut Handle) -> Result<(), CUresult> {
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn ctx_pop(pctx: *mut Handle) -> Result<(), CUresult> {
     let _s = state::init_lock()?;
     let c = state::stack_pop().ok_or(CUDA_ERROR_INVALID_CONTEXT)?;
     if !pctx.is_null() {
@@ -2300,7 +2354,15 @@ fn module_unload(m: u64) -> Result<(), CUresult> {
     Ok(())
 }
 
-fn param_info(f: u64, index: usize, offset: *mut usize, size: *mut usize) -> Result<(), CUresult> {
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn param_info(
+    f: u64,
+    index: usize,
+    offset: *mut usize,
+    size: *mut usize,
+) -> Result<(), CUresult> {
     let f = state::init_lock()?.func(f)?;
     let &(o, n) = f.layout.get(index).ok_or(CUDA_ERROR_INVALID_VALUE)?;
     if !offset.is_null() {
@@ -2314,7 +2376,10 @@ fn param_info(f: u64, index: usize, offset: *mut usize, size: *mut usize) -> Res
 
 /// `cuOccupancyMaxPotentialBlockSize`: the block size (a multiple of 32) with the most resident
 /// threads per multiprocessor, and the grid that fills every multiprocessor with it.
-fn potential_block_size(
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn potential_block_size(
     min_grid: *mut c_int,
     block: *mut c_int,
     func: u64,

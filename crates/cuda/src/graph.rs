@@ -74,7 +74,10 @@ fn h(p: Handle) -> u64 {
 
 /// `CUgraphInstantiate_flags`: AUTO_FREE_ON_LAUNCH 1, UPLOAD 2, DEVICE_LAUNCH 4,
 /// USE_NODE_PRIORITY 8.
-fn instantiate(pexec: *mut Handle, graph: u64, flags: u64) -> Result<(), CUresult> {
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn instantiate(pexec: *mut Handle, graph: u64, flags: u64) -> Result<(), CUresult> {
     state::init_lock().map(drop)?;
     if pexec.is_null() || flags & !0xF != 0 {
         return Err(CUDA_ERROR_INVALID_VALUE);
@@ -98,7 +101,15 @@ fn instantiate(pexec: *mut Handle, graph: u64, flags: u64) -> Result<(), CUresul
     put(pexec, e as Handle)
 }
 
-fn graph_nodes(graph: u64, nodes: *mut Handle, n: *mut usize, roots: bool) -> Result<(), CUresult> {
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn graph_nodes(
+    graph: u64,
+    nodes: *mut Handle,
+    n: *mut usize,
+    roots: bool,
+) -> Result<(), CUresult> {
     let r = graphs();
     let g = r.graphs.get(&graph).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
     let count = if roots {
@@ -133,7 +144,10 @@ fn node_type(node: u64) -> Result<c_int, CUresult> {
     Err(CUDA_ERROR_INVALID_VALUE)
 }
 
-fn end_capture(stream: u64, pgraph: *mut Handle) -> Result<(), CUresult> {
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn end_capture(stream: u64, pgraph: *mut Handle) -> Result<(), CUresult> {
     if pgraph.is_null() {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
@@ -144,7 +158,10 @@ fn end_capture(stream: u64, pgraph: *mut Handle) -> Result<(), CUresult> {
     put(pgraph, g as Handle)
 }
 
-fn capture_info(
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn capture_info(
     stream: u64,
     status: *mut c_int,
     id: *mut u64,

@@ -29,8 +29,11 @@
 //! can hand it to other processes; `PTXVM_NO_SHARED_MEMORY=1` uses the global allocator instead
 //! (no IPC). A process that `fork`s without `exec` shares that memory with its child.
 
-// The C ABI needs `#[no_mangle]` exports and raw pointers; the unsafe blocks are in `api` and
-// `abi`, each with its `// SAFETY:` argument. `state` and `image` are safe code.
+// The C ABI needs `#[no_mangle]` exports and raw pointers. Every function that dereferences a
+// pointer the caller handed over is an `unsafe fn` with a `# Safety` contract: the exports
+// (`api!`), the helpers of `abi` (`put`, `get`, `bytes`, `copy`, `fill`, …) and the driver's
+// helpers that pass the caller's pointers on; the unsafe blocks themselves (in `abi`, `shm`,
+// `fuzz`) each carry a `// SAFETY:` argument. `state` and `image` are safe code.
 #![allow(unsafe_code)]
 #![allow(non_snake_case)]
 

@@ -199,7 +199,10 @@ fn region(
 }
 
 /// A 3D copy (2D: depth 1), in the stream's order (at once: work is synchronous).
-fn copy3d(
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn copy3d(
     name: &str,
     src: &Side,
     dst: &Side,
@@ -228,7 +231,10 @@ fn copy3d(
     Ok(())
 }
 
-fn copy2d(name: &str, p: *const Memcpy2D, stream: u64) -> Result<(), CUresult> {
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn copy2d(name: &str, p: *const Memcpy2D, stream: u64) -> Result<(), CUresult> {
     let c = get(p)?;
     let side = |ty, host, device, x, y, pitch| Side {
         ty,
@@ -263,7 +269,15 @@ fn copy2d(name: &str, p: *const Memcpy2D, stream: u64) -> Result<(), CUresult> {
     )
 }
 
-fn copy3d_desc(name: &str, p: *const Memcpy3D, stream: u64, peer: bool) -> Result<(), CUresult> {
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn copy3d_desc(
+    name: &str,
+    p: *const Memcpy3D,
+    stream: u64,
+    peer: bool,
+) -> Result<(), CUresult> {
     let c = get(p)?;
     if c.src_lod != 0 || c.dst_lod != 0 {
         return Err(CUDA_ERROR_INVALID_VALUE);
@@ -297,7 +311,10 @@ fn copy3d_desc(name: &str, p: *const Memcpy3D, stream: u64, peer: bool) -> Resul
 }
 
 /// `cuMemcpyPeer`: both contexts are on the one device, so a device-to-device copy.
-fn copy_peer(
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn copy_peer(
     dst: u64,
     dst_ctx: u64,
     src: u64,
@@ -411,7 +428,10 @@ impl std::fmt::Debug for IpcHandle {
 static IMPORTED: LazyLock<Mutex<HashMap<shm::Exported, (u64, u32)>>> =
     LazyLock::new(Default::default);
 
-fn ipc_get_mem(out: *mut IpcHandle, dptr: u64) -> Result<(), CUresult> {
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn ipc_get_mem(out: *mut IpcHandle, dptr: u64) -> Result<(), CUresult> {
     let s = state::init_lock()?;
     s.current()?;
     if out.is_null() {
@@ -436,7 +456,14 @@ fn ipc_get_mem(out: *mut IpcHandle, dptr: u64) -> Result<(), CUresult> {
     )
 }
 
-fn ipc_open_mem(pdptr: *mut CUdeviceptr, handle: IpcHandle, flags: c_uint) -> Result<(), CUresult> {
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn ipc_open_mem(
+    pdptr: *mut CUdeviceptr,
+    handle: IpcHandle,
+    flags: c_uint,
+) -> Result<(), CUresult> {
     let mut s = state::init_lock()?;
     let ctx = s.current()?;
     if pdptr.is_null() || flags > 1 {
@@ -525,7 +552,10 @@ const EVENT_MAGIC: &[u8; 8] = b"ptxvmEVT";
 /// `CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS`.
 const IPC_EVENT_FLAGS: u32 = 0x2 | 0x4;
 
-fn ipc_get_event(out: *mut IpcHandle, event: Handle) -> Result<(), CUresult> {
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn ipc_get_event(out: *mut IpcHandle, event: Handle) -> Result<(), CUresult> {
     let mut s = state::init_lock()?;
     if out.is_null() {
         return Err(CUDA_ERROR_INVALID_VALUE);
@@ -547,7 +577,10 @@ fn ipc_get_event(out: *mut IpcHandle, event: Handle) -> Result<(), CUresult> {
 
 /// An imported event: all work is synchronous, so whatever the exporter recorded has
 /// completed by the time another process can wait on it.
-fn ipc_open_event(out: *mut Handle, handle: IpcHandle) -> Result<(), CUresult> {
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn ipc_open_event(out: *mut Handle, handle: IpcHandle) -> Result<(), CUresult> {
     let mut s = state::init_lock()?;
     let ctx = s.current()?;
     if out.is_null() {

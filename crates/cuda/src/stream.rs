@@ -523,7 +523,10 @@ pub fn event_synchronize(e: u64) -> Result<(), CUresult> {
 }
 
 /// `cuEventElapsedTime`: milliseconds between two completed records.
-pub fn elapsed(ms: *mut f32, start: u64, end: u64) -> Result<(), CUresult> {
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+pub unsafe fn elapsed(ms: *mut f32, start: u64, end: u64) -> Result<(), CUresult> {
     let (_, fa) = check_event(start)?;
     let (_, fb) = check_event(end)?;
     if ms.is_null() {
@@ -771,7 +774,10 @@ fn thread_mode() -> u32 {
 }
 
 /// `cuThreadExchangeStreamCaptureMode`.
-pub fn exchange_mode(mode: *mut u32) -> Result<(), CUresult> {
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+pub unsafe fn exchange_mode(mode: *mut u32) -> Result<(), CUresult> {
     let new = get(mode)?;
     if new > MODE_RELAXED {
         return Err(CUDA_ERROR_INVALID_VALUE);

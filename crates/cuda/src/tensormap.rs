@@ -9,7 +9,10 @@ use ptxvm::{TensorMap, TensorMapLayout};
 use std::ffi::{c_int, c_uint, c_void};
 
 /// The `n` values at `p` (`CUDA_ERROR_INVALID_VALUE` when NULL).
-fn array<T: Copy>(p: *const T, n: usize) -> Result<Vec<T>, CUresult> {
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn array<T: Copy>(p: *const T, n: usize) -> Result<Vec<T>, CUresult> {
     (0..n).map(|k| get(p.wrapping_add(k))).collect()
 }
 
@@ -22,7 +25,10 @@ fn out_and_rank(map: *mut c_void, rank: c_uint) -> Result<usize, CUresult> {
     Ok(rank as usize)
 }
 
-fn write(map: *mut c_void, m: Result<TensorMap, String>) -> Result<(), CUresult> {
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn write(map: *mut c_void, m: Result<TensorMap, String>) -> Result<(), CUresult> {
     let m = m.map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
     for (k, b) in m.encode().into_iter().enumerate() {
         put(map.cast::<u8>().wrapping_add(k), b)?;
@@ -31,7 +37,10 @@ fn write(map: *mut c_void, m: Result<TensorMap, String>) -> Result<(), CUresult>
 }
 
 /// The tensor map at `map`, decoded.
-fn read(map: *const c_void) -> Result<TensorMap, CUresult> {
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn read(map: *const c_void) -> Result<TensorMap, CUresult> {
     let bytes: Vec<u8> = array(map.cast::<u8>(), 128)?;
     let raw: [u8; 128] = bytes.try_into().map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
     TensorMap::decode(&raw).map_err(|_| CUDA_ERROR_INVALID_VALUE)
