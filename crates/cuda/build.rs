@@ -28,8 +28,20 @@ fn main() {
         .collect();
     let mut implemented = BTreeSet::new();
     let mut signatures = std::collections::BTreeMap::new();
-    for entry in std::fs::read_dir(src).expect("src") {
-        let path = entry.expect("src entry").path();
+    // the sources of `src/` and of its module folders (`src/driver/`)
+    let mut files = Vec::new();
+    let mut dirs = vec![src.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("src") {
+            let path = entry.expect("src entry").path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    for path in files {
         if path.extension().is_none_or(|e| e != "rs") || path.ends_with("exports.rs") {
             continue;
         }
