@@ -3,7 +3,7 @@
 use crate::demangle::{demangle, find_kernel, shown_kernel};
 use crate::npy;
 use crate::run_args::{self, Dtype, HostArg, ParamInfo, ParamType};
-use ptx_diag::ColorMode;
+use ptx_diag::{ColorMode, SourceFile};
 use ptxvm::{Arg, Device, DeviceBuffer, LaunchOptions, Module, StructArg};
 use std::io::{IsTerminal, Write};
 use std::path::Path;
@@ -16,6 +16,10 @@ use std::time::{Duration, Instant};
 pub struct RunOptions {
     /// The PTX file; `-` reads standard input.
     pub file: String,
+    /// Link another PTX file into the module (repeatable): `.extern` functions and variables
+    /// are resolved by name across the files, as libcuda's JIT linker (`cuLinkAddData`) does.
+    #[arg(long = "link", value_name = "FILE")]
+    pub link: Vec<String>,
     /// The kernel (`.entry`) to run, or its C++ name when one kernel has it (`fill` for
     /// `_Z4fillPii`); optional when the module has one.
     #[arg(long)]
@@ -413,6 +417,56 @@ fn dynamic_shared_hint(
     }
 }
 
+/// `file` with the `--link` files linked in ([`ptxvm::link`]): each input checked on its own
+/// (its errors name it), then resolved by name into one module; the linker's warnings go to
+/// stderr. Without `--link`, `None`: `file` itself is the module.
+fn linked(
+    file: &SourceFile,
+    libs: &[String],
+    color: ColorMode,
+) -> Result<Option<SourceFile>, ExitCode> {
+    if libs.is_empty() {
+        return Ok(None);
+    }
+    let mut inputs = vec![ptxvm::link::Input {
+        name: file.name().to_string(),
+        text: file.text().to_string(),
+    }];
+    for path in libs {
+        let (lib, diags) = crate::load(path).map_err(bad)?;
+        if !diags.is_empty() {
+            ptx_diag::render_to_stderr(&lib, &diags, color);
+            return Err(ExitCode::from(1));
+        }
+        inputs.push(ptxvm::link::Input {
+            name: lib.name().to_string(),
+            text: lib.text().to_string(),
+        });
+    }
+    for i in &inputs {
+        if let Err(log) = ptxvm::link::check_input(&i.name, &i.text) {
+            eprint!("{log}");
+            return Err(ExitCode::from(1));
+        }
+    }
+    match ptxvm::link::link(&inputs, false) {
+        Ok(l) => {
+            // (each line of the info log is a `warning: …` already)
+            eprint!("{}", l.info);
+            let names: Vec<&str> = inputs.iter().map(|i| i.name.as_str()).collect();
+            Ok(Some(SourceFile::new(
+                format!("<linked {}>", names.join(" + ")),
+                l.ptx,
+            )))
+        }
+        Err(log) => {
+            eprintln!("error: the link failed:");
+            eprint!("{log}");
+            Err(ExitCode::from(1))
+        }
+    }
+}
+
 pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
     let (file, diags) = match crate::load(&o.file) {
         Ok(x) => x,
@@ -426,11 +480,16 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
         ptx_diag::render_to_stderr(&file, &diags, color);
         return ExitCode::from(1);
     }
+    let linked = match linked(&file, &o.link, color) {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    let source = linked.as_ref().unwrap_or(&file);
     let device = Device::new();
     if let Err(e) = device.set_heap_size(o.heap_size) {
         return bad(e.to_string());
     }
-    let mut module = match Module::from_ptx(&device, file.name(), file.text()) {
+    let mut module = match Module::from_ptx(&device, source.name(), source.text()) {
         Ok(m) => m,
         Err(e) => {
             if let Some(code) = cuda() {

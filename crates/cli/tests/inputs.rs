@@ -394,3 +394,43 @@ fn a_million_errors_are_capped() {
         &err[err.len().saturating_sub(500)..]
     );
 }
+
+/// `--link FILE` links more PTX files into the module, as libcuda's JIT linker does (the
+/// inputs of crates/cuda/tests/link: `out[i] = times3(i) + helper(i) = 4 i + 1000`, with
+/// `times3` defined in callee.ptx and a private `helper` in each file).
+#[test]
+fn run_links_ptx_files() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../cuda/tests/link/");
+    let caller = format!("{dir}caller.ptx");
+    let callee = format!("{dir}callee.ptx");
+    let args = ["--block", "4", "--arg", "u32[4]", "--print", "0"];
+    let o = ptxvm(
+        &[&["run", &caller, "--link", &callee], &args[..]].concat(),
+        b"",
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success() && out.contains("[1000, 1004, 1008, 1012]"),
+        "{out}{}",
+        stderr(&o)
+    );
+    // without the callee, the call has nothing to call: the kernel is refused when launched
+    let o = ptxvm(&[&["run", &caller], &args[..]].concat(), b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("`times3`, which is declared but not defined"),
+        "{}",
+        stderr(&o)
+    );
+    // the same kernel twice: a link error naming both definitions
+    let o = ptxvm(
+        &[&["run", &caller, "--link", &caller], &args[..]].concat(),
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with("error: the link failed:"),
+        "{}",
+        stderr(&o)
+    );
+}

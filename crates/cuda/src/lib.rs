@@ -13,8 +13,9 @@
 //! writes them; of several the highest architecture not above the device's runs), the
 //! `__cudaFatBinaryWrapper` cudart registers, or the linker's output; cubins and SASS-only
 //! fatbins are `CUDA_ERROR_NO_BINARY_FOR_GPU` with a one-line hint on stderr. The JIT linker
-//! ([`link`]) checks each PTX input on its own and resolves `.extern` declarations by name
-//! into one PTX module, as the driver's linker does (its //! doc gives the design).
+//! ([`ptxvm::link`], shared with `ptxvm run --link`) checks each PTX input on its own and
+//! resolves `.extern` declarations by name into one PTX module, as the driver's linker does
+//! (its //! doc gives the design).
 //!
 //! Every export catches panics (none crosses the C ABI) and validates what the host hands it:
 //! handles are looked up in a registry, device ranges in the allocation map; host pointers can
@@ -45,7 +46,8 @@ mod driver;
 pub mod fuzz;
 mod graph;
 mod image;
-pub mod link;
+/// The JIT linker is the runtime's ([`ptxvm::link`]).
+pub use ptxvm::link;
 mod memory;
 mod shm;
 mod state;

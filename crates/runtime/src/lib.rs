@@ -121,6 +121,7 @@ mod globals;
 pub mod image;
 mod launch;
 mod limits;
+pub mod link;
 mod module;
 mod tensormap;
 

@@ -1,5 +1,6 @@
-//! The JIT linker behind `cuLinkCreate/AddData/AddFile/Complete`: several PTX inputs become one
-//! PTX module, resolved by name as nvlink resolves relocatable objects.
+//! The PTX linker: several PTX inputs become one PTX module, resolved by name as nvlink
+//! resolves relocatable objects. libcuda's JIT linker (`cuLinkCreate/AddData/AddFile/Complete`)
+//! and `ptxvm run --link FILE` use it.
 //!
 //! # Design
 //! ptxvm runs one checked PTX module per `Module`, so linking happens on the PTX text, before
