@@ -3,7 +3,7 @@
 //! limits.
 
 use ptx_diag::{Code, Diagnostic};
-use ptx_interp::exec::{ExecError, Stuck, StuckState, ThreadPos};
+use ptx_interp::exec::{ExecError, Stuck, StuckState, ThreadPos, WaitKind};
 use ptx_interp::launch::{launch_with_sink, LaunchConfig};
 use ptx_interp::program::{FaultKind, Program};
 use ptx_isa::{ScalarType, TypeKind};
@@ -763,12 +763,12 @@ impl Kernel<'_> {
             } => {
                 let mut parts = Vec::new();
                 let mut first_span = None;
-                for (n, expected, id, f, inst) in waits {
+                for w in waits {
                     let p = ThreadPos {
                         block: *block,
                         thread: [0; 3],
-                        func: *f,
-                        inst: *inst,
+                        func: w.func,
+                        inst: w.inst,
                     };
                     first_span.get_or_insert(span_of(&p));
                     let op = inst_text(&p);
@@ -778,31 +778,21 @@ impl Kernel<'_> {
                         .unwrap_or("bar.sync")
                         .trim_end_matches(';')
                         .to_string();
-                    if inst_text(&p).contains("wgmma.mma_async") {
-                        parts.push(format!(
-                            "{n} of the {expected} threads of warpgroup {id} wait at wgmma.mma_async at {}; the others never reach it",
-                            loc_of(&p)
-                        ));
-                        continue;
-                    }
-                    if op.contains("barrier.cluster") {
-                        parts.push(format!(
-                            "{n} threads wait at {op} for the cluster's {expected} threads at {}",
-                            loc_of(&p)
-                        ));
-                        continue;
-                    }
-                    if op.contains("mbarrier") {
-                        parts.push(format!(
-                            "{n} threads wait at {op} for the mbarrier at shared offset {id} ({expected} arrivals pending) at {}",
-                            loc_of(&p)
-                        ));
-                        continue;
-                    }
-                    parts.push(format!(
-                        "{n} of {expected} threads wait at {op} {id} at {}",
-                        loc_of(&p)
-                    ));
+                    let (n, expected, id, at) = (w.threads, w.expected, w.id, loc_of(&p));
+                    parts.push(match w.kind {
+                        WaitKind::Warpgroup => format!(
+                            "{n} of the {expected} threads of warpgroup {id} wait at wgmma.mma_async at {at}; the others never reach it"
+                        ),
+                        WaitKind::Cluster => format!(
+                            "{n} threads wait at {op} for the cluster's {expected} threads at {at}"
+                        ),
+                        WaitKind::Mbarrier => format!(
+                            "{n} threads wait at {op} for the mbarrier at shared offset {id} ({expected} arrivals pending) at {at}"
+                        ),
+                        WaitKind::Barrier => {
+                            format!("{n} of {expected} threads wait at {op} {id} at {at}")
+                        }
+                    });
                 }
                 let mut msg = format!(
                     "deadlock: block ({},{},{}) of {threads} threads: {}",

@@ -519,7 +519,14 @@ fn cluster_loop(run: &mut [Cta<'_, '_>]) -> Result<(), ExecError> {
                     if let Some(p) = run[i].clu.as_ref().filter(|p| !p.waits.is_empty()) {
                         let insn = &run[i].sh.prog.code[p.wait_pc as usize];
                         let here: u32 = p.waits.iter().map(|(_, m)| m.count_ones()).sum();
-                        waits.push((here, live, u32::MAX, insn.func, insn.inst));
+                        waits.push(super::fault::Wait {
+                            kind: super::fault::WaitKind::Cluster,
+                            threads: here,
+                            expected: live,
+                            id: u32::MAX,
+                            func: insn.func,
+                            inst: insn.inst,
+                        });
                     }
                     let msg = format!(
                         "{waiting} threads of its cluster of {n} CTAs wait at barrier.cluster.wait ({arrived} of {live} arrived)"

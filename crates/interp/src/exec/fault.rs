@@ -22,6 +22,39 @@ pub struct ThreadPos {
     pub inst: u32,
 }
 
+/// What a group of threads of a deadlocked block waits at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WaitKind {
+    /// A named barrier (`bar.sync`, `barrier.sync`): `id` is the barrier, `expected` the
+    /// threads it counts.
+    Barrier,
+    /// An mbarrier wait (`mbarrier.test_wait`/`try_wait`): `id` is the mbarrier's shared-memory
+    /// offset, `expected` the arrivals pending.
+    Mbarrier,
+    /// `wgmma.mma_async`, which the 128 threads of a warpgroup run together: `id` is the
+    /// warpgroup.
+    Warpgroup,
+    /// `barrier.cluster.wait`: `expected` is the cluster's live threads.
+    Cluster,
+}
+
+/// A group of threads of a deadlocked block waiting at one instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wait {
+    /// What they wait at.
+    pub kind: WaitKind,
+    /// How many threads wait.
+    pub threads: u32,
+    /// Threads (or arrivals) the wait needs, by `kind`.
+    pub expected: u32,
+    /// The barrier, mbarrier offset or warpgroup, by `kind`.
+    pub id: u32,
+    /// Function and instruction index of the wait.
+    pub func: u32,
+    /// Instruction index in the function.
+    pub inst: u32,
+}
+
 /// Why a launch stopped.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExecError {
@@ -45,10 +78,8 @@ pub enum ExecError {
     Deadlock {
         /// `%ctaid` of the block.
         block: [u32; 3],
-        /// Who waits where: (threads waiting, threads expected, barrier id, function, inst);
-        /// at an mbarrier wait (`mbarrier.test_wait`/`try_wait`): (threads waiting, arrivals
-        /// pending, the mbarrier's shared-memory offset, function, inst).
-        waits: Vec<(u32, u32, u32, u32, u32)>,
+        /// Who waits where.
+        waits: Vec<Wait>,
         /// Threads of the block.
         threads: u32,
         /// Exited threads.
@@ -272,21 +303,29 @@ impl<'s, 'a> Cta<'s, 'a> {
     }
 
     pub(super) fn deadlock(&self) -> ExecError {
-        let mut waits: Vec<(u32, u32, u32, u32, u32)> = Vec::new();
+        let mut waits: Vec<Wait> = Vec::new();
+        let mut wait = |kind, threads, expected, id, pc: u32| {
+            let insn = &self.sh.prog.code[pc as usize];
+            waits.push(Wait {
+                kind,
+                threads,
+                expected,
+                id,
+                func: insn.func,
+                inst: insn.inst,
+            });
+        };
         for (id, b) in self.bars.iter().enumerate() {
             let n: u32 = b.waiting.iter().map(|(_, m)| m.count_ones()).sum();
             if n > 0 {
-                let insn = &self.sh.prog.code[b.pc as usize];
-                waits.push((n, b.expected, id as u32, insn.func, insn.inst));
+                wait(WaitKind::Barrier, n, b.expected, id as u32, b.pc);
             }
         }
         for (n, pending, bar, pc) in self.mbar_waits() {
-            let insn = &self.sh.prog.code[pc as usize];
-            waits.push((n, pending, bar as u32, insn.func, insn.inst));
+            wait(WaitKind::Mbarrier, n, pending, bar as u32, pc);
         }
         for (g, n, pc) in self.wg.waiting() {
-            let insn = &self.sh.prog.code[pc as usize];
-            waits.push((n, 128, g, insn.func, insn.inst));
+            wait(WaitKind::Warpgroup, n, 128, g, pc);
         }
         let exited = self.exited_threads();
         let parked: u32 = self.warps.iter().map(|w| w.parked.count_ones()).sum();

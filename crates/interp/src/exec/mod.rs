@@ -54,5 +54,7 @@ pub use call::{CALL_OVERHEAD, DEFAULT_STACK_SIZE, LOCAL_MAX};
 pub(crate) use cluster::run_cluster;
 pub use cluster::RANK_SHIFT;
 pub use cta::{run_cta, CtaOutput, CtaScratch, LaunchShared};
-pub use fault::{ExecError, Stuck, StuckGroup, StuckState, ThreadPos, STUCK_GROUPS};
+pub use fault::{
+    ExecError, Stuck, StuckGroup, StuckState, ThreadPos, Wait, WaitKind, STUCK_GROUPS,
+};
 pub use warp::STARVE_LIMIT;
