@@ -118,6 +118,23 @@ pub(crate) unsafe fn bytes(p: *const c_void, len: usize) -> Result<Vec<u8>, CUre
     Ok(unsafe { std::slice::from_raw_parts(p.cast::<u8>(), len) }.to_vec())
 }
 
+/// Copies the `out.len()` host bytes at `p` into `out`.
+///
+/// # Safety
+/// `out` is empty, or `p` is NULL or points to `out.len()` readable bytes.
+pub(crate) unsafe fn read_into(p: *const c_void, out: &mut [u8]) -> Result<(), CUresult> {
+    if out.is_empty() {
+        return Ok(());
+    }
+    if p.is_null() {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    // SAFETY: `p` is non-null and, by this function's contract, points to `out.len()` readable
+    // bytes, which cannot overlap `out` (ours).
+    unsafe { std::ptr::copy_nonoverlapping(p.cast::<u8>(), out.as_mut_ptr(), out.len()) };
+    Ok(())
+}
+
 /// The bytes of a NUL-terminated image (PTX text) before its NUL; more than `max` of them is
 /// CUDA_ERROR_INVALID_VALUE.
 ///

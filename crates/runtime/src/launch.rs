@@ -87,6 +87,13 @@ pub struct LaunchReport {
     pub stdout: Vec<u8>,
 }
 
+/// A launch's parameters: typed arguments to check and lay out, or the laid-out buffer.
+#[derive(Clone, Copy)]
+enum Params<'a> {
+    Args(&'a [Arg]),
+    Raw(&'a [u8]),
+}
+
 /// A kernel argument.
 #[derive(Clone, Debug)]
 pub enum Arg {
@@ -334,7 +341,15 @@ impl Kernel<'_> {
         opts: &LaunchOptions,
         progress: Option<&(dyn Fn(&Progress) + Sync)>,
     ) -> Result<LaunchReport, Error> {
-        self.launch_inner(grid, block, shared_bytes, args, opts, progress, None)
+        self.launch_inner(
+            grid,
+            block,
+            shared_bytes,
+            Params::Args(args),
+            opts,
+            progress,
+            None,
+        )
     }
 
     /// [`Kernel::launch_with_progress`], writing the kernel's printf output to `sink` while it
@@ -354,7 +369,42 @@ impl Kernel<'_> {
         progress: Option<&(dyn Fn(&Progress) + Sync)>,
         sink: &mut (dyn std::io::Write + Send),
     ) -> Result<LaunchReport, Error> {
-        self.launch_inner(grid, block, shared_bytes, args, opts, progress, Some(sink))
+        self.launch_inner(
+            grid,
+            block,
+            shared_bytes,
+            Params::Args(args),
+            opts,
+            progress,
+            Some(sink),
+        )
+    }
+
+    /// [`Kernel::launch_streaming`] with the parameter buffer given as it is laid out in
+    /// parameter space (each parameter at its offset, [`Kernel::param_layout`]), as a CUDA
+    /// driver hands it over (`cuLaunchKernel`'s `kernelParams` or `extra`): `params` must be
+    /// exactly the kernel's parameter size. No argument is checked against its type: the bytes
+    /// are the kernel's.
+    #[allow(clippy::too_many_arguments)]
+    pub fn launch_raw_streaming(
+        &self,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_bytes: u64,
+        params: &[u8],
+        opts: &LaunchOptions,
+        progress: Option<&(dyn Fn(&Progress) + Sync)>,
+        sink: &mut (dyn std::io::Write + Send),
+    ) -> Result<LaunchReport, Error> {
+        self.launch_inner(
+            grid,
+            block,
+            shared_bytes,
+            Params::Raw(params),
+            opts,
+            progress,
+            Some(sink),
+        )
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -363,19 +413,21 @@ impl Kernel<'_> {
         grid: [u32; 3],
         block: [u32; 3],
         shared_bytes: u64,
-        args: &[Arg],
+        args: Params<'_>,
         opts: &LaunchOptions,
         progress: Option<&(dyn Fn(&Progress) + Sync)>,
         sink: Option<&mut (dyn std::io::Write + Send)>,
     ) -> Result<LaunchReport, Error> {
         let params = self.params();
-        if args.len() != params.len() {
-            return Err(Error::Usage(format!(
-                "kernel `{}` takes {} arguments, {} given",
-                self.name(),
-                params.len(),
-                args.len()
-            )));
+        if let Params::Args(args) = args {
+            if args.len() != params.len() {
+                return Err(Error::Usage(format!(
+                    "kernel `{}` takes {} arguments, {} given",
+                    self.name(),
+                    params.len(),
+                    args.len()
+                )));
+            }
         }
         if grid.contains(&0) || block.contains(&0) {
             return Err(Error::Usage(format!(
@@ -413,13 +465,31 @@ impl Kernel<'_> {
             shared_bytes,
             opts,
         )?;
-        let mut buf = vec![0u8; prog.param_size as usize];
-        for (k, (a, p)) in args.iter().zip(&params).enumerate() {
-            let bytes = check_arg(k, a, p)?;
-            let off = prog.params[k].0 as usize;
-            let n = bytes.len().min(p.size as usize);
-            buf[off..off + n].copy_from_slice(&bytes[..n]);
-        }
+        let packed;
+        let buf: &[u8] = match args {
+            Params::Args(args) => {
+                let mut buf = vec![0u8; prog.param_size as usize];
+                for (k, (a, p)) in args.iter().zip(&params).enumerate() {
+                    let bytes = check_arg(k, a, p)?;
+                    let off = prog.params[k].0 as usize;
+                    let n = bytes.len().min(p.size as usize);
+                    buf[off..off + n].copy_from_slice(&bytes[..n]);
+                }
+                packed = buf;
+                &packed
+            }
+            Params::Raw(raw) => {
+                if raw.len() as u64 != prog.param_size {
+                    return Err(Error::Usage(format!(
+                        "kernel `{}` has {} bytes of parameters, {} given",
+                        self.name(),
+                        prog.param_size,
+                        raw.len()
+                    )));
+                }
+                raw
+            }
+        };
         let words: Vec<u32> = buf
             .chunks(4)
             .map(|c| {

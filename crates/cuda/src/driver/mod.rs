@@ -576,11 +576,13 @@ unsafe fn launch(
     if a.shared as i64 > f.max_dynamic_shared.max(48 << 10) as i64 {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
-    let mut args = Vec::with_capacity(f.layout.len());
+    // the parameter buffer as the kernel sees it, each parameter at its offset (launched as it
+    // is: nothing split into arguments and packed again)
+    let mut params = vec![0u8; f.param_size as usize];
     if !kernel_params.is_null() {
-        for (k, &(_, size)) in f.layout.iter().enumerate() {
+        for (k, &(off, size)) in f.layout.iter().enumerate() {
             let p = get(kernel_params.wrapping_add(k))?;
-            args.push(ptxvm::Arg::Bytes(bytes(p, size as usize)?));
+            read_into(p, &mut params[off as usize..(off + size) as usize])?;
         }
     } else if !extra.is_null() {
         let (mut buf, mut size) = (std::ptr::null::<c_void>(), None::<usize>);
@@ -602,11 +604,7 @@ unsafe fn launch(
         if (size as u64) < need || size as u64 > need.next_multiple_of(16) || buf.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        let data = bytes(buf, need as usize)?;
-        for &(off, size) in &f.layout {
-            let r = off as usize..(off + size) as usize;
-            args.push(ptxvm::Arg::Bytes(data[r].to_vec()));
-        }
+        read_into(buf, &mut params)?;
     } else if !f.layout.is_empty() {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
@@ -645,7 +643,7 @@ unsafe fn launch(
         .kernel(&f.name)
         .map_err(|_| CUDA_ERROR_INVALID_HANDLE)?;
     let on = a.stream;
-    let op: stream::Op = Arc::new(move || run_kernel(&f, &a, &args, &opts, ctx));
+    let op: stream::Op = Arc::new(move || run_kernel(&f, &a, &params, &opts, ctx));
     stream::submit(ctx, on, stream::NodeKind::Kernel, op)
 }
 
@@ -653,7 +651,7 @@ unsafe fn launch(
 fn run_kernel(
     f: &Func,
     a: &LaunchArgs,
-    args: &[ptxvm::Arg],
+    params: &[u8],
     opts: &ptxvm::LaunchOptions,
     ctx: u64,
 ) -> Result<(), CUresult> {
@@ -669,11 +667,11 @@ fn run_kernel(
         Some(_) => Some(&show),
         None => None,
     };
-    let r = kernel.launch_streaming(
+    let r = kernel.launch_raw_streaming(
         a.grid,
         a.block,
         a.shared as u64,
-        args,
+        params,
         opts,
         progress,
         &mut out,
