@@ -114,6 +114,16 @@
 //! assert_eq!(module.read_global::<u32>("calls")?, [103]);
 //! # Ok::<(), ptxvm::Error>(())
 //! ```
+//!
+//! # Images, linking and the driver layer
+//!
+//! [`image`] reads module images (fatbins holding PTX, plain or compressed, also inside host
+//! objects; the linker's container) and [`link`] links PTX inputs by name into one module:
+//! `ptxvm run` and libcuda (`crates/cuda`) share both. What libcuda needs beyond that is in
+//! the `driver` module: identity-mapped devices, [`Device::claim`]/[`Device::hold`] for work
+//! that runs after its call returned, [`Kernel::compile_within`], and
+//! [`Kernel::launch_raw_streaming`] from a laid-out parameter buffer. A kernel's failure
+//! carries its kind ([`Failure`]), which callers match on instead of the report's text.
 mod device;
 mod dtype;
 mod error;
