@@ -25,6 +25,8 @@ pub struct Settings {
     /// run `d`, `None` never. Unset: after 2 s when stderr is a terminal; `always`: at once;
     /// `0`: never.
     pub progress: Option<Duration>,
+    /// stderr is a terminal (asked once: a launch must not pay a system call for it).
+    pub stderr_tty: bool,
 }
 
 /// The settings (from `PTXVM_*` variables, read at first use).
@@ -60,6 +62,7 @@ pub fn settings() -> &'static Settings {
                 .unwrap_or(defaults.max_instructions),
             cc,
             exact_bounds: var("PTXVM_EXACT_BOUNDS").is_some_and(|v| v != "0"),
+            stderr_tty: std::io::IsTerminal::is_terminal(&std::io::stderr()),
             progress: match var("PTXVM_PROGRESS").as_deref() {
                 Some("0") => None,
                 Some("always") => Some(Duration::ZERO),

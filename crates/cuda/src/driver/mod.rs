@@ -722,7 +722,7 @@ impl<'n> ProgressLine<'n> {
         ProgressLine {
             name,
             after: state::settings().progress,
-            tty: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            tty: state::settings().stderr_tty,
             started: std::time::Instant::now(),
             last: Mutex::new(None),
         }
