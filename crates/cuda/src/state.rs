@@ -34,6 +34,7 @@ pub fn settings() -> &'static Settings {
     static S: LazyLock<Settings> = LazyLock::new(|| {
         let var = |n: &str| std::env::var(n).ok().filter(|v| !v.is_empty());
         let defaults = ptxvm::LaunchOptions::default();
+        let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
         let cc = var("PTXVM_CC")
             .and_then(|v| {
                 let v = v.trim_start_matches("sm_");
@@ -62,16 +63,11 @@ pub fn settings() -> &'static Settings {
                 .unwrap_or(defaults.max_instructions),
             cc,
             exact_bounds: var("PTXVM_EXACT_BOUNDS").is_some_and(|v| v != "0"),
-            stderr_tty: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            stderr_tty: tty,
             progress: match var("PTXVM_PROGRESS").as_deref() {
                 Some("0") => None,
                 Some("always") => Some(Duration::ZERO),
-                _ => {
-                    use std::io::IsTerminal as _;
-                    std::io::stderr()
-                        .is_terminal()
-                        .then_some(Duration::from_secs(2))
-                }
+                _ => tty.then_some(Duration::from_secs(2)),
             },
         }
     });
