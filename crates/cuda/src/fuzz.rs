@@ -181,22 +181,14 @@ impl Model {
         Ok(())
     }
 
-    /// Captures a memset of allocation `i` to `value` and a write of its first word on stream
-    /// `s` into an executable graph (`None` when the sticky error stopped it; the capture is
-    /// always ended).
+    /// Launches `ok(addr)` (one thread writes 0x12345678 at `addr`) on stream `s`.
     #[allow(unsafe_code)]
-    fn capture(&mut self, s: usize, i: usize, value: u8) -> Result<Option<Handle>, Violation> {
-        // SAFETY: as in `step`.
-        let got = unsafe { cuStreamBeginCapture_v2(handle(s), 1) };
-        if !self.expect("cuStreamBeginCapture (thread-local)", got, CUDA_SUCCESS)? {
-            return Ok(None);
-        }
-        let (addr, len) = (self.bufs[i].addr, self.bufs[i].shadow.len());
-        let got = unsafe { cuMemsetD8Async(addr, value, len, handle(s)) };
-        let mut ok = self.expect("captured memset", got, CUDA_SUCCESS)?;
+    fn launch_ok(&self, s: usize, addr: u64) -> CUresult {
         let mut p = addr;
         let mut params = [(&mut p as *mut u64).cast::<c_void>()];
-        let got = unsafe {
+        // SAFETY: a live function and stream handle; one kernelParams entry pointing at a u64
+        // for the kernel's one .u64 parameter.
+        unsafe {
             cuLaunchKernel(
                 handle(self.k.ok),
                 1,
@@ -210,7 +202,23 @@ impl Model {
                 params.as_mut_ptr(),
                 std::ptr::null_mut(),
             )
-        };
+        }
+    }
+
+    /// Captures a memset of allocation `i` to `value` and a write of its first word on stream
+    /// `s` into an executable graph (`None` when the sticky error stopped it; the capture is
+    /// always ended).
+    #[allow(unsafe_code)]
+    fn capture(&mut self, s: usize, i: usize, value: u8) -> Result<Option<Handle>, Violation> {
+        // SAFETY: as in `step`.
+        let got = unsafe { cuStreamBeginCapture_v2(handle(s), 1) };
+        if !self.expect("cuStreamBeginCapture (thread-local)", got, CUDA_SUCCESS)? {
+            return Ok(None);
+        }
+        let (addr, len) = (self.bufs[i].addr, self.bufs[i].shadow.len());
+        let got = unsafe { cuMemsetD8Async(addr, value, len, handle(s)) };
+        let mut ok = self.expect("captured memset", got, CUDA_SUCCESS)?;
+        let got = self.launch_ok(s, addr);
         ok &= self.expect("captured launch", got, CUDA_SUCCESS)?;
         let mut g: Handle = H0;
         let got = unsafe { cuStreamEndCapture(handle(s), &mut g) };
@@ -271,11 +279,7 @@ impl Model {
                     return Ok(());
                 }
                 let buf = self.bufs.swap_remove(pick(self.bufs.len(), a));
-                let got = if buf.host {
-                    unsafe { cuMemFreeHost(buf.addr as *mut c_void) }
-                } else {
-                    unsafe { cuMemFree_v2(buf.addr) }
-                };
+                let got = free(&buf);
                 self.expect(&format!("free {:#x}", buf.addr), got, CUDA_SUCCESS)?;
             }
             // free what is not an allocation: an interior pointer, a wild one, NULL (success)
@@ -430,24 +434,12 @@ impl Model {
                 }
                 let s = self.stream(b);
                 self.order(i, s)?;
-                let mut p = self.bufs[i].addr;
-                let mut params = [(&mut p as *mut u64).cast::<c_void>()];
-                let got = unsafe {
-                    cuLaunchKernel(
-                        handle(self.k.ok),
-                        1,
-                        1,
-                        1,
-                        1,
-                        1,
-                        1,
-                        0,
-                        handle(s),
-                        params.as_mut_ptr(),
-                        std::ptr::null_mut(),
-                    )
-                };
-                if self.expect(&format!("launch ok({p:#x}) on {s:#x}"), got, CUDA_SUCCESS)? {
+                let got = self.launch_ok(s, self.bufs[i].addr);
+                if self.expect(
+                    &format!("launch ok({:#x}) on {s:#x}", self.bufs[i].addr),
+                    got,
+                    CUDA_SUCCESS,
+                )? {
                     self.bufs[i].shadow[..4].copy_from_slice(&0x1234_5678u32.to_le_bytes());
                 }
             }
@@ -537,11 +529,7 @@ impl Model {
                 let freed = op == 16;
                 if freed {
                     let buf = self.bufs.swap_remove(i);
-                    let got = if buf.host {
-                        unsafe { cuMemFreeHost(buf.addr as *mut c_void) }
-                    } else {
-                        unsafe { cuMemFree_v2(buf.addr) }
-                    };
+                    let got = free(&buf);
                     self.expect("free before the replay", got, CUDA_SUCCESS)?;
                 }
                 let mut ran = true;
@@ -580,6 +568,19 @@ impl Model {
             }
         }
         Ok(())
+    }
+}
+
+/// Frees an allocation of the model (device or pinned host memory).
+#[allow(unsafe_code)]
+fn free(buf: &Buf) -> CUresult {
+    // SAFETY: an address the driver returned for this kind of allocation.
+    unsafe {
+        if buf.host {
+            cuMemFreeHost(buf.addr as *mut c_void)
+        } else {
+            cuMemFree_v2(buf.addr)
+        }
     }
 }
 
