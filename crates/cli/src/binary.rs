@@ -5,7 +5,7 @@
 //! Only the first bytes and, for fatbins, the entry headers are read (kind and architecture of
 //! each member, by `ptxvm::image`, which libcuda loads images with); nothing is decompressed.
 
-use ptxvm::image::{fatbin_members, Member, FATBIN_MAGIC, WRAPPER_MAGIC};
+use ptxvm::image::{classify, fatbin_members, Kind, Member};
 
 /// ELF `e_machine` of NVIDIA GPU code (a cubin).
 const EM_CUDA: u16 = 190;
@@ -15,11 +15,6 @@ const SAMPLE: usize = 8 << 10;
 fn u16_at(b: &[u8], o: usize) -> Option<u16> {
     b.get(o..o.checked_add(2)?)
         .map(|w| u16::from_le_bytes([w[0], w[1]]))
-}
-
-fn u32_at(b: &[u8], o: usize) -> Option<u32> {
-    b.get(o..o.checked_add(4)?)
-        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
 }
 
 /// "PTX for compute_75 and compute_80, and SASS for sm_80" (or "nothing").
@@ -96,12 +91,10 @@ pub struct FatbinPtx {
 /// generation would JIT it). `None` when there is no fatbin with PTX; `Some(Err)` when there
 /// is one whose PTX cannot be decoded.
 pub fn fatbin_ptx(bytes: &[u8]) -> Option<Result<FatbinPtx, String>> {
-    let at = if u32_at(bytes, 0) == Some(FATBIN_MAGIC) {
-        0
-    } else if bytes.starts_with(b"\x7fELF") && u16_at(bytes, 18) != Some(EM_CUDA) {
-        ptxvm::image::embedded_fatbin(bytes)?
-    } else {
-        return None;
+    let at = match classify(bytes) {
+        Kind::Fatbin => 0,
+        Kind::Elf if u16_at(bytes, 18) != Some(EM_CUDA) => ptxvm::image::embedded_fatbin(bytes)?,
+        _ => return None,
     };
     let members = fatbin_members(bytes, at).ok()?;
     if !members.iter().any(|m| m.ptx) {
@@ -127,11 +120,9 @@ pub fn fatbin_ptx(bytes: &[u8]) -> Option<Result<FatbinPtx, String>> {
 /// shown as `name`, when they are not PTX text; `None` for text (which may still hold a stray
 /// invalid byte: the E0020 diagnostic points at it).
 pub fn refuse(name: &str, bytes: &[u8]) -> Option<String> {
-    if bytes.starts_with(b"\x7fELF") {
-        return Some(elf(name, bytes));
-    }
-    match u32_at(bytes, 0) {
-        Some(FATBIN_MAGIC) => {
+    match classify(bytes) {
+        Kind::Elf => return Some(elf(name, bytes)),
+        Kind::Fatbin => {
             let members = fatbin_members(bytes, 0).unwrap_or_default();
             return Some(format!(
                 "{name} is a CUDA fatbin (a container of compiled GPU code) holding {}, not PTX text\n{}",
@@ -139,7 +130,7 @@ pub fn refuse(name: &str, bytes: &[u8]) -> Option<String> {
                 fatbin_help(name, &members)
             ));
         }
-        Some(WRAPPER_MAGIC) => {
+        Kind::Wrapper => {
             return Some(format!(
                 "{name} is a CUDA fatbin wrapper (`__fatBinC_Wrapper_t`, which points at a fatbin in a \
                  running program's memory), not PTX text\n\
@@ -262,7 +253,7 @@ mod tests {
             entries.extend(h);
             entries.extend(std::iter::repeat_n(b'x', len));
         }
-        let mut f = FATBIN_MAGIC.to_le_bytes().to_vec();
+        let mut f = ptxvm::image::FATBIN_MAGIC.to_le_bytes().to_vec();
         f.extend(1u16.to_le_bytes());
         f.extend(16u16.to_le_bytes());
         f.extend((entries.len() as u64).to_le_bytes());
