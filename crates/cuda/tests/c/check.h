@@ -25,6 +25,16 @@
         }                                                                        \
     } while (0)
 
+/* cuInit, then device 0's primary context made current on this thread. */
+static inline void use_primary_context(void) {
+    CUdevice dev;
+    CUcontext ctx;
+    OK(cuInit(0));
+    OK(cuDeviceGet(&dev, 0));
+    OK(cuDevicePrimaryCtxRetain(&ctx, dev));
+    OK(cuCtxSetCurrent(ctx));
+}
+
 /* Kernels shared by the tests. */
 static const char *KERNELS =
     ".version 7.5\n"

@@ -67,12 +67,7 @@ static void unhex(const char *s, unsigned char *b, size_t n) {
 /* The importing process: reads the exporter's words, adds 100 to each, stores 7 past them from
  * a kernel, checks the open count and that an imported event has completed. */
 static int child(const char *mem_hex, const char *event_hex) {
-    CUdevice dev;
-    CUcontext ctx;
-    OK(cuInit(0));
-    OK(cuDeviceGet(&dev, 0));
-    OK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    OK(cuCtxSetCurrent(ctx));
+    use_primary_context();
     CUmodule mod;
     OK(cuModuleLoadData(&mod, KERNELS));
     OK(cuModuleGetFunction(&poke, mod, "poke"));
@@ -133,12 +128,7 @@ static int child(const char *mem_hex, const char *event_hex) {
 
 /* An importer after the exporter freed the memory: the handle opens nothing. */
 static int stale(const char *mem_hex) {
-    CUdevice dev;
-    CUcontext ctx;
-    OK(cuInit(0));
-    OK(cuDeviceGet(&dev, 0));
-    OK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    OK(cuCtxSetCurrent(ctx));
+    use_primary_context();
     CUipcMemHandle h;
     unhex(mem_hex, (unsigned char *)h.reserved, 64);
     CUdeviceptr p = 0;

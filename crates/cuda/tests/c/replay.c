@@ -39,13 +39,8 @@ static int all(const unsigned char *p, unsigned char v) {
 }
 
 int main(void) {
-    CUdevice dev;
-    CUcontext ctx;
     CUstream s;
-    OK(cuInit(0));
-    OK(cuDeviceGet(&dev, 0));
-    OK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    OK(cuCtxSetCurrent(ctx));
+    use_primary_context();
     OK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
     (void)KERNELS;
 
