@@ -1,4 +1,5 @@
-//! Binary files given where PTX text is wanted: cubins and other ELF files, fatbins, anything
+//! Binary files given where PTX text is wanted: cubins (those of `ptxvm ptxas` hold PTX, read
+//! by [`ptxvm_cubin`]) and other ELF files, fatbins, anything
 //! else with NUL bytes or mostly non-text bytes near its start. Each gets one error that says
 //! what the file is and how to get PTX from it, instead of a diagnostic that quotes its bytes.
 //!
@@ -114,6 +115,17 @@ pub fn fatbin_ptx(bytes: &[u8]) -> Option<Result<FatbinPtx, String>> {
         }
         Err(e) => Err(e.to_string()),
     })
+}
+
+/// The cubin `ptxvm ptxas` wrote, when `bytes` are one.
+pub fn ptxvm_cubin(bytes: &[u8]) -> Option<ptxvm::image::Cubin> {
+    if classify(bytes) != Kind::Elf {
+        return None;
+    }
+    match ptxvm::image::read_elf(bytes) {
+        Ok(ptxvm::image::ElfImage::Cubin(c)) => Some(c),
+        _ => None,
+    }
 }
 
 /// The error (several lines, without the leading `error: `) for `bytes` read from the file

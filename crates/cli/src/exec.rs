@@ -4,6 +4,11 @@
 //! `PTXVM_THREADS`, `PTXVM_TIMEOUT`, `PTXVM_MAX_INSTRUCTIONS`, `PTXVM_TRACE`,
 //! `PTXVM_EXACT_BOUNDS`, `PTXVM_CC` (and `PTXVM_PROGRESS`, which has no flag: `0` or
 //! `always`; by default a progress line after 2 s on a terminal).
+//!
+//! Tools that assemble PTX with ptxas and load the cubin (Triton) get `ptxvm ptxas` instead:
+//! a `ptxas` link to this binary comes first on the program's `PATH`, and Triton's
+//! `TRITON_PTXAS_PATH`/`TRITON_PTXAS_BLACKWELL_PATH` point at it unless the user set them;
+//! `--no-ptxas` leaves both alone.
 
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -31,6 +36,10 @@ pub struct ExecOptions {
     /// Report this compute capability (e.g. 9.0) [env: PTXVM_CC; default 8.0].
     #[arg(long, value_name = "X.Y")]
     cc: Option<String>,
+    /// Leave ptxas alone: no `ptxvm ptxas` link first on `PATH`, Triton's ptxas variables
+    /// untouched (its real ptxas writes SASS, which ptxvm cannot run).
+    #[arg(long)]
+    no_ptxas: bool,
     /// The program and its arguments (after `--`).
     #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
     program: Vec<String>,
@@ -132,6 +141,21 @@ fn extract(bytes: &[u8]) -> Result<PathBuf, String> {
     ))
 }
 
+/// The variables Triton reads for its ptxas (the second for sm_90 and newer).
+const TRITON_PTXAS: [&str; 2] = ["TRITON_PTXAS_PATH", "TRITON_PTXAS_BLACKWELL_PATH"];
+
+/// `dir/bin/ptxas`, a link to this binary (which, started under that name, is `ptxvm ptxas`).
+fn ptxas_link(dir: &Path) -> Result<PathBuf, String> {
+    let exe = std::env::current_exe()
+        .and_then(|e| e.canonicalize())
+        .map_err(|e| format!("cannot locate ptxvm itself: {e}"))?;
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).map_err(|e| format!("{}: {e}", bin.display()))?;
+    let link = bin.join("ptxas");
+    std::os::unix::fs::symlink(&exe, &link).map_err(|e| format!("{}: {e}", link.display()))?;
+    Ok(link)
+}
+
 /// A fresh directory holding `libcuda.so.1` and `libcuda.so`, links to `lib`.
 fn library_dir(lib: &Path) -> Result<PathBuf, String> {
     let lib = lib
@@ -181,6 +205,27 @@ pub fn exec(opts: ExecOptions) -> ExitCode {
     }
     if let Some(cc) = &opts.cc {
         cmd.env("PTXVM_CC", cc);
+    }
+    if !opts.no_ptxas {
+        let link = match ptxas_link(&dir) {
+            Ok(l) => l,
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&dir);
+                eprintln!("error: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        let mut path = std::ffi::OsString::from(dir.join("bin"));
+        if let Some(old) = std::env::var_os("PATH").filter(|p| !p.is_empty()) {
+            path.push(":");
+            path.push(old);
+        }
+        cmd.env("PATH", path);
+        for var in TRITON_PTXAS {
+            if std::env::var_os(var).is_none_or(|v| v.is_empty()) {
+                cmd.env(var, &link);
+            }
+        }
     }
     let status = cmd.status();
     let _ = std::fs::remove_dir_all(&dir);

@@ -1,9 +1,10 @@
 //! `ptxvm`: the command line of the PTX virtual machine.
 //!
 //! Subcommands: `run` (execute a kernel), `check` (diagnostics), `fmt` (canonical formatting),
-//! `ir` (the lowered IR), `exec` (a CUDA program on ptxvm's libcuda), `bench` (the benchmark
-//! suite against native code), `doc` and
-//! `explain`. Exit codes: 0 success, 1 bad input (invalid PTX, bad arguments or command line),
+//! `ir` (the lowered IR), `exec` (a CUDA program on ptxvm's libcuda), `ptxas` (a stand-in for
+//! NVIDIA's assembler: checks PTX, writes a cubin holding it), `bench` (the benchmark suite
+//! against native code), `doc` and `explain`. Started under the name `ptxas`, the binary is
+//! `ptxvm ptxas`. Exit codes: 0 success, 1 bad input (invalid PTX, bad arguments or command line),
 //! 2 kernel fault (trap, out-of-bounds access, deadlock, instruction budget or timeout).
 
 mod bench;
@@ -13,6 +14,7 @@ mod demangle;
 mod exec;
 mod input;
 mod npy;
+mod ptxas;
 mod run;
 mod run_args;
 
@@ -104,6 +106,15 @@ enum Command {
     /// cuda-bindings, a Rust program on cudarc, a C program) with ptxvm's libcuda.so.1 first on
     /// the loader path: `ptxvm exec -- python3 my_script.py`.
     Exec(exec::ExecOptions),
+    /// A stand-in for NVIDIA's ptxas, with its command line (`ptxvm ptxas -arch=sm_80 -v k.ptx
+    /// -o k.cubin`): checks the PTX, prints errors as ptxas does (exit 255), and writes a cubin
+    /// holding the PTX, which ptxvm's libcuda loads. `ptxvm exec` points Triton at it.
+    #[command(disable_help_flag = true, disable_version_flag = true)]
+    Ptxas {
+        /// ptxas's options and input (`ptxvm ptxas --help` lists them).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Print the lowered IR of a PTX file: resolved registers, symbols, basic blocks and their
     /// immediate post-dominators (the reconvergence points).
     Ir {
@@ -125,6 +136,10 @@ pub(crate) static REWRITES: std::sync::atomic::AtomicBool =
     std::sync::atomic::AtomicBool::new(true);
 
 fn main() -> ExitCode {
+    if ptxas::called_as_ptxas() {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        return ptxas::main(&args);
+    }
     if std::env::var_os("PTXVM_REWRITES").is_some_and(|v| v == "0") {
         REWRITES.store(false, std::sync::atomic::Ordering::Relaxed);
     }
@@ -163,6 +178,7 @@ fn main() -> ExitCode {
         Command::Bench(opts) => bench::bench(&opts, color),
         Command::Run(opts) => run::run(*opts, color),
         Command::Exec(opts) => exec::exec(opts),
+        Command::Ptxas { args } => ptxas::main(&args),
         Command::Doc {
             query,
             list,
@@ -205,6 +221,11 @@ pub(crate) fn load(path: &str) -> Result<(SourceFile, Vec<Diagnostic>), String> 
     let bytes = input::read_bounded(path, input::MAX_SOURCE_BYTES, "PTX source")
         .map_err(|e| format!("cannot read {e}"))?;
     let name = if path == "-" { "<stdin>" } else { path };
+    // a cubin `ptxvm ptxas` wrote: the PTX it holds
+    if let Some(c) = binary::ptxvm_cubin(&bytes) {
+        let shown = format!("{name} (PTX of a ptxvm ptxas cubin for {})", c.target);
+        return Ok((SourceFile::new(shown, c.ptx), Vec::new()));
+    }
     // a fatbin, or a host object or program with one, holding PTX: its newest PTX, as libcuda
     // would load it
     match binary::fatbin_ptx(&bytes) {

@@ -1,6 +1,7 @@
 //! Module images: PTX text, NVIDIA fatbins holding PTX (plain, zstd or LZ4 entries, several
 //! fatbins in a row as in a host object's `.nv_fatbin` section), the `__cudaFatBinaryWrapper`
-//! magic, ptxvm's linker container; cubins and SASS-only fatbins are recognised, to be refused.
+//! magic, ptxvm's linker container, the cubin `ptxvm ptxas` writes (an ELF image holding the
+//! PTX, see [`cubin`]); SASS cubins and SASS-only fatbins are recognised, to be refused.
 //! libcuda (`crates/cuda`) loads images through this module, and `ptxvm run` runs the PTX of a
 //! fatbin or of a host program with one.
 
@@ -27,7 +28,8 @@ pub const CONTAINER_MAGIC: &[u8; 8] = b"PTXVMLNK";
 /// What an image's first bytes say it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
-    /// An ELF file: a cubin (SASS), or a host object or program (which may embed a fatbin).
+    /// An ELF file: a cubin (SASS, or `ptxvm ptxas`'s holding PTX: [`read_elf`]), or a host
+    /// object or program (which may embed a fatbin).
     Elf,
     /// A fatbin.
     Fatbin,
@@ -298,6 +300,157 @@ pub fn is_device_runtime(data: &[u8]) -> bool {
             .any(|w| w == b"cuda_device_runtime")
 }
 
+/// The section of a `ptxvm ptxas` cubin holding the module's PTX text (NUL-terminated).
+pub const CUBIN_PTX_SECTION: &[u8] = b".nv.ptxvm.ptx";
+/// The section of a `ptxvm ptxas` cubin holding the GPU it was assembled for (`sm_90a`).
+pub const CUBIN_TARGET_SECTION: &[u8] = b".nv.ptxvm.target";
+/// The largest ELF image read as a module: room for [`MAX_PTX_BYTES`] of PTX and headers.
+pub const MAX_ELF_BYTES: u64 = MAX_PTX_BYTES * 2;
+
+/// A cubin as `ptxvm ptxas` writes it: the PTX it was made from and its target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cubin {
+    /// The GPU it was assembled for (`--gpu-name`): `sm_80`, `sm_90a`, `sm_100f`.
+    pub target: String,
+    /// The module's PTX.
+    pub ptx: String,
+}
+
+/// What an ELF image handed over as a module is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ElfImage {
+    /// A cubin `ptxvm ptxas` wrote.
+    Cubin(Cubin),
+    /// A cubin of machine code (SASS) only: ptxvm cannot run it.
+    Sass,
+    /// Not a CUDA image (another machine's ELF: a host object or library).
+    Host,
+}
+
+/// The cubin `ptxvm ptxas` writes in place of machine code: an ELF64 image for `EM_CUDA`, with
+/// OS/ABI and ABI version as ptxas 13 sets them, `e_flags` holding the SM number
+/// (`sm << 8 | 0x0600_0004`, the layout of ptxas's flags), the PTX and the target in
+/// [`CUBIN_PTX_SECTION`] and [`CUBIN_TARGET_SECTION`]; `relocatable` (`ptxas -c`) makes it
+/// `ET_REL` instead of `ET_EXEC`.
+pub fn cubin(ptx: &str, target: &str, relocatable: bool) -> Vec<u8> {
+    use object::write::elf::{FileHeader, SectionHeader, Writer};
+    let mut text = ptx.as_bytes().to_vec();
+    text.push(0);
+    let mut tgt = target.as_bytes().to_vec();
+    tgt.push(0);
+    let mut out = Vec::new();
+    let mut w = Writer::new(object::Endianness::Little, true, &mut out);
+    w.reserve_file_header();
+    w.reserve_null_section_index();
+    let ptx_name = w.add_section_name(CUBIN_PTX_SECTION);
+    w.reserve_section_index();
+    let tgt_name = w.add_section_name(CUBIN_TARGET_SECTION);
+    w.reserve_section_index();
+    w.reserve_shstrtab_section_index();
+    let ptx_at = w.reserve(text.len(), 1);
+    let tgt_at = w.reserve(tgt.len(), 1);
+    w.reserve_shstrtab();
+    w.reserve_section_headers();
+    let sm = sm_number(target).unwrap_or(0);
+    // writing into a Vec cannot fail; the header's fields are all in range
+    let _ = w.write_file_header(&FileHeader {
+        os_abi: 0x41,
+        abi_version: 8,
+        e_type: if relocatable {
+            object::elf::ET_REL
+        } else {
+            object::elf::ET_EXEC
+        },
+        e_machine: object::elf::EM_CUDA,
+        e_entry: 0,
+        e_flags: 0x0600_0004 | ((sm & 0xff) << 8),
+    });
+    w.write(&text);
+    w.write(&tgt);
+    w.write_shstrtab();
+    w.write_null_section_header();
+    for (name, at, len) in [
+        (ptx_name, ptx_at, text.len()),
+        (tgt_name, tgt_at, tgt.len()),
+    ] {
+        w.write_section_header(&SectionHeader {
+            name: Some(name),
+            sh_type: object::elf::SHT_PROGBITS,
+            sh_flags: 0,
+            sh_addr: 0,
+            sh_offset: at as u64,
+            sh_size: len as u64,
+            sh_link: 0,
+            sh_info: 0,
+            sh_addralign: 1,
+            sh_entsize: 0,
+        });
+    }
+    w.write_shstrtab_section_header();
+    out
+}
+
+/// The length of the ELF64 image whose first 64 bytes are `head`: the end of its section
+/// header table or of its program header table, whichever is later (what libcuda reads of an
+/// image given by address only). `None` when `head` is not a little-endian ELF64 header or the
+/// length passes [`MAX_ELF_BYTES`].
+pub fn elf_len(head: &[u8]) -> Option<u64> {
+    use object::read::elf::FileHeader as _;
+    let h = object::elf::FileHeader64::<object::LittleEndian>::parse(head).ok()?;
+    let e = object::LittleEndian;
+    let table = |off: u64, n: u16, size: u16| off.checked_add(n as u64 * size as u64);
+    let sh = table(h.e_shoff.get(e), h.e_shnum.get(e), h.e_shentsize.get(e))?;
+    let ph = table(h.e_phoff.get(e), h.e_phnum.get(e), h.e_phentsize.get(e))?;
+    let len = sh.max(ph).max(64);
+    (len <= MAX_ELF_BYTES).then_some(len)
+}
+
+/// Reads an ELF image handed over as a module: `ptxvm ptxas`'s cubin, a SASS cubin, or a host
+/// ELF. Headers or sections that do not fit `data` are [`InvalidImage`].
+pub fn read_elf(data: &[u8]) -> Result<ElfImage, InvalidImage> {
+    use object::read::elf::{FileHeader as _, SectionHeader as _};
+    let bad = InvalidImage;
+    let h = object::elf::FileHeader64::<object::LittleEndian>::parse(data).map_err(|_| bad)?;
+    let e = h.endian().map_err(|_| bad)?;
+    if h.e_machine(e) != object::elf::EM_CUDA {
+        return Ok(ElfImage::Host);
+    }
+    let sections = h.sections(e, data).map_err(|_| bad)?;
+    let text = |name: &[u8]| -> Result<Option<String>, InvalidImage> {
+        let Some((_, s)) = sections.section_by_name(e, name) else {
+            return Ok(None);
+        };
+        let bytes = s.data(e, data).map_err(|_| bad)?;
+        let bytes = bytes.strip_suffix(&[0]).unwrap_or(bytes);
+        String::from_utf8(bytes.to_vec()).map(Some).map_err(|_| bad)
+    };
+    match (text(CUBIN_PTX_SECTION)?, text(CUBIN_TARGET_SECTION)?) {
+        (Some(ptx), Some(target)) => Ok(ElfImage::Cubin(Cubin { target, ptx })),
+        (None, None) => Ok(ElfImage::Sass),
+        _ => Err(bad),
+    }
+}
+
+/// The SM number of a GPU name: `sm_90a` is 90, `sm_100f` 100 (`None` for anything else).
+pub fn sm_number(target: &str) -> Option<u32> {
+    let digits = target.strip_prefix("sm_")?.trim_end_matches(['a', 'f']);
+    digits.parse().ok()
+}
+
+/// Whether a cubin assembled for `target` runs on a device of compute capability `cc` (86 for
+/// 8.6), by the rule CUDA gives machine code: `sm_XY` runs on X.Z for Z ≥ Y (the same major
+/// version), `sm_XYf` on the same family (the same major version, Z ≥ Y), `sm_XYa` on X.Y
+/// only.
+pub fn cubin_runs_on(target: &str, cc: u32) -> bool {
+    let Some(sm) = sm_number(target) else {
+        return false;
+    };
+    if target.ends_with('a') {
+        return cc == sm;
+    }
+    cc / 10 == sm / 10 && cc % 10 >= sm % 10
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -434,5 +587,55 @@ mod tests {
                 let _ = fatbin_ptx(&f[..n]);
             }
         }
+    }
+
+    #[test]
+    fn a_cubin_round_trips_and_says_how_long_it_is() {
+        let ptx = ".version 8.0\n.target sm_80\n.address_size 64\n";
+        for (target, rel) in [("sm_80", false), ("sm_90a", true), ("sm_100f", false)] {
+            let c = cubin(ptx, target, rel);
+            assert_eq!(classify(&c[..8]), Kind::Elf);
+            assert_eq!(elf_len(&c[..64]), Some(c.len() as u64));
+            let want = Cubin {
+                target: target.to_string(),
+                ptx: ptx.to_string(),
+            };
+            assert_eq!(read_elf(&c), Ok(ElfImage::Cubin(want)));
+            // ET_REL (1) for `-c`, ET_EXEC (2) otherwise; EM_CUDA (190)
+            assert_eq!(c[16], if rel { 1 } else { 2 });
+            assert_eq!(u16::from_le_bytes([c[18], c[19]]), 190);
+            // one byte short: the section table no longer fits
+            assert_eq!(read_elf(&c[..c.len() - 1]), Err(InvalidImage));
+        }
+    }
+
+    #[test]
+    fn a_sass_cubin_and_a_host_object_are_told_apart() {
+        let sass = file("sass.cubin");
+        assert_eq!(
+            elf_len(&sass[..64]).map(|n| n <= sass.len() as u64),
+            Some(true)
+        );
+        assert_eq!(read_elf(&sass), Ok(ElfImage::Sass));
+        assert_eq!(read_elf(&file("host.o")), Ok(ElfImage::Host));
+        assert_eq!(elf_len(b"\x7fELF"), None);
+    }
+
+    #[test]
+    fn machine_code_runs_on_its_major_version_and_a_variants_on_their_own_gpu() {
+        // CUDA's rule for cubins: same major version, minor not lower; `a` only on itself
+        assert!(
+            cubin_runs_on("sm_80", 80) && cubin_runs_on("sm_80", 86) && cubin_runs_on("sm_80", 89)
+        );
+        assert!(
+            !cubin_runs_on("sm_80", 90)
+                && !cubin_runs_on("sm_86", 80)
+                && !cubin_runs_on("sm_80", 75)
+        );
+        assert!(cubin_runs_on("sm_90a", 90) && !cubin_runs_on("sm_100a", 103));
+        assert!(cubin_runs_on("sm_100f", 103) && !cubin_runs_on("sm_100f", 120));
+        assert!(cubin_runs_on("sm_120", 121) && !cubin_runs_on("compute_80", 80));
+        assert_eq!(sm_number("sm_100a"), Some(100));
+        assert_eq!(sm_number("sm_x"), None);
     }
 }

@@ -6,7 +6,7 @@
 use crate::abi::*;
 use crate::api;
 use crate::exports::{CUDEVICE_ATTRIBUTE, CUFUNCTION_ATTRIBUTE, CUPOINTER_ATTRIBUTE};
-use crate::image::{self, Kind};
+use crate::image::{self, ElfImage, Kind};
 use crate::link;
 use crate::state::{self, *};
 use crate::stream;
@@ -192,9 +192,36 @@ unsafe fn read_image(p: *const c_void, limit: Option<usize>) -> Result<Vec<Strin
         }
     }
     match image::classify(&head) {
+        // an ELF header has no NUL in its first 7 bytes (class, data, version are non-zero)
+        Kind::Elf if head.len() < 7 || limit.is_some_and(|l| l < 64) => {
+            Err(CUDA_ERROR_INVALID_IMAGE)
+        }
         Kind::Elf => {
-            image::no_ptx_hint("cubin (ELF image)");
-            Err(CUDA_ERROR_NO_BINARY_FOR_GPU)
+            let len = image::elf_len(&bytes(p, 64)?).ok_or(CUDA_ERROR_INVALID_IMAGE)?;
+            if limit.is_some_and(|l| len > l as u64) {
+                return Err(CUDA_ERROR_INVALID_IMAGE);
+            }
+            match image::read_elf(&bytes(p, len as usize)?) {
+                Ok(ElfImage::Cubin(c)) => {
+                    let (major, minor) = state::settings().cc;
+                    let cc = (major * 10 + minor).max(0) as u32;
+                    if !image::cubin_runs_on(&c.target, cc) {
+                        use std::io::Write as _;
+                        let _ = writeln!(
+                            std::io::stderr(),
+                            "ptxvm: the cubin was assembled for {}, which a device of compute capability {major}.{minor} cannot run; assemble it for sm_{cc} or run with --cc",
+                            c.target
+                        );
+                        return Err(CUDA_ERROR_NO_BINARY_FOR_GPU);
+                    }
+                    Ok(vec![c.ptx])
+                }
+                Ok(ElfImage::Sass) => {
+                    image::no_ptx_hint("cubin (ELF image)");
+                    Err(CUDA_ERROR_NO_BINARY_FOR_GPU)
+                }
+                Ok(ElfImage::Host) | Err(_) => Err(CUDA_ERROR_INVALID_IMAGE),
+            }
         }
         // bytes from a file or a linker input cannot hold a host pointer, nor be shorter
         // than the header they start
@@ -1112,6 +1139,10 @@ unsafe fn link_add(state_h: u64, kind: c_uint, data: Vec<u8>, name: &str) -> Res
             state::lock().link_mut(state_h)?.device_runtime = true;
             // its grid-synchronization entry points, in PTX (see `coop`)
             vec![crate::coop::CUDADEVRT_PTX.to_string()]
+        }
+        // `ptxvm ptxas`'s cubins (whole-program or `-c`) hold their PTX
+        0 | 3 if image::classify(&data) == Kind::Elf => {
+            read_image(data.as_ptr().cast(), Some(data.len()))?
         }
         0 | 3 | 4 => {
             let what = ["cubin", "", "", "object", "library"][kind as usize];

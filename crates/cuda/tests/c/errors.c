@@ -70,7 +70,17 @@ int main(void) {
     CUmodule mod = NULL;
     EXPECT(cuModuleLoadData(&mod, NULL), CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuModuleLoadData(&mod, "this is not PTX"), CUDA_ERROR_INVALID_IMAGE);
-    static const char elf[] = "\x7f" "ELF\x02\x01\x01";
+    /* ELF: truncated; a host ELF (machine 62, x86-64); a cubin of machine code only (machine
+       190, EM_CUDA, no sections): only the last is NO_BINARY_FOR_GPU, with the hint */
+    static const char truncated[] = "\x7f" "ELF\x02";
+    EXPECT(cuModuleLoadData(&mod, truncated), CUDA_ERROR_INVALID_IMAGE);
+    unsigned char elf[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0x41, 8};
+    elf[16] = 2;  /* ET_EXEC */
+    elf[18] = 62; /* EM_X86_64 */
+    elf[20] = 1;  /* EV_CURRENT */
+    elf[52] = 64; /* e_ehsize */
+    EXPECT(cuModuleLoadData(&mod, elf), CUDA_ERROR_INVALID_IMAGE);
+    elf[18] = 190; /* EM_CUDA */
     EXPECT(cuModuleLoadData(&mod, elf), CUDA_ERROR_NO_BINARY_FOR_GPU);
     EXPECT(cuModuleLoadData(&mod, ".version 7.5\n.target sm_80\n.address_size 64\n"
                                   ".visible .entry k() { add.u32 %r1, 1; ret; }\n"),

@@ -96,6 +96,41 @@ int main(void) {
     EXPECT(cuModuleLoadData(&m, sass), CUDA_ERROR_NO_BINARY_FOR_GPU);
     EXPECT(cuModuleLoadFatBinary(&m, sass), CUDA_ERROR_NO_BINARY_FOR_GPU);
 
+    /* cubins: `ptxvm ptxas`'s hold PTX and load through every module and library entry point
+     * (cuModuleLoad, cuModuleLoadData(Ex), cuLibraryLoadData, cuLibraryLoadFromFile); one for
+     * sm_90 is no binary for an 8.0 device, as SASS for sm_90 would be; nvcc's SASS cubin is
+     * no binary either */
+    void *cubin = slurp("ptxvm.cubin", NULL);
+    OK(cuModuleLoadData(&m, cubin));
+    run_k(m, 80);
+    OK(cuModuleLoadDataEx(&m, cubin, 0, NULL, NULL));
+    run_k(m, 80);
+    snprintf(path, sizeof path, "%s/ptxvm.cubin", dir);
+    OK(cuModuleLoad(&m, path));
+    run_k(m, 80);
+    CUlibrary lib;
+    CUkernel lk;
+    OK(cuLibraryLoadData(&lib, cubin, NULL, NULL, 0, NULL, NULL, 0));
+    OK(cuLibraryGetKernel(&lk, lib, "k"));
+    OK(cuLibraryUnload(lib));
+    OK(cuLibraryLoadFromFile(&lib, path, NULL, NULL, 0, NULL, NULL, 0));
+    OK(cuLibraryGetModule(&m, lib));
+    {
+        CUfunction k;
+        OK(cuModuleGetFunction(&k, m, "k"));
+    }
+    OK(cuLibraryUnload(lib));
+    size_t cubin90_size;
+    void *cubin90 = slurp("ptxvm_sm90.cubin", &cubin90_size);
+    EXPECT(cuModuleLoadData(&m, cubin90), CUDA_ERROR_NO_BINARY_FOR_GPU);
+    void *sass_cubin = slurp("sass.cubin", NULL);
+    EXPECT(cuModuleLoadData(&m, sass_cubin), CUDA_ERROR_NO_BINARY_FOR_GPU);
+    /* a cubin cut short (its section table past the end of the file) */
+    size_t cubin_size;
+    free(cubin);
+    cubin = slurp("ptxvm.cubin", &cubin_size);
+    EXPECT(cuModuleLoad(&m, scratch_file("short.cubin", cubin, cubin_size - 8)), CUDA_ERROR_INVALID_IMAGE);
+
     /* the fatbin nvcc embeds in a host object, and the wrapper cudart registers */
     unsigned char *obj = slurp("host.o", NULL);
     const void *section = nv_fatbin(obj);
@@ -157,6 +192,31 @@ int main(void) {
     OK(cuModuleLoadData(&m, image));
     OK(cuLinkDestroy(link));
     run_k(m, 80);
+    /* `ptxvm ptxas` cubins as linker inputs: relocatable (-c) as an object, whole-program as a
+     * cubin; the sm_90 one and nvcc's SASS cubin are no binary for the GPU */
+    values[1] = (void *)sizeof info, values[3] = (void *)sizeof error;
+    OK(cuLinkCreate(4, opts, values, &link));
+    size_t rel_size;
+    void *rel = slurp("ptxvm_rel.cubin", &rel_size);
+    OK(cuLinkAddData(link, CU_JIT_INPUT_OBJECT, rel, rel_size, "ptxvm_rel.cubin", 0, NULL, NULL));
+    EXPECT(cuLinkAddData(link, CU_JIT_INPUT_CUBIN, cubin90, cubin90_size, "sm90", 0, NULL, NULL),
+           CUDA_ERROR_NO_BINARY_FOR_GPU);
+    EXPECT(cuLinkAddData(link, CU_JIT_INPUT_CUBIN, sass_cubin, 3112, "sass.cubin", 0, NULL, NULL),
+           CUDA_ERROR_NO_BINARY_FOR_GPU);
+    OK(cuLinkComplete(link, &image, &image_size));
+    OK(cuModuleLoadData(&m, image));
+    OK(cuLinkDestroy(link));
+    run_k(m, 80);
+    OK(cuLinkCreate(0, NULL, NULL, &link));
+    OK(cuLinkAddData(link, CU_JIT_INPUT_CUBIN, cubin, cubin_size, "ptxvm.cubin", 0, NULL, NULL));
+    OK(cuLinkComplete(link, &image, &image_size));
+    OK(cuModuleLoadData(&m, image));
+    OK(cuLinkDestroy(link));
+    run_k(m, 80);
+    free(rel);
+    free(cubin);
+    free(cubin90);
+    free(sass_cubin);
     /* a SASS-only fatbin and a cubin are no binary for the GPU; an undefined reference is a
      * link error written to the error log, with the log's size written back (the size
      * options are in/out: reset them) */

@@ -13,3 +13,11 @@ cd "$(dirname "$0")"
     -gencode arch=compute_80,code=compute_80 k.cu -o multi.fatbin
 "$P/nvcc" -fatbin -gencode arch=compute_80,code=sm_80 k.cu -o sass.fatbin
 "$P/nvcc" -c $G k.cu -o host.o
+"$P/nvcc" -cubin -arch=sm_80 k.cu -o sass.cubin
+# cubins as `ptxvm ptxas` writes them (the PTX inside): for sm_80, for sm_90 (which an 8.0
+# device cannot run) and relocatable (-c) for sm_80; PTXVM: the ptxvm binary
+"$P/nvcc" -ptx -arch=compute_80 k.cu -o k80.ptx
+PTXVM=${PTXVM:-../../../../target/release/ptxvm}
+"$PTXVM" ptxas -arch=sm_80 k80.ptx -o ptxvm.cubin
+"$PTXVM" ptxas -arch=sm_90 k80.ptx -o ptxvm_sm90.cubin
+"$PTXVM" ptxas -c -arch=sm_80 k80.ptx -o ptxvm_rel.cubin
