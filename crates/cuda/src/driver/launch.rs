@@ -4,12 +4,12 @@ use super::*;
 
 api! {
     fn cuLaunchKernel(f: Handle, gx: c_uint, gy: c_uint, gz: c_uint, bx: c_uint, by: c_uint, bz: c_uint, shared: c_uint, stream: Handle, params: *mut *mut c_void, extra: *mut *mut c_void) {
-        let a = LaunchArgs { grid: [gx, gy, gz], block: [bx, by, bz], shared, stream: h(stream), coop: false, cluster: None };
+        let a = LaunchArgs { grid: [gx, gy, gz], block: [bx, by, bz], shared, stream: h(stream), coop: false, cluster: None, shared_memory_mode: None };
         launch(h(f), a, params, extra)
     }
 
     fn cuLaunchCooperativeKernel(f: Handle, gx: c_uint, gy: c_uint, gz: c_uint, bx: c_uint, by: c_uint, bz: c_uint, shared: c_uint, stream: Handle, params: *mut *mut c_void) {
-        let a = LaunchArgs { grid: [gx, gy, gz], block: [bx, by, bz], shared, stream: h(stream), coop: true, cluster: None };
+        let a = LaunchArgs { grid: [gx, gy, gz], block: [bx, by, bz], shared, stream: h(stream), coop: true, cluster: None, shared_memory_mode: None };
         launch(h(f), a, params, std::ptr::null_mut())
     }
 
@@ -22,6 +22,7 @@ api! {
             stream: h(c.stream),
             coop: false,
             cluster: None,
+            shared_memory_mode: None,
         };
         if c.num_attrs > 0 && c.attrs.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
@@ -40,6 +41,14 @@ api! {
                     return Err(CUDA_ERROR_INVALID_CLUSTER_SIZE);
                 }
                 a.cluster = Some([x, y, z]);
+            }
+            // CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE: value.sharedMemoryMode
+            if at.id == 18 {
+                let mode = at.value[0] as i32;
+                if !(0..=4).contains(&mode) {
+                    return Err(CUDA_ERROR_INVALID_VALUE);
+                }
+                a.shared_memory_mode = Some(mode);
             }
         }
         launch(h(f), a, params, extra)

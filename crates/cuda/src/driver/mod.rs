@@ -545,7 +545,9 @@ fn set_func_attribute(fh: u64, attrib: i64, value: i32) -> Result<(), CUresult> 
             new.cluster_scheduling = value;
         }
         "SHARED_MEMORY_MODE" => {
-            if value < 0 {
+            // CUsharedMemoryMode: DEFAULT, REQUIRE_PORTABLE, ALLOW_NON_PORTABLE,
+            // ALLOW_OVERSIZED_SHARED_MEMORY, PREFER_OVERSIZED_SHARED_MEMORY
+            if !(0..=4).contains(&value) {
                 return Err(CUDA_ERROR_INVALID_VALUE);
             }
             new.shared_memory_mode = value;
@@ -565,6 +567,23 @@ struct LaunchArgs {
     coop: bool,
     /// The cluster shape (`CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION` of `cuLaunchKernelEx`).
     cluster: Option<[u32; 3]>,
+    /// `CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE` of `cuLaunchKernelEx`, over the function's.
+    shared_memory_mode: Option<i32>,
+}
+
+/// The most dynamic shared memory a launch of `f` may ask for in shared memory mode `mode`
+/// (`CUsharedMemoryMode`, as `cuda.h` documents it): the function's
+/// `MAX_DYNAMIC_SHARED_SIZE_BYTES` by default; what is left of the portable 48 KiB block limit
+/// when portable sizes are required; what is left of the opt-in limit when non-portable or
+/// oversized sizes are allowed (ptxvm's device has no oversized configuration beyond the
+/// opt-in limit: `MAX_OVERSIZED_SHARED_MEMORY_PER_BLOCK` reports the same).
+fn dynamic_shared_limit(f: &Func, mode: i32) -> i64 {
+    let static_bytes = f.resources.shared_static as i64;
+    match mode {
+        1 => (48 << 10) - static_bytes,
+        2..=4 => device_attribute("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN") as i64 - static_bytes,
+        _ => f.max_dynamic_shared.max(48 << 10) as i64,
+    }
 }
 
 /// The largest `gridDim.x` a launch may have (`CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X`).
@@ -600,7 +619,8 @@ unsafe fn launch(
     {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
-    if a.shared as i64 > f.max_dynamic_shared.max(48 << 10) as i64 {
+    let mode = a.shared_memory_mode.unwrap_or(f.shared_memory_mode);
+    if a.shared as i64 > dynamic_shared_limit(&f, mode) {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
     // the parameter buffer as the kernel sees it, each parameter at its offset (launched as it

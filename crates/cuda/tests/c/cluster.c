@@ -100,6 +100,36 @@ int main(void) {
     ASSERT(v == 1);
     EXPECT(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE, 7),
            CUDA_ERROR_INVALID_VALUE);
+    /* the shared memory mode (CUDA 13; Triton sets it for kernels over 48 KiB): by default 64 KiB
+       of dynamic shared memory is refused; ALLOW_OVERSIZED (3) and ALLOW_NON_PORTABLE (2) allow
+       up to the opt-in limit, REQUIRE_PORTABLE (1) keeps 48 KiB; the launch attribute (18)
+       overrides the function's; modes past PREFER_OVERSIZED (4) are invalid */
+    {
+        void *p1[] = {&out};
+        const unsigned big = 64 << 10;
+        EXPECT(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, big, NULL, p1, NULL), CUDA_ERROR_INVALID_VALUE);
+        OK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE, 3));
+        OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE, f));
+        ASSERT(v == 3);
+        OK(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, big, NULL, p1, NULL));
+        int optin = 0;
+        OK(cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev));
+        EXPECT(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, (unsigned)optin + 1, NULL, p1, NULL),
+               CUDA_ERROR_INVALID_VALUE);
+        OK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE, 1));
+        EXPECT(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, big, NULL, p1, NULL), CUDA_ERROR_INVALID_VALUE);
+        EXPECT(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE, 5), CUDA_ERROR_INVALID_VALUE);
+        OK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE, 0));
+        CUlaunchAttribute mode;
+        memset(&mode, 0, sizeof mode);
+        mode.id = 18; /* CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE */
+        mode.value.sharedMemoryMode = 2;
+        CUlaunchConfig cfg = {1, 1, 1, 32, 1, 1, big, NULL, &mode, 1};
+        OK(cuLaunchKernelEx(&cfg, f, p1, NULL));
+        mode.value.sharedMemoryMode = 9;
+        EXPECT(cuLaunchKernelEx(&cfg, f, p1, NULL), CUDA_ERROR_INVALID_VALUE);
+        OK(cuCtxSynchronize());
+    }
     /* a required cluster shape set at run time is the shape of launches that give none:
        4 blocks of plain cuLaunchKernel run in clusters of 2 */
     OK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, 2));

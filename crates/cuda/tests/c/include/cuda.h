@@ -53,6 +53,7 @@ typedef struct CUlinkState_st *CUlinkState;
 
 typedef enum {
     CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1,
+    CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
     CU_DEVICE_ATTRIBUTE_WARP_SIZE = 10,
     CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
@@ -71,7 +72,8 @@ typedef enum {
     CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT = 12,
     CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH = 13,
     CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14,
-    CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 15
+    CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 15,
+    CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE = 17
 } CUfunction_attribute;
 
 typedef enum {
@@ -121,6 +123,7 @@ typedef struct {
         char pad[64];
         int cooperative;
         struct { unsigned int x, y, z; } clusterDim;
+        int sharedMemoryMode;
     } value;
 } CUlaunchAttribute;
 
