@@ -9,8 +9,15 @@
 #                                        # its driver unit tests (CUDARC_TESTS=0 skips them)
 #   tools/clients/run.sh numba           # one @cuda.jit kernel (asserts nvJitLink is absent)
 #   tools/clients/run.sh numba-suite [MODULE…]  # numba.cuda.tests.cudapy (or some modules)
+#   tools/clients/run.sh triton [CC…]    # Triton's tutorials (tools/clients/triton/tutorials.py,
+#                                        # numpy over cuMemAlloc, no PyTorch) at each compute
+#                                        # capability (default 8.0 9.0); Triton's ptxas is
+#                                        # `ptxvm ptxas`, which `ptxvm exec` points it at
+#   tools/clients/run.sh triton-interpret  # the same tutorials on Triton's interpreter
+#                                        # (TRITON_INTERPRET=1, no ptxvm), for the timing
 #   tools/clients/run.sh smoke           # the CI subset (.ci/run): tinygrad smoke, 3 cudarc
-#                                        # examples, numba smoke + 4 cudapy modules; all must pass
+#                                        # examples, numba smoke + 4 cudapy modules, Triton
+#                                        # tutorials 01 and 03 at cc 9.0; all must pass
 #   tools/clients/run.sh all             # tinygrad, cudarc examples, numba smoke
 #
 # Needs python3 (venv, pip), cargo, network access to PyPI and crates.io. Prints the time of
@@ -29,6 +36,8 @@
 #                   test/helpers.py come from its tag v$TINYGRAD_VERSION, or HEAD when it lacks
 #                   that tag; the PyPI sdist ships only test/test_tiny.py
 #   TINYGRAD_VERSION  the pip version of tinygrad (default 0.14.0)
+#   TRITON_VERSION  the pip version of triton (default 3.9.0)
+#   TUTORIALS       the tutorials `triton` runs (default all: 01 02 03 05 06 07 08 09)
 #   TINYGRAD_TESTS  the test files to run (default: test/test_tiny.py test/backend/test_ops.py)
 #   TORCH_INDEX_URL  a package index for torch (test_ops' reference): a CPU-only build saves
 #                   ~3 GB of CUDA wheels that PyPI's torch pulls in (unused: torch runs on CPU)
@@ -194,6 +203,28 @@ numba_suite() { # [MODULE…]; STRICT=1: fail unless every test passes or is ski
   [[ $rc == 0 || $rc == 1 ]] # 1: some tests failed (the figure); else pytest broke
 }
 
+triton_venv() {
+  venv triton "triton==${TRITON_VERSION:-3.9.0}" numpy cuda-bindings
+}
+
+triton() { # [CC…]: the tutorials at each compute capability; any failure fails
+  local v; v=$(step "triton install" triton_venv) || return 1
+  local failed=0 cc
+  # shellcheck disable=SC2086 # TUTORIALS is a list
+  for cc in ${*:-8.0 9.0}; do
+    step "triton tutorials at cc $cc" "$ptxvm" exec --cc "$cc" -- \
+      "$v/bin/python" "$here/triton/tutorials.py" ${TUTORIALS:-} || failed=1
+  done
+  return $failed
+}
+
+triton_interpret() { # the tutorials on Triton's own interpreter (no ptxvm), timed
+  local v; v=$(step "triton install" triton_venv) || return 1
+  # shellcheck disable=SC2086
+  TRITON_INTERPRET=1 step "triton tutorials, TRITON_INTERPRET=1" \
+    "$v/bin/python" "$here/triton/tutorials.py" ${TUTORIALS:-}
+}
+
 smoke() { # the CI subset: every part runs, any failure fails
   local failed=()
   tinygrad || failed+=(tinygrad)
@@ -201,6 +232,7 @@ smoke() { # the CI subset: every part runs, any failure fails
   numba || failed+=(numba)
   STRICT=1 numba_suite numba.cuda.tests.cudapy.test_vectorize numba.cuda.tests.cudapy.test_laplace \
     numba.cuda.tests.cudapy.test_sync numba.cuda.tests.cudapy.test_array || failed+=(numba-suite)
+  TUTORIALS="01 03" triton 9.0 || failed+=(triton)
   if [[ ${#failed[@]} -gt 0 ]]; then
     echo "client smoke FAILED: ${failed[*]}"
     return 1
@@ -222,8 +254,10 @@ case "${1:-all}" in
   cudarc) shift; cudarc "$@" ;;
   numba) numba ;;
   numba-suite) shift; numba_suite "$@" ;;
+  triton) shift; triton "$@" ;;
+  triton-interpret) triton_interpret ;;
   smoke) step "client smoke" smoke ;;
   all) step "clients" all ;;
-  *) echo "usage: $0 tinygrad|tinygrad-suite|tinygrad-cpu|cudarc [EXAMPLE…]|numba|numba-suite [MODULE…]|smoke|all" >&2
+  *) echo "usage: $0 tinygrad|tinygrad-suite|tinygrad-cpu|cudarc [EXAMPLE…]|numba|numba-suite [MODULE…]|triton [CC…]|triton-interpret|smoke|all" >&2
      exit 2 ;;
 esac

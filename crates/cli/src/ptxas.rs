@@ -463,7 +463,10 @@ fn assemble(input: &Input, gpu: &str, sm: String, args: &Args) -> Result<(), Exi
         .iter()
         .filter(|n| entries.is_empty() || entries.contains(&n.as_str()))
     {
-        let resources = module.kernel(name).and_then(|k| k.resources());
+        // refused as ptxvm would refuse it at launch: the tool learns now, not at run time
+        let resources = module
+            .kernel(name)
+            .and_then(|k| k.check_runnable().and_then(|()| k.resources()));
         let r = match resources {
             Ok(r) => r,
             Err(e) => return Err(report(&input.name, e).unwrap_or_else(|| aborted().unwrap_err())),

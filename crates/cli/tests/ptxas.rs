@@ -254,6 +254,26 @@ fn the_cubin_holds_the_ptx_and_runs() {
 }
 
 #[test]
+fn a_form_ptxvm_cannot_run_fails_at_assembly() {
+    // `istypep` checks but is not executed yet (coverage::NOT_EXECUTED): the tool hears of it
+    // from ptxas, on the instruction's line, not at launch
+    let d = scratch("unsupported");
+    let ptx = d.join("k.ptx");
+    std::fs::write(
+        &ptx,
+        ".version 8.0\n.target sm_80\n.address_size 64\n\
+         .visible .entry k(.param .u64 t)\n{\n.reg .b64 %rd1; .reg .pred %q;\n\
+         ld.param.u64 %rd1, [t];\nistypep.texref %q, %rd1;\nret;\n}\n",
+    )
+    .unwrap();
+    let out = ptxas(&["-arch=sm_80", ptx.to_str().unwrap(), "-o", "/dev/null"]);
+    let e = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(255), "{e}");
+    assert!(e.contains(", line 8; error   : kernel `k` cannot run: ptxvm does not execute `istypep.texref` yet (E0609)"), "{e}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
 fn ptxas_refusals_are_ptxas_fatal_lines() {
     let d = scratch("refusals");
     let ptx = d.join("k.ptx");

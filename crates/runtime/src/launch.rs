@@ -544,6 +544,13 @@ impl Kernel<'_> {
         }
     }
 
+    /// Compiles the kernel and refuses it as a launch would when its reachable code holds an
+    /// instruction ptxvm does not execute (`ptxvm ptxas` reports that at assembly time).
+    pub fn check_runnable(&self) -> Result<(), Error> {
+        let prog = self.program_within(None)?;
+        self.refuse_unsupported(&prog)
+    }
+
     /// A kernel whose reachable code (the entry and every function it may call, directly,
     /// indirectly or through a function address) holds an instruction ptxvm does not execute
     /// is refused before it starts, with one diagnostic per such instruction (the first 20);
