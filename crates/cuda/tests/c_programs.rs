@@ -112,6 +112,11 @@ fn happy_paths() {
 }
 
 #[test]
+fn the_deprecated_launch_api_and_context_usage_counts() {
+    run("legacy");
+}
+
+#[test]
 fn error_paths_return_the_documented_codes() {
     if let Some((_, stderr)) = run("errors") {
         // the one-line hints for images without PTX

@@ -17,10 +17,11 @@ use std::sync::{Arc, Mutex};
 mod context;
 mod device;
 mod launch;
+mod legacy;
 mod mem;
 mod module;
 mod stream_event;
-pub use self::{context::*, device::*, launch::*, mem::*, module::*, stream_event::*};
+pub use self::{context::*, device::*, launch::*, legacy::*, mem::*, module::*, stream_event::*};
 
 pub(crate) type Handle = *mut c_void;
 pub(crate) type CUdevice = c_int;
