@@ -117,6 +117,11 @@ fn the_deprecated_launch_api_and_context_usage_counts() {
 }
 
 #[test]
+fn stream_ordered_allocation_and_memory_pools() {
+    run("pool");
+}
+
+#[test]
 fn error_paths_return_the_documented_codes() {
     if let Some((_, stderr)) = run("errors") {
         // the one-line hints for images without PTX

@@ -20,8 +20,11 @@ mod launch;
 mod legacy;
 mod mem;
 mod module;
+mod pool;
 mod stream_event;
-pub use self::{context::*, device::*, launch::*, legacy::*, mem::*, module::*, stream_event::*};
+pub use self::{
+    context::*, device::*, launch::*, legacy::*, mem::*, module::*, pool::*, stream_event::*,
+};
 
 pub(crate) type Handle = *mut c_void;
 pub(crate) type CUdevice = c_int;
@@ -125,7 +128,7 @@ fn device_attribute(name: &str) -> i32 {
         "RESERVED_SHARED_MEMORY_PER_BLOCK" => 1024,
         "SPARSE_CUDA_ARRAY_SUPPORTED" => 0,
         "READ_ONLY_HOST_REGISTER_SUPPORTED" => 1,
-        "MEMORY_POOLS_SUPPORTED" => 0,
+        "MEMORY_POOLS_SUPPORTED" => 1,
         "CLUSTER_LAUNCH" => i32::from(hopper),
         "DMA_BUF_SUPPORTED" => 0,
         "NUMA_CONFIG" => 0,
@@ -887,6 +890,8 @@ fn free(addr: u64, kind: MemKind) -> Result<(), CUresult> {
     match s.allocs.get(&addr) {
         Some(a) if a.kind == kind || (kind == MemKind::Device && a.kind == MemKind::Managed) => {
             s.allocs.remove(&addr);
+            drop(s);
+            pool::forget(addr);
             Ok(())
         }
         _ => Err(CUDA_ERROR_INVALID_VALUE),
@@ -1056,7 +1061,7 @@ fn pointer_attribute(s: &State, name: &str, ptr: u64) -> Result<Vec<u8>, CUresul
             u32v(0)
         }
         "ACCESS_FLAGS" => u32v(3),
-        "MEMPOOL_HANDLE" => u64v(0),
+        "MEMPOOL_HANDLE" => u64v(pool::pool_of(base).unwrap_or(0)),
         "MAPPING_SIZE" => u64v(size),
         "MAPPING_BASE_ADDR" => u64v(base),
         "MEMORY_BLOCK_ID" => u64v(base),

@@ -344,6 +344,52 @@ CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, unsigned int g
                                    unsigned int bx, unsigned int by, unsigned int bz,
                                    unsigned int shared, CUstream s, void **kernelParams);
 
+/* stream-ordered allocation and memory pools (tests/c/pool.c) */
+typedef struct CUmemPoolHandle_st *CUmemoryPool;
+typedef struct {
+    int type; /* CU_MEM_LOCATION_TYPE_DEVICE = 1 */
+    int id;
+} CUmemLocation;
+typedef struct {
+    int allocType;   /* CU_MEM_ALLOCATION_TYPE_PINNED = 1 */
+    int handleTypes; /* CU_MEM_HANDLE_TYPE_NONE = 0 */
+    CUmemLocation location;
+    void *win32SecurityAttributes;
+    size_t maxSize;
+    unsigned short usage;
+    unsigned char reserved[54];
+} CUmemPoolProps;
+typedef struct {
+    CUmemLocation location;
+    int flags; /* CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 3 */
+} CUmemAccessDesc;
+typedef enum {
+    CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES = 1,
+    CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC,
+    CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES,
+    CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+    CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT,
+    CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH,
+    CU_MEMPOOL_ATTR_USED_MEM_CURRENT,
+    CU_MEMPOOL_ATTR_USED_MEM_HIGH
+} CUmemPool_attribute;
+#define CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED 115
+#define CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE 17
+CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice dev);
+CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev);
+CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool);
+CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props);
+CUresult cuMemPoolDestroy(CUmemoryPool pool);
+CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value);
+CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value);
+CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep);
+CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count);
+CUresult cuMemPoolGetAccess(int *flags, CUmemoryPool pool, CUmemLocation *location);
+CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream);
+CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
+                                 CUstream hStream);
+CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream);
+
 #ifdef __cplusplus
 }
 #endif
