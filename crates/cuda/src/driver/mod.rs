@@ -629,6 +629,10 @@ unsafe fn launch(
     }
     // the parameter buffer as the kernel sees it, each parameter at its offset (launched as it
     // is: nothing split into arguments and packed again)
+    // both ways of passing parameters at once is an error (cuLaunchKernel's documentation)
+    if !kernel_params.is_null() && !extra.is_null() {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
     let mut params = vec![0u8; f.param_size as usize];
     if !kernel_params.is_null() {
         for (k, &(off, size)) in f.layout.iter().enumerate() {

@@ -152,6 +152,11 @@ int main(void) {
         EXPECT(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, big), CUDA_ERROR_INVALID_VALUE);
     }
     OK(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL));
+    /* kernelParams and extra both given: invalid, whatever extra holds */
+    size_t exact = 28;
+    void *both[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, host, CU_LAUNCH_PARAM_BUFFER_SIZE, &exact,
+                    CU_LAUNCH_PARAM_END};
+    EXPECT(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, params, both), CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 1 << 30),
            CUDA_ERROR_INVALID_VALUE);
 
