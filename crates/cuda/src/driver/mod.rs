@@ -295,6 +295,58 @@ fn text_hash(text: &str) -> u32 {
     (h >> 32) as u32
 }
 
+thread_local! {
+    /// The report of this thread's last failed module load, for the JIT error log of
+    /// `cuModuleLoadDataEx`/`cuLibraryLoadData` ([`load_with_options`]).
+    static LOAD_ERROR: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+/// `CU_JIT_MAX_REGISTERS` of the module each handle was loaded with (`cuModuleLoadDataEx`,
+/// `cuLibraryLoadData`): `NUM_REGS` reports no more.
+static MAX_REGISTERS: Mutex<Option<std::collections::HashMap<u64, u32>>> = Mutex::new(None);
+
+/// Loads an image as `cuModuleLoadDataEx` does with its JIT options: `CU_JIT_MAX_REGISTERS`
+/// (0) caps the functions' `NUM_REGS`; `CU_JIT_ERROR_LOG_BUFFER` (5/6) receives the report of
+/// a PTX that does not load, `CU_JIT_INFO_LOG_BUFFER` (3/4) is emptied; the others (levels,
+/// targets, caches) do not apply to an interpreter.
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn load_with_options(
+    image: *const c_void,
+    name: &str,
+    limit: Option<usize>,
+    n: c_uint,
+    options: *mut c_int,
+    values: *mut *mut c_void,
+) -> Result<u64, CUresult> {
+    let mut logs = Link::default();
+    link_options(n, options, values, &mut logs)?;
+    let mut max_regs = None;
+    for k in 0..n as usize {
+        if get(options.wrapping_add(k))? == 0 {
+            max_regs = Some(get(values.wrapping_add(k))? as usize as u32);
+        }
+    }
+    write_log(logs.info_log, "");
+    LOAD_ERROR.with(|e| e.borrow_mut().clear());
+    let r = load_image(image, name, limit);
+    match r {
+        Ok(m) => {
+            if let Some(cap) = max_regs.filter(|&c| c > 0) {
+                let mut g = MAX_REGISTERS.lock().unwrap_or_else(|e| e.into_inner());
+                g.get_or_insert_with(Default::default).insert(m, cap);
+            }
+            Ok(m)
+        }
+        Err(e) => {
+            let text = LOAD_ERROR.with(|t| t.borrow().clone());
+            write_log(logs.error_log, &text);
+            Err(e)
+        }
+    }
+}
+
 fn load_ptx(texts: Vec<String>, name: &str) -> Result<u64, CUresult> {
     let (ctx, device) = {
         let s = state::init_lock()?;
@@ -325,6 +377,7 @@ fn load_ptx(texts: Vec<String>, name: &str) -> Result<u64, CUresult> {
     };
     let module = ptxvm::Module::from_ptx(&device, &name, &text).map_err(|e| {
         report(&e);
+        LOAD_ERROR.with(|t| *t.borrow_mut() = e.render());
         match e {
             ptxvm::Error::Memory(_) => CUDA_ERROR_OUT_OF_MEMORY,
             _ => CUDA_ERROR_INVALID_PTX,
@@ -453,7 +506,11 @@ fn func_attribute(f: &Func, attrib: i64) -> Result<i32, CUresult> {
         "SHARED_SIZE_BYTES" => r.shared_static as i32,
         "CONST_SIZE_BYTES" => r.const_bytes.min(i32::MAX as u64) as i32,
         "LOCAL_SIZE_BYTES" => r.local_bytes.min(i32::MAX as u64) as i32,
-        "NUM_REGS" => (r.registers.min(255)) as i32,
+        "NUM_REGS" => {
+            let g = MAX_REGISTERS.lock().unwrap_or_else(|e| e.into_inner());
+            let cap = g.as_ref().and_then(|m| m.get(&f.module_handle)).copied();
+            r.registers.min(cap.unwrap_or(255)).min(255) as i32
+        }
         "PTX_VERSION" => version.map(|(a, b)| (a * 10 + b) as i32).unwrap_or(80),
         "BINARY_VERSION" => {
             let (a, b) = state::settings().cc;

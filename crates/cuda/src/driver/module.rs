@@ -20,11 +20,10 @@ api! {
     }
 
     fn cuModuleLoadDataEx(module: *mut Handle, image: *const c_void, n: c_uint, options: *mut c_int, values: *mut *mut c_void) {
-        let _ = (n, options, values);
         if module.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        put(module, handle(load_image(image, "<memory>", None)?))
+        put(module, handle(load_with_options(image, "<memory>", None, n, options, values)?))
     }
 
     fn cuModuleLoadFatBinary(module: *mut Handle, fatbin: *const c_void) {
@@ -55,21 +54,21 @@ api! {
     }
 
     fn cuLibraryLoadData(library: *mut Handle, code: *const c_void, jit_options: *mut c_int, jit_values: *mut *mut c_void, n_jit: c_uint, lib_options: *mut c_int, lib_values: *mut *mut c_void, n_lib: c_uint) {
-        let _ = (jit_options, jit_values, n_jit, lib_options, lib_values, n_lib);
+        let _ = (lib_options, lib_values, n_lib);
         if library.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        put(library, handle(load_image(code, "<library>", None)?))
+        put(library, handle(load_with_options(code, "<library>", None, n_jit, jit_options, jit_values)?))
     }
 
     fn cuLibraryLoadFromFile(library: *mut Handle, fname: *const c_char, jit_options: *mut c_int, jit_values: *mut *mut c_void, n_jit: c_uint, lib_options: *mut c_int, lib_values: *mut *mut c_void, n_lib: c_uint) {
-        let _ = (jit_options, jit_values, n_jit, lib_options, lib_values, n_lib);
+        let _ = (lib_options, lib_values, n_lib);
         if library.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
         state::init_lock()?.current()?;
         let (data, path) = read_file(fname)?;
-        put(library, handle(load_image(data.as_ptr().cast(), &path, Some(data.len()))?))
+        put(library, handle(load_with_options(data.as_ptr().cast(), &path, Some(data.len()), n_jit, jit_options, jit_values)?))
     }
 
     fn cuLibraryUnload(library: Handle) {

@@ -86,6 +86,35 @@ int main(void) {
                                   ".visible .entry k() { add.u32 %r1, 1; ret; }\n"),
            CUDA_ERROR_INVALID_PTX);
     EXPECT(cuModuleLoad(&mod, "/nonexistent/module.ptx"), CUDA_ERROR_FILE_NOT_FOUND);
+    /* the JIT error log of cuModuleLoadDataEx gets the report; CU_JIT_MAX_REGISTERS caps
+       NUM_REGS (vadd names more than 4 registers) */
+    {
+        char log[4096] = "x", info[64] = "x";
+        CUjit_option o[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                            CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+        void *v[] = {log, (void *)sizeof log, info, (void *)sizeof info};
+        EXPECT(cuModuleLoadDataEx(&mod, ".version 7.5\n.target sm_80\n.address_size 64\n"
+                                        ".visible .entry k() { add.u32 %r1, 1; ret; }\n",
+                                  4, o, v),
+               CUDA_ERROR_INVALID_PTX);
+        ASSERT(strstr(log, "unknown register `%r1`") != NULL);
+        ASSERT((size_t)v[1] == strlen(log) + 1);
+        ASSERT(info[0] == 0);
+        CUjit_option mo[] = {0 /* CU_JIT_MAX_REGISTERS */};
+        void *mv[] = {(void *)(size_t)4};
+        CUmodule capped, plain;
+        OK(cuModuleLoadDataEx(&capped, KERNELS, 1, mo, mv));
+        OK(cuModuleLoadData(&plain, KERNELS));
+        CUfunction fc, fp;
+        OK(cuModuleGetFunction(&fc, capped, "vadd"));
+        OK(cuModuleGetFunction(&fp, plain, "vadd"));
+        int rc = 0, rp = 0;
+        OK(cuFuncGetAttribute(&rc, CU_FUNC_ATTRIBUTE_NUM_REGS, fc));
+        OK(cuFuncGetAttribute(&rp, CU_FUNC_ATTRIBUTE_NUM_REGS, fp));
+        ASSERT(rp > 4 && rc == 4);
+        OK(cuModuleUnload(capped));
+        OK(cuModuleUnload(plain));
+    }
 
     /* handles: invalid and destroyed */
     OK(cuModuleLoadData(&mod, KERNELS));
