@@ -382,6 +382,221 @@ pub fn fp8x2_to_f16x2(ty: Fp8, a: u16, relu: bool) -> u32 {
     conv(a >> 8) << 16 | conv(a & 0xFF)
 }
 
+/// A 4- or 6-bit float format of `cvt` (`.e2m1x2`, `.e2m3x2`, `.e3m2x2` elements): sign,
+/// exponent (bias `2^(ebits-1) - 1`) and fraction, with neither infinities nor NaN: every code
+/// is a finite number (subnormal when the exponent field is 0).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Small {
+    /// `.e2m1`: max 6.
+    E2m1,
+    /// `.e2m3`: max 7.5.
+    E2m3,
+    /// `.e3m2`: max 28.
+    E3m2,
+}
+
+impl Small {
+    /// Exponent and fraction widths.
+    #[inline]
+    pub const fn widths(self) -> (u32, u32) {
+        match self {
+            Small::E2m1 => (2, 1),
+            Small::E2m3 => (2, 3),
+            Small::E3m2 => (3, 2),
+        }
+    }
+    /// Width of one code in bits (with the sign).
+    #[inline]
+    pub const fn bits(self) -> u32 {
+        let (e, m) = self.widths();
+        1 + e + m
+    }
+}
+
+/// Rounds `(-1)^neg * mant * 2^exp` (`mant` nonzero) to the magnitude code of `ty` per `rnd`,
+/// saturating to the largest finite code on overflow (`.satfinite`, which every conversion to
+/// these formats carries).
+#[inline]
+fn round_small(ty: Small, neg: bool, mant: u64, exp: i32, rnd: Rounding) -> u64 {
+    let (ebits, mbits) = ty.widths();
+    let bias = (1i32 << (ebits - 1)) - 1;
+    let emin = 1 - bias;
+    let top = exp + 63 - mant.leading_zeros() as i32; // 2^top <= value < 2^(top+1)
+    let mut q = top.max(emin) - mbits as i32; // weight of the last fraction bit
+    let shift = q - exp;
+    let (mut r, rem, half) = if shift <= 0 {
+        ((mant as u128) << (-shift).min(64), 0u128, 1u128)
+    } else if shift > 100 {
+        (0, mant as u128, 1u128 << 100)
+    } else {
+        let m = mant as u128;
+        (m >> shift, m & ((1u128 << shift) - 1), 1u128 << (shift - 1))
+    };
+    let inexact = rem != 0;
+    let up = match rnd {
+        Rounding::Rn => rem > half || (rem == half && r & 1 == 1),
+        Rounding::Rna => rem >= half,
+        Rounding::Rz => false,
+        Rounding::Rp => inexact && !neg,
+        Rounding::Rm => inexact && neg,
+    };
+    r += up as u128;
+    if r >> (mbits + 1) != 0 {
+        r >>= 1;
+        q += 1;
+    }
+    let max_code = (1u64 << (ebits + mbits)) - 1;
+    if r >> mbits == 0 {
+        return r as u64; // subnormal (or zero)
+    }
+    let biased = q + mbits as i32 + bias;
+    if biased > (1 << ebits) - 1 {
+        return max_code;
+    }
+    (biased as u64) << mbits | (r as u64 & ((1 << mbits) - 1))
+}
+
+/// One `.f32` to one code of `ty`, `.rn.satfinite{.relu}`: finite values rounded to nearest
+/// even, overflow and infinities to the signed largest finite value; with `.relu` a negative
+/// result (and `-0`) becomes `+0`. The formats have no NaN: a NaN input gives the positive
+/// largest finite value (the ISA does not say; ptxvm's choice).
+#[inline]
+pub fn f32_to_small(ty: Small, a: f32, rnd: Rounding, relu: bool) -> u8 {
+    let (ebits, mbits) = ty.widths();
+    let sign = 1u64 << (ebits + mbits);
+    let max_code = sign - 1;
+    let code = match fp::decode(F32, a.to_bits() as u64) {
+        fp::Decoded::NaN => return max_code as u8,
+        fp::Decoded::Zero(neg) => {
+            if neg {
+                sign
+            } else {
+                0
+            }
+        }
+        fp::Decoded::Inf(neg) => max_code | if neg { sign } else { 0 },
+        fp::Decoded::Finite { neg, mant, exp } => {
+            round_small(ty, neg, mant, exp, rnd) | if neg { sign } else { 0 }
+        }
+    };
+    if relu && code & sign != 0 {
+        0
+    } else {
+        code as u8
+    }
+}
+
+/// `cvt.rn.satfinite{.relu}.e2m1x2.f32 d, a, b`: `a` into bits 7..4, `b` into bits 3..0.
+#[inline]
+pub fn f32x2_to_e2m1x2(a: f32, b: f32, relu: bool) -> u8 {
+    let hi = f32_to_small(Small::E2m1, a, Rounding::Rn, relu);
+    let lo = f32_to_small(Small::E2m1, b, Rounding::Rn, relu);
+    hi << 4 | lo
+}
+
+/// `cvt.rn.satfinite{.relu}.{e2m3x2,e3m2x2}.f32 d, a, b`: `a` into bits 13..8, `b` into bits
+/// 5..0, the two top bits of each byte zero.
+#[inline]
+pub fn f32x2_to_fp6x2(ty: Small, a: f32, b: f32, relu: bool) -> u16 {
+    let hi = f32_to_small(ty, a, Rounding::Rn, relu);
+    let lo = f32_to_small(ty, b, Rounding::Rn, relu);
+    (hi as u16) << 8 | lo as u16
+}
+
+/// One code of `ty` (its low `ty.bits()` bits) widened exactly to `.f16`; with `.relu` a
+/// negative value (and `-0`) becomes `+0`.
+#[inline]
+pub fn small_to_f16(ty: Small, code: u64, relu: bool) -> u16 {
+    let (ebits, mbits) = ty.widths();
+    let x = crate::mma_kind::finite_small(code & ((1 << ty.bits()) - 1), ebits, mbits);
+    let h = fp::from_f64(F16, x, Rounding::Rn) as u16;
+    if relu && h & 0x8000 != 0 {
+        0
+    } else {
+        h
+    }
+}
+
+/// `cvt.rn{.relu}.f16x2.e2m1x2 d, a`: bits 7..4 of `a` into the upper `.f16`, bits 3..0 into
+/// the lower.
+#[inline]
+pub fn e2m1x2_to_f16x2(a: u8, relu: bool) -> u32 {
+    let hi = small_to_f16(Small::E2m1, (a >> 4) as u64, relu) as u32;
+    let lo = small_to_f16(Small::E2m1, (a & 0xF) as u64, relu) as u32;
+    hi << 16 | lo
+}
+
+/// `cvt.rn{.relu}.f16x2.{e2m3x2,e3m2x2} d, a`: the low 6 bits of each byte of `a` (the upper
+/// byte into the upper `.f16`).
+#[inline]
+pub fn fp6x2_to_f16x2(ty: Small, a: u16, relu: bool) -> u32 {
+    let hi = small_to_f16(ty, (a >> 8) as u64, relu) as u32;
+    let lo = small_to_f16(ty, (a & 0xFF) as u64, relu) as u32;
+    hi << 16 | lo
+}
+
+/// One `.f32` (bits `a`) to `.ue8m0` (the value `2^(code - 127)`, code `0xFF` NaN), rounding
+/// `.rz` (`up == false`) or `.rp` (`up`): the power of two at or below, or at or above, the
+/// magnitude. The format has no sign and no zero: the magnitude is converted, and values below
+/// `2^-127` (zero included) give code 0 under `.rz`. NaN gives `0xFF`; infinity and
+/// a rounding past `2^127` give `0xFF` (NaN, the format has no infinity) or, with
+/// `.satfinite`, `0xFE`.
+#[inline]
+pub fn f32_to_ue8m0(a: u32, up: bool, satfinite: bool) -> u8 {
+    let over = if satfinite { 0xFE } else { 0xFF };
+    let mag = a & 0x7FFF_FFFF;
+    if mag > 0x7F80_0000 {
+        return 0xFF;
+    }
+    if mag == 0x7F80_0000 {
+        return over;
+    }
+    let (e, frac) = (mag >> 23, mag & 0x7F_FFFF);
+    let code = if e == 0 {
+        // subnormal or zero: frac · 2^-149 against 2^-127 = 0x40_0000 · 2^-149
+        (up && frac > 0x40_0000) as u32
+    } else {
+        e + (up && frac != 0) as u32
+    };
+    if code > 0xFE {
+        over
+    } else {
+        code as u8
+    }
+}
+
+/// `cvt.frnd3{.satfinite}.ue8m0x2.f32 d, a, b` (`.frnd3` = `.rz`/`.rp`): `a` into the upper
+/// byte, `b` into the lower ([`f32_to_ue8m0`]).
+#[inline]
+pub fn f32x2_to_ue8m0x2(a: f32, b: f32, up: bool, satfinite: bool) -> u16 {
+    let hi = f32_to_ue8m0(a.to_bits(), up, satfinite);
+    let lo = f32_to_ue8m0(b.to_bits(), up, satfinite);
+    (hi as u16) << 8 | lo as u16
+}
+
+/// `cvt.frnd3{.satfinite}.ue8m0x2.bf16x2 d, a`: each `.bf16` of `a` (an `.f32` with the low 16
+/// bits zero), the upper one into the upper byte.
+#[inline]
+pub fn bf16x2_to_ue8m0x2(a: u32, up: bool, satfinite: bool) -> u16 {
+    let hi = f32_to_ue8m0(a & 0xFFFF_0000, up, satfinite);
+    let lo = f32_to_ue8m0(a << 16, up, satfinite);
+    (hi as u16) << 8 | lo as u16
+}
+
+/// `cvt.rn.bf16x2.ue8m0x2 d, a`: each byte `e` of `a` becomes the `.bf16` `2^(e - 127)` (the
+/// upper byte into the upper half): code 0 is the subnormal `0x0040`, `0xFF` the canonical NaN.
+#[inline]
+pub fn ue8m0x2_to_bf16x2(a: u16) -> u32 {
+    let one = |e: u16| -> u32 {
+        match e {
+            0 => 0x0040,
+            0xFF => 0x7FFF,
+            e => (e as u32) << 7,
+        }
+    };
+    one(a >> 8) << 16 | one(a & 0xFF)
+}
+
 /// The narrow type of `cvt.pack.sat`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum PackType {

@@ -643,6 +643,107 @@ fn minmax_f64(a: f64, b: f64, want_max: bool) -> f64 {
     ))
 }
 
+/// `min{.ftz}{.NaN}{.abs}.f32 d, a, b, c` (three inputs, PTX 8.8): the minimum of the three,
+/// by the two-input rules of [`min_f32`] applied as `min(min(a, b), c)` (the order makes no
+/// difference: those rules are a total order on non-NaN values with `-0 < +0`, a NaN input is
+/// passed over unless `.NaN`, and only all-NaN inputs give NaN without it). `.abs` takes the
+/// absolute value of every input first, so the result is never negative (save NaN).
+#[inline]
+pub fn min3_f32(a: f32, b: f32, c: f32, m: MinMax, abs: bool) -> f32 {
+    let f = |x: f32| if abs { abs_f32(x, false) } else { x };
+    min_f32(min_f32(f(a), f(b), m), f(c), m)
+}
+
+/// `max{.ftz}{.NaN}{.abs}.f32 d, a, b, c`: as [`min3_f32`], the maximum.
+#[inline]
+pub fn max3_f32(a: f32, b: f32, c: f32, m: MinMax, abs: bool) -> f32 {
+    let f = |x: f32| if abs { abs_f32(x, false) } else { x };
+    max_f32(max_f32(f(a), f(b), m), f(c), m)
+}
+
+/// The two `.f32` elements of a `.f32x2` value (a `.b64` register): element 0 in bits 0..32,
+/// element 1 in bits 32..64 (ISA: `fA[0] = a[0:31]; fA[1] = a[32:63]`).
+#[inline]
+fn f32x2_parts(x: u64) -> [f32; 2] {
+    [f32::from_bits(x as u32), f32::from_bits((x >> 32) as u32)]
+}
+
+#[inline]
+fn f32x2_join(r: [f32; 2]) -> u64 {
+    r[0].to_bits() as u64 | (r[1].to_bits() as u64) << 32
+}
+
+/// `add{.rnd}{.ftz}.f32x2 d, a, b` (sm_100+): [`add_f32`] on each element (no `.sat` form).
+#[inline]
+pub fn add_f32x2(a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
+    let ([a0, a1], [b0, b1]) = (f32x2_parts(a), f32x2_parts(b));
+    f32x2_join([
+        add_f32(a0, b0, rnd, ftz, false),
+        add_f32(a1, b1, rnd, ftz, false),
+    ])
+}
+
+/// `sub{.rnd}{.ftz}.f32x2 d, a, b`: [`sub_f32`] on each element.
+#[inline]
+pub fn sub_f32x2(a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
+    let ([a0, a1], [b0, b1]) = (f32x2_parts(a), f32x2_parts(b));
+    f32x2_join([
+        sub_f32(a0, b0, rnd, ftz, false),
+        sub_f32(a1, b1, rnd, ftz, false),
+    ])
+}
+
+/// `mul{.rnd}{.ftz}.f32x2 d, a, b`: [`mul_f32`] on each element.
+#[inline]
+pub fn mul_f32x2(a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
+    let ([a0, a1], [b0, b1]) = (f32x2_parts(a), f32x2_parts(b));
+    f32x2_join([
+        mul_f32(a0, b0, rnd, ftz, false),
+        mul_f32(a1, b1, rnd, ftz, false),
+    ])
+}
+
+/// `fma.rnd{.ftz}.f32x2 d, a, b, c`: [`fma_f32`] on each element.
+#[inline]
+pub fn fma_f32x2(a: u64, b: u64, c: u64, rnd: Rounding, ftz: bool) -> u64 {
+    let ([a0, a1], [b0, b1], [c0, c1]) = (f32x2_parts(a), f32x2_parts(b), f32x2_parts(c));
+    f32x2_join([
+        fma_f32(a0, b0, c0, rnd, ftz, false),
+        fma_f32(a1, b1, c1, rnd, ftz, false),
+    ])
+}
+
+/// The exact `.f32` value of a `.f16` (`bf16 == false`) or `.bf16` operand of the
+/// mixed-precision instructions (every such value is an `.f32` value; NaN stays NaN).
+#[inline]
+pub fn widen_half(x: u16, bf16: bool) -> f32 {
+    if bf16 {
+        f32::from_bits((x as u32) << 16)
+    } else {
+        super::fp::to_f64(super::fp::F16, x as u64) as f32
+    }
+}
+
+/// `add{.rnd}{.sat}.f32.{f16,bf16} d, a, c` (mixed precision, sm_100+): `a` widened exactly to
+/// `.f32` ([`widen_half`]), then `a + c` as [`add_f32`] (no `.ftz` form).
+#[inline]
+pub fn add_mixed_f32(a: u16, bf16: bool, c: f32, rnd: Rounding, sat: bool) -> f32 {
+    add_f32(widen_half(a, bf16), c, rnd, false, sat)
+}
+
+/// `sub{.rnd}{.sat}.f32.{f16,bf16} d, a, c`: `a - c` with `a` widened exactly.
+#[inline]
+pub fn sub_mixed_f32(a: u16, bf16: bool, c: f32, rnd: Rounding, sat: bool) -> f32 {
+    sub_f32(widen_half(a, bf16), c, rnd, false, sat)
+}
+
+/// `fma.rnd{.sat}.f32.{f16,bf16} d, a, b, c`: `a * b + c` with `a`, `b` widened exactly, the
+/// product exact and the sum rounded once, as [`fma_f32`].
+#[inline]
+pub fn fma_mixed_f32(a: u16, b: u16, bf16: bool, c: f32, rnd: Rounding, sat: bool) -> f32 {
+    fma_f32(widen_half(a, bf16), widen_half(b, bf16), c, rnd, false, sat)
+}
+
 /// The property tested by `testp`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TestOp {

@@ -343,6 +343,15 @@ pub(crate) const CMP_NAMES: [Modifier; 18] = [
 /// Decodes floating-point arithmetic `ar` (the decoder sends the opcodes shared with the
 /// integer family here only for a floating-point type).
 pub(crate) fn arith(d: &mut Dec<'_, '_>, insn: &mut Insn, ar: Ar) -> R<()> {
+    if d.has(Modifier::F32x2) {
+        return decode_f32x2(d, insn, ar);
+    }
+    if let [T::F32, at @ (T::F16 | T::Bf16)] = d.types().as_slice() {
+        return decode_mixed(d, insn, ar, *at == T::Bf16);
+    }
+    if matches!(ar, Ar::Min | Ar::Max) && d.inst.operands.len() > 3 {
+        return decode_minmax3(d, insn, ar == Ar::Max);
+    }
     let ty = match d.inst.types().last() {
         Some(t) => t,
         None => return Err(format!("`{}` has no type", d.inst.full_name())),
@@ -422,9 +431,6 @@ impl Ar {
 pub(crate) fn decode_arith(d: &mut Dec<'_, '_>, insn: &mut Insn, ar: Ar, ty: T) -> R<()> {
     let m = Mods::parse(d.inst.mods.iter().copied());
     let n = ar.arity();
-    if matches!(ar, Ar::Min | Ar::Max) && d.inst.operands.len() > 3 {
-        return Err("three-input `min`/`max` is not supported yet".into());
-    }
     let (op, aux) = select_arith(ar, ty, &m)?;
     if ar == Ar::Testp {
         insn.d = d.pred_dst(0)?;
@@ -442,6 +448,148 @@ pub(crate) fn decode_arith(d: &mut Dec<'_, '_>, insn: &mut Insn, ar: Ar, ty: T) 
     insn.aux = aux;
     insn.op = op;
     Ok(())
+}
+
+/// `add/sub/mul{.rnd}{.ftz}.f32x2 d, a, b` and `fma.rnd{.ftz}.f32x2 d, a, b, c` (sm_100+): two
+/// `.f32` lanes in each `.b64` operand, each computed as the `.f32` instruction would.
+pub(crate) fn decode_f32x2(d: &mut Dec<'_, '_>, insn: &mut Insn, ar: Ar) -> R<()> {
+    let m = Mods::parse(d.inst.mods.iter().copied());
+    if m.sat || m.relu {
+        return Err("`.f32x2` arithmetic has no `.sat` or `.relu` form".into());
+    }
+    let (op, aux) = select_f32x2(ar, &m)?;
+    insn.d = d.dst(0)?;
+    insn.a = d.src(1, T::B64)?;
+    insn.b = d.src(2, T::B64)?;
+    if ar == Ar::Fma {
+        insn.c = d.src(3, T::B64)?;
+    }
+    insn.aux = aux;
+    insn.op = op;
+    Ok(())
+}
+
+/// The handler of an `.f32x2` instruction and its `aux`.
+pub(crate) fn select_f32x2(ar: Ar, m: &Mods) -> R<(Op, u64)> {
+    use crate::{alu2, alu3};
+    let op = match ar {
+        Ar::Add => alu2!(i, a, b => fl::add_f32x2(a, b, rnd(i.aux), i.aux & FTZ != 0)),
+        Ar::Sub => alu2!(i, a, b => fl::sub_f32x2(a, b, rnd(i.aux), i.aux & FTZ != 0)),
+        Ar::Mul => alu2!(i, a, b => fl::mul_f32x2(a, b, rnd(i.aux), i.aux & FTZ != 0)),
+        Ar::Fma => {
+            if m.rnd.is_none() {
+                return Err("`fma.f32x2` needs a rounding modifier".into());
+            }
+            alu3!(i, a, b, c => fl::fma_f32x2(a, b, c, rnd(i.aux), i.aux & FTZ != 0))
+        }
+        _ => return Err(format!("`{}` has no `.f32x2` form", ar_name(ar))),
+    };
+    Ok((op, m.aux()))
+}
+
+/// The mixed-precision `add/sub{.rnd}{.sat}.f32.atype d, a, c` and
+/// `fma.rnd{.sat}.f32.abtype d, a, b, c` (`.atype`: `.f16`/`.bf16`; sm_100+): the half
+/// operands are widened exactly and the `.f32` operation rounds once.
+pub(crate) fn decode_mixed(d: &mut Dec<'_, '_>, insn: &mut Insn, ar: Ar, bf16: bool) -> R<()> {
+    let m = Mods::parse(d.inst.mods.iter().copied());
+    if m.ftz || m.relu {
+        return Err("mixed-precision arithmetic has no `.ftz` or `.relu` form".into());
+    }
+    let (op, mut aux) = select_mixed(ar, &m)?;
+    if bf16 {
+        aux |= BF16;
+    }
+    let half = if bf16 { T::Bf16 } else { T::F16 };
+    insn.d = d.dst(0)?;
+    insn.a = d.src(1, half)?;
+    if ar == Ar::Fma {
+        insn.b = d.src(2, half)?;
+        insn.c = d.src(3, T::F32)?;
+    } else {
+        insn.b = d.src(2, T::F32)?;
+    }
+    insn.aux = aux;
+    insn.op = op;
+    Ok(())
+}
+
+/// The handler of a mixed-precision instruction and its `aux` (without [`BF16`]).
+pub(crate) fn select_mixed(ar: Ar, m: &Mods) -> R<(Op, u64)> {
+    use crate::{alu2, alu3};
+    let op = match ar {
+        Ar::Add => alu2!(i, a, c => b32(fl::add_mixed_f32(
+            a as u16,
+            i.aux & BF16 != 0,
+            f32_of(c),
+            rnd(i.aux),
+            i.aux & SAT != 0
+        ))),
+        Ar::Sub => alu2!(i, a, c => b32(fl::sub_mixed_f32(
+            a as u16,
+            i.aux & BF16 != 0,
+            f32_of(c),
+            rnd(i.aux),
+            i.aux & SAT != 0
+        ))),
+        Ar::Fma => {
+            if m.rnd.is_none() {
+                return Err("mixed-precision `fma` needs a rounding modifier".into());
+            }
+            alu3!(i, a, b, c => b32(fl::fma_mixed_f32(
+                a as u16,
+                b as u16,
+                i.aux & BF16 != 0,
+                f32_of(c),
+                rnd(i.aux),
+                i.aux & SAT != 0
+            )))
+        }
+        _ => {
+            return Err(format!(
+                "`{}` has no mixed-precision `.f32` form",
+                ar_name(ar)
+            ))
+        }
+    };
+    Ok((op, m.aux()))
+}
+
+/// `.abs` of three-input `min`/`max` (kept apart from the two-input modifier bits).
+pub(crate) const ABS3: u64 = 1 << 37;
+
+/// Three-input `min/max{.ftz}{.NaN}{.abs}.f32 d, a, b, c` (PTX 8.8, sm_100+).
+pub(crate) fn decode_minmax3(d: &mut Dec<'_, '_>, insn: &mut Insn, max: bool) -> R<()> {
+    let m = Mods::parse(d.inst.mods.iter().copied());
+    if d.types().as_slice() != [T::F32] {
+        return Err("three-input `min`/`max` exists only for `.f32`".into());
+    }
+    if m.xorsign_abs {
+        return Err("three-input `min`/`max` has no `.xorsign.abs` form".into());
+    }
+    let mut aux = m.aux();
+    if d.has(Modifier::Abs) {
+        aux |= ABS3;
+    }
+    insn.d = d.dst(0)?;
+    insn.a = d.src(1, T::F32)?;
+    insn.b = d.src(2, T::F32)?;
+    insn.c = d.src(3, T::F32)?;
+    insn.aux = aux;
+    insn.op = select_minmax3(max);
+    Ok(())
+}
+
+pub(crate) fn select_minmax3(max: bool) -> Op {
+    use crate::alu3;
+    if max {
+        alu3!(i, a, b, c => b32(fl::max3_f32(
+            f32_of(a), f32_of(b), f32_of(c), minmax(i.aux), i.aux & ABS3 != 0
+        )))
+    } else {
+        alu3!(i, a, b, c => b32(fl::min3_f32(
+            f32_of(a), f32_of(b), f32_of(c), minmax(i.aux), i.aux & ABS3 != 0
+        )))
+    }
 }
 
 /// Picks the handler of a float arithmetic instruction; returns it with its `aux`.
@@ -880,6 +1028,9 @@ pub(crate) fn select_cvt(dt: T, at: T, m: &Mods, aux: &mut u64) -> R<(Op, usize)
         }
         _ => {}
     }
+    if let Some(r) = select_cvt_mx(dt, at, m, aux)? {
+        return Ok(r);
+    }
     if let Some(f) = fp8_of(dt) {
         if f == Fp8::E5m2 {
             *aux |= 1 << KIND_SHIFT;
@@ -935,6 +1086,102 @@ pub(crate) fn select_cvt(dt: T, at: T, m: &Mods, aux: &mut u64) -> R<(Op, usize)
     let op = cvt_fast(dst, src, m)
         .unwrap_or_else(|| crate::alu1!(i, a => cvt_any(i.aux, a) & i.imm as u64));
     Ok((op, 1))
+}
+
+/// The conversions to and from the 4- and 6-bit formats and `.ue8m0` (sm_100a and later
+/// families), or `None` for other types; completes `aux` (the format in the `KIND` bits).
+pub(crate) fn select_cvt_mx(dt: T, at: T, m: &Mods, aux: &mut u64) -> R<Option<(Op, usize)>> {
+    use crate::{alu1, alu2};
+    let small = |t: T| match t {
+        T::E2m1x2 => Some(cvt::Small::E2m1),
+        T::E2m3x2 => Some(cvt::Small::E2m3),
+        T::E3m2x2 => Some(cvt::Small::E3m2),
+        _ => None,
+    };
+    let need_rn = |what: &str| -> R<()> {
+        if m.rnd == Some(Rounding::Rn) {
+            Ok(())
+        } else {
+            Err(format!("`cvt` {what} needs `.rn`"))
+        }
+    };
+    let kind = |t: cvt::Small| SMALL_TYPES.iter().position(|&x| x == t).unwrap_or(0) as u64;
+    Ok(Some(match (dt, at) {
+        (T::E2m1x2, T::F32) => {
+            need_rn("to `.e2m1x2`")?;
+            (
+                alu2!(i, a, b => cvt::f32x2_to_e2m1x2(f32_of(a), f32_of(b), i.aux & RELU != 0) as u64),
+                2,
+            )
+        }
+        (T::E2m3x2 | T::E3m2x2, T::F32) => {
+            need_rn("to a 6-bit format")?;
+            *aux |= kind(small(dt).unwrap_or(cvt::Small::E2m3)) << KIND_SHIFT;
+            (
+                alu2!(i, a, b => cvt::f32x2_to_fp6x2(
+                    small_type(i.aux),
+                    f32_of(a),
+                    f32_of(b),
+                    i.aux & RELU != 0
+                ) as u64),
+                2,
+            )
+        }
+        (T::F16x2, T::E2m1x2) => {
+            need_rn("from `.e2m1x2`")?;
+            (
+                alu1!(i, a => cvt::e2m1x2_to_f16x2(a as u8, i.aux & RELU != 0) as u64),
+                1,
+            )
+        }
+        (T::F16x2, T::E2m3x2 | T::E3m2x2) => {
+            need_rn("from a 6-bit format")?;
+            *aux |= kind(small(at).unwrap_or(cvt::Small::E2m3)) << KIND_SHIFT;
+            (
+                alu1!(i, a => cvt::fp6x2_to_f16x2(small_type(i.aux), a as u16, i.aux & RELU != 0) as u64),
+                1,
+            )
+        }
+        (T::Ue8m0x2, T::F32 | T::Bf16x2) => {
+            if !matches!(m.rnd, Some(Rounding::Rz | Rounding::Rp)) {
+                return Err("`cvt` to `.ue8m0x2` needs `.rz` or `.rp`".into());
+            }
+            if at == T::F32 {
+                (
+                    alu2!(i, a, b => cvt::f32x2_to_ue8m0x2(
+                        f32_of(a),
+                        f32_of(b),
+                        rnd(i.aux) == Rounding::Rp,
+                        i.aux & SATFINITE != 0
+                    ) as u64),
+                    2,
+                )
+            } else {
+                (
+                    alu1!(i, a => cvt::bf16x2_to_ue8m0x2(
+                        a as u32,
+                        rnd(i.aux) == Rounding::Rp,
+                        i.aux & SATFINITE != 0
+                    ) as u64),
+                    1,
+                )
+            }
+        }
+        (T::Bf16x2, T::Ue8m0x2) => {
+            need_rn("from `.ue8m0x2`")?;
+            (alu1!(i, a => cvt::ue8m0x2_to_bf16x2(a as u16) as u64), 1)
+        }
+        _ => return Ok(None),
+    }))
+}
+
+/// The 4- and 6-bit formats in the order of their `KIND` codes.
+pub(crate) const SMALL_TYPES: [cvt::Small; 3] =
+    [cvt::Small::E2m1, cvt::Small::E2m3, cvt::Small::E3m2];
+
+#[inline(always)]
+pub(crate) fn small_type(aux: u64) -> cvt::Small {
+    SMALL_TYPES[(aux >> KIND_SHIFT & 3) as usize % 3]
 }
 
 /// `cvt.pack.sat`.
