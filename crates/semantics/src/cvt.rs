@@ -1274,4 +1274,39 @@ mod tests {
         );
         assert_eq!(cvt_pack_sat(PackType::U2, 7, -7, 0), 0b1100);
     }
+
+    #[test]
+    fn fp4_fp6_round_to_nearest_even_and_saturate() {
+        // e2m1 values 0 0.5 1 1.5 2 3 4 6: 0.25 ties to 0, 0.75 to 1.0 (code 2), 5 to 4 (6)
+        assert_eq!(f32x2_to_e2m1x2(0.25, 0.75, false), 0x02);
+        assert_eq!(f32x2_to_e2m1x2(5.0, -7.0, false), 0x6F);
+        assert_eq!(f32x2_to_e2m1x2(f32::INFINITY, -0.0, false), 0x78);
+        assert_eq!(f32x2_to_e2m1x2(-1.0, 1.25, true), 0x02);
+        // e2m3: max 7.5 (0x1F), smallest subnormal 0.125; e3m2: max 28 (0x1F), 26 ties to 24
+        assert_eq!(f32x2_to_fp6x2(Small::E2m3, 7.75, 0.0625, false), 0x1F00);
+        assert_eq!(f32x2_to_fp6x2(Small::E3m2, 26.0, -1.0, false), 0x1E2C);
+        assert_eq!(f32x2_to_fp6x2(Small::E3m2, 26.0, -1.0, true), 0x1E00);
+        // back to f16: e2m1 0x7 = 6 (0x4600), 0xF = -6; e3m2 0x1F = 28 (0x4F00)
+        assert_eq!(e2m1x2_to_f16x2(0x7F, false), 0x4600_C600);
+        assert_eq!(e2m1x2_to_f16x2(0x7F, true), 0x4600_0000);
+        assert_eq!(fp6x2_to_f16x2(Small::E3m2, 0x1F01, false), 0x4F00_2C00);
+        assert_eq!(fp6x2_to_f16x2(Small::E2m3, 0x0001, false), 0x0000_3000);
+    }
+
+    #[test]
+    fn ue8m0_powers_of_two() {
+        assert_eq!(f32x2_to_ue8m0x2(1.0, 1.5, false, false), 0x7F7F);
+        assert_eq!(f32x2_to_ue8m0x2(1.0, 1.5, true, false), 0x7F80);
+        // 2^-127 = 0x0040_0000 as an f32 subnormal; a little more rounds up to code 1 under .rp
+        assert_eq!(f32_to_ue8m0(0x0040_0000, true, false), 0);
+        assert_eq!(f32_to_ue8m0(0x0040_0001, true, false), 1);
+        assert_eq!(f32_to_ue8m0(0, false, false), 0);
+        assert_eq!(f32_to_ue8m0(0x7F40_0000, true, false), 0xFF);
+        assert_eq!(f32_to_ue8m0(0x7F40_0000, true, true), 0xFE);
+        assert_eq!(f32_to_ue8m0(0x7F80_0000, false, true), 0xFE);
+        assert_eq!(f32_to_ue8m0(0x7FC0_0000, false, true), 0xFF);
+        assert_eq!(bf16x2_to_ue8m0x2(0x3FC0_0040, true, false), 0x8000);
+        assert_eq!(ue8m0x2_to_bf16x2(0x7F00), 0x3F80_0040);
+        assert_eq!(ue8m0x2_to_bf16x2(0xFF80), 0x7FFF_4000);
+    }
 }

@@ -1570,4 +1570,88 @@ mod tests {
             assert_eq!(bits(sqrt_f32(a, Rn, false)), canon(a.sqrt()));
         }
     }
+
+    #[test]
+    fn f32x2_lanes_round_independently() {
+        // element 0: 1 + 1.5*2^-24 (above half an ulp), element 1: -(1 + 1.5*2^-24)
+        let a = 0xBF80_0000_3F80_0000u64;
+        let b = 0xB3C0_0000_33C0_0000u64;
+        assert_eq!(add_f32x2(a, b, Rn, false), 0xBF80_0001_3F80_0001);
+        assert_eq!(add_f32x2(a, b, Rz, false), 0xBF80_0000_3F80_0000);
+        assert_eq!(add_f32x2(a, b, Rm, false), 0xBF80_0001_3F80_0000);
+        assert_eq!(add_f32x2(a, b, Rp, false), 0xBF80_0000_3F80_0001);
+        assert_eq!(sub_f32x2(a, a, Rn, false), 0);
+        assert_eq!(sub_f32x2(a, a, Rm, false), 0x8000_0000_8000_0000);
+        // MAX * 2 overflows in element 1 only: inf under .rn, MAX under .rz
+        let (x, y) = (0x7F7F_FFFF_4040_0000u64, 0x4000_0000_4000_0000u64);
+        assert_eq!(mul_f32x2(x, y, Rn, false), 0x7F80_0000_40C0_0000);
+        assert_eq!(mul_f32x2(x, y, Rz, false), 0x7F7F_FFFF_40C0_0000);
+        // .ftz: 2^-126 * 0.5 = 2^-127 kept, or flushed (sign kept)
+        let (s, h) = (0x8080_0000_0080_0000u64, 0x3F00_0000_3F00_0000u64);
+        assert_eq!(mul_f32x2(s, h, Rn, false), 0x8040_0000_0040_0000);
+        assert_eq!(mul_f32x2(s, h, Rn, true), 0x8000_0000_0000_0000);
+        // fma: (1+2^-23)(1-2^-24) - 1 = 2^-24 - 2^-47 exactly; inf * 0 + 1 = NaN
+        let fa = 0x7F80_0000_3F80_0001u64;
+        let fb = 0x0000_0000_3F7F_FFFFu64;
+        let fc = 0x3F80_0000_BF80_0000u64;
+        assert_eq!(fma_f32x2(fa, fb, fc, Rz, false), 0x7FFF_FFFF_337F_FFFE);
+    }
+
+    #[test]
+    fn minmax_three_inputs() {
+        let m = MinMax::default();
+        let nan = f32::from_bits(0x7FC0_0000);
+        assert_eq!(max3_f32(1.0, 3.0, 2.0, m, false), 3.0);
+        assert_eq!(min3_f32(1.0, 3.0, 2.0, m, false), 1.0);
+        assert_eq!(max3_f32(nan, 2.0, nan, m, false), 2.0);
+        assert!(min3_f32(nan, nan, nan, m, false).is_nan());
+        let with_nan = MinMax { nan: true, ..m };
+        assert_eq!(
+            max3_f32(nan, 2.0, 3.0, with_nan, false).to_bits(),
+            CANONICAL_NAN_F32
+        );
+        assert_eq!(min3_f32(0.0, -0.0, 0.0, m, false).to_bits(), 0x8000_0000);
+        // .abs: |-5| is the largest, |-3| the smallest of {5, 3, 4}
+        assert_eq!(max3_f32(-5.0, 3.0, 4.0, m, true), 5.0);
+        assert_eq!(min3_f32(-5.0, -3.0, 4.0, m, true), 3.0);
+        let ftz = MinMax { ftz: true, ..m };
+        assert_eq!(
+            min3_f32(f32::from_bits(1), 1.0, 2.0, ftz, false).to_bits(),
+            0
+        );
+        assert_eq!(min3_f32(f32::from_bits(1), 1.0, 2.0, m, false).to_bits(), 1);
+    }
+
+    #[test]
+    fn mixed_precision_widens_exactly() {
+        // f16 2^-24 (subnormal) + 1: a tie at half an f32 ulp of 1
+        assert_eq!(add_mixed_f32(0x0001, false, 1.0, Rn, false), 1.0);
+        assert_eq!(
+            add_mixed_f32(0x0001, false, 1.0, Rp, false).to_bits(),
+            0x3F80_0001
+        );
+        // (1 + 2^-10) + 2^24: f32 ulp 2 there; .rn rounds up, .rz down
+        assert_eq!(
+            add_mixed_f32(0x3C01, false, p2(24), Rn, false),
+            p2(24) + 2.0
+        );
+        assert_eq!(add_mixed_f32(0x3C01, false, p2(24), Rz, false), p2(24));
+        // bf16 -1 - 2^-30: .rz keeps -1, .rm gives the next below
+        assert_eq!(sub_mixed_f32(0xBF80, true, p2(-30), Rz, false), -1.0);
+        assert_eq!(
+            sub_mixed_f32(0xBF80, true, p2(-30), Rm, false).to_bits(),
+            0xBF80_0001
+        );
+        assert_eq!(add_mixed_f32(0x3C00, false, 0.5, Rn, true), 1.0);
+        // (1+2^-10)^2 - 1 = 2^-9 + 2^-20 exactly (the product is not rounded to f16)
+        assert_eq!(
+            fma_mixed_f32(0x3C01, 0x3C01, false, -1.0, Rn, false),
+            p2(-9) + p2(-20)
+        );
+        assert_eq!(fma_mixed_f32(0x4000, 0x4000, true, -1.0, Rn, true), 1.0);
+        assert_eq!(
+            widen_half(0x7E00, false).to_bits() & 0x7F80_0000,
+            0x7F80_0000
+        );
+    }
 }
