@@ -304,6 +304,76 @@ pub fn f32x2_to_16x2(a: f32, b: f32, bf16: bool, rnd: Rounding, m: CvtMods) -> u
     (hi as u32) << 16 | lo as u32
 }
 
+/// One `.f32` to `.f16` (`bf16 == false`) or `.bf16` with stochastic rounding (`cvt.rs`):
+/// `rnd` holds the random bits (13 for `.f16`, in its low 13 bits; 16 for `.bf16`). The ISA
+/// rounds "towards zero or away from zero based on the carry out" of adding the random bits
+/// to the mantissa bits the conversion drops: for every `.bf16` result and every normal `.f16`
+/// result exactly 13 (`.f16`) or 16 (`.bf16`) bits are dropped and the random bits are added
+/// to them. Where more are dropped (an `.f16` subnormal result) the random bits are added to
+/// the topmost 13 of them (the ones just below the result's last bit) and the rest are
+/// discarded, which keeps the rounding stochastic there too; the ISA text at hand does not
+/// describe that case (ptxvm's reading). An overflow gives infinity, or the signed largest
+/// finite value with `.satfinite` (also for infinite inputs); NaN gives the canonical NaN;
+/// `.relu` makes negative results (and `-0`) `+0`.
+#[inline]
+pub fn f32_to_16_rs(a: f32, rnd: u32, bf16: bool, m: CvtMods) -> u16 {
+    let (fmt, k) = if bf16 { (BF16, 16) } else { (F16, 13) };
+    let r = match fp::decode(F32, a.to_bits() as u64) {
+        fp::Decoded::NaN => return fmt.canonical_nan() as u16,
+        fp::Decoded::Zero(_) | fp::Decoded::Inf(_) => {
+            fp::convert(F32, fmt, a.to_bits() as u64, Rounding::Rz, m.satfinite)
+        }
+        fp::Decoded::Finite { neg, mant, exp } => {
+            let emin = 1 - fmt.bias();
+            let top = exp + 63 - mant.leading_zeros() as i32;
+            let q = top.max(emin) - fmt.frac_bits as i32; // weight of the result's last bit
+            let shift = q - exp; // bits dropped: 13 or 16 for a normal result, more below
+            let (kept, dropped) = if shift <= 0 {
+                (mant as u128, 0u64)
+            } else if shift >= 64 {
+                (0, 0) // everything below the random bits' reach
+            } else if shift >= k {
+                (
+                    (mant >> shift) as u128,
+                    (mant >> (shift - k)) & ((1 << k) - 1),
+                )
+            } else {
+                (
+                    (mant >> shift) as u128,
+                    (mant & ((1 << shift) - 1)) << (k - shift),
+                )
+            };
+            let carry = (dropped + (rnd as u64 & ((1 << k) - 1))) >> k;
+            let v = kept + carry as u128;
+            if v == 0 {
+                if neg {
+                    fmt.sign_mask()
+                } else {
+                    0
+                }
+            } else {
+                let p = fp::round_pack(fmt, neg, v, shift.max(0) + exp, false, Rounding::Rn);
+                if p.overflow && m.satfinite {
+                    (p.bits & fmt.sign_mask()) | fmt.max_finite()
+                } else {
+                    p.bits
+                }
+            }
+        }
+    };
+    (if m.relu { relu_bits(fmt, r) } else { r }) as u16
+}
+
+/// `cvt.rs{.relu}{.satfinite}.{f16x2,bf16x2}.f32 d, a, b, rbits` (sm_100a family): `a` into the
+/// upper half with the random bits of `rbits`' upper 16 bits, `b` into the lower half with its
+/// lower 16 bits (for `.f16x2` the 13 low bits of each half), by [`f32_to_16_rs`].
+#[inline]
+pub fn f32x2_to_16x2_rs(a: f32, b: f32, rbits: u32, bf16: bool, m: CvtMods) -> u32 {
+    let hi = f32_to_16_rs(a, rbits >> 16, bf16, m);
+    let lo = f32_to_16_rs(b, rbits & 0xFFFF, bf16, m);
+    (hi as u32) << 16 | lo as u32
+}
+
 /// `cvt.rna{.satfinite}.tf32.f32` and `cvt.{rn,rz}{.relu}.tf32.f32`: round to 10 fraction bits;
 /// the result is an `.f32` bit pattern with the low 13 bits zero (NaN: `0x7FFF_E000`).
 #[inline]
@@ -1308,5 +1378,32 @@ mod tests {
         assert_eq!(bf16x2_to_ue8m0x2(0x3FC0_0040, true, false), 0x8000);
         assert_eq!(ue8m0x2_to_bf16x2(0x7F00), 0x3F80_0040);
         assert_eq!(ue8m0x2_to_bf16x2(0xFF80), 0x7FFF_4000);
+    }
+
+    #[test]
+    fn stochastic_rounding_carries_out_of_the_dropped_bits() {
+        let m = CvtMods::default();
+        let f = f32::from_bits;
+        // bf16: 1 + 2^-8 + 2^-9 drops 0xC000; random 0x3FFF does not carry, 0x4000 does
+        assert_eq!(f32_to_16_rs(f(0x3F80_C000), 0x3FFF, true, m), 0x3F80);
+        assert_eq!(f32_to_16_rs(f(0x3F80_C000), 0x4000, true, m), 0x3F81);
+        // away from zero for a negative value; MAX carries into infinity, or MAX with .satfinite
+        assert_eq!(f32_to_16_rs(f(0xBFC0_0001), 0xFFFF, true, m), 0xBFC1);
+        assert_eq!(f32_to_16_rs(f(0x7F7F_FFFF), 1, true, m), 0x7F80);
+        let sf = CvtMods {
+            satfinite: true,
+            ..m
+        };
+        assert_eq!(f32_to_16_rs(f(0x7F7F_FFFF), 1, true, sf), 0x7F7F);
+        // f16: 1 + 2^-11 + 2^-12 drops 0x1800 of 13 bits; bits 13..15 of the random half unused
+        assert_eq!(f32_to_16_rs(f(0x3F80_1800), 0x07FF, false, m), 0x3C00);
+        assert_eq!(f32_to_16_rs(f(0x3F80_1800), 0xE800, false, m), 0x3C01);
+        assert_eq!(
+            f32x2_to_16x2_rs(f(0x3F80_1800), -3.0, 0x0800_1FFF, false, m),
+            0x3C01_C200
+        );
+        let relu = CvtMods { relu: true, ..m };
+        assert_eq!(f32_to_16_rs(-1.0, 0, false, relu), 0);
+        assert_eq!(f32_to_16_rs(f32::NAN, 0, false, m), 0x7FFF);
     }
 }

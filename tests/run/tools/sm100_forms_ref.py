@@ -5,6 +5,7 @@
   float/mixed_precision.ptx  add/sub{.rnd}{.sat}.f32.{f16,bf16}, fma.rnd{.sat}.f32.{f16,bf16}
   float/minmax3_f32.ptx      min/max{.ftz}{.NaN}{.abs}.f32 d, a, b, c
   cvt/fp4_fp6_ue8m0.ptx      cvt to/from .e2m1x2 .e2m3x2 .e3m2x2 and .ue8m0x2
+  cvt/rs_f16x2_bf16x2.ptx    cvt.rs{.relu}{.satfinite}.{f16x2,bf16x2}.f32 (stochastic rounding)
 
 Written from the PTX ISA text, independently of ptxvm: values are exact Fractions, and one
 generic rounding routine (`round_bin`) rounds an exact value to a binary format per .rn .rz .rm
@@ -14,7 +15,7 @@ mixed-precision forms widen the half operand(s) exactly and round the .f32 resul
 three-input min/max is the minimum/maximum of the three (NaN inputs passed over unless .NaN,
 .abs on every input); NaN results are ptxvm's documented canonical NaN 0x7fffffff.
 
-Run `python3 sm100_forms_ref.py write` to rewrite the four test files (expected values and
+Run `python3 sm100_forms_ref.py write` to rewrite the five test files (expected values and
 kernels), `python3 sm100_forms_ref.py` to print them.
 """
 import sys
@@ -663,9 +664,96 @@ def cvt_file():
     )
 
 
+# ---------------------------------------------------------------- cvt/rs_f16x2_bf16x2.ptx
+
+def rs_convert(fmt, k, bits, rnd, relu, satfinite):
+    """cvt.rs to .f16 (k = 13) or .bf16 (k = 16): truncate, then step one ulp away from zero
+    when the dropped fraction (its top k bits) plus the k random bits carries out."""
+    x = F32.decode(bits)
+    sign = 1 << (fmt.e + fmt.m)
+    inf = ((1 << fmt.e) - 1) << fmt.m
+    if x == NAN:
+        return sign - 1  # ptxvm's canonical NaN (0x7fff)
+    if x in (INF, NINF):
+        r = (fmt.max_mag_bits() if satfinite else inf) | (sign if x == NINF else 0)
+    elif is_zero(x):
+        r = sign if x[1] else 0
+    else:
+        t = round_bin(fmt, x[0], "rz", satfinite=True)
+        tmag = t & (sign - 1)
+        biased = tmag >> fmt.m
+        ulp = Fr(2) ** ((max(biased, 1) - fmt.bias) - fmt.m)
+        tv = fmt.decode(tmag)[0]
+        f = (abs(x[0]) - tv) / ulp  # in [0, 1) below the largest finite value
+        top = int(f * (1 << k))
+        up = top + (rnd & ((1 << k) - 1)) >= 1 << k
+        mag = tmag + up
+        if mag >= inf and satfinite:
+            mag = fmt.max_mag_bits()
+        r = mag | (t & sign)
+    if relu and r & sign:
+        r = 0
+    return r
+
+
+def rs_file():
+    # (a bits, b bits, rbits, why): a goes with rbits[31:16], b with rbits[15:0]
+    bf_cases = [
+        (0x3F80C000, 0xBFC00001, 0x3FFFFFFF, "1+2^-8+2^-9 (dropped 0xc000 + 0x3fff: no carry) | -(1.5+2^-23) (0x0001 + 0xffff: carry)"),
+        (0x3F80C000, 0xBFC00001, 0x4000FFFE, "the same, random 0x4000 (carry) | 0xfffe (no carry)"),
+        (0x7F7FFFFF, 0x00008001, 0x00017FFF, "MAX (dropped 0xffff + 1: carries into inf) | f32 subnormal 0x8001 + 0x7fff"),
+        (0x7F800000, 0x00008001, 0x00007FFE, "inf | f32 subnormal 0x8001 + 0x7ffe: truncated to +0"),
+        (0x7FC00000, 0xBF800000, 0xFFFFFFFF, "NaN | -1 (nothing dropped: exact)"),
+    ]
+    f16_cases = [
+        (0x3F801800, 0xC0400400, 0x07FF1C00, "1+2^-11+2^-12 (dropped 0x1800 + 0x7ff) | -(3+2^-12) (0x400 + 0x1c00: carry)"),
+        (0x3F801800, 0xC0400400, 0xE8001BFF, "the same, random 0x0800 (3 MSBs ignored: carry) | 0x1bff (no carry)"),
+        (0x477FE001, 0x477FE001, 0x1FFF0000, "65504+2^-9 with random 0x1fff (carries to inf) | random 0"),
+        (0xFF800000, 0x7FC00000, 0x00000000, "-inf | NaN"),
+        (0x3E2AAAAB, 0xBE2AAAAB, 0x0AAA1555, "1/6 (dropped 0x1555 + 0xaaa: no carry) | -1/6 (+0x1555: carry)"),
+    ]
+    expect, body, k = [], [], 0
+    for ty, fmt, kb, cases in (("bf16x2", BF16, 16, bf_cases), ("f16x2", F16, 13, f16_cases)):
+        for mods in ("", ".satfinite", ".relu", ".relu.satfinite"):
+            relu, sat = ".relu" in mods, ".satfinite" in mods
+            for (a, b, rb, why) in cases:
+                hi = rs_convert(fmt, kb, a, rb >> 16, relu, sat)
+                lo = rs_convert(fmt, kb, b, rb & 0xFFFF, relu, sat)
+                d = hi << 16 | lo
+                expect.append(d)
+                body.append(f"// [{k}] cvt.rs{mods}.{ty}.f32: {why}")
+                body.append(f"mov.b32 %f1, 0f{a:08X};")
+                body.append(f"mov.b32 %f2, 0f{b:08X};")
+                body.append(f"mov.b32 %r1, 0x{rb:08x};")
+                body.append(f"cvt.rs{mods}.{ty}.f32 %r2, %f1, %f2, %r1;")
+                body.append(f"st.global.b32 [%rd1+{4 * k}], %r2;\t// 0x{d:08x}")
+                k += 1
+    return emit(
+        "cvt/rs_f16x2_bf16x2.ptx",
+        [
+            "Stochastic rounding cvt.rs{.relu}{.satfinite}.{f16x2,bf16x2}.f32 d, a, b, rbits (sm_100a",
+            "family): a goes to the upper half with the random bits of rbits[31:16], b to the lower",
+            "half with rbits[15:0]; for .f16x2 only the 13 low bits of each half are random bits. The",
+            "result is the value truncated toward zero, moved one ulp away from zero when the carry",
+            "out of (dropped mantissa bits + random bits) is set: 13 bits are dropped for a normal",
+            ".f16 result, 16 for every .bf16 result (f32 subnormal inputs included). Overflow gives",
+            "inf, or MAX with .satfinite (inf inputs too); .relu makes negatives +0; NaN gives",
+            "ptxvm's canonical 0x7fff. Not tested: .f16 subnormal results (more bits dropped than",
+            "random bits given; the ISA text at hand does not describe the alignment). Expected",
+            "values: tests/run/tools/sm100_forms_ref.py (fractions of an ulp), which wrote this.",
+        ],
+        f"--grid 1 --block 1 --arg u32[{k}]",
+        [f"0 u32: {hexes(expect, 8)}"],
+        body,
+        ["out"],
+        [".reg .b64 %rd<2>;", ".reg .b32 %r<3>;", ".reg .f32 %f<3>;"],
+        ver="8.7",
+    )
+
+
 def main():
     root = Path(__file__).resolve().parent.parent
-    files = [f32x2_file(), mixed_file(), minmax3_file(), cvt_file()]
+    files = [f32x2_file(), mixed_file(), minmax3_file(), cvt_file(), rs_file()]
     for path, text in files:
         if sys.argv[1:] == ["write"]:
             (root / path).write_text(text)

@@ -227,6 +227,8 @@ pub(crate) fn setp_fast(class: u64, op: CmpOp, ftz: bool) -> Option<Op> {
 pub(crate) struct Mods {
     rnd: Option<Rounding>,
     irnd: Option<IntRounding>,
+    /// `.rs`: stochastic rounding (`cvt` only).
+    rs: bool,
     ftz: bool,
     sat: bool,
     relu: bool,
@@ -251,6 +253,7 @@ impl Mods {
                 Modifier::Rm => m.rnd = Some(Rounding::Rm),
                 Modifier::Rp => m.rnd = Some(Rounding::Rp),
                 Modifier::Rna => m.rnd = Some(Rounding::Rna),
+                Modifier::Rs => m.rs = true,
                 Modifier::Rni => m.irnd = Some(IntRounding::Rni),
                 Modifier::Rzi => m.irnd = Some(IntRounding::Rzi),
                 Modifier::Rmi => m.irnd = Some(IntRounding::Rmi),
@@ -975,9 +978,18 @@ pub(crate) fn select_slct(ct: T, ftz: bool) -> R<Op> {
     })
 }
 
+/// Why the four-operand stochastic-rounding conversions are refused.
+const RS_X4: &str = "`cvt.rs` to the x4 formats (`.e4m3x4 .e5m2x4 .e2m3x4 .e3m2x4 .e2m1x4`) \
+    is not executed: the ISA text ptxvm follows says which half of `rbits` serves which pair \
+    of the four operands, but not which of its bits each operand adds to its dropped mantissa \
+    bits, so no result could be exact";
+
 pub(crate) fn decode_cvt(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     let m = Mods::parse(d.inst.mods.iter().copied());
     let types = d.types();
+    if m.rs && !matches!(types.as_slice(), [T::F16x2 | T::Bf16x2, T::F32]) {
+        return Err(RS_X4.into());
+    }
     let (dt, at) = match types.as_slice() {
         [dt, at] => (*dt, *at),
         _ => return Err("`cvt` needs a destination and a source type".into()),
@@ -985,9 +997,12 @@ pub(crate) fn decode_cvt(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     let mut aux = m.aux();
     insn.d = d.dst(0)?;
     let (op, srcs) = select_cvt(dt, at, &m, &mut aux)?;
-    insn.a = d.src(1, if srcs == 2 { T::F32 } else { at })?;
-    if srcs == 2 {
+    insn.a = d.src(1, if srcs >= 2 { T::F32 } else { at })?;
+    if srcs >= 2 {
         insn.b = d.src(2, T::F32)?;
+    }
+    if srcs == 3 {
+        insn.c = d.src(3, T::B32)?;
     }
     insn.imm = dst_mask(d, 0)? as i64;
     insn.aux = aux;
@@ -1003,6 +1018,24 @@ pub(crate) fn select_cvt(dt: T, at: T, m: &Mods, aux: &mut u64) -> R<(Op, usize)
             _ => Err(format!("`cvt` to `{what}` needs `.rn` or `.rz`")),
         }
     };
+    if m.rs {
+        return match (dt, at) {
+            (T::F16x2 | T::Bf16x2, T::F32) => {
+                if dt == T::Bf16x2 {
+                    *aux |= BF16;
+                }
+                let op = crate::alu3!(i, a, b, c => cvt::f32x2_to_16x2_rs(
+                    f32_of(a),
+                    f32_of(b),
+                    c as u32,
+                    i.aux & BF16 != 0,
+                    cvt_mods(i.aux)
+                ) as u64);
+                Ok((op, 3))
+            }
+            _ => Err(RS_X4.into()),
+        };
+    }
     // Packed and special formats.
     match (dt, at) {
         (T::F16x2 | T::Bf16x2, T::F32) => {
