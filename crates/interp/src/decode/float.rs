@@ -2089,6 +2089,78 @@ mod tests {
     }
 
     #[test]
+    fn sm100_forms_wiring() {
+        // .f32x2: element 0 in the low word; .rz truncates 1 + 1.5*2^-24 in both elements
+        let x2 = |op: Ar, m: &[&str], srcs: &[u64]| {
+            let (o, aux) = select_f32x2(op, &mods(m)).unwrap();
+            run_insn(&insn(o, aux), srcs)
+        };
+        let (a, b) = (0xBF80_0000_3F80_0000, 0xB3C0_0000_33C0_0000);
+        assert_eq!(x2(Ar::Add, &[], &[a, b]), 0xBF80_0001_3F80_0001);
+        assert_eq!(x2(Ar::Add, &[".rz"], &[a, b]), 0xBF80_0000_3F80_0000);
+        assert_eq!(x2(Ar::Sub, &[".rp"], &[a, a]), 0);
+        let two = 0x4000_0000_4000_0000;
+        assert_eq!(x2(Ar::Mul, &[".rn"], &[two, two]), 0x4080_0000_4080_0000);
+        assert_eq!(
+            x2(Ar::Fma, &[".rn"], &[two, two, two]),
+            0x40C0_0000_40C0_0000
+        );
+        assert!(select_f32x2(Ar::Fma, &mods(&[])).is_err());
+        assert!(select_f32x2(Ar::Div, &mods(&[".rn"])).is_err());
+        // mixed precision: f16 1.5 (0x3E00) + 0.25; bf16 2 * 2 - 1
+        let mixed = |op: Ar, m: &[&str], bf16: bool, srcs: &[u64]| {
+            let (o, aux) = select_mixed(op, &mods(m)).unwrap();
+            run_insn(&insn(o, aux | if bf16 { BF16 } else { 0 }), srcs)
+        };
+        assert_eq!(mixed(Ar::Add, &[], false, &[0x3E00, f(0.25)]), f(1.75));
+        assert_eq!(mixed(Ar::Sub, &[".rn"], true, &[0x4000, f(0.5)]), f(1.5));
+        assert_eq!(
+            mixed(Ar::Fma, &[".rn"], true, &[0x4000, 0x4000, f(-1.0)]),
+            f(3.0)
+        );
+        assert_eq!(
+            mixed(Ar::Fma, &[".rn", ".sat"], true, &[0x4000, 0x4000, f(-1.0)]),
+            f(1.0)
+        );
+        // three-input min/max, with .abs in its own aux bit
+        let mm3 =
+            |max: bool, aux: u64, srcs: &[u64]| run_insn(&insn(select_minmax3(max), aux), srcs);
+        assert_eq!(mm3(true, 0, &[f(1.0), f(3.0), f(2.0)]), f(3.0));
+        assert_eq!(mm3(false, 0, &[f(1.0), f(-3.0), f(2.0)]), f(-3.0));
+        assert_eq!(mm3(false, ABS3, &[f(1.0), f(-3.0), f(2.0)]), f(1.0));
+        assert_eq!(mm3(true, ABS3, &[f(1.0), f(-3.0), f(2.0)]), f(3.0));
+        // 4/6-bit and ue8m0 conversions reach their functions with their format
+        let mx = |dt: T, at: T, m: &[&str], srcs: &[u64]| {
+            let mm = mods(m);
+            let mut aux = mm.aux();
+            let (op, n) = select_cvt_mx(dt, at, &mm, &mut aux).unwrap().unwrap();
+            assert_eq!(n, srcs.len());
+            run_insn(&insn(op, aux), srcs)
+        };
+        let sf = [".rn", ".satfinite"];
+        assert_eq!(mx(T::E2m1x2, T::F32, &sf, &[f(6.0), f(-0.5)]), 0x79);
+        assert_eq!(mx(T::E3m2x2, T::F32, &sf, &[f(28.0), f(1.0)]), 0x1F0C);
+        assert_eq!(mx(T::E2m3x2, T::F32, &sf, &[f(7.5), f(1.0)]), 0x1F08);
+        assert_eq!(mx(T::F16x2, T::E2m3x2, &[".rn"], &[0x1F08]), 0x4780_3C00);
+        // .rp: 3 rounds up to 2^2 (code 129), 1 is exact (127)
+        assert_eq!(mx(T::Ue8m0x2, T::F32, &[".rp"], &[f(3.0), f(1.0)]), 0x817F);
+        assert_eq!(mx(T::Bf16x2, T::Ue8m0x2, &[".rn"], &[0x807F]), 0x4000_3F80);
+        assert!(select_cvt_mx(T::Ue8m0x2, T::F32, &mods(&[".rn"]), &mut 0).is_err());
+        assert!(select_cvt_mx(T::F32, T::F16, &mods(&[]), &mut 0)
+            .unwrap()
+            .is_none());
+        // cvt.rs to .bf16x2: three sources, rbits last
+        let mm = mods(&[".rs"]);
+        let mut aux = mm.aux();
+        let (op, n) = select_cvt(T::Bf16x2, T::F32, &mm, &mut aux).unwrap();
+        assert_eq!(n, 3);
+        assert_eq!(
+            run_insn(&insn(op, aux), &[0x3F80_C000, 0x3F80_C000, 0x4000_3FFF]),
+            0x3F81_3F80
+        );
+    }
+
+    #[test]
     fn mods_parse() {
         let m = mods(&[
             ".rn", ".ftz", ".sat", ".lt", ".and", ".xorsign", ".abs", ".NaN",
