@@ -10,7 +10,8 @@
 //! * `set setp selp slct` on every integer and float type, with the unordered comparisons and the
 //!   Boolean combination with a predicate operand;
 //! * `cvt` between every integer and float type (`.f16 .bf16 .tf32 .e4m3x2 .e5m2x2`, the packed
-//!   `.f16x2/.bf16x2` forms, `.e2m1x2 .e2m3x2 .e3m2x2 .ue8m0x2`) with every rounding and
+//!   `.f16x2/.bf16x2` forms, `.e2m1x2 .e2m3x2 .e3m2x2 .ue8m0x2`, each narrow format to and
+//!   from `.bf16x2`) with every rounding and
 //!   saturation modifier, stochastic rounding (`.rs`) to `.f16x2/.bf16x2`, and `cvt.pack.sat`.
 //!
 //! What each instruction computes lives in [`crate::semantics`]; this module holds the

@@ -667,6 +667,75 @@ pub fn ue8m0x2_to_bf16x2(a: u16) -> u32 {
     one(a >> 8) << 16 | one(a & 0xFF)
 }
 
+/// `cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.bf16x2 d, a` (PTX 9.1): as [`f16x2_to_fp8x2`] from
+/// two `.bf16` values.
+#[inline]
+pub fn bf16x2_to_fp8x2(ty: Fp8, a: u32, relu: bool) -> u16 {
+    let hi = to_fp8(ty, BF16, (a >> 16) as u64 & 0xFFFF, relu);
+    let lo = to_fp8(ty, BF16, a as u64 & 0xFFFF, relu);
+    (hi as u16) << 8 | lo as u16
+}
+
+/// `cvt.rn{.relu}.bf16x2.{e4m3x2,e5m2x2} d, a` (PTX 9.2): each byte widened exactly to `.bf16`
+/// (NaN to the canonical NaN), the upper byte into the upper half.
+#[inline]
+pub fn fp8x2_to_bf16x2(ty: Fp8, a: u16, relu: bool) -> u32 {
+    let m = CvtMods {
+        relu,
+        ..CvtMods::default()
+    };
+    let conv = |x: u16| {
+        convert_fmt(
+            BF16,
+            ty.format(),
+            x as u64,
+            CvtRound::Float(Rounding::Rn),
+            m,
+        ) as u32
+    };
+    conv(a >> 8) << 16 | conv(a & 0xFF)
+}
+
+/// `cvt.rn.satfinite{.relu}.{e2m1x2,e2m3x2,e3m2x2}.{f16x2,bf16x2} d, a` (PTX 9.1): each half of
+/// `a` (the upper one into the upper element) converted as [`f32_to_small`] (every `.f16` and
+/// `.bf16` value is an `.f32` value); the result is packed as from two `.f32` operands.
+#[inline]
+pub fn half2_to_small2(ty: Small, a: u32, bf16: bool, relu: bool) -> u16 {
+    let fmt = if bf16 { BF16 } else { F16 };
+    let one = |h: u32| {
+        let x = fp::to_f64(fmt, h as u64 & 0xFFFF) as f32;
+        f32_to_small(ty, x, Rounding::Rn, relu) as u16
+    };
+    let (hi, lo) = (one(a >> 16), one(a & 0xFFFF));
+    if ty == Small::E2m1 {
+        hi << 4 | lo
+    } else {
+        hi << 8 | lo
+    }
+}
+
+/// `cvt.rn{.relu}.bf16x2.{e2m1x2,e2m3x2,e3m2x2} d, a` (PTX 9.1): as [`e2m1x2_to_f16x2`] and
+/// [`fp6x2_to_f16x2`], widening exactly to `.bf16`.
+#[inline]
+pub fn small2_to_bf16x2(ty: Small, a: u16, relu: bool) -> u32 {
+    let (ebits, mbits) = ty.widths();
+    let (hi, lo) = if ty == Small::E2m1 {
+        ((a >> 4) & 0xF, a & 0xF)
+    } else {
+        (a >> 8, a & 0xFF)
+    };
+    let one = |code: u16| -> u32 {
+        let x = crate::mma_kind::finite_small(code as u64 & ((1 << ty.bits()) - 1), ebits, mbits);
+        let h = fp::from_f64(BF16, x, Rounding::Rn) as u32;
+        if relu && h & 0x8000 != 0 {
+            0
+        } else {
+            h
+        }
+    };
+    one(hi) << 16 | one(lo)
+}
+
 /// The narrow type of `cvt.pack.sat`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum PackType {
@@ -1405,5 +1474,30 @@ mod tests {
         let relu = CvtMods { relu: true, ..m };
         assert_eq!(f32_to_16_rs(-1.0, 0, false, relu), 0);
         assert_eq!(f32_to_16_rs(f32::NAN, 0, false, m), 0x7FFF);
+    }
+
+    #[test]
+    fn bf16x2_to_and_from_the_narrow_formats() {
+        // bf16 5 | -7 into e2m1 (5 ties to 4, -7 saturates to -6) and e4m3 (exact: 1.25*2^2 is
+        // 0_1001_010, -1.75*2^2 is 1_1001_110)
+        assert_eq!(half2_to_small2(Small::E2m1, 0x40A0_C0E0, true, false), 0x6F);
+        assert_eq!(bf16x2_to_fp8x2(Fp8::E4m3, 0x40A0_C0E0, false), 0x4ACE);
+        // 448 is e4m3's largest value; 512 saturates to it; e5m2 has 512 exactly (0x60)
+        assert_eq!(bf16x2_to_fp8x2(Fp8::E4m3, 0x43E0_4400, false), 0x7E7E);
+        assert_eq!(bf16x2_to_fp8x2(Fp8::E5m2, 0x43E0_4400, false), 0x5F60);
+        // f16 1.0 | -1.0 into e3m2 (0x0C | 0x2C), .relu zeroes the negative
+        assert_eq!(
+            half2_to_small2(Small::E3m2, 0x3C00_BC00, false, false),
+            0x0C2C
+        );
+        assert_eq!(
+            half2_to_small2(Small::E3m2, 0x3C00_BC00, false, true),
+            0x0C00
+        );
+        // back to bf16: e2m1 6 | -6, e3m2 28 | 0.0625, e4m3 1.0 | e5m2 inf
+        assert_eq!(small2_to_bf16x2(Small::E2m1, 0x7F, false), 0x40C0_C0C0);
+        assert_eq!(small2_to_bf16x2(Small::E3m2, 0x1F01, false), 0x41E0_3D80);
+        assert_eq!(fp8x2_to_bf16x2(Fp8::E4m3, 0x3838, false), 0x3F80_3F80);
+        assert_eq!(fp8x2_to_bf16x2(Fp8::E5m2, 0x7CFC, true), 0x7F80_0000);
     }
 }

@@ -6,6 +6,7 @@
   float/minmax3_f32.ptx      min/max{.ftz}{.NaN}{.abs}.f32 d, a, b, c
   cvt/fp4_fp6_ue8m0.ptx      cvt to/from .e2m1x2 .e2m3x2 .e3m2x2 and .ue8m0x2
   cvt/rs_f16x2_bf16x2.ptx    cvt.rs{.relu}{.satfinite}.{f16x2,bf16x2}.f32 (stochastic rounding)
+  cvt/narrow_bf16x2.ptx      cvt between .bf16x2 and the 4-, 6- and 8-bit formats (PTX 9.1)
 
 Written from the PTX ISA text, independently of ptxvm: values are exact Fractions, and one
 generic rounding routine (`round_bin`) rounds an exact value to a binary format per .rn .rz .rm
@@ -15,7 +16,7 @@ mixed-precision forms widen the half operand(s) exactly and round the .f32 resul
 three-input min/max is the minimum/maximum of the three (NaN inputs passed over unless .NaN,
 .abs on every input); NaN results are ptxvm's documented canonical NaN 0x7fffffff.
 
-Run `python3 sm100_forms_ref.py write` to rewrite the five test files (expected values and
+Run `python3 sm100_forms_ref.py write` to rewrite the six test files (expected values and
 kernels), `python3 sm100_forms_ref.py` to print them.
 """
 import sys
@@ -751,9 +752,106 @@ def rs_file():
     )
 
 
+# ---------------------------------------------------------------- cvt/narrow_bf16x2.ptx
+
+class E4M3Fmt(Fmt):
+    """OCP E4M3: no infinities, S.1111.111 is NaN, so the largest value is 448 (0x7e)."""
+
+    def __init__(self):
+        super().__init__(4, 3, ieee=False)
+
+    def max_mag_bits(self):
+        return 0x7E
+
+
+E4M3 = E4M3Fmt()
+E5M2 = Fmt(5, 2)
+
+
+def to_16(fmt, v, relu):
+    """An exact decoded value into .f16/.bf16 bits (exact here), .relu on negatives."""
+    if v in (INF, NINF):
+        h = ((1 << fmt.e) - 1) << fmt.m | (0x8000 if v == NINF else 0)
+    elif is_zero(v):
+        h = 0x8000 if v[1] else 0
+    else:
+        h = round_bin(fmt, v[0], "rn")
+    if relu and h & 0x8000:
+        h = 0
+    return h
+
+
+def narrow_file():
+    body, expect16, expect32, k16, k32 = [], [], [], 0, 0
+    # bf16x2 / f16x2 sources into the 4-, 6- and 8-bit formats (.rn.satfinite{.relu})
+    srcs = [
+        (0x3E803F40, "bf16 0.25 | 0.75"),
+        (0x40A0C0E0, "bf16 5 | -7"),
+        (0x7F80BF20, "bf16 inf | -0.625"),
+        (0x41D03DC0, "bf16 26 | 0.09375"),
+        (0x43E04400, "bf16 448 | 512"),
+        (0xC7804780, "bf16 -65536 | 65536"),
+    ]
+    for ty, fmt, wide in (("e2m1x2", E2M1, False), ("e2m3x2", E2M3, False), ("e3m2x2", E3M2, False),
+                          ("e4m3x2", E4M3, False), ("e5m2x2", E5M2, False)):
+        for relu in (False, True):
+            r = ".relu" if relu else ""
+            for (a, why) in srcs:
+                hi = small_code(fmt, a & 0xFFFF0000, relu)
+                lo = small_code(fmt, (a & 0xFFFF) << 16, relu)
+                d = hi << 4 | lo if ty == "e2m1x2" else hi << 8 | lo
+                if ty == "e2m1x2":
+                    body.append(f"mov.b32 %r1, 0x{a:08x};\t// {ty}{r}: {why}")
+                    body.append(f"cvt.rn.satfinite{r}.{ty}.bf16x2 %b1, %r1;")
+                    body.append("cvt.u16.u8 %h1, %b1;")
+                else:
+                    body.append(f"mov.b32 %r1, 0x{a:08x};\t// {ty}{r}: {why}")
+                    body.append(f"cvt.rn.satfinite{r}.{ty}.bf16x2 %h1, %r1;")
+                body.append(f"st.global.b16 [%rd1+{2 * k16}], %h1;\t// [{k16}] 0x{d:04x}")
+                expect16.append(d)
+                k16 += 1
+    # the 4- and 6-bit formats widened to bf16x2
+    for relu in (False, True):
+        r = ".relu" if relu else ""
+        for byte in (0x7F, 0x9A, 0x08, 0x35):
+            d = to_16(BF16, E2M1.decode(byte >> 4), relu) << 16 | to_16(BF16, E2M1.decode(byte & 0xF), relu)
+            body.append(f"mov.b16 %h2, 0x{byte:04x};")
+            body.append("cvt.u8.u16 %b2, %h2;")
+            body.append(f"cvt.rn{r}.bf16x2.e2m1x2 %r2, %b2;")
+            body.append(f"st.global.b32 [%rd2+{4 * k32}], %r2;\t// [{k32}] 0x{d:08x}")
+            expect32.append(d)
+            k32 += 1
+        for ty, fmt in (("e2m3x2", E2M3), ("e3m2x2", E3M2)):
+            for half in (0x1F3F, 0x2101, 0x0020):
+                d = to_16(BF16, fmt.decode(half >> 8 & 0x3F), relu) << 16 | to_16(BF16, fmt.decode(half & 0x3F), relu)
+                body.append(f"mov.b16 %h2, 0x{half:04x};")
+                body.append(f"cvt.rn{r}.bf16x2.{ty} %r2, %h2;")
+                body.append(f"st.global.b32 [%rd2+{4 * k32}], %r2;\t// [{k32}] 0x{d:08x}")
+                expect32.append(d)
+                k32 += 1
+    return emit(
+        "cvt/narrow_bf16x2.ptx",
+        [
+            "The .bf16x2 conversions of PTX 9.1/9.2 (sm_100a family): cvt.rn.satfinite{.relu}.",
+            "{e2m1x2,e2m3x2,e3m2x2,e4m3x2,e5m2x2}.bf16x2 d, a converts each .bf16 of a (the upper",
+            "one into the upper element) as the .f32-source forms do: round to nearest even,",
+            "overflow and infinities to the signed largest finite value (.satfinite), .relu makes",
+            "negatives +0; e4m3's largest value is 448 and e5m2's 57344. cvt.rn{.relu}.bf16x2.",
+            "{e2m1x2,e2m3x2,e3m2x2} widens exactly. Not tested: NaN inputs. Expected values:",
+            "tests/run/tools/sm100_forms_ref.py (exact fractions), which wrote this kernel.",
+        ],
+        f"--grid 1 --block 1 --arg u16[{k16}] --arg u32[{k32}]",
+        [f"0 u16: {hexes(expect16, 4)}", f"1 u32: {hexes(expect32, 8)}"],
+        body,
+        ["out16", "out32"],
+        [".reg .b64 %rd<3>;", ".reg .b8 %b<3>;", ".reg .b16 %h<3>;", ".reg .b32 %r<3>;"],
+        ver="9.2",
+    )
+
+
 def main():
     root = Path(__file__).resolve().parent.parent
-    files = [f32x2_file(), mixed_file(), minmax3_file(), cvt_file(), rs_file()]
+    files = [f32x2_file(), mixed_file(), minmax3_file(), cvt_file(), rs_file(), narrow_file()]
     for path, text in files:
         if sys.argv[1:] == ["write"]:
             (root / path).write_text(text)

@@ -1200,6 +1200,53 @@ pub(crate) fn select_cvt_mx(dt: T, at: T, m: &Mods, aux: &mut u64) -> R<Option<(
                 )
             }
         }
+        (T::E2m1x2 | T::E2m3x2 | T::E3m2x2, T::F16x2 | T::Bf16x2) => {
+            need_rn("to a 4- or 6-bit format")?;
+            if !m.satfinite {
+                return Err(format!("`cvt` to `{}` needs `.satfinite`", dt.suffix()));
+            }
+            *aux |= kind(small(dt).unwrap_or(cvt::Small::E2m1)) << KIND_SHIFT;
+            if at == T::Bf16x2 {
+                *aux |= BF16;
+            }
+            (
+                alu1!(i, a => cvt::half2_to_small2(
+                    small_type(i.aux),
+                    a as u32,
+                    i.aux & BF16 != 0,
+                    i.aux & RELU != 0
+                ) as u64),
+                1,
+            )
+        }
+        (T::Bf16x2, T::E2m1x2 | T::E2m3x2 | T::E3m2x2) => {
+            need_rn("from a 4- or 6-bit format")?;
+            *aux |= kind(small(at).unwrap_or(cvt::Small::E2m1)) << KIND_SHIFT;
+            (
+                alu1!(i, a => cvt::small2_to_bf16x2(small_type(i.aux), a as u16, i.aux & RELU != 0) as u64),
+                1,
+            )
+        }
+        (T::E4m3x2 | T::E5m2x2, T::Bf16x2) => {
+            need_rn("to an 8-bit format")?;
+            if dt == T::E5m2x2 {
+                *aux |= 1 << KIND_SHIFT;
+            }
+            (
+                alu1!(i, a => cvt::bf16x2_to_fp8x2(fp8(i.aux), a as u32, i.aux & RELU != 0) as u64),
+                1,
+            )
+        }
+        (T::Bf16x2, T::E4m3x2 | T::E5m2x2) => {
+            need_rn("from an 8-bit format")?;
+            if at == T::E5m2x2 {
+                *aux |= 1 << KIND_SHIFT;
+            }
+            (
+                alu1!(i, a => cvt::fp8x2_to_bf16x2(fp8(i.aux), a as u16, i.aux & RELU != 0) as u64),
+                1,
+            )
+        }
         (T::Bf16x2, T::Ue8m0x2) => {
             need_rn("from `.ue8m0x2`")?;
             (alu1!(i, a => cvt::ue8m0x2_to_bf16x2(a as u16) as u64), 1)
