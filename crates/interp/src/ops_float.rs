@@ -2,13 +2,17 @@
 //!
 //! * `add sub mul fma mad div rcp sqrt rsqrt sin cos lg2 ex2 tanh abs neg min max copysign testp`
 //!   on `.f32` and `.f64` with every rounding mode, `.ftz`, `.sat`, `.approx`/`.full` and the
-//!   NaN rules of `min`/`max` (`.NaN`, `.xorsign.abs`);
+//!   NaN rules of `min`/`max` (`.NaN`, `.xorsign.abs`), three-input `min`/`max.f32`
+//!   (`.ftz .NaN .abs`), `add sub mul fma` on the packed `.f32x2` and the mixed-precision
+//!   `add sub fma .f32.{f16,bf16}`;
 //! * the half-precision forms (`.f16 .f16x2 .bf16 .bf16x2`) of `add sub mul fma neg abs min max
 //!   ex2 tanh` with `.ftz .sat .relu .oob`;
 //! * `set setp selp slct` on every integer and float type, with the unordered comparisons and the
 //!   Boolean combination with a predicate operand;
 //! * `cvt` between every integer and float type (`.f16 .bf16 .tf32 .e4m3x2 .e5m2x2`, the packed
-//!   `.f16x2/.bf16x2` forms) with every rounding and saturation modifier, and `cvt.pack.sat`.
+//!   `.f16x2/.bf16x2` forms, `.e2m1x2 .e2m3x2 .e3m2x2 .ue8m0x2`, each narrow format to and
+//!   from `.bf16x2`) with every rounding and
+//!   saturation modifier, stochastic rounding (`.rs`) to `.f16x2/.bf16x2`, and `cvt.pack.sat`.
 //!
 //! What each instruction computes lives in [`crate::semantics`]; this module holds the
 //! handlers, and `crate::decode::float` picks one per instruction and packs its modifiers into

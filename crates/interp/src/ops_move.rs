@@ -654,6 +654,78 @@ pub(crate) fn store_lane(
     Ok(())
 }
 
+/// Where a `.v8` access keeps its eight value slots: `aux >> V8_LIST_SHIFT` indexes the
+/// program's operand lists (an `Insn` holds four).
+pub(crate) const V8_LIST_SHIFT: u32 = 32;
+
+/// The eight value slots of a `.v8` access (see [`V8_LIST_SHIFT`]).
+fn v8_slots<'a>(ctx: &Ctx<'a>, i: &Insn) -> Result<&'a [u32], Fault> {
+    let lists: &'a [Vec<u32>] = ctx.env.lists;
+    match lists.get((i.aux >> V8_LIST_SHIFT) as usize) {
+        Some(l) if l.len() == 8 => Ok(&l[..]),
+        _ => Err(Fault {
+            kind: FaultKind::Other("internal error: a `.v8` access lost its registers".into()),
+            lane: None,
+        }),
+    }
+}
+
+/// The 256-bit access of lane `l`: its address, aligned to the whole access (32 bytes; the
+/// ISA requires vector accesses aligned to their full size), resolved.
+fn v8_target<'a>(
+    ctx: &Ctx<'a>,
+    i: &Insn,
+    space: Space,
+    l: usize,
+    store: bool,
+) -> Result<Target<'a>, Fault> {
+    let addr = ctx.regs[i.a as usize][l].wrapping_add(i.imm as u64);
+    if addr % 32 != 0 {
+        return Err(Fault {
+            kind: FaultKind::Misaligned {
+                space: space_name(space),
+                addr,
+                align: 32,
+            },
+            lane: Some(l as u32),
+        });
+    }
+    resolve(ctx, space, addr, 32, l, store)
+}
+
+/// `ld.global{.nc}.v8.b32 {d0, …, d7}, [a]` (sm_100+): eight 4-byte elements per lane, lane
+/// by lane through the general path.
+pub(crate) fn ld_v8(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
+    let space = space_of(i.aux);
+    let size = (i.aux >> 8 & 0xFF) as u32;
+    let signed = i.aux >> 24 & 1 != 0;
+    let slots = v8_slots(ctx, i)?;
+    for l in lane_bits(mask) {
+        let t = v8_target(ctx, i, space, l, false)?;
+        for (k, &s) in slots.iter().enumerate() {
+            let v = read(ctx, &t, l, (k as u32 * size) as u64, size);
+            ctx.regs[s as usize][l] = if signed { sext(v, size) } else { v };
+        }
+    }
+    Ok(())
+}
+
+/// `st.global.v8.b32 [a], {a0, …, a7}`: lanes in lane order, so that the highest lane wins
+/// where several write one address (as [`st`] does).
+pub(crate) fn st_v8(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
+    let space = space_of(i.aux);
+    let size = (i.aux >> 8 & 0xFF) as u32;
+    let slots = v8_slots(ctx, i)?;
+    for l in lane_bits(mask) {
+        let t = v8_target(ctx, i, space, l, true)?;
+        for (k, &s) in slots.iter().enumerate() {
+            let v = ctx.regs[s as usize][l];
+            write(ctx, &t, l, (k as u32 * size) as u64, size, v);
+        }
+    }
+    Ok(())
+}
+
 /// `ld` whose address is the same in every lane (a constant slot plus offset).
 pub(crate) fn ld_uniform(ctx: &mut Ctx<'_>, i: &Insn, mask: u32) -> MemResult {
     let space = space_of(i.aux);

@@ -304,6 +304,76 @@ pub fn f32x2_to_16x2(a: f32, b: f32, bf16: bool, rnd: Rounding, m: CvtMods) -> u
     (hi as u32) << 16 | lo as u32
 }
 
+/// One `.f32` to `.f16` (`bf16 == false`) or `.bf16` with stochastic rounding (`cvt.rs`):
+/// `rnd` holds the random bits (13 for `.f16`, in its low 13 bits; 16 for `.bf16`). The ISA
+/// rounds "towards zero or away from zero based on the carry out" of adding the random bits
+/// to the mantissa bits the conversion drops: for every `.bf16` result and every normal `.f16`
+/// result exactly 13 (`.f16`) or 16 (`.bf16`) bits are dropped and the random bits are added
+/// to them. Where more are dropped (an `.f16` subnormal result) the random bits are added to
+/// the topmost 13 of them (the ones just below the result's last bit) and the rest are
+/// discarded, which keeps the rounding stochastic there too; the ISA text at hand does not
+/// describe that case (ptxvm's reading). An overflow gives infinity, or the signed largest
+/// finite value with `.satfinite` (also for infinite inputs); NaN gives the canonical NaN;
+/// `.relu` makes negative results (and `-0`) `+0`.
+#[inline]
+pub fn f32_to_16_rs(a: f32, rnd: u32, bf16: bool, m: CvtMods) -> u16 {
+    let (fmt, k) = if bf16 { (BF16, 16) } else { (F16, 13) };
+    let r = match fp::decode(F32, a.to_bits() as u64) {
+        fp::Decoded::NaN => return fmt.canonical_nan() as u16,
+        fp::Decoded::Zero(_) | fp::Decoded::Inf(_) => {
+            fp::convert(F32, fmt, a.to_bits() as u64, Rounding::Rz, m.satfinite)
+        }
+        fp::Decoded::Finite { neg, mant, exp } => {
+            let emin = 1 - fmt.bias();
+            let top = exp + 63 - mant.leading_zeros() as i32;
+            let q = top.max(emin) - fmt.frac_bits as i32; // weight of the result's last bit
+            let shift = q - exp; // bits dropped: 13 or 16 for a normal result, more below
+            let (kept, dropped) = if shift <= 0 {
+                (mant as u128, 0u64)
+            } else if shift >= 64 {
+                (0, 0) // everything below the random bits' reach
+            } else if shift >= k {
+                (
+                    (mant >> shift) as u128,
+                    (mant >> (shift - k)) & ((1 << k) - 1),
+                )
+            } else {
+                (
+                    (mant >> shift) as u128,
+                    (mant & ((1 << shift) - 1)) << (k - shift),
+                )
+            };
+            let carry = (dropped + (rnd as u64 & ((1 << k) - 1))) >> k;
+            let v = kept + carry as u128;
+            if v == 0 {
+                if neg {
+                    fmt.sign_mask()
+                } else {
+                    0
+                }
+            } else {
+                let p = fp::round_pack(fmt, neg, v, shift.max(0) + exp, false, Rounding::Rn);
+                if p.overflow && m.satfinite {
+                    (p.bits & fmt.sign_mask()) | fmt.max_finite()
+                } else {
+                    p.bits
+                }
+            }
+        }
+    };
+    (if m.relu { relu_bits(fmt, r) } else { r }) as u16
+}
+
+/// `cvt.rs{.relu}{.satfinite}.{f16x2,bf16x2}.f32 d, a, b, rbits` (sm_100a family): `a` into the
+/// upper half with the random bits of `rbits`' upper 16 bits, `b` into the lower half with its
+/// lower 16 bits (for `.f16x2` the 13 low bits of each half), by [`f32_to_16_rs`].
+#[inline]
+pub fn f32x2_to_16x2_rs(a: f32, b: f32, rbits: u32, bf16: bool, m: CvtMods) -> u32 {
+    let hi = f32_to_16_rs(a, rbits >> 16, bf16, m);
+    let lo = f32_to_16_rs(b, rbits & 0xFFFF, bf16, m);
+    (hi as u32) << 16 | lo as u32
+}
+
 /// `cvt.rna{.satfinite}.tf32.f32` and `cvt.{rn,rz}{.relu}.tf32.f32`: round to 10 fraction bits;
 /// the result is an `.f32` bit pattern with the low 13 bits zero (NaN: `0x7FFF_E000`).
 #[inline]
@@ -380,6 +450,290 @@ pub fn fp8x2_to_f16x2(ty: Fp8, a: u16, relu: bool) -> u32 {
     let conv =
         |x: u16| convert_fmt(F16, ty.format(), x as u64, CvtRound::Float(Rounding::Rn), m) as u32;
     conv(a >> 8) << 16 | conv(a & 0xFF)
+}
+
+/// A 4- or 6-bit float format of `cvt` (`.e2m1x2`, `.e2m3x2`, `.e3m2x2` elements): sign,
+/// exponent (bias `2^(ebits-1) - 1`) and fraction, with neither infinities nor NaN: every code
+/// is a finite number (subnormal when the exponent field is 0).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Small {
+    /// `.e2m1`: max 6.
+    E2m1,
+    /// `.e2m3`: max 7.5.
+    E2m3,
+    /// `.e3m2`: max 28.
+    E3m2,
+}
+
+impl Small {
+    /// Exponent and fraction widths.
+    #[inline]
+    pub const fn widths(self) -> (u32, u32) {
+        match self {
+            Small::E2m1 => (2, 1),
+            Small::E2m3 => (2, 3),
+            Small::E3m2 => (3, 2),
+        }
+    }
+    /// Width of one code in bits (with the sign).
+    #[inline]
+    pub const fn bits(self) -> u32 {
+        let (e, m) = self.widths();
+        1 + e + m
+    }
+}
+
+/// Rounds `(-1)^neg * mant * 2^exp` (`mant` nonzero) to the magnitude code of `ty` per `rnd`,
+/// saturating to the largest finite code on overflow (`.satfinite`, which every conversion to
+/// these formats carries).
+#[inline]
+fn round_small(ty: Small, neg: bool, mant: u64, exp: i32, rnd: Rounding) -> u64 {
+    let (ebits, mbits) = ty.widths();
+    let bias = (1i32 << (ebits - 1)) - 1;
+    let emin = 1 - bias;
+    let top = exp + 63 - mant.leading_zeros() as i32; // 2^top <= value < 2^(top+1)
+    let mut q = top.max(emin) - mbits as i32; // weight of the last fraction bit
+    let shift = q - exp;
+    let (mut r, rem, half) = if shift <= 0 {
+        ((mant as u128) << (-shift).min(64), 0u128, 1u128)
+    } else if shift > 100 {
+        (0, mant as u128, 1u128 << 100)
+    } else {
+        let m = mant as u128;
+        (m >> shift, m & ((1u128 << shift) - 1), 1u128 << (shift - 1))
+    };
+    let inexact = rem != 0;
+    let up = match rnd {
+        Rounding::Rn => rem > half || (rem == half && r & 1 == 1),
+        Rounding::Rna => rem >= half,
+        Rounding::Rz => false,
+        Rounding::Rp => inexact && !neg,
+        Rounding::Rm => inexact && neg,
+    };
+    r += up as u128;
+    if r >> (mbits + 1) != 0 {
+        r >>= 1;
+        q += 1;
+    }
+    let max_code = (1u64 << (ebits + mbits)) - 1;
+    if r >> mbits == 0 {
+        return r as u64; // subnormal (or zero)
+    }
+    let biased = q + mbits as i32 + bias;
+    if biased > (1 << ebits) - 1 {
+        return max_code;
+    }
+    (biased as u64) << mbits | (r as u64 & ((1 << mbits) - 1))
+}
+
+/// One `.f32` to one code of `ty`, `.rn.satfinite{.relu}`: finite values rounded to nearest
+/// even, overflow and infinities to the signed largest finite value; with `.relu` a negative
+/// result (and `-0`) becomes `+0`. The formats have no NaN: a NaN input gives the positive
+/// largest finite value (the ISA does not say; ptxvm's choice).
+#[inline]
+pub fn f32_to_small(ty: Small, a: f32, rnd: Rounding, relu: bool) -> u8 {
+    let (ebits, mbits) = ty.widths();
+    let sign = 1u64 << (ebits + mbits);
+    let max_code = sign - 1;
+    let code = match fp::decode(F32, a.to_bits() as u64) {
+        fp::Decoded::NaN => return max_code as u8,
+        fp::Decoded::Zero(neg) => {
+            if neg {
+                sign
+            } else {
+                0
+            }
+        }
+        fp::Decoded::Inf(neg) => max_code | if neg { sign } else { 0 },
+        fp::Decoded::Finite { neg, mant, exp } => {
+            round_small(ty, neg, mant, exp, rnd) | if neg { sign } else { 0 }
+        }
+    };
+    if relu && code & sign != 0 {
+        0
+    } else {
+        code as u8
+    }
+}
+
+/// `cvt.rn.satfinite{.relu}.e2m1x2.f32 d, a, b`: `a` into bits 7..4, `b` into bits 3..0.
+#[inline]
+pub fn f32x2_to_e2m1x2(a: f32, b: f32, relu: bool) -> u8 {
+    let hi = f32_to_small(Small::E2m1, a, Rounding::Rn, relu);
+    let lo = f32_to_small(Small::E2m1, b, Rounding::Rn, relu);
+    hi << 4 | lo
+}
+
+/// `cvt.rn.satfinite{.relu}.{e2m3x2,e3m2x2}.f32 d, a, b`: `a` into bits 13..8, `b` into bits
+/// 5..0, the two top bits of each byte zero.
+#[inline]
+pub fn f32x2_to_fp6x2(ty: Small, a: f32, b: f32, relu: bool) -> u16 {
+    let hi = f32_to_small(ty, a, Rounding::Rn, relu);
+    let lo = f32_to_small(ty, b, Rounding::Rn, relu);
+    (hi as u16) << 8 | lo as u16
+}
+
+/// One code of `ty` (its low `ty.bits()` bits) widened exactly to `.f16`; with `.relu` a
+/// negative value (and `-0`) becomes `+0`.
+#[inline]
+pub fn small_to_f16(ty: Small, code: u64, relu: bool) -> u16 {
+    let (ebits, mbits) = ty.widths();
+    let x = crate::mma_kind::finite_small(code & ((1 << ty.bits()) - 1), ebits, mbits);
+    let h = fp::from_f64(F16, x, Rounding::Rn) as u16;
+    if relu && h & 0x8000 != 0 {
+        0
+    } else {
+        h
+    }
+}
+
+/// `cvt.rn{.relu}.f16x2.e2m1x2 d, a`: bits 7..4 of `a` into the upper `.f16`, bits 3..0 into
+/// the lower.
+#[inline]
+pub fn e2m1x2_to_f16x2(a: u8, relu: bool) -> u32 {
+    let hi = small_to_f16(Small::E2m1, (a >> 4) as u64, relu) as u32;
+    let lo = small_to_f16(Small::E2m1, (a & 0xF) as u64, relu) as u32;
+    hi << 16 | lo
+}
+
+/// `cvt.rn{.relu}.f16x2.{e2m3x2,e3m2x2} d, a`: the low 6 bits of each byte of `a` (the upper
+/// byte into the upper `.f16`).
+#[inline]
+pub fn fp6x2_to_f16x2(ty: Small, a: u16, relu: bool) -> u32 {
+    let hi = small_to_f16(ty, (a >> 8) as u64, relu) as u32;
+    let lo = small_to_f16(ty, (a & 0xFF) as u64, relu) as u32;
+    hi << 16 | lo
+}
+
+/// One `.f32` (bits `a`) to `.ue8m0` (the value `2^(code - 127)`, code `0xFF` NaN), rounding
+/// `.rz` (`up == false`) or `.rp` (`up`): the power of two at or below, or at or above, the
+/// magnitude. The format has no sign and no zero: the magnitude is converted, and values below
+/// `2^-127` (zero included) give code 0 under `.rz`. NaN gives `0xFF`; infinity and
+/// a rounding past `2^127` give `0xFF` (NaN, the format has no infinity) or, with
+/// `.satfinite`, `0xFE`.
+#[inline]
+pub fn f32_to_ue8m0(a: u32, up: bool, satfinite: bool) -> u8 {
+    let over = if satfinite { 0xFE } else { 0xFF };
+    let mag = a & 0x7FFF_FFFF;
+    if mag > 0x7F80_0000 {
+        return 0xFF;
+    }
+    if mag == 0x7F80_0000 {
+        return over;
+    }
+    let (e, frac) = (mag >> 23, mag & 0x7F_FFFF);
+    let code = if e == 0 {
+        // subnormal or zero: frac · 2^-149 against 2^-127 = 0x40_0000 · 2^-149
+        (up && frac > 0x40_0000) as u32
+    } else {
+        e + (up && frac != 0) as u32
+    };
+    if code > 0xFE {
+        over
+    } else {
+        code as u8
+    }
+}
+
+/// `cvt.frnd3{.satfinite}.ue8m0x2.f32 d, a, b` (`.frnd3` = `.rz`/`.rp`): `a` into the upper
+/// byte, `b` into the lower ([`f32_to_ue8m0`]).
+#[inline]
+pub fn f32x2_to_ue8m0x2(a: f32, b: f32, up: bool, satfinite: bool) -> u16 {
+    let hi = f32_to_ue8m0(a.to_bits(), up, satfinite);
+    let lo = f32_to_ue8m0(b.to_bits(), up, satfinite);
+    (hi as u16) << 8 | lo as u16
+}
+
+/// `cvt.frnd3{.satfinite}.ue8m0x2.bf16x2 d, a`: each `.bf16` of `a` (an `.f32` with the low 16
+/// bits zero), the upper one into the upper byte.
+#[inline]
+pub fn bf16x2_to_ue8m0x2(a: u32, up: bool, satfinite: bool) -> u16 {
+    let hi = f32_to_ue8m0(a & 0xFFFF_0000, up, satfinite);
+    let lo = f32_to_ue8m0(a << 16, up, satfinite);
+    (hi as u16) << 8 | lo as u16
+}
+
+/// `cvt.rn.bf16x2.ue8m0x2 d, a`: each byte `e` of `a` becomes the `.bf16` `2^(e - 127)` (the
+/// upper byte into the upper half): code 0 is the subnormal `0x0040`, `0xFF` the canonical NaN.
+#[inline]
+pub fn ue8m0x2_to_bf16x2(a: u16) -> u32 {
+    let one = |e: u16| -> u32 {
+        match e {
+            0 => 0x0040,
+            0xFF => 0x7FFF,
+            e => (e as u32) << 7,
+        }
+    };
+    one(a >> 8) << 16 | one(a & 0xFF)
+}
+
+/// `cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.bf16x2 d, a` (PTX 9.1): as [`f16x2_to_fp8x2`] from
+/// two `.bf16` values.
+#[inline]
+pub fn bf16x2_to_fp8x2(ty: Fp8, a: u32, relu: bool) -> u16 {
+    let hi = to_fp8(ty, BF16, (a >> 16) as u64 & 0xFFFF, relu);
+    let lo = to_fp8(ty, BF16, a as u64 & 0xFFFF, relu);
+    (hi as u16) << 8 | lo as u16
+}
+
+/// `cvt.rn{.relu}.bf16x2.{e4m3x2,e5m2x2} d, a` (PTX 9.2): each byte widened exactly to `.bf16`
+/// (NaN to the canonical NaN), the upper byte into the upper half.
+#[inline]
+pub fn fp8x2_to_bf16x2(ty: Fp8, a: u16, relu: bool) -> u32 {
+    let m = CvtMods {
+        relu,
+        ..CvtMods::default()
+    };
+    let conv = |x: u16| {
+        convert_fmt(
+            BF16,
+            ty.format(),
+            x as u64,
+            CvtRound::Float(Rounding::Rn),
+            m,
+        ) as u32
+    };
+    conv(a >> 8) << 16 | conv(a & 0xFF)
+}
+
+/// `cvt.rn.satfinite{.relu}.{e2m1x2,e2m3x2,e3m2x2}.{f16x2,bf16x2} d, a` (PTX 9.1): each half of
+/// `a` (the upper one into the upper element) converted as [`f32_to_small`] (every `.f16` and
+/// `.bf16` value is an `.f32` value); the result is packed as from two `.f32` operands.
+#[inline]
+pub fn half2_to_small2(ty: Small, a: u32, bf16: bool, relu: bool) -> u16 {
+    let fmt = if bf16 { BF16 } else { F16 };
+    let one = |h: u32| {
+        let x = fp::to_f64(fmt, h as u64 & 0xFFFF) as f32;
+        f32_to_small(ty, x, Rounding::Rn, relu) as u16
+    };
+    let (hi, lo) = (one(a >> 16), one(a & 0xFFFF));
+    if ty == Small::E2m1 {
+        hi << 4 | lo
+    } else {
+        hi << 8 | lo
+    }
+}
+
+/// `cvt.rn{.relu}.bf16x2.{e2m1x2,e2m3x2,e3m2x2} d, a` (PTX 9.1): as [`e2m1x2_to_f16x2`] and
+/// [`fp6x2_to_f16x2`], widening exactly to `.bf16`.
+#[inline]
+pub fn small2_to_bf16x2(ty: Small, a: u16, relu: bool) -> u32 {
+    let (ebits, mbits) = ty.widths();
+    let (hi, lo) = if ty == Small::E2m1 {
+        ((a >> 4) & 0xF, a & 0xF)
+    } else {
+        (a >> 8, a & 0xFF)
+    };
+    let one = |code: u16| -> u32 {
+        let x = crate::mma_kind::finite_small(code as u64 & ((1 << ty.bits()) - 1), ebits, mbits);
+        let h = fp::from_f64(BF16, x, Rounding::Rn) as u32;
+        if relu && h & 0x8000 != 0 {
+            0
+        } else {
+            h
+        }
+    };
+    one(hi) << 16 | one(lo)
 }
 
 /// The narrow type of `cvt.pack.sat`.
@@ -1058,5 +1412,92 @@ mod tests {
             (0xABC << 4) | 0b0111
         );
         assert_eq!(cvt_pack_sat(PackType::U2, 7, -7, 0), 0b1100);
+    }
+
+    #[test]
+    fn fp4_fp6_round_to_nearest_even_and_saturate() {
+        // e2m1 values 0 0.5 1 1.5 2 3 4 6: 0.25 ties to 0, 0.75 to 1.0 (code 2), 5 to 4 (6)
+        assert_eq!(f32x2_to_e2m1x2(0.25, 0.75, false), 0x02);
+        assert_eq!(f32x2_to_e2m1x2(5.0, -7.0, false), 0x6F);
+        assert_eq!(f32x2_to_e2m1x2(f32::INFINITY, -0.0, false), 0x78);
+        assert_eq!(f32x2_to_e2m1x2(-1.0, 1.25, true), 0x02);
+        // e2m3: max 7.5 (0x1F), smallest subnormal 0.125; e3m2: max 28 (0x1F), 26 ties to 24
+        assert_eq!(f32x2_to_fp6x2(Small::E2m3, 7.75, 0.0625, false), 0x1F00);
+        assert_eq!(f32x2_to_fp6x2(Small::E3m2, 26.0, -1.0, false), 0x1E2C);
+        assert_eq!(f32x2_to_fp6x2(Small::E3m2, 26.0, -1.0, true), 0x1E00);
+        // back to f16: e2m1 0x7 = 6 (0x4600), 0xF = -6; e3m2 0x1F = 28 (0x4F00)
+        assert_eq!(e2m1x2_to_f16x2(0x7F, false), 0x4600_C600);
+        assert_eq!(e2m1x2_to_f16x2(0x7F, true), 0x4600_0000);
+        assert_eq!(fp6x2_to_f16x2(Small::E3m2, 0x1F01, false), 0x4F00_2C00);
+        assert_eq!(fp6x2_to_f16x2(Small::E2m3, 0x0001, false), 0x0000_3000);
+    }
+
+    #[test]
+    fn ue8m0_powers_of_two() {
+        assert_eq!(f32x2_to_ue8m0x2(1.0, 1.5, false, false), 0x7F7F);
+        assert_eq!(f32x2_to_ue8m0x2(1.0, 1.5, true, false), 0x7F80);
+        // 2^-127 = 0x0040_0000 as an f32 subnormal; a little more rounds up to code 1 under .rp
+        assert_eq!(f32_to_ue8m0(0x0040_0000, true, false), 0);
+        assert_eq!(f32_to_ue8m0(0x0040_0001, true, false), 1);
+        assert_eq!(f32_to_ue8m0(0, false, false), 0);
+        assert_eq!(f32_to_ue8m0(0x7F40_0000, true, false), 0xFF);
+        assert_eq!(f32_to_ue8m0(0x7F40_0000, true, true), 0xFE);
+        assert_eq!(f32_to_ue8m0(0x7F80_0000, false, true), 0xFE);
+        assert_eq!(f32_to_ue8m0(0x7FC0_0000, false, true), 0xFF);
+        assert_eq!(bf16x2_to_ue8m0x2(0x3FC0_0040, true, false), 0x8000);
+        assert_eq!(ue8m0x2_to_bf16x2(0x7F00), 0x3F80_0040);
+        assert_eq!(ue8m0x2_to_bf16x2(0xFF80), 0x7FFF_4000);
+    }
+
+    #[test]
+    fn stochastic_rounding_carries_out_of_the_dropped_bits() {
+        let m = CvtMods::default();
+        let f = f32::from_bits;
+        // bf16: 1 + 2^-8 + 2^-9 drops 0xC000; random 0x3FFF does not carry, 0x4000 does
+        assert_eq!(f32_to_16_rs(f(0x3F80_C000), 0x3FFF, true, m), 0x3F80);
+        assert_eq!(f32_to_16_rs(f(0x3F80_C000), 0x4000, true, m), 0x3F81);
+        // away from zero for a negative value; MAX carries into infinity, or MAX with .satfinite
+        assert_eq!(f32_to_16_rs(f(0xBFC0_0001), 0xFFFF, true, m), 0xBFC1);
+        assert_eq!(f32_to_16_rs(f(0x7F7F_FFFF), 1, true, m), 0x7F80);
+        let sf = CvtMods {
+            satfinite: true,
+            ..m
+        };
+        assert_eq!(f32_to_16_rs(f(0x7F7F_FFFF), 1, true, sf), 0x7F7F);
+        // f16: 1 + 2^-11 + 2^-12 drops 0x1800 of 13 bits; bits 13..15 of the random half unused
+        assert_eq!(f32_to_16_rs(f(0x3F80_1800), 0x07FF, false, m), 0x3C00);
+        assert_eq!(f32_to_16_rs(f(0x3F80_1800), 0xE800, false, m), 0x3C01);
+        assert_eq!(
+            f32x2_to_16x2_rs(f(0x3F80_1800), -3.0, 0x0800_1FFF, false, m),
+            0x3C01_C200
+        );
+        let relu = CvtMods { relu: true, ..m };
+        assert_eq!(f32_to_16_rs(-1.0, 0, false, relu), 0);
+        assert_eq!(f32_to_16_rs(f32::NAN, 0, false, m), 0x7FFF);
+    }
+
+    #[test]
+    fn bf16x2_to_and_from_the_narrow_formats() {
+        // bf16 5 | -7 into e2m1 (5 ties to 4, -7 saturates to -6) and e4m3 (exact: 1.25*2^2 is
+        // 0_1001_010, -1.75*2^2 is 1_1001_110)
+        assert_eq!(half2_to_small2(Small::E2m1, 0x40A0_C0E0, true, false), 0x6F);
+        assert_eq!(bf16x2_to_fp8x2(Fp8::E4m3, 0x40A0_C0E0, false), 0x4ACE);
+        // 448 is e4m3's largest value; 512 saturates to it; e5m2 has 512 exactly (0x60)
+        assert_eq!(bf16x2_to_fp8x2(Fp8::E4m3, 0x43E0_4400, false), 0x7E7E);
+        assert_eq!(bf16x2_to_fp8x2(Fp8::E5m2, 0x43E0_4400, false), 0x5F60);
+        // f16 1.0 | -1.0 into e3m2 (0x0C | 0x2C), .relu zeroes the negative
+        assert_eq!(
+            half2_to_small2(Small::E3m2, 0x3C00_BC00, false, false),
+            0x0C2C
+        );
+        assert_eq!(
+            half2_to_small2(Small::E3m2, 0x3C00_BC00, false, true),
+            0x0C00
+        );
+        // back to bf16: e2m1 6 | -6, e3m2 28 | 0.0625, e4m3 1.0 | e5m2 inf
+        assert_eq!(small2_to_bf16x2(Small::E2m1, 0x7F, false), 0x40C0_C0C0);
+        assert_eq!(small2_to_bf16x2(Small::E3m2, 0x1F01, false), 0x41E0_3D80);
+        assert_eq!(fp8x2_to_bf16x2(Fp8::E4m3, 0x3838, false), 0x3F80_3F80);
+        assert_eq!(fp8x2_to_bf16x2(Fp8::E5m2, 0x7CFC, true), 0x7F80_0000);
     }
 }

@@ -643,6 +643,107 @@ fn minmax_f64(a: f64, b: f64, want_max: bool) -> f64 {
     ))
 }
 
+/// `min{.ftz}{.NaN}{.abs}.f32 d, a, b, c` (three inputs, PTX 8.8): the minimum of the three,
+/// by the two-input rules of [`min_f32`] applied as `min(min(a, b), c)` (the order makes no
+/// difference: those rules are a total order on non-NaN values with `-0 < +0`, a NaN input is
+/// passed over unless `.NaN`, and only all-NaN inputs give NaN without it). `.abs` takes the
+/// absolute value of every input first, so the result is never negative (save NaN).
+#[inline]
+pub fn min3_f32(a: f32, b: f32, c: f32, m: MinMax, abs: bool) -> f32 {
+    let f = |x: f32| if abs { abs_f32(x, false) } else { x };
+    min_f32(min_f32(f(a), f(b), m), f(c), m)
+}
+
+/// `max{.ftz}{.NaN}{.abs}.f32 d, a, b, c`: as [`min3_f32`], the maximum.
+#[inline]
+pub fn max3_f32(a: f32, b: f32, c: f32, m: MinMax, abs: bool) -> f32 {
+    let f = |x: f32| if abs { abs_f32(x, false) } else { x };
+    max_f32(max_f32(f(a), f(b), m), f(c), m)
+}
+
+/// The two `.f32` elements of a `.f32x2` value (a `.b64` register): element 0 in bits 0..32,
+/// element 1 in bits 32..64 (ISA: `fA[0] = a[0:31]; fA[1] = a[32:63]`).
+#[inline]
+fn f32x2_parts(x: u64) -> [f32; 2] {
+    [f32::from_bits(x as u32), f32::from_bits((x >> 32) as u32)]
+}
+
+#[inline]
+fn f32x2_join(r: [f32; 2]) -> u64 {
+    r[0].to_bits() as u64 | (r[1].to_bits() as u64) << 32
+}
+
+/// `add{.rnd}{.ftz}.f32x2 d, a, b` (sm_100+): [`add_f32`] on each element (no `.sat` form).
+#[inline]
+pub fn add_f32x2(a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
+    let ([a0, a1], [b0, b1]) = (f32x2_parts(a), f32x2_parts(b));
+    f32x2_join([
+        add_f32(a0, b0, rnd, ftz, false),
+        add_f32(a1, b1, rnd, ftz, false),
+    ])
+}
+
+/// `sub{.rnd}{.ftz}.f32x2 d, a, b`: [`sub_f32`] on each element.
+#[inline]
+pub fn sub_f32x2(a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
+    let ([a0, a1], [b0, b1]) = (f32x2_parts(a), f32x2_parts(b));
+    f32x2_join([
+        sub_f32(a0, b0, rnd, ftz, false),
+        sub_f32(a1, b1, rnd, ftz, false),
+    ])
+}
+
+/// `mul{.rnd}{.ftz}.f32x2 d, a, b`: [`mul_f32`] on each element.
+#[inline]
+pub fn mul_f32x2(a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
+    let ([a0, a1], [b0, b1]) = (f32x2_parts(a), f32x2_parts(b));
+    f32x2_join([
+        mul_f32(a0, b0, rnd, ftz, false),
+        mul_f32(a1, b1, rnd, ftz, false),
+    ])
+}
+
+/// `fma.rnd{.ftz}.f32x2 d, a, b, c`: [`fma_f32`] on each element.
+#[inline]
+pub fn fma_f32x2(a: u64, b: u64, c: u64, rnd: Rounding, ftz: bool) -> u64 {
+    let ([a0, a1], [b0, b1], [c0, c1]) = (f32x2_parts(a), f32x2_parts(b), f32x2_parts(c));
+    f32x2_join([
+        fma_f32(a0, b0, c0, rnd, ftz, false),
+        fma_f32(a1, b1, c1, rnd, ftz, false),
+    ])
+}
+
+/// The exact `.f32` value of a `.f16` (`bf16 == false`) or `.bf16` operand of the
+/// mixed-precision instructions (every such value is an `.f32` value; NaN stays NaN).
+#[inline]
+pub fn widen_half(x: u16, bf16: bool) -> f32 {
+    if bf16 {
+        f32::from_bits((x as u32) << 16)
+    } else {
+        super::fp::to_f64(super::fp::F16, x as u64) as f32
+    }
+}
+
+/// `add{.rnd}{.sat}.f32.{f16,bf16} d, a, c` (mixed precision, sm_100+): `a` widened exactly to
+/// `.f32` ([`widen_half`]), then `a + c` as [`add_f32`] (no `.ftz` form).
+#[inline]
+pub fn add_mixed_f32(a: u16, bf16: bool, c: f32, rnd: Rounding, sat: bool) -> f32 {
+    add_f32(widen_half(a, bf16), c, rnd, false, sat)
+}
+
+/// `sub{.rnd}{.sat}.f32.{f16,bf16} d, a, c`: `a - c` with `a` widened exactly.
+#[inline]
+pub fn sub_mixed_f32(a: u16, bf16: bool, c: f32, rnd: Rounding, sat: bool) -> f32 {
+    sub_f32(widen_half(a, bf16), c, rnd, false, sat)
+}
+
+/// `fma.rnd{.sat}.f32.{f16,bf16} d, a, b, c`: `a * b + c` with `a`, `b` widened exactly, the
+/// product exact and the sum rounded once, as [`fma_f32`].
+#[inline]
+pub fn fma_mixed_f32(a: u16, b: u16, bf16: bool, c: f32, rnd: Rounding, sat: bool) -> f32 {
+    fma_f32(widen_half(a, bf16), widen_half(b, bf16), c, rnd, false, sat)
+}
+
 /// The property tested by `testp`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TestOp {
@@ -1468,5 +1569,89 @@ mod tests {
             );
             assert_eq!(bits(sqrt_f32(a, Rn, false)), canon(a.sqrt()));
         }
+    }
+
+    #[test]
+    fn f32x2_lanes_round_independently() {
+        // element 0: 1 + 1.5*2^-24 (above half an ulp), element 1: -(1 + 1.5*2^-24)
+        let a = 0xBF80_0000_3F80_0000u64;
+        let b = 0xB3C0_0000_33C0_0000u64;
+        assert_eq!(add_f32x2(a, b, Rn, false), 0xBF80_0001_3F80_0001);
+        assert_eq!(add_f32x2(a, b, Rz, false), 0xBF80_0000_3F80_0000);
+        assert_eq!(add_f32x2(a, b, Rm, false), 0xBF80_0001_3F80_0000);
+        assert_eq!(add_f32x2(a, b, Rp, false), 0xBF80_0000_3F80_0001);
+        assert_eq!(sub_f32x2(a, a, Rn, false), 0);
+        assert_eq!(sub_f32x2(a, a, Rm, false), 0x8000_0000_8000_0000);
+        // MAX * 2 overflows in element 1 only: inf under .rn, MAX under .rz
+        let (x, y) = (0x7F7F_FFFF_4040_0000u64, 0x4000_0000_4000_0000u64);
+        assert_eq!(mul_f32x2(x, y, Rn, false), 0x7F80_0000_40C0_0000);
+        assert_eq!(mul_f32x2(x, y, Rz, false), 0x7F7F_FFFF_40C0_0000);
+        // .ftz: 2^-126 * 0.5 = 2^-127 kept, or flushed (sign kept)
+        let (s, h) = (0x8080_0000_0080_0000u64, 0x3F00_0000_3F00_0000u64);
+        assert_eq!(mul_f32x2(s, h, Rn, false), 0x8040_0000_0040_0000);
+        assert_eq!(mul_f32x2(s, h, Rn, true), 0x8000_0000_0000_0000);
+        // fma: (1+2^-23)(1-2^-24) - 1 = 2^-24 - 2^-47 exactly; inf * 0 + 1 = NaN
+        let fa = 0x7F80_0000_3F80_0001u64;
+        let fb = 0x0000_0000_3F7F_FFFFu64;
+        let fc = 0x3F80_0000_BF80_0000u64;
+        assert_eq!(fma_f32x2(fa, fb, fc, Rz, false), 0x7FFF_FFFF_337F_FFFE);
+    }
+
+    #[test]
+    fn minmax_three_inputs() {
+        let m = MinMax::default();
+        let nan = f32::from_bits(0x7FC0_0000);
+        assert_eq!(max3_f32(1.0, 3.0, 2.0, m, false), 3.0);
+        assert_eq!(min3_f32(1.0, 3.0, 2.0, m, false), 1.0);
+        assert_eq!(max3_f32(nan, 2.0, nan, m, false), 2.0);
+        assert!(min3_f32(nan, nan, nan, m, false).is_nan());
+        let with_nan = MinMax { nan: true, ..m };
+        assert_eq!(
+            max3_f32(nan, 2.0, 3.0, with_nan, false).to_bits(),
+            CANONICAL_NAN_F32
+        );
+        assert_eq!(min3_f32(0.0, -0.0, 0.0, m, false).to_bits(), 0x8000_0000);
+        // .abs: |-5| is the largest, |-3| the smallest of {5, 3, 4}
+        assert_eq!(max3_f32(-5.0, 3.0, 4.0, m, true), 5.0);
+        assert_eq!(min3_f32(-5.0, -3.0, 4.0, m, true), 3.0);
+        let ftz = MinMax { ftz: true, ..m };
+        assert_eq!(
+            min3_f32(f32::from_bits(1), 1.0, 2.0, ftz, false).to_bits(),
+            0
+        );
+        assert_eq!(min3_f32(f32::from_bits(1), 1.0, 2.0, m, false).to_bits(), 1);
+    }
+
+    #[test]
+    fn mixed_precision_widens_exactly() {
+        // f16 2^-24 (subnormal) + 1: a tie at half an f32 ulp of 1
+        assert_eq!(add_mixed_f32(0x0001, false, 1.0, Rn, false), 1.0);
+        assert_eq!(
+            add_mixed_f32(0x0001, false, 1.0, Rp, false).to_bits(),
+            0x3F80_0001
+        );
+        // (1 + 2^-10) + 2^24: f32 ulp 2 there; .rn rounds up, .rz down
+        assert_eq!(
+            add_mixed_f32(0x3C01, false, p2(24), Rn, false),
+            p2(24) + 2.0
+        );
+        assert_eq!(add_mixed_f32(0x3C01, false, p2(24), Rz, false), p2(24));
+        // bf16 -1 - 2^-30: .rz keeps -1, .rm gives the next below
+        assert_eq!(sub_mixed_f32(0xBF80, true, p2(-30), Rz, false), -1.0);
+        assert_eq!(
+            sub_mixed_f32(0xBF80, true, p2(-30), Rm, false).to_bits(),
+            0xBF80_0001
+        );
+        assert_eq!(add_mixed_f32(0x3C00, false, 0.5, Rn, true), 1.0);
+        // (1+2^-10)^2 - 1 = 2^-9 + 2^-20 exactly (the product is not rounded to f16)
+        assert_eq!(
+            fma_mixed_f32(0x3C01, 0x3C01, false, -1.0, Rn, false),
+            p2(-9) + p2(-20)
+        );
+        assert_eq!(fma_mixed_f32(0x4000, 0x4000, true, -1.0, Rn, true), 1.0);
+        assert_eq!(
+            widen_half(0x7E00, false).to_bits() & 0x7F80_0000,
+            0x7F80_0000
+        );
     }
 }

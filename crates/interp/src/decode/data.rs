@@ -25,8 +25,10 @@ pub(crate) fn decode_ld_st(d: &mut Dec<'_, '_>, insn: &mut Insn, store: bool) ->
     let ty = d.ty()?;
     let size = type_bytes(ty)?;
     let vec: u32 = d.inst.vector_width().unwrap_or(1);
-    if vec > 4 {
-        return Err(format!(".v{vec} accesses are not supported yet"));
+    if vec > 4 && (vec != 8 || size != 4) {
+        return Err(format!(
+            "`.v{vec}` accesses of {size}-byte elements are not supported"
+        ));
     }
     let (val_idx, addr_idx) = if store { (1, 0) } else { (0, 1) };
     let (base, imm, space) = d.address(addr_idx)?;
@@ -39,8 +41,9 @@ pub(crate) fn decode_ld_st(d: &mut Dec<'_, '_>, insn: &mut Insn, store: bool) ->
     if vals.len() as u32 != vec {
         return Err(format!("expected {vec} values, found {}", vals.len()));
     }
-    for (k, o) in vals.iter().enumerate() {
-        insn.v[k] = if store {
+    let mut slots = Vec::with_capacity(vals.len());
+    for o in vals.iter() {
+        let slot = if store {
             d.src_op(o, ty)?
         } else {
             match o {
@@ -54,7 +57,19 @@ pub(crate) fn decode_ld_st(d: &mut Dec<'_, '_>, insn: &mut Insn, store: bool) ->
                 o => return Err(format!("unsupported load destination {o:?}")),
             }
         };
+        slots.push(slot);
     }
+    if vec == 8 {
+        // `.v8` (256-bit, sm_100+): the eight slots go in the program's operand lists
+        insn.v[0] = slots[0];
+        insn.d = slots[0];
+        d.b.lists.push(slots);
+        insn.aux = mem_aux(space, size, vec, ty.kind() == TypeKind::Signed)
+            | ((d.b.lists.len() as u64 - 1) << V8_LIST_SHIFT);
+        insn.op = Op::Mem(if store { st_v8 } else { ld_v8 });
+        return Ok(());
+    }
+    insn.v[..slots.len()].copy_from_slice(&slots);
     insn.d = insn.v[0];
     let signed = ty.kind() == TypeKind::Signed && size < 8;
     // a 64-bit destination of `ld.s32`: the value must be sign-extended into all 64 bits

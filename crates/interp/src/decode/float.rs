@@ -227,6 +227,8 @@ pub(crate) fn setp_fast(class: u64, op: CmpOp, ftz: bool) -> Option<Op> {
 pub(crate) struct Mods {
     rnd: Option<Rounding>,
     irnd: Option<IntRounding>,
+    /// `.rs`: stochastic rounding (`cvt` only).
+    rs: bool,
     ftz: bool,
     sat: bool,
     relu: bool,
@@ -251,6 +253,7 @@ impl Mods {
                 Modifier::Rm => m.rnd = Some(Rounding::Rm),
                 Modifier::Rp => m.rnd = Some(Rounding::Rp),
                 Modifier::Rna => m.rnd = Some(Rounding::Rna),
+                Modifier::Rs => m.rs = true,
                 Modifier::Rni => m.irnd = Some(IntRounding::Rni),
                 Modifier::Rzi => m.irnd = Some(IntRounding::Rzi),
                 Modifier::Rmi => m.irnd = Some(IntRounding::Rmi),
@@ -343,6 +346,15 @@ pub(crate) const CMP_NAMES: [Modifier; 18] = [
 /// Decodes floating-point arithmetic `ar` (the decoder sends the opcodes shared with the
 /// integer family here only for a floating-point type).
 pub(crate) fn arith(d: &mut Dec<'_, '_>, insn: &mut Insn, ar: Ar) -> R<()> {
+    if d.has(Modifier::F32x2) {
+        return decode_f32x2(d, insn, ar);
+    }
+    if let [T::F32, at @ (T::F16 | T::Bf16)] = d.types().as_slice() {
+        return decode_mixed(d, insn, ar, *at == T::Bf16);
+    }
+    if matches!(ar, Ar::Min | Ar::Max) && d.inst.operands.len() > 3 {
+        return decode_minmax3(d, insn, ar == Ar::Max);
+    }
     let ty = match d.inst.types().last() {
         Some(t) => t,
         None => return Err(format!("`{}` has no type", d.inst.full_name())),
@@ -422,9 +434,6 @@ impl Ar {
 pub(crate) fn decode_arith(d: &mut Dec<'_, '_>, insn: &mut Insn, ar: Ar, ty: T) -> R<()> {
     let m = Mods::parse(d.inst.mods.iter().copied());
     let n = ar.arity();
-    if matches!(ar, Ar::Min | Ar::Max) && d.inst.operands.len() > 3 {
-        return Err("three-input `min`/`max` is not supported yet".into());
-    }
     let (op, aux) = select_arith(ar, ty, &m)?;
     if ar == Ar::Testp {
         insn.d = d.pred_dst(0)?;
@@ -442,6 +451,148 @@ pub(crate) fn decode_arith(d: &mut Dec<'_, '_>, insn: &mut Insn, ar: Ar, ty: T) 
     insn.aux = aux;
     insn.op = op;
     Ok(())
+}
+
+/// `add/sub/mul{.rnd}{.ftz}.f32x2 d, a, b` and `fma.rnd{.ftz}.f32x2 d, a, b, c` (sm_100+): two
+/// `.f32` lanes in each `.b64` operand, each computed as the `.f32` instruction would.
+pub(crate) fn decode_f32x2(d: &mut Dec<'_, '_>, insn: &mut Insn, ar: Ar) -> R<()> {
+    let m = Mods::parse(d.inst.mods.iter().copied());
+    if m.sat || m.relu {
+        return Err("`.f32x2` arithmetic has no `.sat` or `.relu` form".into());
+    }
+    let (op, aux) = select_f32x2(ar, &m)?;
+    insn.d = d.dst(0)?;
+    insn.a = d.src(1, T::B64)?;
+    insn.b = d.src(2, T::B64)?;
+    if ar == Ar::Fma {
+        insn.c = d.src(3, T::B64)?;
+    }
+    insn.aux = aux;
+    insn.op = op;
+    Ok(())
+}
+
+/// The handler of an `.f32x2` instruction and its `aux`.
+pub(crate) fn select_f32x2(ar: Ar, m: &Mods) -> R<(Op, u64)> {
+    use crate::{alu2, alu3};
+    let op = match ar {
+        Ar::Add => alu2!(i, a, b => fl::add_f32x2(a, b, rnd(i.aux), i.aux & FTZ != 0)),
+        Ar::Sub => alu2!(i, a, b => fl::sub_f32x2(a, b, rnd(i.aux), i.aux & FTZ != 0)),
+        Ar::Mul => alu2!(i, a, b => fl::mul_f32x2(a, b, rnd(i.aux), i.aux & FTZ != 0)),
+        Ar::Fma => {
+            if m.rnd.is_none() {
+                return Err("`fma.f32x2` needs a rounding modifier".into());
+            }
+            alu3!(i, a, b, c => fl::fma_f32x2(a, b, c, rnd(i.aux), i.aux & FTZ != 0))
+        }
+        _ => return Err(format!("`{}` has no `.f32x2` form", ar_name(ar))),
+    };
+    Ok((op, m.aux()))
+}
+
+/// The mixed-precision `add/sub{.rnd}{.sat}.f32.atype d, a, c` and
+/// `fma.rnd{.sat}.f32.abtype d, a, b, c` (`.atype`: `.f16`/`.bf16`; sm_100+): the half
+/// operands are widened exactly and the `.f32` operation rounds once.
+pub(crate) fn decode_mixed(d: &mut Dec<'_, '_>, insn: &mut Insn, ar: Ar, bf16: bool) -> R<()> {
+    let m = Mods::parse(d.inst.mods.iter().copied());
+    if m.ftz || m.relu {
+        return Err("mixed-precision arithmetic has no `.ftz` or `.relu` form".into());
+    }
+    let (op, mut aux) = select_mixed(ar, &m)?;
+    if bf16 {
+        aux |= BF16;
+    }
+    let half = if bf16 { T::Bf16 } else { T::F16 };
+    insn.d = d.dst(0)?;
+    insn.a = d.src(1, half)?;
+    if ar == Ar::Fma {
+        insn.b = d.src(2, half)?;
+        insn.c = d.src(3, T::F32)?;
+    } else {
+        insn.b = d.src(2, T::F32)?;
+    }
+    insn.aux = aux;
+    insn.op = op;
+    Ok(())
+}
+
+/// The handler of a mixed-precision instruction and its `aux` (without [`BF16`]).
+pub(crate) fn select_mixed(ar: Ar, m: &Mods) -> R<(Op, u64)> {
+    use crate::{alu2, alu3};
+    let op = match ar {
+        Ar::Add => alu2!(i, a, c => b32(fl::add_mixed_f32(
+            a as u16,
+            i.aux & BF16 != 0,
+            f32_of(c),
+            rnd(i.aux),
+            i.aux & SAT != 0
+        ))),
+        Ar::Sub => alu2!(i, a, c => b32(fl::sub_mixed_f32(
+            a as u16,
+            i.aux & BF16 != 0,
+            f32_of(c),
+            rnd(i.aux),
+            i.aux & SAT != 0
+        ))),
+        Ar::Fma => {
+            if m.rnd.is_none() {
+                return Err("mixed-precision `fma` needs a rounding modifier".into());
+            }
+            alu3!(i, a, b, c => b32(fl::fma_mixed_f32(
+                a as u16,
+                b as u16,
+                i.aux & BF16 != 0,
+                f32_of(c),
+                rnd(i.aux),
+                i.aux & SAT != 0
+            )))
+        }
+        _ => {
+            return Err(format!(
+                "`{}` has no mixed-precision `.f32` form",
+                ar_name(ar)
+            ))
+        }
+    };
+    Ok((op, m.aux()))
+}
+
+/// `.abs` of three-input `min`/`max` (kept apart from the two-input modifier bits).
+pub(crate) const ABS3: u64 = 1 << 37;
+
+/// Three-input `min/max{.ftz}{.NaN}{.abs}.f32 d, a, b, c` (PTX 8.8, sm_100+).
+pub(crate) fn decode_minmax3(d: &mut Dec<'_, '_>, insn: &mut Insn, max: bool) -> R<()> {
+    let m = Mods::parse(d.inst.mods.iter().copied());
+    if d.types().as_slice() != [T::F32] {
+        return Err("three-input `min`/`max` exists only for `.f32`".into());
+    }
+    if m.xorsign_abs {
+        return Err("three-input `min`/`max` has no `.xorsign.abs` form".into());
+    }
+    let mut aux = m.aux();
+    if d.has(Modifier::Abs) {
+        aux |= ABS3;
+    }
+    insn.d = d.dst(0)?;
+    insn.a = d.src(1, T::F32)?;
+    insn.b = d.src(2, T::F32)?;
+    insn.c = d.src(3, T::F32)?;
+    insn.aux = aux;
+    insn.op = select_minmax3(max);
+    Ok(())
+}
+
+pub(crate) fn select_minmax3(max: bool) -> Op {
+    use crate::alu3;
+    if max {
+        alu3!(i, a, b, c => b32(fl::max3_f32(
+            f32_of(a), f32_of(b), f32_of(c), minmax(i.aux), i.aux & ABS3 != 0
+        )))
+    } else {
+        alu3!(i, a, b, c => b32(fl::min3_f32(
+            f32_of(a), f32_of(b), f32_of(c), minmax(i.aux), i.aux & ABS3 != 0
+        )))
+    }
 }
 
 /// Picks the handler of a float arithmetic instruction; returns it with its `aux`.
@@ -827,9 +978,18 @@ pub(crate) fn select_slct(ct: T, ftz: bool) -> R<Op> {
     })
 }
 
+/// Why the four-operand stochastic-rounding conversions are refused.
+const RS_X4: &str = "`cvt.rs` to the x4 formats (`.e4m3x4 .e5m2x4 .e2m3x4 .e3m2x4 .e2m1x4`) \
+    is not executed: the ISA text ptxvm follows says which half of `rbits` serves which pair \
+    of the four operands, but not which of its bits each operand adds to its dropped mantissa \
+    bits, so no result could be exact";
+
 pub(crate) fn decode_cvt(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     let m = Mods::parse(d.inst.mods.iter().copied());
     let types = d.types();
+    if m.rs && !matches!(types.as_slice(), [T::F16x2 | T::Bf16x2, T::F32]) {
+        return Err(RS_X4.into());
+    }
     let (dt, at) = match types.as_slice() {
         [dt, at] => (*dt, *at),
         _ => return Err("`cvt` needs a destination and a source type".into()),
@@ -837,9 +997,12 @@ pub(crate) fn decode_cvt(d: &mut Dec<'_, '_>, insn: &mut Insn) -> R<()> {
     let mut aux = m.aux();
     insn.d = d.dst(0)?;
     let (op, srcs) = select_cvt(dt, at, &m, &mut aux)?;
-    insn.a = d.src(1, if srcs == 2 { T::F32 } else { at })?;
-    if srcs == 2 {
+    insn.a = d.src(1, if srcs >= 2 { T::F32 } else { at })?;
+    if srcs >= 2 {
         insn.b = d.src(2, T::F32)?;
+    }
+    if srcs == 3 {
+        insn.c = d.src(3, T::B32)?;
     }
     insn.imm = dst_mask(d, 0)? as i64;
     insn.aux = aux;
@@ -855,6 +1018,24 @@ pub(crate) fn select_cvt(dt: T, at: T, m: &Mods, aux: &mut u64) -> R<(Op, usize)
             _ => Err(format!("`cvt` to `{what}` needs `.rn` or `.rz`")),
         }
     };
+    if m.rs {
+        return match (dt, at) {
+            (T::F16x2 | T::Bf16x2, T::F32) => {
+                if dt == T::Bf16x2 {
+                    *aux |= BF16;
+                }
+                let op = crate::alu3!(i, a, b, c => cvt::f32x2_to_16x2_rs(
+                    f32_of(a),
+                    f32_of(b),
+                    c as u32,
+                    i.aux & BF16 != 0,
+                    cvt_mods(i.aux)
+                ) as u64);
+                Ok((op, 3))
+            }
+            _ => Err(RS_X4.into()),
+        };
+    }
     // Packed and special formats.
     match (dt, at) {
         (T::F16x2 | T::Bf16x2, T::F32) => {
@@ -879,6 +1060,9 @@ pub(crate) fn select_cvt(dt: T, at: T, m: &Mods, aux: &mut u64) -> R<(Op, usize)
             return Ok((op, 1));
         }
         _ => {}
+    }
+    if let Some(r) = select_cvt_mx(dt, at, m, aux)? {
+        return Ok(r);
     }
     if let Some(f) = fp8_of(dt) {
         if f == Fp8::E5m2 {
@@ -935,6 +1119,149 @@ pub(crate) fn select_cvt(dt: T, at: T, m: &Mods, aux: &mut u64) -> R<(Op, usize)
     let op = cvt_fast(dst, src, m)
         .unwrap_or_else(|| crate::alu1!(i, a => cvt_any(i.aux, a) & i.imm as u64));
     Ok((op, 1))
+}
+
+/// The conversions to and from the 4- and 6-bit formats and `.ue8m0` (sm_100a and later
+/// families), or `None` for other types; completes `aux` (the format in the `KIND` bits).
+pub(crate) fn select_cvt_mx(dt: T, at: T, m: &Mods, aux: &mut u64) -> R<Option<(Op, usize)>> {
+    use crate::{alu1, alu2};
+    let small = |t: T| match t {
+        T::E2m1x2 => Some(cvt::Small::E2m1),
+        T::E2m3x2 => Some(cvt::Small::E2m3),
+        T::E3m2x2 => Some(cvt::Small::E3m2),
+        _ => None,
+    };
+    let need_rn = |what: &str| -> R<()> {
+        if m.rnd == Some(Rounding::Rn) {
+            Ok(())
+        } else {
+            Err(format!("`cvt` {what} needs `.rn`"))
+        }
+    };
+    let kind = |t: cvt::Small| SMALL_TYPES.iter().position(|&x| x == t).unwrap_or(0) as u64;
+    Ok(Some(match (dt, at) {
+        (T::E2m1x2, T::F32) => {
+            need_rn("to `.e2m1x2`")?;
+            (
+                alu2!(i, a, b => cvt::f32x2_to_e2m1x2(f32_of(a), f32_of(b), i.aux & RELU != 0) as u64),
+                2,
+            )
+        }
+        (T::E2m3x2 | T::E3m2x2, T::F32) => {
+            need_rn("to a 6-bit format")?;
+            *aux |= kind(small(dt).unwrap_or(cvt::Small::E2m3)) << KIND_SHIFT;
+            (
+                alu2!(i, a, b => cvt::f32x2_to_fp6x2(
+                    small_type(i.aux),
+                    f32_of(a),
+                    f32_of(b),
+                    i.aux & RELU != 0
+                ) as u64),
+                2,
+            )
+        }
+        (T::F16x2, T::E2m1x2) => {
+            need_rn("from `.e2m1x2`")?;
+            (
+                alu1!(i, a => cvt::e2m1x2_to_f16x2(a as u8, i.aux & RELU != 0) as u64),
+                1,
+            )
+        }
+        (T::F16x2, T::E2m3x2 | T::E3m2x2) => {
+            need_rn("from a 6-bit format")?;
+            *aux |= kind(small(at).unwrap_or(cvt::Small::E2m3)) << KIND_SHIFT;
+            (
+                alu1!(i, a => cvt::fp6x2_to_f16x2(small_type(i.aux), a as u16, i.aux & RELU != 0) as u64),
+                1,
+            )
+        }
+        (T::Ue8m0x2, T::F32 | T::Bf16x2) => {
+            if !matches!(m.rnd, Some(Rounding::Rz | Rounding::Rp)) {
+                return Err("`cvt` to `.ue8m0x2` needs `.rz` or `.rp`".into());
+            }
+            if at == T::F32 {
+                (
+                    alu2!(i, a, b => cvt::f32x2_to_ue8m0x2(
+                        f32_of(a),
+                        f32_of(b),
+                        rnd(i.aux) == Rounding::Rp,
+                        i.aux & SATFINITE != 0
+                    ) as u64),
+                    2,
+                )
+            } else {
+                (
+                    alu1!(i, a => cvt::bf16x2_to_ue8m0x2(
+                        a as u32,
+                        rnd(i.aux) == Rounding::Rp,
+                        i.aux & SATFINITE != 0
+                    ) as u64),
+                    1,
+                )
+            }
+        }
+        (T::E2m1x2 | T::E2m3x2 | T::E3m2x2, T::F16x2 | T::Bf16x2) => {
+            need_rn("to a 4- or 6-bit format")?;
+            if !m.satfinite {
+                return Err(format!("`cvt` to `{}` needs `.satfinite`", dt.suffix()));
+            }
+            *aux |= kind(small(dt).unwrap_or(cvt::Small::E2m1)) << KIND_SHIFT;
+            if at == T::Bf16x2 {
+                *aux |= BF16;
+            }
+            (
+                alu1!(i, a => cvt::half2_to_small2(
+                    small_type(i.aux),
+                    a as u32,
+                    i.aux & BF16 != 0,
+                    i.aux & RELU != 0
+                ) as u64),
+                1,
+            )
+        }
+        (T::Bf16x2, T::E2m1x2 | T::E2m3x2 | T::E3m2x2) => {
+            need_rn("from a 4- or 6-bit format")?;
+            *aux |= kind(small(at).unwrap_or(cvt::Small::E2m1)) << KIND_SHIFT;
+            (
+                alu1!(i, a => cvt::small2_to_bf16x2(small_type(i.aux), a as u16, i.aux & RELU != 0) as u64),
+                1,
+            )
+        }
+        (T::E4m3x2 | T::E5m2x2, T::Bf16x2) => {
+            need_rn("to an 8-bit format")?;
+            if dt == T::E5m2x2 {
+                *aux |= 1 << KIND_SHIFT;
+            }
+            (
+                alu1!(i, a => cvt::bf16x2_to_fp8x2(fp8(i.aux), a as u32, i.aux & RELU != 0) as u64),
+                1,
+            )
+        }
+        (T::Bf16x2, T::E4m3x2 | T::E5m2x2) => {
+            need_rn("from an 8-bit format")?;
+            if at == T::E5m2x2 {
+                *aux |= 1 << KIND_SHIFT;
+            }
+            (
+                alu1!(i, a => cvt::fp8x2_to_bf16x2(fp8(i.aux), a as u16, i.aux & RELU != 0) as u64),
+                1,
+            )
+        }
+        (T::Bf16x2, T::Ue8m0x2) => {
+            need_rn("from `.ue8m0x2`")?;
+            (alu1!(i, a => cvt::ue8m0x2_to_bf16x2(a as u16) as u64), 1)
+        }
+        _ => return Ok(None),
+    }))
+}
+
+/// The 4- and 6-bit formats in the order of their `KIND` codes.
+pub(crate) const SMALL_TYPES: [cvt::Small; 3] =
+    [cvt::Small::E2m1, cvt::Small::E2m3, cvt::Small::E3m2];
+
+#[inline(always)]
+pub(crate) fn small_type(aux: u64) -> cvt::Small {
+    SMALL_TYPES[(aux >> KIND_SHIFT & 3) as usize % 3]
 }
 
 /// `cvt.pack.sat`.
@@ -1806,6 +2133,78 @@ mod tests {
         // .u8 with c: b=300->255 in bits 0..8, a=-1->0 in 8..16, c's low 16 bits above
         assert_eq!(run(PackType::U8, -1, 300, 0xABCD), 0xABCD_00FF);
         assert_eq!(run(PackType::S4, 9, -9, 0x0123_4567), 0x2345_6778);
+    }
+
+    #[test]
+    fn sm100_forms_wiring() {
+        // .f32x2: element 0 in the low word; .rz truncates 1 + 1.5*2^-24 in both elements
+        let x2 = |op: Ar, m: &[&str], srcs: &[u64]| {
+            let (o, aux) = select_f32x2(op, &mods(m)).unwrap();
+            run_insn(&insn(o, aux), srcs)
+        };
+        let (a, b) = (0xBF80_0000_3F80_0000, 0xB3C0_0000_33C0_0000);
+        assert_eq!(x2(Ar::Add, &[], &[a, b]), 0xBF80_0001_3F80_0001);
+        assert_eq!(x2(Ar::Add, &[".rz"], &[a, b]), 0xBF80_0000_3F80_0000);
+        assert_eq!(x2(Ar::Sub, &[".rp"], &[a, a]), 0);
+        let two = 0x4000_0000_4000_0000;
+        assert_eq!(x2(Ar::Mul, &[".rn"], &[two, two]), 0x4080_0000_4080_0000);
+        assert_eq!(
+            x2(Ar::Fma, &[".rn"], &[two, two, two]),
+            0x40C0_0000_40C0_0000
+        );
+        assert!(select_f32x2(Ar::Fma, &mods(&[])).is_err());
+        assert!(select_f32x2(Ar::Div, &mods(&[".rn"])).is_err());
+        // mixed precision: f16 1.5 (0x3E00) + 0.25; bf16 2 * 2 - 1
+        let mixed = |op: Ar, m: &[&str], bf16: bool, srcs: &[u64]| {
+            let (o, aux) = select_mixed(op, &mods(m)).unwrap();
+            run_insn(&insn(o, aux | if bf16 { BF16 } else { 0 }), srcs)
+        };
+        assert_eq!(mixed(Ar::Add, &[], false, &[0x3E00, f(0.25)]), f(1.75));
+        assert_eq!(mixed(Ar::Sub, &[".rn"], true, &[0x4000, f(0.5)]), f(1.5));
+        assert_eq!(
+            mixed(Ar::Fma, &[".rn"], true, &[0x4000, 0x4000, f(-1.0)]),
+            f(3.0)
+        );
+        assert_eq!(
+            mixed(Ar::Fma, &[".rn", ".sat"], true, &[0x4000, 0x4000, f(-1.0)]),
+            f(1.0)
+        );
+        // three-input min/max, with .abs in its own aux bit
+        let mm3 =
+            |max: bool, aux: u64, srcs: &[u64]| run_insn(&insn(select_minmax3(max), aux), srcs);
+        assert_eq!(mm3(true, 0, &[f(1.0), f(3.0), f(2.0)]), f(3.0));
+        assert_eq!(mm3(false, 0, &[f(1.0), f(-3.0), f(2.0)]), f(-3.0));
+        assert_eq!(mm3(false, ABS3, &[f(1.0), f(-3.0), f(2.0)]), f(1.0));
+        assert_eq!(mm3(true, ABS3, &[f(1.0), f(-3.0), f(2.0)]), f(3.0));
+        // 4/6-bit and ue8m0 conversions reach their functions with their format
+        let mx = |dt: T, at: T, m: &[&str], srcs: &[u64]| {
+            let mm = mods(m);
+            let mut aux = mm.aux();
+            let (op, n) = select_cvt_mx(dt, at, &mm, &mut aux).unwrap().unwrap();
+            assert_eq!(n, srcs.len());
+            run_insn(&insn(op, aux), srcs)
+        };
+        let sf = [".rn", ".satfinite"];
+        assert_eq!(mx(T::E2m1x2, T::F32, &sf, &[f(6.0), f(-0.5)]), 0x79);
+        assert_eq!(mx(T::E3m2x2, T::F32, &sf, &[f(28.0), f(1.0)]), 0x1F0C);
+        assert_eq!(mx(T::E2m3x2, T::F32, &sf, &[f(7.5), f(1.0)]), 0x1F08);
+        assert_eq!(mx(T::F16x2, T::E2m3x2, &[".rn"], &[0x1F08]), 0x4780_3C00);
+        // .rp: 3 rounds up to 2^2 (code 129), 1 is exact (127)
+        assert_eq!(mx(T::Ue8m0x2, T::F32, &[".rp"], &[f(3.0), f(1.0)]), 0x817F);
+        assert_eq!(mx(T::Bf16x2, T::Ue8m0x2, &[".rn"], &[0x807F]), 0x4000_3F80);
+        assert!(select_cvt_mx(T::Ue8m0x2, T::F32, &mods(&[".rn"]), &mut 0).is_err());
+        assert!(select_cvt_mx(T::F32, T::F16, &mods(&[]), &mut 0)
+            .unwrap()
+            .is_none());
+        // cvt.rs to .bf16x2: three sources, rbits last
+        let mm = mods(&[".rs"]);
+        let mut aux = mm.aux();
+        let (op, n) = select_cvt(T::Bf16x2, T::F32, &mm, &mut aux).unwrap();
+        assert_eq!(n, 3);
+        assert_eq!(
+            run_insn(&insn(op, aux), &[0x3F80_C000, 0x3F80_C000, 0x4000_3FFF]),
+            0x3F81_3F80
+        );
     }
 
     #[test]

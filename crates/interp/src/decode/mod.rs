@@ -449,7 +449,7 @@ pub(crate) fn decode(d: &mut Dec<'_, '_>) -> R<Insn> {
     let i = &mut insn;
     let entry = d.b.funcs[d.fi as usize].entry;
     // the opcodes of both families are floating-point arithmetic on a floating-point type
-    let float = d.inst.types().last().is_some_and(is_float);
+    let float = d.inst.types().last().is_some_and(is_float) || d.has(Modifier::F32x2);
     match op {
         Opcode::Bra => {
             let t = match d.operand(0)? {
