@@ -7,8 +7,10 @@
 //!
 //! Tools that assemble PTX with ptxas and load the cubin (Triton) get `ptxvm ptxas` instead:
 //! a `ptxas` link to this binary comes first on the program's `PATH`, and Triton's
-//! `TRITON_PTXAS_PATH`/`TRITON_PTXAS_BLACKWELL_PATH` point at it unless the user set them;
-//! `--no-ptxas` leaves both alone.
+//! `TRITON_PTXAS_PATH`/`TRITON_PTXAS_BLACKWELL_PATH` point at it unless the user set them.
+//! When a real nvcc is on `PATH`, an `nvcc` link (`ptxvm nvcc`, which turns `--cubin` compiles
+//! into cubins holding PTX) comes first too, with `PTXVM_NVCC` naming the real one.
+//! `--no-ptxas` leaves all of it alone.
 
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -36,8 +38,8 @@ pub struct ExecOptions {
     /// Report this compute capability (e.g. 9.0) [env: PTXVM_CC; default 8.0].
     #[arg(long, value_name = "X.Y")]
     cc: Option<String>,
-    /// Leave ptxas alone: no `ptxvm ptxas` link first on `PATH`, Triton's ptxas variables
-    /// untouched (its real ptxas writes SASS, which ptxvm cannot run).
+    /// Leave ptxas and nvcc alone: no `ptxvm ptxas`/`ptxvm nvcc` links first on `PATH`,
+    /// Triton's ptxas variables untouched (the real tools write SASS, which ptxvm cannot run).
     #[arg(long)]
     no_ptxas: bool,
     /// The program and its arguments (after `--`).
@@ -144,14 +146,15 @@ fn extract(bytes: &[u8]) -> Result<PathBuf, String> {
 /// The variables Triton reads for its ptxas (the second for sm_90 and newer).
 const TRITON_PTXAS: [&str; 2] = ["TRITON_PTXAS_PATH", "TRITON_PTXAS_BLACKWELL_PATH"];
 
-/// `dir/bin/ptxas`, a link to this binary (which, started under that name, is `ptxvm ptxas`).
-fn ptxas_link(dir: &Path) -> Result<PathBuf, String> {
+/// `dir/bin/NAME`, a link to this binary (which, started as `ptxas` or `nvcc`, is
+/// `ptxvm ptxas` or `ptxvm nvcc`).
+fn tool_link(dir: &Path, name: &str) -> Result<PathBuf, String> {
     let exe = std::env::current_exe()
         .and_then(|e| e.canonicalize())
         .map_err(|e| format!("cannot locate ptxvm itself: {e}"))?;
     let bin = dir.join("bin");
     std::fs::create_dir_all(&bin).map_err(|e| format!("{}: {e}", bin.display()))?;
-    let link = bin.join("ptxas");
+    let link = bin.join(name);
     std::os::unix::fs::symlink(&exe, &link).map_err(|e| format!("{}: {e}", link.display()))?;
     Ok(link)
 }
@@ -207,7 +210,13 @@ pub fn exec(opts: ExecOptions) -> ExitCode {
         cmd.env("PTXVM_CC", cc);
     }
     if !opts.no_ptxas {
-        let link = match ptxas_link(&dir) {
+        // the real nvcc, found before our folder goes first on PATH: `ptxvm nvcc` runs it
+        if let Some(real) = crate::nvcc::real_nvcc() {
+            if tool_link(&dir, "nvcc").is_ok() {
+                cmd.env("PTXVM_NVCC", real);
+            }
+        }
+        let link = match tool_link(&dir, "ptxas") {
             Ok(l) => l,
             Err(e) => {
                 let _ = std::fs::remove_dir_all(&dir);

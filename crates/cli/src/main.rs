@@ -2,9 +2,10 @@
 //!
 //! Subcommands: `run` (execute a kernel), `check` (diagnostics), `fmt` (canonical formatting),
 //! `ir` (the lowered IR), `exec` (a CUDA program on ptxvm's libcuda), `ptxas` (a stand-in for
-//! NVIDIA's assembler: checks PTX, writes a cubin holding it), `bench` (the benchmark suite
-//! against native code), `doc` and `explain`. Started under the name `ptxas`, the binary is
-//! `ptxvm ptxas`. Exit codes: 0 success, 1 bad input (invalid PTX, bad arguments or command line),
+//! NVIDIA's assembler: checks PTX, writes a cubin holding it), `nvcc` (nvcc whose `--cubin`
+//! output ptxvm can run), `bench` (the benchmark suite against native code), `doc` and
+//! `explain`. Started under the name `ptxas` (`nvcc`), the binary is `ptxvm ptxas`
+//! (`ptxvm nvcc`). Exit codes: 0 success, 1 bad input (invalid PTX, bad arguments or command line),
 //! 2 kernel fault (trap, out-of-bounds access, deadlock, instruction budget or timeout).
 
 mod bench;
@@ -14,6 +15,7 @@ mod demangle;
 mod exec;
 mod input;
 mod npy;
+mod nvcc;
 mod ptxas;
 mod run;
 mod run_args;
@@ -115,6 +117,15 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// nvcc with `--cubin` made runnable on ptxvm: the PTX of the same compile wrapped by
+    /// `ptxvm ptxas`; anything else goes to the real nvcc (`PTXVM_NVCC`, else `PATH`).
+    /// `ptxvm exec` puts it first on `PATH` for tools that run `nvcc --cubin` (PyCUDA).
+    #[command(disable_help_flag = true, disable_version_flag = true)]
+    Nvcc {
+        /// nvcc's options and inputs.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Print the lowered IR of a PTX file: resolved registers, symbols, basic blocks and their
     /// immediate post-dominators (the reconvergence points).
     Ir {
@@ -139,6 +150,10 @@ fn main() -> ExitCode {
     if ptxas::called_as_ptxas() {
         let args: Vec<String> = std::env::args().skip(1).collect();
         return ptxas::main(&args);
+    }
+    if nvcc::called_as_nvcc() {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        return nvcc::main(&args);
     }
     if std::env::var_os("PTXVM_REWRITES").is_some_and(|v| v == "0") {
         REWRITES.store(false, std::sync::atomic::Ordering::Relaxed);
@@ -179,6 +194,7 @@ fn main() -> ExitCode {
         Command::Run(opts) => run::run(*opts, color),
         Command::Exec(opts) => exec::exec(opts),
         Command::Ptxas { args } => ptxas::main(&args),
+        Command::Nvcc { args } => nvcc::main(&args),
         Command::Doc {
             query,
             list,

@@ -1,7 +1,9 @@
 //! `ptxvm ptxas`, the stand-in for NVIDIA's assembler: its version line as tools parse it,
 //! errors in ptxas's one-line format on the invalid files of `tests/check/err` (on the line
 //! real ptxas 13.5 names, recorded beside each file), `-v` figures worked out by hand, the
-//! cubin it writes run by `ptxvm run`, and the `ptxas` link `ptxvm exec` puts on `PATH`.
+//! cubin it writes run by `ptxvm run`, and the `ptxas` link `ptxvm exec` puts on `PATH`; and
+//! `ptxvm nvcc`, whose `--cubin` compiles become PTX wrapped by the stand-in (against a
+//! scripted "real" nvcc, so the test needs no CUDA toolkit).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -356,4 +358,108 @@ fn exec_puts_the_stand_in_first_and_points_triton_at_it() {
         .unwrap();
     let s = text(&out.stdout);
     assert!(s.starts_with("[]\n") && !s.contains("ptxvm-exec-"), "{s}");
+}
+
+/// A stand-in for the real nvcc: `--ptx … -o OUT` writes VADD (with `.target` from `-arch`)
+/// to OUT and logs its arguments; anything else logs and exits 3.
+fn fake_nvcc(dir: &Path) -> PathBuf {
+    std::fs::write(dir.join("canned.ptx"), VADD).unwrap();
+    let nvcc = dir.join("real-nvcc");
+    let script = format!(
+        "#!/bin/sh\necho \"$@\" >> {log}\n\
+         case \" $* \" in *\" --ptx \"*) ;; *) exit 3 ;; esac\n\
+         out=; arch=; prev=\n\
+         for a in \"$@\"; do [ \"$prev\" = -o ] && out=$a; case $a in -arch=*) arch=${{a#-arch=compute_}} ;; esac; prev=$a; done\n\
+         sed \"s/sm_80/sm_$arch/\" {canned} > \"$out\"\n",
+        log = dir.join("nvcc.log").display(),
+        canned = dir.join("canned.ptx").display(),
+    );
+    std::fs::write(&nvcc, script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&nvcc, std::fs::Permissions::from_mode(0o755)).unwrap();
+    nvcc
+}
+
+#[test]
+fn nvcc_cubin_compiles_become_runnable_cubins() {
+    let d = scratch("nvcc");
+    let nvcc = fake_nvcc(&d);
+    std::fs::write(d.join("k.cu"), "// the scripted nvcc ignores this\n").unwrap();
+    // PyCUDA's command line: nvcc --cubin -arch sm_86 -I DIR k.cu (output: k.cubin)
+    let out = ptxvm()
+        .current_dir(&d)
+        .env("PTXVM_NVCC", &nvcc)
+        .args(["nvcc", "--cubin", "-arch", "sm_86", "-I", "/inc", "k.cu"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let log = std::fs::read_to_string(d.join("nvcc.log")).unwrap();
+    assert!(
+        log.starts_with("--ptx -arch=compute_86 -I /inc k.cu -o k.cubin.ptxvm-"),
+        "{log}"
+    );
+    let cubin = d.join("k.cubin");
+    let bytes = std::fs::read(&cubin).unwrap();
+    assert_eq!(u16::from_le_bytes([bytes[18], bytes[19]]), 190);
+    let run = ptxvm()
+        .args([
+            "run",
+            cubin.to_str().unwrap(),
+            "--block",
+            "4",
+            "--arg",
+            "u32[4]=iota",
+            "--arg",
+            "u32[4]",
+            "--print",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        text(&run.stdout).contains("[0, 3, 6, 9]"),
+        "{}{}",
+        text(&run.stdout),
+        text(&run.stderr)
+    );
+    // anything else goes to the real nvcc unchanged, with its exit status
+    let out = ptxvm()
+        .current_dir(&d)
+        .env("PTXVM_NVCC", &nvcc)
+        .args(["nvcc", "-c", "k.cu", "-o", "k.o"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(std::fs::read_to_string(d.join("nvcc.log"))
+        .unwrap()
+        .ends_with("-c k.cu -o k.o\n"));
+    // under ptxvm exec, `nvcc` on PATH is the wrapper and PTXVM_NVCC the real one
+    let fake_bin = d.join("bin");
+    std::fs::create_dir_all(&fake_bin).unwrap();
+    std::os::unix::fs::symlink(&nvcc, fake_bin.join("nvcc")).unwrap();
+    let path = format!(
+        "{}:{}",
+        fake_bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = ptxvm()
+        .env("PATH", path)
+        .env_remove("PTXVM_NVCC")
+        .args([
+            "exec",
+            "--",
+            "sh",
+            "-c",
+            "command -v nvcc; echo \"$PTXVM_NVCC\"",
+        ])
+        .output()
+        .unwrap();
+    let s = text(&out.stdout);
+    let lines: Vec<&str> = s.lines().collect();
+    assert!(
+        lines[0].ends_with("/bin/nvcc") && lines[0].contains("ptxvm-exec-"),
+        "{s}"
+    );
+    assert_eq!(lines[1], fake_bin.join("nvcc").to_str().unwrap(), "{s}");
+    let _ = std::fs::remove_dir_all(&d);
 }
