@@ -16,11 +16,14 @@ use std::sync::{Arc, Mutex};
 // The exports, by API area as cuda.h groups them; the helpers they share are below.
 mod context;
 mod device;
+pub(crate) mod export_table;
 mod launch;
 mod mem;
 mod module;
 mod stream_event;
-pub use self::{context::*, device::*, launch::*, mem::*, module::*, stream_event::*};
+pub use self::{
+    context::*, device::*, export_table::*, launch::*, mem::*, module::*, stream_event::*,
+};
 
 pub(crate) type Handle = *mut c_void;
 pub(crate) type CUdevice = c_int;
@@ -29,6 +32,9 @@ pub(crate) type CUdeviceptr = u64;
 /// The driver version reported: that of the headers the exports come from (at least 13.0:
 /// cudart 13 refuses less; NVRTC and NVVM of that version warn about an older driver).
 const DRIVER_VERSION: c_int = crate::exports::HEADER_VERSION as c_int;
+
+/// The device's UUID (`cuDeviceGetUuid`).
+const DEVICE_UUID: [u8; 16] = *b"ptxvm-cpu-device";
 
 fn h(p: Handle) -> u64 {
     p as u64
@@ -168,9 +174,24 @@ fn report(e: &ptxvm::Error) {
 /// # Safety
 /// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
 /// writes through them, as the export that calls it documents; device ranges are checked.
-unsafe fn load_image(p: *const c_void, name: &str, limit: Option<usize>) -> Result<u64, CUresult> {
+unsafe fn load_image(
+    p: *const c_void,
+    name: &str,
+    limit: Option<usize>,
+    owner: Owner,
+) -> Result<u64, CUresult> {
     let texts = read_image(p, limit)?;
-    load_ptx(texts, name)
+    load_ptx(texts, name, owner)
+}
+
+/// Who owns a loaded image.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Owner {
+    /// The current context (a module): it goes when the context is destroyed.
+    Current,
+    /// No context (a library): libraries are context-independent, loaded before any context
+    /// exists (cudart loads its fatbins so) and kept through context resets.
+    Nobody,
 }
 
 /// The PTX texts of the image at `p`; `limit`: how many bytes the caller knows are there
@@ -264,10 +285,14 @@ fn text_hash(text: &str) -> u32 {
     (h >> 32) as u32
 }
 
-fn load_ptx(texts: Vec<String>, name: &str) -> Result<u64, CUresult> {
+fn load_ptx(texts: Vec<String>, name: &str, owner: Owner) -> Result<u64, CUresult> {
     let (ctx, device) = {
         let s = state::init_lock()?;
-        (s.current()?, s.device.clone())
+        let ctx = match owner {
+            Owner::Current => s.current()?,
+            Owner::Nobody => 0,
+        };
+        (ctx, s.device.clone())
     };
     let text = match texts.len() {
         1 => texts.into_iter().next().unwrap_or_default(),
@@ -411,6 +436,40 @@ unsafe fn get_global(
         put(bytes_out, size as usize)?;
     }
     Ok(())
+}
+
+/// `cuLibraryGetManaged`: the address and size of `__managed__` variable `name` (a `.global`
+/// declared `.attribute(.managed)`); another variable is `CUDA_ERROR_NOT_FOUND`. Managed memory
+/// is host memory here, so the address is the one host code reads and writes too.
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn get_managed(
+    dptr: *mut CUdeviceptr,
+    bytes_out: *mut usize,
+    m: u64,
+    name: *const c_char,
+) -> Result<(), CUresult> {
+    let text = string(name)?;
+    let loaded = state::init_lock()?.module(m)?;
+    let module = &loaded.module;
+    let decl = module
+        .ir()
+        .globals
+        .iter()
+        .find(|g| &*g.name == text)
+        .ok_or(CUDA_ERROR_NOT_FOUND)?;
+    // the declaration's line, up to its name: `.visible .global .attribute(.managed) .align 4 …`
+    let source = module.source().text();
+    let end = (decl.span.end as usize).min(source.len());
+    let start = source[..end].rfind(['\n', ';', '}']).map_or(0, |k| k + 1);
+    if !source
+        .get(start..end)
+        .is_some_and(|d| d.contains(".managed"))
+    {
+        return Err(CUDA_ERROR_NOT_FOUND);
+    }
+    get_global(dptr, bytes_out, m, name)
 }
 
 fn func_attribute(f: &Func, attrib: i64) -> Result<i32, CUresult> {
@@ -1237,6 +1296,9 @@ fn primary_reset(dev: CUdevice) -> Result<(), CUresult> {
     let mut s = state::init_lock()?;
     if let Some(c) = s.primary {
         s.destroy_ctx(c);
+        drop(s);
+        // cudart's per-context state goes with it (its destructor may call the driver)
+        export_table::context_gone(c);
     }
     Ok(())
 }
@@ -1268,6 +1330,8 @@ fn ctx_destroy(c: u64) -> Result<(), CUresult> {
     if state::stack_top() == Some(c) {
         state::stack_pop();
     }
+    drop(s);
+    export_table::context_gone(c);
     Ok(())
 }
 
