@@ -13,3 +13,4 @@ cd "$(dirname "$0")"
     -gencode arch=compute_80,code=compute_80 k.cu -o multi.fatbin
 "$P/nvcc" -fatbin -gencode arch=compute_80,code=sm_80 k.cu -o sass.fatbin
 "$P/nvcc" -c $G k.cu -o host.o
+"$P/nvcc" -fatbin registration.cu -o registration.fatbin
