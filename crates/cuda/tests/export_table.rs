@@ -159,7 +159,7 @@ fn registration_as_cudart_13_performs_it() {
         assert_eq!(cuda::cuCtxSetCurrent(none), SUCCESS);
         let mut lib: *mut c_void = std::ptr::null_mut();
         let mut option = 1i32; // CU_LIBRARY_BINARY_IS_PRESERVED
-        let mut value = 1usize as *mut c_void;
+        let mut value: *mut c_void = std::ptr::without_provenance_mut(1);
         let r = cuda::cuLibraryLoadData(
             &mut lib,
             (&w as *const Wrapper).cast(),
@@ -408,7 +408,7 @@ fn modules_from_the_cudart_slots_run() {
 
 #[test]
 fn unknown_tables_are_invalid_value() {
-    let mut t: *const c_void = 1usize as *const c_void;
+    let mut t: *const c_void = std::ptr::without_provenance(1);
     // SAFETY: out-pointer to a local, a 16-byte UUID; NULL arguments are refused.
     unsafe {
         assert_eq!(cuda::cuGetExportTable(&mut t, &[0u8; 16]), INVALID_VALUE);

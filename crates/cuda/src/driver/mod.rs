@@ -457,7 +457,7 @@ unsafe fn get_managed(
         .ir()
         .globals
         .iter()
-        .find(|g| &*g.name == text)
+        .find(|g| *g.name == text)
         .ok_or(CUDA_ERROR_NOT_FOUND)?;
     // the declaration's line, up to its name: `.visible .global .attribute(.managed) .align 4 …`
     let source = module.source().text();
