@@ -271,8 +271,19 @@ fn registration_as_cudart_13_performs_it() {
         assert_eq!(*(total as *const i32), 5 + host.iter().sum::<i32>());
         assert_eq!(cuda::cuMemFree_v2(out), SUCCESS);
 
-        // a library outlives a reset of the context
+        // a library outlives a reset of the context; the primary context keeps its handle,
+        // inactive until retained again (cudart makes it current again after cudaDeviceReset)
         assert_eq!(cuda::cuDevicePrimaryCtxReset_v2(0), SUCCESS);
+        let (mut flags, mut active) = (0u32, 1i32);
+        assert_eq!(
+            cuda::cuDevicePrimaryCtxGetState(0, &mut flags, &mut active),
+            SUCCESS
+        );
+        assert_eq!(active, 0);
+        assert_eq!(cuda::cuCtxSetCurrent(pctx), SUCCESS);
+        assert_eq!(cuda::cuDevicePrimaryCtxRetain(&mut retained, 0), SUCCESS);
+        assert_eq!(retained, pctx);
+        assert_eq!(cuda::cuDevicePrimaryCtxRelease_v2(0), SUCCESS);
         assert_eq!(
             cuda::cuLibraryGetKernel(&mut kernel, lib, c"accumulate".as_ptr()),
             SUCCESS

@@ -1295,7 +1295,7 @@ fn primary_reset(dev: CUdevice) -> Result<(), CUresult> {
     }
     let mut s = state::init_lock()?;
     if let Some(c) = s.primary {
-        s.destroy_ctx(c);
+        s.reset_primary(c);
         drop(s);
         // cudart's per-context state goes with it (its destructor may call the driver)
         export_table::context_gone(c);
