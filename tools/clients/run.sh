@@ -9,6 +9,8 @@
 #                                        # its driver unit tests (CUDARC_TESTS=0 skips them)
 #   tools/clients/run.sh numba           # one @cuda.jit kernel (asserts nvJitLink is absent)
 #   tools/clients/run.sh numba-suite [MODULE…]  # numba.cuda.tests.cudapy (or some modules)
+#   tools/clients/run.sh cudart          # nvcc-built CUDA Runtime programs (crates/cuda/tests/
+#                                        # cudart): cudart 13 static and shared, and cudart 12
 #   tools/clients/run.sh smoke           # the CI subset (.ci/run): tinygrad smoke, 3 cudarc
 #                                        # examples, numba smoke + 4 cudapy modules; all must pass
 #   tools/clients/run.sh all             # tinygrad, cudarc examples, numba smoke
@@ -194,6 +196,14 @@ numba_suite() { # [MODULE…]; STRICT=1: fail unless every test passes or is ski
   [[ $rc == 0 || $rc == 1 ]] # 1: some tests failed (the figure); else pytest broke
 }
 
+cudart() { # cargo test --test cudart with pip's nvcc 13, cudart 13 and cudart 12
+  local v; v=$(step "cudart install" venv cudart nvidia-cuda-nvcc nvidia-cuda-crt nvidia-nvvm \
+    nvidia-cuda-runtime nvidia-cuda-cccl nvidia-cuda-runtime-cu12) || return 1
+  local nv; nv=$("$v/bin/python" -c 'import nvidia; print(nvidia.__path__[0])') || return 1
+  (cd "$repo" && NVCC="$nv/cu13/bin/nvcc" CUDART12_LIB="$nv/cuda_runtime/lib" \
+    step "cudart programs" cargo test --release -q -p ptxvm-cuda --test cudart)
+}
+
 smoke() { # the CI subset: every part runs, any failure fails
   local failed=()
   tinygrad || failed+=(tinygrad)
@@ -221,9 +231,10 @@ case "${1:-all}" in
   tinygrad-cpu) tinygrad_suite cpu ;;
   cudarc) shift; cudarc "$@" ;;
   numba) numba ;;
+  cudart) cudart ;;
   numba-suite) shift; numba_suite "$@" ;;
   smoke) step "client smoke" smoke ;;
   all) step "clients" all ;;
-  *) echo "usage: $0 tinygrad|tinygrad-suite|tinygrad-cpu|cudarc [EXAMPLE…]|numba|numba-suite [MODULE…]|smoke|all" >&2
+  *) echo "usage: $0 tinygrad|tinygrad-suite|tinygrad-cpu|cudarc [EXAMPLE…]|numba|numba-suite [MODULE…]|cudart|smoke|all" >&2
      exit 2 ;;
 esac

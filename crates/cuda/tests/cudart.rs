@@ -8,7 +8,10 @@
 //! nvcc comes from `$NVCC`, else `nvcc` on the PATH, else pip's `nvidia-cuda-nvcc`
 //! (`python3 -c 'import nvidia'` …`/cu13/bin/nvcc`); the shared cudart from pip's
 //! `nvidia-cuda-runtime` beside it (`cu13/lib/libcudart.so.13`). Without them every test here
-//! prints why and passes.
+//! prints why and passes. With `CUDART12_LIB` set to a folder holding cudart 12's
+//! `libcudart_static.a` and `libcudart.so.12` (pip `nvidia-cuda-runtime-cu12`:
+//! `nvidia/cuda_runtime/lib`), each program is also linked against cudart 12 both ways (nvcc 13
+//! compiles; its host stubs register with cudart 12 alike).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -112,9 +115,10 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// Builds `tests/cudart/NAME.cu` as `build` with cudart `static` or `shared` and runs it;
-/// returns its (success, stdout, stderr), or `None` (after saying why) when it cannot be built
-/// here.
+/// Builds `tests/cudart/NAME.cu` as `build` with cudart `static` or `shared` (13, beside
+/// nvcc), or `static12` or `shared12` (from `CUDART12_LIB`), and runs it; returns its
+/// (success, stdout, stderr), or `None` when it cannot be built here (saying why, except for
+/// cudart 12 without `CUDART12_LIB`).
 fn run(name: &str, build: Build, cudart: &str) -> Option<(bool, String, String)> {
     let tk = match toolkit() {
         Ok(tk) => tk,
@@ -123,26 +127,49 @@ fn run(name: &str, build: Build, cudart: &str) -> Option<(bool, String, String)>
             return None;
         }
     };
+    let cudart12 = std::env::var_os("CUDART12_LIB").map(PathBuf::from);
+    // the folder of the shared cudart the program loads, and that cudart's file name
     let mut env_lib = None;
-    if cudart == "shared" {
-        match &tk.cudart_lib {
-            Some(l) => env_lib = Some(l.clone()),
+    match cudart {
+        "shared" => match &tk.cudart_lib {
+            Some(l) => env_lib = Some((l.clone(), "libcudart.so.13")),
             None => {
                 eprintln!("skipping {name} (shared cudart): no libcudart.so.13 beside nvcc");
                 return None;
             }
-        }
+        },
+        "static12" | "shared12" => match &cudart12 {
+            Some(l) if cudart == "shared12" => env_lib = Some((l.clone(), "libcudart.so.12")),
+            Some(_) => {}
+            None => return None,
+        },
+        _ => {}
     }
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cudart");
     let dir = scratch(&format!("{name}-{build:?}-{cudart}"));
-    if let Some(l) = &env_lib {
-        // pip ships libcudart.so.13 only; nvcc's -lcudart wants libcudart.so
-        std::os::unix::fs::symlink(l.join("libcudart.so.13"), dir.join("libcudart.so"))
-            .expect("symlink");
+    if let Some((l, file)) = &env_lib {
+        // pip ships libcudart.so.13 (.12) only; the linker's -lcudart wants libcudart.so
+        std::os::unix::fs::symlink(l.join(file), dir.join("libcudart.so")).expect("symlink");
     }
     let exe = dir.join(name);
     let mut cmd = Command::new(&tk.nvcc);
-    cmd.args(["-cudart", cudart]).arg("-L").arg(&dir);
+    // libraries go after the source: an archive only serves the objects before it
+    let mut libs: Vec<std::ffi::OsString> = Vec::new();
+    match (cudart, &cudart12) {
+        ("static12", Some(l)) => {
+            cmd.args(["-cudart", "none"]);
+            libs.push(l.join("libcudart_static.a").into());
+            libs.extend(["-ldl", "-lrt", "-lpthread"].map(Into::into));
+        }
+        ("shared12", _) => {
+            cmd.args(["-cudart", "none"]);
+            libs.push("-lcudart".into());
+        }
+        _ => {
+            cmd.args(["-cudart", cudart]);
+        }
+    }
+    cmd.arg("-L").arg(&dir);
     match build {
         Build::Default => {}
         Build::Compute80 => {
@@ -154,6 +181,7 @@ fn run(name: &str, build: Build, cudart: &str) -> Option<(bool, String, String)>
     }
     let built = cmd
         .arg(src.join(format!("{name}.cu")))
+        .args(&libs)
         .arg("-o")
         .arg(&exe)
         .output()
@@ -168,7 +196,7 @@ fn run(name: &str, build: Build, cudart: &str) -> Option<(bool, String, String)>
         panic!("{name}.cu did not build:\n{err}");
     }
     let mut path = dir.as_os_str().to_owned();
-    if let Some(l) = &env_lib {
+    if let Some((l, _)) = &env_lib {
         path.push(":");
         path.push(l);
     }
@@ -188,15 +216,18 @@ fn run(name: &str, build: Build, cudart: &str) -> Option<(bool, String, String)>
     Some((out.status.success(), stdout, stderr))
 }
 
-/// Runs `NAME` in all four builds; each must succeed and print `NAME: ok`.
+/// Runs `NAME` in all four builds (and four more with cudart 12 when `CUDART12_LIB` is set);
+/// each must succeed and print `NAME: ok`.
 fn all_builds(name: &str) {
     for build in [Build::Default, Build::Compute80] {
-        for cudart in ["static", "shared"] {
+        for cudart in ["static", "shared", "static12", "shared12"] {
             let Some((ok, stdout, stderr)) = run(name, build, cudart) else {
                 continue;
             };
+            // device printf reaches the program's stdout (reset.cu's kernel prints)
+            let printed = name != "reset" || stdout.contains("kernel says 7");
             assert!(
-                ok && stdout.contains(&format!("{name}: ok")),
+                ok && printed && stdout.contains(&format!("{name}: ok")),
                 "{name} ({build:?}, cudart {cudart}) failed:\nstdout:\n{stdout}\nstderr:\n{stderr}"
             );
         }
@@ -226,6 +257,11 @@ fn managed_variables_and_managed_memory() {
 #[test]
 fn streams_and_events() {
     all_builds("streams");
+}
+
+#[test]
+fn device_reset_printf_and_occupancy() {
+    all_builds("reset");
 }
 
 #[test]
