@@ -4,6 +4,7 @@
 //! ways — the default target (PTX for compute_75) and `-gencode arch=compute_80,code=compute_80`,
 //! each with `-cudart static` and `-cudart shared` — checks its own results and prints
 //! `NAME: ok`. A SASS-only build must fail with cudaErrorNoKernelImageForDevice and the hint.
+//! `rdc.cu` and `rdc_lib.cu` are one program of two files built with `-rdc=true`.
 //!
 //! nvcc comes from `$NVCC`, else `nvcc` on the PATH, else pip's `nvidia-cuda-nvcc`
 //! (`python3 -c 'import nvidia'` …`/cu13/bin/nvcc`); the shared cudart from pip's
@@ -120,6 +121,17 @@ fn scratch(name: &str) -> PathBuf {
 /// (success, stdout, stderr), or `None` when it cannot be built here (saying why, except for
 /// cudart 12 without `CUDART12_LIB`).
 fn run(name: &str, build: Build, cudart: &str) -> Option<(bool, String, String)> {
+    run_sources(name, &[name], &[], build, cudart)
+}
+
+/// [`run`] for a program of several files (`sources`, without `.cu`) and more nvcc flags.
+fn run_sources(
+    name: &str,
+    sources: &[&str],
+    flags: &[&str],
+    build: Build,
+    cudart: &str,
+) -> Option<(bool, String, String)> {
     let tk = match toolkit() {
         Ok(tk) => tk,
         Err(why) => {
@@ -180,7 +192,8 @@ fn run(name: &str, build: Build, cudart: &str) -> Option<(bool, String, String)>
         }
     }
     let built = cmd
-        .arg(src.join(format!("{name}.cu")))
+        .args(flags)
+        .args(sources.iter().map(|f| src.join(format!("{f}.cu"))))
         .args(&libs)
         .arg("-o")
         .arg(&exe)
@@ -219,9 +232,20 @@ fn run(name: &str, build: Build, cudart: &str) -> Option<(bool, String, String)>
 /// Runs `NAME` in all four builds (and four more with cudart 12 when `CUDART12_LIB` is set);
 /// each must succeed and print `NAME: ok`.
 fn all_builds(name: &str) {
+    all_builds_of(
+        name,
+        &[name],
+        &[],
+        &["static", "shared", "static12", "shared12"],
+    );
+}
+
+/// [`all_builds`] for a program of several files, with more nvcc flags, against `cudarts`.
+fn all_builds_of(name: &str, sources: &[&str], flags: &[&str], cudarts: &[&str]) {
     for build in [Build::Default, Build::Compute80] {
-        for cudart in ["static", "shared", "static12", "shared12"] {
-            let Some((ok, stdout, stderr)) = run(name, build, cudart) else {
+        for &cudart in cudarts {
+            let Some((ok, stdout, stderr)) = run_sources(name, sources, flags, build, cudart)
+            else {
                 continue;
             };
             // device printf reaches the program's stdout (reset.cu's kernel prints)
@@ -262,6 +286,17 @@ fn streams_and_events() {
 #[test]
 fn device_reset_printf_and_occupancy() {
     all_builds("reset");
+}
+
+#[test]
+fn relocatable_device_code_across_two_files() {
+    // (not against cudart 12: with `-cudart none` nvcc skips the device link)
+    all_builds_of(
+        "rdc",
+        &["rdc", "rdc_lib"],
+        &["-rdc=true"],
+        &["static", "shared"],
+    );
 }
 
 #[test]

@@ -417,6 +417,61 @@ fn modules_from_the_cudart_slots_run() {
     }
 }
 
+/// A version-2 wrapper (`nvcc -rdc=true`): nvlink's fatbin holds SASS only, the PTX is in the
+/// NULL-terminated list of fatbins it linked (here one with PTX and a SASS-only one, as
+/// libcudadevrt's is).
+#[test]
+fn a_relocatable_wrappers_prelinked_ptx_is_linked() {
+    let _g = serial();
+    init();
+    let sass = fatbin("sass.fatbin");
+    let ptx = fatbin("zstd.fatbin");
+    let prelinked = [
+        sass.as_ptr().cast::<c_void>(),
+        ptx.as_ptr().cast(),
+        std::ptr::null(),
+    ];
+    let mut w = wrapper(bytes_of(&sass));
+    w.version = 2;
+    w.filename = prelinked.as_ptr().cast();
+    // SAFETY: out-pointers to locals; the wrapper, its list and the fatbins alive throughout.
+    unsafe {
+        let mut lib: *mut c_void = std::ptr::null_mut();
+        let none = std::ptr::null_mut();
+        let r = cuda::cuLibraryLoadData(
+            &mut lib,
+            (&w as *const Wrapper).cast(),
+            none,
+            none.cast(),
+            0,
+            none,
+            none.cast(),
+            0,
+        );
+        assert_eq!(r, SUCCESS);
+        let mut k: *mut c_void = std::ptr::null_mut();
+        assert_eq!(
+            cuda::cuLibraryGetKernel(&mut k, lib, c"k".as_ptr()),
+            SUCCESS
+        );
+        assert_eq!(cuda::cuLibraryUnload(lib), SUCCESS);
+        // no PTX anywhere: no binary for the device
+        let only_sass = [sass.as_ptr().cast::<c_void>(), std::ptr::null()];
+        w.filename = only_sass.as_ptr().cast();
+        let r = cuda::cuLibraryLoadData(
+            &mut lib,
+            (&w as *const Wrapper).cast(),
+            none,
+            none.cast(),
+            0,
+            none,
+            none.cast(),
+            0,
+        );
+        assert_eq!(r, NO_BINARY_FOR_GPU);
+    }
+}
+
 #[test]
 fn unknown_tables_are_invalid_value() {
     let mut t: *const c_void = std::ptr::without_provenance(1);

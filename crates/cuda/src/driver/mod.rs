@@ -224,20 +224,24 @@ unsafe fn read_image(p: *const c_void, limit: Option<usize>) -> Result<Vec<Strin
             Err(CUDA_ERROR_INVALID_IMAGE)
         }
         Kind::Wrapper => {
-            // { int magic; int version; const unsigned long long *data; void *filename }
+            // { int magic; int version; const unsigned long long *data;
+            //   void *filename_or_fatbins }
             let data = get(p.cast::<u8>().wrapping_add(8).cast::<*const c_void>())?;
+            let version = get(p.cast::<u8>().wrapping_add(4).cast::<u32>())?;
+            let prelinked = get(p
+                .cast::<u8>()
+                .wrapping_add(16)
+                .cast::<*const *const c_void>())?;
+            // relocatable device code (`nvcc -rdc=true`): `data` is nvlink's output, without
+            // PTX (nvlink links SASS only); version 2 lists the fatbins nvlink linked, whose
+            // PTX the JIT linker links instead
+            if version == 2 && !prelinked.is_null() && fatbin_entries(data, None)?.is_empty() {
+                return prelinked_ptx(prelinked);
+            }
             read_image(data, None)
         }
         Kind::Fatbin => {
-            let header = bytes(p, 16)?;
-            let hsize = u16::from_le_bytes([header[6], header[7]]) as u64;
-            let size = u64::from_le_bytes(header[8..16].try_into().unwrap_or([0; 8]));
-            let total = hsize.saturating_add(size);
-            if total > image::MAX_PTX_BYTES * 4 || limit.is_some_and(|l| total > l as u64) {
-                return Err(CUDA_ERROR_INVALID_IMAGE);
-            }
-            let data = bytes(p, total as usize)?;
-            let entries = image::fatbin_ptx(&data)?;
+            let entries = fatbin_entries(p, limit)?;
             let (major, minor) = state::settings().cc;
             let cc = (major * 10 + minor).max(0) as u32;
             let archs: Vec<u32> = entries.iter().map(|e| e.arch).collect();
@@ -273,6 +277,69 @@ unsafe fn read_image(p: *const c_void, limit: Option<usize>) -> Result<Vec<Strin
                 return Err(CUDA_ERROR_INVALID_IMAGE);
             }
             Ok(vec![text])
+        }
+    }
+}
+
+/// The PTX entries of the fatbin at `p` (`limit`: as for [`read_image`]).
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn fatbin_entries(
+    p: *const c_void,
+    limit: Option<usize>,
+) -> Result<Vec<image::PtxEntry>, CUresult> {
+    let header = bytes(p, 16)?;
+    if image::classify(&header) != Kind::Fatbin {
+        return Err(CUDA_ERROR_INVALID_IMAGE);
+    }
+    let hsize = u16::from_le_bytes([header[6], header[7]]) as u64;
+    let size = u64::from_le_bytes(header[8..16].try_into().unwrap_or([0; 8]));
+    let total = hsize.saturating_add(size);
+    if total > image::MAX_PTX_BYTES * 4 || limit.is_some_and(|l| total > l as u64) {
+        return Err(CUDA_ERROR_INVALID_IMAGE);
+    }
+    image::fatbin_ptx(&bytes(p, total as usize)?)
+}
+
+/// The PTX of a program built with relocatable device code: of each fatbin of the
+/// NULL-terminated list `fatbins` (one per translation unit, and libcudadevrt's, SASS only),
+/// the PTX the device runs, linked into one module (calls into the device runtime may stay
+/// unresolved, as with `libcudadevrt.a` given to the linker).
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn prelinked_ptx(fatbins: *const *const c_void) -> Result<Vec<String>, CUresult> {
+    const MAX_FATBINS: usize = 1 << 16;
+    let (major, minor) = state::settings().cc;
+    let cc = (major * 10 + minor).max(0) as u32;
+    let mut inputs = Vec::new();
+    for k in 0..MAX_FATBINS {
+        let f = get(fatbins.wrapping_add(k))?;
+        if f.is_null() {
+            break;
+        }
+        if let Some(e) = image::pick(fatbin_entries(f, None)?, cc) {
+            inputs.push(link::Input {
+                name: format!("<rdc fatbin {k}>"),
+                text: e.text,
+            });
+        }
+    }
+    if inputs.is_empty() {
+        image::no_ptx_hint("fatbin");
+        return Err(CUDA_ERROR_NO_BINARY_FOR_GPU);
+    }
+    match link::link(&inputs, true) {
+        Ok(linked) => {
+            if !linked.info.is_empty() {
+                eprint!("ptxvm: {}", linked.info);
+            }
+            Ok(vec![linked.ptx])
+        }
+        Err(log) => {
+            eprint!("ptxvm: {log}");
+            Err(CUDA_ERROR_INVALID_IMAGE)
         }
     }
 }
