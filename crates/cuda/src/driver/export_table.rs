@@ -6,23 +6,30 @@
 //! `CUDA_ERROR_NOT_SUPPORTED` and, under `PTXVM_TRACE`, names its table and index. Every call
 //! through a table is traced like an export (`[ptxvm] {UUID}[slot] table.name(args) = result`).
 //! The layouts are NVIDIA's and private; what each slot takes and does was learnt from ZLUDA's
-//! `dark_api` notes and checked against what cudart 13 calls (the programs of
-//! `tests/cudart`). The implementation is ours:
+//! `dark_api` notes and checked against what cudart 12.9 and 13.5, static and shared, call
+//! (the programs of `tests/cudart`, run with `--trace`). The implementation is ours:
 //!
-//! - `cudart` (`6bd5fb6c-…`): modules from the fatbins cudart registers (a
-//!   `__fatBinC_Wrapper_t` or a bare fatbin; PTX picked as `cuModuleLoadFatBinary` does, a
-//!   SASS-only fatbin is `CUDA_ERROR_NO_BINARY_FOR_GPU` with the one-line hint), the device's
-//!   primary context (without retaining it), and no-ops for hooks a CPU has nothing to do for;
-//! - `context storage` (`c693336e-…`): a value per (context, key) that cudart keeps its
-//!   per-context state in, with the destructor called when the context goes;
-//! - `integrity` (`d4082055-…`): the keyed checksum cudart compares with its own
-//!   ([`integrity_hash`]);
-//! - `tools hooks` (`a094798c-…`): two buffers profilers would fill, zeroed;
+//! - `cudart` (`6bd5fb6c-…`): slot 2, the device's primary context (created if need be, not
+//!   retained: cudart retains it itself); slot 12, load the JIT compilers (nothing to load).
+//!   Slots 1, 6 and 8 make a module from a registered `__fatBinC_Wrapper_t` or a bare fatbin
+//!   in the current context (PTX picked as `cuModuleLoadFatBinary` does; SASS only is
+//!   `CUDA_ERROR_NO_BINARY_FOR_GPU` with the one-line hint); cudart 12.9 and 13 load their
+//!   fatbins with `cuLibraryLoadData` instead, so these serve older runtimes. Slot 7 is a
+//!   notification, a no-op;
+//! - `context storage` (`c693336e-…`, no size word): a value per (context, key) in which
+//!   cudart keeps its per-context state, the destructor called when the context is destroyed
+//!   or reset (cudart starts again after `cudaDeviceReset`);
+//! - `integrity` (`d4082055-…`): the keyed checksum cudart computes too and compares
+//!   ([`integrity_hash`]; a wrong one is `cudaErrorSoftwareValidityNotEstablished`);
+//! - `tools hooks` (`a094798c-…`): two zeroed buffers a profiler would fill;
 //! - `context checks` (`263e8860-…`): no context is ever flagged;
-//! - tables cudart may ask for but gets along without (`tools TLS`, `context bypass`, `heap`,
-//!   `device extended`) answer every call as a driver without the feature does.
+//! - `runtime 13` (`21318c60-…`, 95 words): cudart 13 refuses to start without it but calls
+//!   none of its slots;
+//! - `tools TLS`, `context bypass`, `heap`, `device extended`: sized tables whose slots answer
+//!   as a driver without the feature does (cudart asks for `tools TLS` and calls nothing).
 //!
-//! An unknown UUID is `CUDA_ERROR_INVALID_VALUE` (as the driver answers), traced with its UUID.
+//! An unknown UUID is `CUDA_ERROR_INVALID_VALUE` (as the driver answers), traced with its
+//! UUID: cudart asks for `{f8cff951-2146-8b4e-b9e2-fb469e7c0dd9}` first and goes on without.
 
 use super::*;
 use std::collections::HashMap;
