@@ -284,6 +284,11 @@ fn streams_and_events() {
 }
 
 #[test]
+fn host_threads_share_the_runtime() {
+    all_builds("threads");
+}
+
+#[test]
 fn device_reset_printf_and_occupancy() {
     all_builds("reset");
 }
