@@ -1,7 +1,8 @@
 //! The implemented exports of the driver API: one submodule per API area as cuda.h groups them
 //! (`device`, `context`, `mem`, `stream_event`, `module`, `launch`; `export_table` holds the
-//! private tables cudart asks for), and here the helpers they share. 2D/3D, peer, registered and IPC memory are in `crate::memory`, graphs in
-//! `crate::graph`, tensor maps in `crate::tensormap`.
+//! private tables cudart asks for), and here the helpers they share. 2D/3D, peer, registered
+//! and IPC memory are in `crate::memory`, graphs in `crate::graph`, tensor maps in
+//! `crate::tensormap`.
 
 use crate::abi::*;
 use crate::api;
@@ -235,7 +236,10 @@ unsafe fn read_image(p: *const c_void, limit: Option<usize>) -> Result<Vec<Strin
             // relocatable device code (`nvcc -rdc=true`): `data` is nvlink's output, without
             // PTX (nvlink links SASS only); version 2 lists the fatbins nvlink linked, whose
             // PTX the JIT linker links instead
-            if version == 2 && !prelinked.is_null() && fatbin_entries(data, None)?.is_empty() {
+            if version == 2
+                && !prelinked.is_null()
+                && fatbin_entries(data, None).is_ok_and(|e| e.is_empty())
+            {
                 return prelinked_ptx(prelinked);
             }
             read_image(data, None)
@@ -517,14 +521,14 @@ unsafe fn get_managed(
     m: u64,
     name: *const c_char,
 ) -> Result<(), CUresult> {
-    let text = string(name)?;
+    let wanted = string(name)?;
     let loaded = state::init_lock()?.module(m)?;
     let module = &loaded.module;
     let decl = module
         .ir()
         .globals
         .iter()
-        .find(|g| *g.name == text)
+        .find(|g| *g.name == wanted)
         .ok_or(CUDA_ERROR_NOT_FOUND)?;
     // the declaration's line, up to its name: `.visible .global .attribute(.managed) .align 4 …`
     let source = module.source().text();
