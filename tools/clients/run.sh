@@ -15,6 +15,8 @@
 #                                        # `ptxvm ptxas`, which `ptxvm exec` points it at
 #   tools/clients/run.sh triton-interpret  # the same tutorials on Triton's interpreter
 #                                        # (TRITON_INTERPRET=1, no ptxvm), for the timing
+#   tools/clients/run.sh cudart          # nvcc-built CUDA Runtime programs (crates/cuda/tests/
+#                                        # cudart): cudart 13 static and shared, and cudart 12
 #   tools/clients/run.sh smoke           # the CI subset (.ci/run): tinygrad smoke, 3 cudarc
 #                                        # examples, numba smoke + 4 cudapy modules, Triton
 #                                        # tutorials 01 and 03 at cc 9.0; all must pass
@@ -225,6 +227,14 @@ triton_interpret() { # the tutorials on Triton's own interpreter (no ptxvm), tim
     "$v/bin/python" "$here/triton/tutorials.py" ${TUTORIALS:-}
 }
 
+cudart() { # cargo test --test cudart with pip's nvcc 13, cudart 13 and cudart 12
+  local v; v=$(step "cudart install" venv cudart nvidia-cuda-nvcc nvidia-cuda-crt nvidia-nvvm \
+    nvidia-cuda-runtime nvidia-cuda-cccl nvidia-cuda-runtime-cu12) || return 1
+  local nv; nv=$("$v/bin/python" -c 'import nvidia; print(nvidia.__path__[0])') || return 1
+  (cd "$repo" && NVCC="$nv/cu13/bin/nvcc" CUDART12_LIB="$nv/cuda_runtime/lib" \
+    step "cudart programs" cargo test --release -q -p ptxvm-cuda --test cudart)
+}
+
 smoke() { # the CI subset: every part runs, any failure fails
   local failed=()
   tinygrad || failed+=(tinygrad)
@@ -253,11 +263,12 @@ case "${1:-all}" in
   tinygrad-cpu) tinygrad_suite cpu ;;
   cudarc) shift; cudarc "$@" ;;
   numba) numba ;;
+  cudart) cudart ;;
   numba-suite) shift; numba_suite "$@" ;;
   triton) shift; triton "$@" ;;
   triton-interpret) triton_interpret ;;
   smoke) step "client smoke" smoke ;;
   all) step "clients" all ;;
-  *) echo "usage: $0 tinygrad|tinygrad-suite|tinygrad-cpu|cudarc [EXAMPLE…]|numba|numba-suite [MODULE…]|triton [CC…]|triton-interpret|smoke|all" >&2
+  *) echo "usage: $0 tinygrad|tinygrad-suite|tinygrad-cpu|cudarc [EXAMPLE…]|numba|numba-suite [MODULE…]|cudart|triton [CC…]|triton-interpret|smoke|all" >&2
      exit 2 ;;
 esac

@@ -17,6 +17,10 @@
 //! resolves `.extern` declarations by name into one PTX module, as the driver's linker does
 //! (its //! doc gives the design).
 //!
+//! Programs built by nvcc against the CUDA Runtime run too: cudart asks the driver for private
+//! tables of functions by UUID (`cuGetExportTable`, `driver/export_table.rs`, whose //! doc
+//! lists them) and loads its fatbins as libraries, which belong to no context.
+//!
 //! Every export catches panics (none crosses the C ABI) and validates what the host hands it:
 //! handles are looked up in a registry, device ranges in the allocation map; host pointers can
 //! only be checked for NULL.

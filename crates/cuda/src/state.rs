@@ -106,6 +106,21 @@ pub struct Ctx {
     pub id: u64,
 }
 
+impl Ctx {
+    /// A context with the default limits and no error (its `id` is 0: the caller sets it).
+    fn fresh(primary: bool, flags: u32) -> Ctx {
+        Ctx {
+            primary,
+            flags,
+            sticky: None,
+            stack_size: 1024,
+            printf_fifo: 1 << 20,
+            cache_config: 0,
+            id: 0,
+        }
+    }
+}
+
 pub struct Loaded {
     pub module: Module,
     pub ctx: u64,
@@ -377,14 +392,26 @@ impl State {
     pub fn new_ctx(&mut self, primary: bool, flags: u32) -> u64 {
         let id = self.fresh_id();
         self.insert(Obj::Ctx(Ctx {
-            primary,
-            flags,
-            sticky: None,
-            stack_size: 1024,
-            printf_fifo: 1 << 20,
-            cache_config: 0,
             id,
+            ..Ctx::fresh(primary, flags)
         }))
+    }
+
+    /// Resets primary context `h` (`cuDevicePrimaryCtxReset`): everything it owns goes, its
+    /// sticky error and settings are cleared and it is no longer retained, but the handle stays
+    /// the device's primary context, as the driver keeps it (cudart makes it current again
+    /// after `cudaDeviceReset`, then retains it).
+    pub fn reset_primary(&mut self, h: u64) {
+        self.allocs.retain(|_, a| a.ctx != h);
+        self.objects.retain(|_, o| owner(o) != Some(h));
+        let flags = self.primary_flags;
+        if let Some(Obj::Ctx(c)) = self.objects.get_mut(&h) {
+            *c = Ctx {
+                id: c.id,
+                ..Ctx::fresh(true, flags)
+            };
+        }
+        self.primary_refs = 0;
     }
 
     /// Destroys a context and everything it owns.

@@ -42,7 +42,8 @@ api! {
         let s = state::init_lock()?;
         check_device(dev)?;
         put(flags, s.primary_flags)?;
-        put(active, s.primary.is_some() as c_int)
+        // active while retained (cudart's table hands the primary context out unretained)
+        put(active, (s.primary.is_some() && s.primary_refs > 0) as c_int)
     }
 
     fn cuDevicePrimaryCtxSetFlags(dev: CUdevice, flags: c_uint) {

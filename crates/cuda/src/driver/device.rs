@@ -99,13 +99,13 @@ api! {
     fn cuDeviceGetUuid(uuid: *mut [u8; 16], dev: CUdevice) {
         init()?;
         check_device(dev)?;
-        put(uuid, *b"ptxvm-cpu-device")
+        put(uuid, DEVICE_UUID)
     }
 
     fn cuDeviceGetUuid_v2(uuid: *mut [u8; 16], dev: CUdevice) {
         init()?;
         check_device(dev)?;
-        put(uuid, *b"ptxvm-cpu-device")
+        put(uuid, DEVICE_UUID)
     }
 
     fn cuDeviceGetPCIBusId(bus: *mut c_char, len: c_int, dev: CUdevice) {

@@ -1,7 +1,8 @@
 //! The implemented exports of the driver API: one submodule per API area as cuda.h groups them
-//! (`device`, `context`, `mem`, `stream_event`, `module`, `launch`), and here the helpers they
-//! share. 2D/3D, peer, registered and IPC memory are in `crate::memory`, graphs in
-//! `crate::graph`, tensor maps in `crate::tensormap`.
+//! (`device`, `context`, `mem`, `stream_event`, `module`, `launch`; `export_table` holds the
+//! private tables cudart asks for), and here the helpers they share. 2D/3D, peer, registered
+//! and IPC memory are in `crate::memory`, graphs in `crate::graph`, tensor maps in
+//! `crate::tensormap`.
 
 use crate::abi::*;
 use crate::api;
@@ -16,6 +17,7 @@ use std::sync::{Arc, Mutex};
 // The exports, by API area as cuda.h groups them; the helpers they share are below.
 mod context;
 mod device;
+pub(crate) mod export_table;
 mod launch;
 mod legacy;
 mod mem;
@@ -23,7 +25,8 @@ mod module;
 mod pool;
 mod stream_event;
 pub use self::{
-    context::*, device::*, launch::*, legacy::*, mem::*, module::*, pool::*, stream_event::*,
+    context::*, device::*, export_table::*, launch::*, legacy::*, mem::*, module::*, pool::*,
+    stream_event::*,
 };
 
 pub(crate) type Handle = *mut c_void;
@@ -33,6 +36,9 @@ pub(crate) type CUdeviceptr = u64;
 /// The driver version reported: that of the headers the exports come from (at least 13.0:
 /// cudart 13 refuses less; NVRTC and NVVM of that version warn about an older driver).
 const DRIVER_VERSION: c_int = crate::exports::HEADER_VERSION as c_int;
+
+/// The device's UUID (`cuDeviceGetUuid`).
+const DEVICE_UUID: [u8; 16] = *b"ptxvm-cpu-device";
 
 fn h(p: Handle) -> u64 {
     p as u64
@@ -172,9 +178,24 @@ fn report(e: &ptxvm::Error) {
 /// # Safety
 /// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
 /// writes through them, as the export that calls it documents; device ranges are checked.
-unsafe fn load_image(p: *const c_void, name: &str, limit: Option<usize>) -> Result<u64, CUresult> {
+unsafe fn load_image(
+    p: *const c_void,
+    name: &str,
+    limit: Option<usize>,
+    owner: Owner,
+) -> Result<u64, CUresult> {
     let texts = read_image(p, limit)?;
-    load_ptx(texts, name)
+    load_ptx(texts, name, owner)
+}
+
+/// Who owns a loaded image.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Owner {
+    /// The current context (a module): it goes when the context is destroyed.
+    Current,
+    /// No context (a library): libraries are context-independent, loaded before any context
+    /// exists (cudart loads its fatbins so) and kept through context resets.
+    Nobody,
 }
 
 /// The PTX texts of the image at `p`; `limit`: how many bytes the caller knows are there
@@ -234,20 +255,27 @@ unsafe fn read_image(p: *const c_void, limit: Option<usize>) -> Result<Vec<Strin
             Err(CUDA_ERROR_INVALID_IMAGE)
         }
         Kind::Wrapper => {
-            // { int magic; int version; const unsigned long long *data; void *filename }
+            // { int magic; int version; const unsigned long long *data;
+            //   void *filename_or_fatbins }
             let data = get(p.cast::<u8>().wrapping_add(8).cast::<*const c_void>())?;
+            let version = get(p.cast::<u8>().wrapping_add(4).cast::<u32>())?;
+            let prelinked = get(p
+                .cast::<u8>()
+                .wrapping_add(16)
+                .cast::<*const *const c_void>())?;
+            // relocatable device code (`nvcc -rdc=true`): `data` is nvlink's output, without
+            // PTX (nvlink links SASS only); version 2 lists the fatbins nvlink linked, whose
+            // PTX the JIT linker links instead
+            if version == 2
+                && !prelinked.is_null()
+                && fatbin_entries(data, None).is_ok_and(|e| e.is_empty())
+            {
+                return prelinked_ptx(prelinked);
+            }
             read_image(data, None)
         }
         Kind::Fatbin => {
-            let header = bytes(p, 16)?;
-            let hsize = u16::from_le_bytes([header[6], header[7]]) as u64;
-            let size = u64::from_le_bytes(header[8..16].try_into().unwrap_or([0; 8]));
-            let total = hsize.saturating_add(size);
-            if total > image::MAX_PTX_BYTES * 4 || limit.is_some_and(|l| total > l as u64) {
-                return Err(CUDA_ERROR_INVALID_IMAGE);
-            }
-            let data = bytes(p, total as usize)?;
-            let entries = image::fatbin_ptx(&data)?;
+            let entries = fatbin_entries(p, limit)?;
             let (major, minor) = state::settings().cc;
             let cc = (major * 10 + minor).max(0) as u32;
             let archs: Vec<u32> = entries.iter().map(|e| e.arch).collect();
@@ -287,6 +315,69 @@ unsafe fn read_image(p: *const c_void, limit: Option<usize>) -> Result<Vec<Strin
     }
 }
 
+/// The PTX entries of the fatbin at `p` (`limit`: as for [`read_image`]).
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn fatbin_entries(
+    p: *const c_void,
+    limit: Option<usize>,
+) -> Result<Vec<image::PtxEntry>, CUresult> {
+    let header = bytes(p, 16)?;
+    if image::classify(&header) != Kind::Fatbin {
+        return Err(CUDA_ERROR_INVALID_IMAGE);
+    }
+    let hsize = u16::from_le_bytes([header[6], header[7]]) as u64;
+    let size = u64::from_le_bytes(header[8..16].try_into().unwrap_or([0; 8]));
+    let total = hsize.saturating_add(size);
+    if total > image::MAX_PTX_BYTES * 4 || limit.is_some_and(|l| total > l as u64) {
+        return Err(CUDA_ERROR_INVALID_IMAGE);
+    }
+    image::fatbin_ptx(&bytes(p, total as usize)?)
+}
+
+/// The PTX of a program built with relocatable device code: of each fatbin of the
+/// NULL-terminated list `fatbins` (one per translation unit, and libcudadevrt's, SASS only),
+/// the PTX the device runs, linked into one module (calls into the device runtime may stay
+/// unresolved, as with `libcudadevrt.a` given to the linker).
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn prelinked_ptx(fatbins: *const *const c_void) -> Result<Vec<String>, CUresult> {
+    const MAX_FATBINS: usize = 1 << 16;
+    let (major, minor) = state::settings().cc;
+    let cc = (major * 10 + minor).max(0) as u32;
+    let mut inputs = Vec::new();
+    for k in 0..MAX_FATBINS {
+        let f = get(fatbins.wrapping_add(k))?;
+        if f.is_null() {
+            break;
+        }
+        if let Some(e) = image::pick(fatbin_entries(f, None)?, cc) {
+            inputs.push(link::Input {
+                name: format!("<rdc fatbin {k}>"),
+                text: e.text,
+            });
+        }
+    }
+    if inputs.is_empty() {
+        image::no_ptx_hint("fatbin");
+        return Err(CUDA_ERROR_NO_BINARY_FOR_GPU);
+    }
+    match link::link(&inputs, true) {
+        Ok(linked) => {
+            if !linked.info.is_empty() {
+                eprint!("ptxvm: {}", linked.info);
+            }
+            Ok(vec![linked.ptx])
+        }
+        Err(log) => {
+            eprint!("ptxvm: {log}");
+            Err(CUDA_ERROR_INVALID_IMAGE)
+        }
+    }
+}
+
 /// The first 32 bits of the FNV-1a hash of `text` (a name for modules loaded from memory).
 fn text_hash(text: &str) -> u32 {
     let h = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
@@ -316,6 +407,7 @@ unsafe fn load_with_options(
     image: *const c_void,
     name: &str,
     limit: Option<usize>,
+    owner: Owner,
     n: c_uint,
     options: *mut c_int,
     values: *mut *mut c_void,
@@ -330,7 +422,7 @@ unsafe fn load_with_options(
     }
     write_log(logs.info_log, "");
     LOAD_ERROR.with(|e| e.borrow_mut().clear());
-    let r = load_image(image, name, limit);
+    let r = load_image(image, name, limit, owner);
     match r {
         Ok(m) => {
             if let Some(cap) = max_regs.filter(|&c| c > 0) {
@@ -347,10 +439,14 @@ unsafe fn load_with_options(
     }
 }
 
-fn load_ptx(texts: Vec<String>, name: &str) -> Result<u64, CUresult> {
+fn load_ptx(texts: Vec<String>, name: &str, owner: Owner) -> Result<u64, CUresult> {
     let (ctx, device) = {
         let s = state::init_lock()?;
-        (s.current()?, s.device.clone())
+        let ctx = match owner {
+            Owner::Current => s.current()?,
+            Owner::Nobody => 0,
+        };
+        (ctx, s.device.clone())
     };
     let text = match texts.len() {
         1 => texts.into_iter().next().unwrap_or_default(),
@@ -495,6 +591,40 @@ unsafe fn get_global(
         put(bytes_out, size as usize)?;
     }
     Ok(())
+}
+
+/// `cuLibraryGetManaged`: the address and size of `__managed__` variable `name` (a `.global`
+/// declared `.attribute(.managed)`); another variable is `CUDA_ERROR_NOT_FOUND`. Managed memory
+/// is host memory here, so the address is the one host code reads and writes too.
+/// # Safety
+/// Pointer arguments come from the driver API's caller: NULL or valid for what this reads or
+/// writes through them, as the export that calls it documents; device ranges are checked.
+unsafe fn get_managed(
+    dptr: *mut CUdeviceptr,
+    bytes_out: *mut usize,
+    m: u64,
+    name: *const c_char,
+) -> Result<(), CUresult> {
+    let wanted = string(name)?;
+    let loaded = state::init_lock()?.module(m)?;
+    let module = &loaded.module;
+    let decl = module
+        .ir()
+        .globals
+        .iter()
+        .find(|g| *g.name == wanted)
+        .ok_or(CUDA_ERROR_NOT_FOUND)?;
+    // the declaration's line, up to its name: `.visible .global .attribute(.managed) .align 4 …`
+    let source = module.source().text();
+    let end = (decl.span.end as usize).min(source.len());
+    let start = source[..end].rfind(['\n', ';', '}']).map_or(0, |k| k + 1);
+    if !source
+        .get(start..end)
+        .is_some_and(|d| d.contains(".managed"))
+    {
+        return Err(CUDA_ERROR_NOT_FOUND);
+    }
+    get_global(dptr, bytes_out, m, name)
 }
 
 fn func_attribute(f: &Func, attrib: i64) -> Result<i32, CUresult> {
@@ -1354,7 +1484,10 @@ fn primary_reset(dev: CUdevice) -> Result<(), CUresult> {
     }
     let mut s = state::init_lock()?;
     if let Some(c) = s.primary {
-        s.destroy_ctx(c);
+        s.reset_primary(c);
+        drop(s);
+        // cudart's per-context state goes with it (its destructor may call the driver)
+        export_table::context_gone(c);
     }
     Ok(())
 }
@@ -1386,6 +1519,8 @@ fn ctx_destroy(c: u64) -> Result<(), CUresult> {
     if state::stack_top() == Some(c) {
         state::stack_pop();
     }
+    drop(s);
+    export_table::context_gone(c);
     Ok(())
 }
 

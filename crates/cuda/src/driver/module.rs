@@ -9,28 +9,28 @@ api! {
         }
         state::init_lock()?.current()?;
         let (data, path) = read_file(fname)?;
-        put(module, handle(load_image(data.as_ptr().cast(), &path, Some(data.len()))?))
+        put(module, handle(load_image(data.as_ptr().cast(), &path, Some(data.len()), Owner::Current)?))
     }
 
     fn cuModuleLoadData(module: *mut Handle, image: *const c_void) {
         if module.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        put(module, handle(load_image(image, "<memory>", None)?))
+        put(module, handle(load_image(image, "<memory>", None, Owner::Current)?))
     }
 
     fn cuModuleLoadDataEx(module: *mut Handle, image: *const c_void, n: c_uint, options: *mut c_int, values: *mut *mut c_void) {
         if module.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        put(module, handle(load_with_options(image, "<memory>", None, n, options, values)?))
+        put(module, handle(load_with_options(image, "<memory>", None, Owner::Current, n, options, values)?))
     }
 
     fn cuModuleLoadFatBinary(module: *mut Handle, fatbin: *const c_void) {
         if module.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        put(module, handle(load_image(fatbin, "<fatbin>", None)?))
+        put(module, handle(load_image(fatbin, "<fatbin>", None, Owner::Current)?))
     }
 
     fn cuModuleUnload(module: Handle) {
@@ -58,7 +58,7 @@ api! {
         if library.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        put(library, handle(load_with_options(code, "<library>", None, n_jit, jit_options, jit_values)?))
+        put(library, handle(load_with_options(code, "<library>", None, Owner::Nobody, n_jit, jit_options, jit_values)?))
     }
 
     fn cuLibraryLoadFromFile(library: *mut Handle, fname: *const c_char, jit_options: *mut c_int, jit_values: *mut *mut c_void, n_jit: c_uint, lib_options: *mut c_int, lib_values: *mut *mut c_void, n_lib: c_uint) {
@@ -66,9 +66,9 @@ api! {
         if library.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        state::init_lock()?.current()?;
+        init()?;
         let (data, path) = read_file(fname)?;
-        put(library, handle(load_with_options(data.as_ptr().cast(), &path, Some(data.len()), n_jit, jit_options, jit_values)?))
+        put(library, handle(load_with_options(data.as_ptr().cast(), &path, Some(data.len()), Owner::Nobody, n_jit, jit_options, jit_values)?))
     }
 
     fn cuLibraryUnload(library: Handle) {
@@ -94,6 +94,10 @@ api! {
 
     fn cuLibraryGetGlobal(dptr: *mut CUdeviceptr, bytes: *mut usize, library: Handle, name: *const c_char) {
         get_global(dptr, bytes, h(library), name)
+    }
+
+    fn cuLibraryGetManaged(dptr: *mut CUdeviceptr, bytes: *mut usize, library: Handle, name: *const c_char) {
+        get_managed(dptr, bytes, h(library), name)
     }
 
     fn cuKernelGetFunction(pf: *mut Handle, kernel: Handle) {

@@ -13,6 +13,7 @@ cd "$(dirname "$0")"
     -gencode arch=compute_80,code=compute_80 k.cu -o multi.fatbin
 "$P/nvcc" -fatbin -gencode arch=compute_80,code=sm_80 k.cu -o sass.fatbin
 "$P/nvcc" -c $G k.cu -o host.o
+"$P/nvcc" -fatbin registration.cu -o registration.fatbin
 "$P/nvcc" -cubin -arch=sm_80 k.cu -o sass.cubin
 # cubins as `ptxvm ptxas` writes them (the PTX inside): for sm_80, for sm_90 (which an 8.0
 # device cannot run) and relocatable (-c) for sm_80; PTXVM: the ptxvm binary
