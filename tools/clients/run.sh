@@ -17,6 +17,9 @@
 #                                        # (TRITON_INTERPRET=1, no ptxvm), for the timing
 #   tools/clients/run.sh cudart          # nvcc-built CUDA Runtime programs (crates/cuda/tests/
 #                                        # cudart): cudart 13 static and shared, and cudart 12
+#   tools/clients/run.sh pycuda          # PyCUDA built from its sdist (without cuRAND) against
+#                                        # ptxvm's libcuda, then its test_driver, test_gpuarray
+#                                        # and test_cumath; nvcc --cubin goes through `ptxvm nvcc`
 #   tools/clients/run.sh smoke           # the CI subset (.ci/run): tinygrad smoke, 3 cudarc
 #                                        # examples, numba smoke + 4 cudapy modules, Triton
 #                                        # tutorials 01 and 03 at cc 9.0; all must pass
@@ -235,6 +238,38 @@ cudart() { # cargo test --test cudart with pip's nvcc 13, cudart 13 and cudart 1
     step "cudart programs" cargo test --release -q -p ptxvm-cuda --test cudart)
 }
 
+pycuda() { # PyCUDA's test suite: a figure (pytest's summary), not a pass/fail of the script
+  local version="${PYCUDA_VERSION:-2026.1}"
+  local v; v=$(step "pycuda build deps" venv pycuda numpy pytools mako platformdirs setuptools \
+    wheel pytest "nvidia-cuda-nvcc==13.5.37" nvidia-cuda-profiler-api nvidia-cuda-runtime \
+    nvidia-cuda-cccl) || return 1
+  local nv; nv="$("$v/bin/python" -c 'import nvidia; print(nvidia.__path__[0])')/cu13" || return 1
+  # a CUDA_ROOT as PyCUDA's build and its JIT-link tests expect one: the headers of the pip
+  # packages, lib64/ with ptxvm's libcuda.so (to link against) and libcudadevrt.a
+  local root="$scratch/pycuda-cuda-root"
+  rm -rf "$root" && mkdir -p "$root/include" "$root/lib64" || return 1
+  ln -s "$nv"/include/* "$root/include/" && ln -s "$repo/target/release/libcuda.so" "$root/lib64/" \
+    && ln -s "$nv/lib/libcudadevrt.a" "$root/lib64/" || return 1
+  local src="$scratch/pycuda-$version"
+  if [[ ! -f "$src/setup.py" ]]; then
+    "$v/bin/python" - "$version" "$scratch" <<'PY' || return 1
+import json, sys, tarfile, urllib.request, io
+version, dest = sys.argv[1], sys.argv[2]
+meta = json.load(urllib.request.urlopen(f"https://pypi.org/pypi/pycuda/{version}/json"))
+url = next(u["url"] for u in meta["urls"] if u["packagetype"] == "sdist")
+tarfile.open(fileobj=io.BytesIO(urllib.request.urlopen(url).read())).extractall(dest)
+PY
+  fi
+  (cd "$src" && "$v/bin/python" configure.py --cuda-root="$root" --no-cuda-enable-curand >/dev/null \
+    && CUDA_ROOT="$root" step "pycuda build" "$v/bin/pip" install -q --no-build-isolation .) || return 1
+  # test_big_array_elementwise needs 32 GiB of host memory for its numpy reference
+  local rc=0
+  (cd "$src/test" && PATH="$nv/bin:$PATH" CUDA_ROOT="$root" step "pycuda tests" "$ptxvm" exec -- \
+    "$v/bin/python" -m pytest test_driver.py test_gpuarray.py test_cumath.py -q -rf \
+    -p no:cacheprovider -k "not test_big_array_elementwise") || rc=$?
+  [[ $rc == 0 || $rc == 1 ]]
+}
+
 smoke() { # the CI subset: every part runs, any failure fails
   local failed=()
   tinygrad || failed+=(tinygrad)
@@ -266,9 +301,10 @@ case "${1:-all}" in
   cudart) cudart ;;
   numba-suite) shift; numba_suite "$@" ;;
   triton) shift; triton "$@" ;;
+  pycuda) pycuda ;;
   triton-interpret) triton_interpret ;;
   smoke) step "client smoke" smoke ;;
   all) step "clients" all ;;
-  *) echo "usage: $0 tinygrad|tinygrad-suite|tinygrad-cpu|cudarc [EXAMPLE…]|numba|numba-suite [MODULE…]|cudart|triton [CC…]|triton-interpret|smoke|all" >&2
+  *) echo "usage: $0 tinygrad|tinygrad-suite|tinygrad-cpu|cudarc [EXAMPLE…]|numba|numba-suite [MODULE…]|cudart|triton [CC…]|triton-interpret|pycuda|smoke|all" >&2
      exit 2 ;;
 esac

@@ -12,8 +12,8 @@
 //! with work was destroyed: only that waits for it). Operations: allocate and free (also interior and wild pointers),
 //! copies in every direction in and out of range, asynchronous memsets, streams created,
 //! synchronized and destroyed (twice), kernels that write, spin or fault, host functions,
-//! events, and graphs captured from a stream and replayed — also after the memory a node writes
-//! was freed. A faulting kernel makes the context's error sticky; from then on an operation may
+//! events, graphs captured from a stream and replayed — also after the memory a node writes
+//! was freed — and stream-ordered allocation and free. A faulting kernel makes the context's error sticky; from then on an operation may
 //! also answer that error, and contents are no longer compared.
 //!
 //! A bug is: a panic (libFuzzer reports it), a result the model does not allow, contents that
@@ -242,7 +242,7 @@ impl Model {
     // driver's own or deliberately stale ones, which it must refuse.
     #[allow(unsafe_code)]
     fn step(&mut self, r: &mut Bytes<'_>) -> Result<(), Violation> {
-        let op = r.next() % 19;
+        let op = r.next() % 21;
         let (a, b, c) = (r.next(), r.next(), r.next());
         let pick = |n: usize, x: u8| (x as usize) % n.max(1);
         match op {
@@ -559,6 +559,45 @@ impl Model {
                 }
                 let got = unsafe { cuGraphExecDestroy(x) };
                 self.expect("cuGraphExecDestroy", got, CUDA_SUCCESS)?;
+            }
+            // stream-ordered allocation on one of this thread's streams (or the legacy one)
+            19 => {
+                let size = [0usize, 1, 64, 4096][a as usize % 4];
+                let s = self.stream(b);
+                let mut addr = 0u64;
+                let got = unsafe { cuMemAllocAsync(&mut addr, size, handle(s)) };
+                let want = if size == 0 {
+                    CUDA_ERROR_INVALID_VALUE
+                } else {
+                    CUDA_SUCCESS
+                };
+                if self.expect(&format!("cuMemAllocAsync {size} on {s:#x}"), got, want)? {
+                    self.bufs.push(Buf {
+                        addr,
+                        shadow: vec![0; size],
+                        host: false,
+                        pending: None,
+                    });
+                }
+            }
+            // stream-ordered free of a device allocation, after the writes pending on it
+            20 => {
+                let devices: Vec<usize> = (0..self.bufs.len())
+                    .filter(|&i| !self.bufs[i].host)
+                    .collect();
+                if devices.is_empty() {
+                    return Ok(());
+                }
+                let i = devices[pick(devices.len(), a)];
+                let s = self.stream(b);
+                self.order(i, s)?;
+                let buf = self.bufs.swap_remove(i);
+                let got = unsafe { cuMemFreeAsync(buf.addr, handle(s)) };
+                self.expect(
+                    &format!("cuMemFreeAsync {:#x} on {s:#x}", buf.addr),
+                    got,
+                    CUDA_SUCCESS,
+                )?;
             }
             _ => {
                 let got = unsafe { cuCtxSynchronize() };

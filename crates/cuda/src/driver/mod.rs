@@ -1063,6 +1063,10 @@ fn alloc(size: usize, kind: MemKind, flags: u32) -> Result<u64, CUresult> {
             flags,
         },
     );
+    drop(s);
+    // a pool's record of an earlier allocation at this address (freed with its context) is
+    // stale: the address is this allocation's now
+    pool::forget(addr);
     Ok(addr)
 }
 
