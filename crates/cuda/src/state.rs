@@ -389,6 +389,19 @@ impl State {
         Err(CUDA_ERROR_INVALID_VALUE)
     }
 
+    /// The device's primary context, created (inactive, not retained) if it does not exist.
+    pub fn primary_ctx(&mut self) -> u64 {
+        match self.primary {
+            Some(c) => c,
+            None => {
+                let flags = self.primary_flags;
+                let c = self.new_ctx(true, flags);
+                self.primary = Some(c);
+                c
+            }
+        }
+    }
+
     pub fn new_ctx(&mut self, primary: bool, flags: u32) -> u64 {
         let id = self.fresh_id();
         self.insert(Obj::Ctx(Ctx {

@@ -17,29 +17,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// target/debug (or release), where cargo puts `libcuda.so` (built here once: `cargo test`
-/// builds the crate's rlib for the tests, not its cdylib).
-fn lib_dir() -> PathBuf {
-    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let exe = std::env::current_exe().expect("test executable");
-            let dir = exe
-                .parent()
-                .and_then(Path::parent)
-                .expect("target directory")
-                .to_path_buf();
-            let mut cmd = Command::new(env!("CARGO"));
-            cmd.args(["build", "-p", "ptxvm-cuda", "--lib"]);
-            if dir.ends_with("release") {
-                cmd.arg("--release");
-            }
-            let status = cmd.status().expect("run cargo build");
-            assert!(status.success(), "cargo build -p ptxvm-cuda failed");
-            dir
-        })
-        .clone()
-}
+mod common;
 
 /// The CUDA toolkit pieces the tests need: nvcc, and the folder holding `libcudart.so.13`.
 struct Toolkit {
@@ -104,16 +82,7 @@ enum Build {
 /// A scratch directory with `libcuda.so.1` pointing at the built library (and, for the
 /// linker, `libcudart.so` at the shared cudart).
 fn scratch(name: &str) -> PathBuf {
-    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir =
-        std::env::temp_dir().join(format!("ptxvm-cudart-{}-{name}-{run}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    let lib = lib_dir().join("libcuda.so");
-    assert!(lib.exists(), "{} was not built", lib.display());
-    std::os::unix::fs::symlink(&lib, dir.join("libcuda.so.1")).expect("symlink");
-    dir
+    common::scratch_with_library("ptxvm-cudart", name, &["libcuda.so.1"])
 }
 
 /// Builds `tests/cudart/NAME.cu` as `build` with cudart `static` or `shared` (13, beside

@@ -9,15 +9,7 @@ api! {
         if pctx.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        let c = match s.primary {
-            Some(c) => c,
-            None => {
-                let flags = s.primary_flags;
-                let c = s.new_ctx(true, flags);
-                s.primary = Some(c);
-                c
-            }
-        };
+        let c = s.primary_ctx();
         s.primary_refs += 1;
         put(pctx, handle(c))
     }

@@ -430,15 +430,7 @@ unsafe extern "C" fn primary_context(pctx: *mut Handle, dev: CUdevice) -> CUresu
             if pctx.is_null() {
                 return Err(CUDA_ERROR_INVALID_VALUE);
             }
-            let c = match s.primary {
-                Some(c) => c,
-                None => {
-                    let flags = s.primary_flags;
-                    let c = s.new_ctx(true, flags);
-                    s.primary = Some(c);
-                    c
-                }
-            };
+            let c = s.primary_ctx();
             // SAFETY: `pctx` is non-null and writable by the contract.
             unsafe { put(pctx, handle(c)) }
         },

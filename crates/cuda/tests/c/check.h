@@ -35,6 +35,15 @@ static inline void use_primary_context(void) {
     OK(cuCtxSetCurrent(ctx));
 }
 
+/* cuInit, then a new context on device 0 (current on this thread); `dev` gets the device. */
+static inline CUcontext create_context(CUdevice *dev) {
+    CUcontext ctx;
+    OK(cuInit(0));
+    OK(cuDeviceGet(dev, 0));
+    OK(cuCtxCreate(&ctx, 0, *dev));
+    return ctx;
+}
+
 /* Kernels shared by the tests. */
 static const char *KERNELS =
     ".version 7.5\n"

@@ -54,11 +54,8 @@ static CUresult launch(CUfunction f, unsigned grid, unsigned cluster, CUdevicept
 }
 
 int main(void) {
-    OK(cuInit(0));
     CUdevice dev;
-    OK(cuDeviceGet(&dev, 0));
-    CUcontext ctx;
-    OK(cuCtxCreate(&ctx, 0, dev));
+    CUcontext ctx = create_context(&dev);
     CUmodule m;
     CUfunction f;
     OK(cuModuleLoadData(&m, CLUSTER_PTX));

@@ -62,11 +62,8 @@ static const char *scratch_file(const char *name, const void *p, size_t n) {
 int main(void) {
     dir = getenv("FATBIN_DIR");
     ASSERT(dir != NULL);
-    OK(cuInit(0));
     CUdevice dev;
-    OK(cuDeviceGet(&dev, 0));
-    CUcontext ctx;
-    OK(cuCtxCreate(&ctx, 0, dev));
+    CUcontext ctx = create_context(&dev);
     CUmodule m;
 
     /* uncompressed, zstd (nvcc's default) and LZ4 (--compress-mode=speed) */

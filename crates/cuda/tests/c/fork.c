@@ -5,11 +5,8 @@
 #include <unistd.h>
 
 int main(void) {
-    OK(cuInit(0));
     CUdevice dev;
-    OK(cuDeviceGet(&dev, 0));
-    CUcontext ctx;
-    OK(cuCtxCreate(&ctx, 0, dev));
+    CUcontext ctx = create_context(&dev);
     pid_t pid = fork();
     ASSERT(pid >= 0);
     if (pid == 0) {

@@ -30,11 +30,8 @@ static const char *HEAP_PTX =
     "}\n";
 
 int main(void) {
-    OK(cuInit(0));
     CUdevice dev;
-    OK(cuDeviceGet(&dev, 0));
-    CUcontext ctx;
-    OK(cuCtxCreate(&ctx, 0, dev));
+    CUcontext ctx = create_context(&dev);
     size_t lim = 0;
     OK(cuCtxGetLimit(&lim, CU_LIMIT_MALLOC_HEAP_SIZE));
     ASSERT(lim == 8u << 20);

@@ -17,11 +17,8 @@ static void check(CUdeviceptr c, unsigned upto) {
 }
 
 int main(void) {
-    OK(cuInit(0));
     CUdevice dev;
-    OK(cuDeviceGet(&dev, 0));
-    CUcontext ctx;
-    OK(cuCtxCreate(&ctx, 0, dev));
+    CUcontext ctx = create_context(&dev);
     CUmodule m;
     OK(cuModuleLoadData(&m, KERNELS));
     CUfunction f;

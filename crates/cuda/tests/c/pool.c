@@ -13,11 +13,8 @@ static uint64_t attr64(CUmemoryPool p, CUmemPool_attribute a) {
 }
 
 int main(void) {
-    OK(cuInit(0));
     CUdevice dev;
-    OK(cuDeviceGet(&dev, 0));
-    CUcontext ctx;
-    OK(cuCtxCreate(&ctx, 0, dev));
+    CUcontext ctx = create_context(&dev);
     int supported = 0;
     OK(cuDeviceGetAttribute(&supported, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, dev));
     ASSERT(supported == 1);
