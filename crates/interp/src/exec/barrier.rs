@@ -145,6 +145,10 @@ impl<'s, 'a> Cta<'s, 'a> {
             }
             (id, expected)
         };
+        if self.san.is_some() {
+            self.san_arrive(wi, pc, m, id);
+        }
+        let w = &mut self.warps[wi];
         let b = &mut self.bars[id as usize];
         if b.arrived == 0 {
             b.expected = expected;
@@ -227,6 +231,9 @@ impl<'s, 'a> Cta<'s, 'a> {
         let (popc, and, or) = (b.red_popc, b.red_and, b.red_or);
         let red_op = b.red_op;
         b.arrived = 0;
+        if let Some(san) = self.san.as_mut() {
+            san.released(id);
+        }
         self.armed &= !(1 << id);
         for &(wj, lanes) in &waiting {
             let w = &mut self.warps[wj];

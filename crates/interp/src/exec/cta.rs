@@ -76,6 +76,12 @@ pub struct LaunchShared<'a> {
     /// Called with the launch's progress when a block finishes and at each check of the
     /// budget (so that it shows life while no block finishes).
     pub progress: Option<&'a (dyn Fn(&crate::launch::Progress) + Sync)>,
+    /// The sanitizer checks of the launch (its program is instrumented when any is on).
+    pub checks: super::Checks,
+    /// Whether the init check covers shared memory (no unwatched shared writes).
+    pub init_shared: bool,
+    /// The sanitizer reports of the finished CTAs.
+    pub hazards: std::sync::Mutex<super::HazardLog>,
 }
 
 impl LaunchShared<'_> {
@@ -185,6 +191,7 @@ pub fn run_cta(
     let mut cta = Cta::new(sh, ctaid, linear, scratch)?;
     cta.pending_insts = std::mem::take(&mut scratch.pending);
     let r = cta.run();
+    cta.flush_san();
     scratch.warps = std::mem::take(&mut cta.warps);
     scratch.shared = std::mem::take(&mut cta.shared);
     scratch.bars = std::mem::take(&mut cta.bars);
@@ -215,6 +222,8 @@ pub(super) struct Cta<'s, 'a> {
     pub(super) clu: Option<Box<super::cluster::ClusterPart>>,
     /// Warpgroup arrivals at `wgmma.mma_async` and the results pending per warp.
     pub(super) wg: super::wgmma::WgState,
+    /// Sanitizer state (checked launches only).
+    pub(super) san: Option<Box<super::sanit::SanCta>>,
 }
 
 impl<'s, 'a> Cta<'s, 'a> {
@@ -470,6 +479,14 @@ impl<'s, 'a> Cta<'s, 'a> {
             asy: Default::default(),
             clu: None,
             wg: Default::default(),
+            san: sh.checks.instrumented().then(|| {
+                Box::new(super::sanit::SanCta::new(
+                    sh.checks,
+                    sh.init_shared,
+                    shared_size,
+                    linear,
+                ))
+            }),
         })
     }
 

@@ -46,6 +46,7 @@ mod cta;
 mod fault;
 pub mod fifo;
 pub mod launch;
+mod sanit;
 mod tmap;
 mod warp;
 pub(crate) mod wgmma;
@@ -56,5 +57,8 @@ pub use cluster::RANK_SHIFT;
 pub use cta::{run_cta, CtaOutput, CtaScratch, LaunchShared};
 pub use fault::{
     ExecError, Stuck, StuckGroup, StuckState, ThreadPos, Wait, WaitKind, STUCK_GROUPS,
+};
+pub use sanit::{
+    instrument, shared_var, Checks, Hazard, HazardKind, HazardLog, MemProbe, Probe, SanAccess,
 };
 pub use warp::STARVE_LIMIT;
