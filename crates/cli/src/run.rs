@@ -991,6 +991,9 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
             j["thread_instructions"] = t.into();
             j["warp_instructions"] = w.into();
         }
+        if checks.is_some() {
+            j["errors"] = (hazard_count + at_fault as usize).into();
+        }
         if let Some(ptxvm::Error::Kernel { diagnostic, .. }) = &fault {
             j["fault"] = serde_json::json!({
                 "code": diagnostic.code.0,
