@@ -552,6 +552,7 @@ impl Kernel<'_> {
             }),
             Err(b) => {
                 let (e, stats) = *b;
+                let stats = Box::new(stats);
                 Err(Error::Kernel {
                     file: self.module.file.clone(),
                     failure: failure_of(&e),

@@ -27,10 +27,13 @@ pub struct Module {
     pub(crate) programs: Mutex<HashMap<u32, Arc<Program>>>,
     /// Kernels compiled for checked launches (`LaunchOptions::checks`): without rewrites and
     /// instrumented, with whether the init check covers shared memory.
-    pub(crate) checked: Mutex<HashMap<(u32, ptx_interp::exec::Checks), (Arc<Program>, bool)>>,
+    pub(crate) checked: Mutex<HashMap<(u32, ptx_interp::exec::Checks), CheckedProgram>>,
     /// How its kernels are compiled ([`Module::set_compile_options`]).
     compile_opts: CompileOptions,
 }
+
+/// A kernel compiled for a checked launch, and whether the init check covers its shared memory.
+pub(crate) type CheckedProgram = (Arc<Program>, bool);
 
 /// A kernel parameter as declared.
 #[derive(Clone, Debug)]
@@ -334,7 +337,7 @@ impl Kernel<'_> {
         &self,
         checks: ptx_interp::exec::Checks,
         limit: Option<std::time::Duration>,
-    ) -> Result<(Arc<Program>, bool), Error> {
+    ) -> Result<CheckedProgram, Error> {
         let key = (self.index, checks);
         if let Some(p) = self
             .module

@@ -145,7 +145,12 @@ impl<'s, 'a> Cta<'s, 'a> {
             }
             (id, expected)
         };
-        if self.san.is_some() {
+        // (sync check: barriers of the whole block that threads wait at)
+        if self.san.is_some()
+            && bar.kind != BarKind::Arrive
+            && bar.count.is_none()
+            && bar.count_slot.is_none()
+        {
             self.san_arrive(wi, pc, m, id);
         }
         let w = &mut self.warps[wi];

@@ -35,6 +35,11 @@
 //!   stack bound), `vprintf` and `__assertfail`;
 //! - [`fault`]: why a launch stops ([`ExecError`]) and where its threads were ([`Stuck`],
 //!   deadlock reports);
+//! - `sanit`: the sanitizer checks of `--check race,init,sync` ([`Checks`]): [`instrument`]
+//!   turns the instructions to watch into [`crate::program::Op::Probe`]s, which the dispatch
+//!   loop hands to `control` like any instruction that is not lane-wise (an unchecked program
+//!   has none, so its hot loop is unchanged); shadow state per byte of shared memory with
+//!   barrier epochs, and per barrier generation; reports as [`Hazard`]s;
 //! - [`launch`]: the grid, its CTAs spread over OS threads, and [`fifo`], the printf FIFO that
 //!   keeps their output in CTA order.
 

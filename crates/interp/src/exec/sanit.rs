@@ -205,7 +205,11 @@ pub fn instrument(p: &mut Program, m: &ptx_ir::Module, checks: Checks) -> bool {
         .filter_map(|(pc, i)| match i.op {
             Op::Bar(k) => {
                 let b = &p.barriers[k as usize];
-                (b.kind != BarKind::Warp && b.kind != BarKind::Arrive && b.id_slot.is_none())
+                let whole = b.count.is_none() && b.count_slot.is_none();
+                (b.kind != BarKind::Warp
+                    && b.kind != BarKind::Arrive
+                    && b.id_slot.is_none()
+                    && whole)
                     .then_some((pc as u32, b.id))
             }
             _ => None,
@@ -346,8 +350,8 @@ pub(super) struct SanCta {
     pub(super) found: Vec<Hazard>,
     /// Sites reported: (kind, pc, other pc).
     pub(super) seen: std::collections::HashSet<(HazardKind, u32, u32)>,
-    /// Per barrier id, the arrivals of its current generation: (barrier pc, thread, pc of the
-    /// instruction: the barrier), first per pc.
+    /// Per barrier id, the arrivals of its current generation: (barrier pc, first thread to
+    /// arrive there).
     pub(super) arrivals: Vec<Vec<(u32, u32)>>,
     /// Per barrier id, the threads that jumped over it in its current generation: (barrier pc,
     /// thread, branch pc).
@@ -386,11 +390,8 @@ impl SanCta {
         let mut uninit: Option<u64> = None;
         for (k, off) in (a.off..end).enumerate() {
             let c = &mut self.cells[off as usize];
-            if self.init_shared
-                && self.checks.init
-                && c.flags & INIT == 0
-                && !(a.value.is_some() && !a.atomic)
-            {
+            // (a store makes the bytes initialised; loads and atomics read them)
+            if self.init_shared && self.checks.init && c.flags & INIT == 0 && a.value.is_none() {
                 uninit.get_or_insert(off);
             }
             if self.checks.race && race.is_none() {
@@ -531,8 +532,12 @@ pub fn shared_var(p: &Program, off: u64) -> Option<(String, u64)> {
 /// on which OS thread ran which block), in block order.
 #[derive(Default)]
 pub struct HazardLog {
-    sites: std::collections::HashMap<(HazardKind, u32, u32, u32, u32), (u64, usize, Hazard)>,
+    /// Per site, the report of the lowest block: (block, its place among that block's, report).
+    sites: std::collections::HashMap<Site, (u64, usize, Hazard)>,
 }
+
+/// A report's site: its kind and the (function, instruction) of both sides.
+type Site = (HazardKind, u32, u32, u32, u32);
 
 impl HazardLog {
     /// Adds the reports of block `linear`.
@@ -555,7 +560,7 @@ impl HazardLog {
     /// The reports, in block order and then in the order found.
     pub fn into_sorted(self) -> Vec<Hazard> {
         let mut v: Vec<(u64, usize, Hazard)> = self.sites.into_values().collect();
-        v.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        v.sort_by_key(|a| (a.0, a.1));
         v.into_iter().map(|x| x.2).collect()
     }
 }
