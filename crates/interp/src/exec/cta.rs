@@ -76,12 +76,9 @@ pub struct LaunchShared<'a> {
     /// Called with the launch's progress when a block finishes and at each check of the
     /// budget (so that it shows life while no block finishes).
     pub progress: Option<&'a (dyn Fn(&crate::launch::Progress) + Sync)>,
-    /// The sanitizer checks of the launch (its program is instrumented when any is on).
-    pub checks: super::Checks,
-    /// Whether the init check covers shared memory (no unwatched shared writes).
-    pub init_shared: bool,
-    /// The sanitizer reports of the finished CTAs.
-    pub hazards: std::sync::Mutex<super::HazardLog>,
+    /// The sanitizer state of a checked launch (`None` otherwise: one word here, so that an
+    /// unchecked launch's shared state keeps its layout).
+    pub san: Option<&'a super::sanit::SanLaunch>,
 }
 
 impl LaunchShared<'_> {
@@ -479,10 +476,10 @@ impl<'s, 'a> Cta<'s, 'a> {
             asy: Default::default(),
             clu: None,
             wg: Default::default(),
-            san: sh.checks.instrumented().then(|| {
+            san: sh.san.map(|s| {
                 Box::new(super::sanit::SanCta::new(
-                    sh.checks,
-                    sh.init_shared,
+                    s.checks,
+                    s.init_shared,
                     shared_size,
                     linear,
                 ))

@@ -158,6 +158,11 @@ pub fn launch_with_sink(
         .iter()
         .any(|c| matches!(c.target, crate::program::CallTarget::Vprintf));
     let fifo = prints.then(|| PrintfFifo::new(cfg.printf_fifo, sink));
+    let san = cfg.checks.instrumented().then(|| crate::exec::SanLaunch {
+        checks: cfg.checks,
+        init_shared: cfg.init_shared,
+        hazards: Default::default(),
+    });
     let sh = LaunchShared {
         prog,
         env: Env {
@@ -185,9 +190,7 @@ pub fn launch_with_sink(
         blocks_total: total,
         progress,
         printf: fifo.as_ref().map(|f| f as &dyn crate::fifo::Records),
-        checks: cfg.checks,
-        init_shared: cfg.init_shared,
-        hazards: Default::default(),
+        san: san.as_ref(),
     };
     let next = AtomicU64::new(0);
     // blocks stopped because another failed
@@ -317,8 +320,10 @@ pub fn launch_with_sink(
             worker();
         });
     }
-    let hazards = std::mem::take(&mut *sh.hazards.lock().unwrap_or_else(|e| e.into_inner()));
     drop(sh);
+    let hazards = san
+        .map(|s| s.hazards.into_inner().unwrap_or_else(|e| e.into_inner()))
+        .unwrap_or_default();
     let end = fifo.map(PrintfFifo::end).unwrap_or_default();
     let stats = LaunchStats {
         hazards: hazards.into_sorted(),

@@ -65,5 +65,6 @@ pub use fault::{
 };
 pub use sanit::{
     instrument, shared_var, Checks, Hazard, HazardKind, HazardLog, MemProbe, Probe, SanAccess,
+    SanLaunch,
 };
 pub use warp::STARVE_LIMIT;

@@ -528,6 +528,16 @@ pub fn shared_var(p: &Program, off: u64) -> Option<(String, u64)> {
         .map(|(start, _, name)| (name.clone(), off - start))
 }
 
+/// The sanitizer state of one checked launch, shared by its CTAs.
+pub struct SanLaunch {
+    /// The checks (the program is instrumented for them).
+    pub checks: Checks,
+    /// Whether the init check covers shared memory (no unwatched shared writes).
+    pub init_shared: bool,
+    /// The reports of the finished CTAs.
+    pub hazards: std::sync::Mutex<HazardLog>,
+}
+
 /// The reports of a launch: per site, the one of the lowest block (so that they do not depend
 /// on which OS thread ran which block), in block order.
 #[derive(Default)]
@@ -568,6 +578,9 @@ impl HazardLog {
 impl<'s, 'a> super::cta::Cta<'s, 'a> {
     /// Executes probe `k` at `pc` for the group `mask` of warp `wi` (`m`: the lanes whose guard
     /// holds): the checks, then the instruction it replaced. Sets the warp's next group.
+    /// (Out of line: `control`, which the dispatch loop inlines, must not grow with it.)
+    #[cold]
+    #[inline(never)]
     pub(super) fn probe(
         &mut self,
         wi: usize,
@@ -730,6 +743,8 @@ impl<'s, 'a> super::cta::Cta<'s, 'a> {
     }
 
     /// The sync checks of lanes `m` of warp `wi` arriving at the barrier at `pc` (id `id`).
+    #[cold]
+    #[inline(never)]
     pub(super) fn san_arrive(&mut self, wi: usize, pc: u32, m: u32, id: u32) {
         let Some(mut san) = self.san.take() else {
             return;
@@ -776,7 +791,8 @@ impl<'s, 'a> super::cta::Cta<'s, 'a> {
         if let Some(san) = self.san.as_mut() {
             let found = std::mem::take(&mut san.found);
             if !found.is_empty() {
-                let mut log = self.sh.hazards.lock().unwrap_or_else(|e| e.into_inner());
+                let Some(launch) = self.sh.san else { return };
+                let mut log = launch.hazards.lock().unwrap_or_else(|e| e.into_inner());
                 log.add(san.linear, found);
             }
         }

@@ -400,7 +400,9 @@ impl<'s, 'a> Cta<'s, 'a> {
 
     /// Executes the instruction at `pc` for the group `mask` of warp `wi` (`m`: the lanes whose
     /// guard holds) where the run of [`Self::run_warp`] stopped: an instruction that may change
-    /// the group. Sets the warp's next group (`cur`, or `None` to pick one).
+    /// the group. Sets the warp's next group (`cur`, or `None` to pick one). (Inlined into the
+    /// dispatch loop, its one caller, as the compiler chose before it grew a probe arm.)
+    #[inline(always)]
     pub(super) fn control(
         &mut self,
         wi: usize,
@@ -538,6 +540,7 @@ impl<'s, 'a> Cta<'s, 'a> {
     }
 
     /// `bra` to `t` at `pc` for the group `mask` of warp `wi`, taken by the lanes of `m`.
+    #[inline(always)]
     pub(super) fn branch(&mut self, wi: usize, pc: u32, mask: u32, m: u32, t: u32) {
         let w = &mut self.warps[wi];
         if m == mask {
