@@ -465,9 +465,10 @@ pub mod runtime {
         another may or may not have written yet; write after read: a thread overwrote what \
         another may not have read yet; write after write: two threads wrote different values. \
         The message names both accesses (thread, block, PTX line, CUDA line when the PTX has \
-        `.loc`, the value written), the shared variable and offset. Atomics do not race with \
-        each other, writing the value already there is not reported, and threads of one warp \
-        are ordered (ptxvm runs a warp's lanes in lockstep; use `__syncwarp()` for code that \
+        `.loc`, the value written), the shared variable and offset. Atomics (and `.volatile`, \
+        `.relaxed`, `.acquire`, `.release` accesses) race with nothing, fences, mbarriers and \
+        asynchronous copies order everything before them with everything after, writing the \
+        value already there is not reported, and threads of one warp are ordered (ptxvm runs a warp's lanes in lockstep; use `__syncwarp()` for code that \
         relies on it). Add the missing `__syncthreads()` between the write and the read, or \
         use atomics. A tree reduction missing the barrier of one step is the classic case.";
         /// A read of memory nobody wrote (`--check init`).
@@ -484,8 +485,8 @@ pub mod runtime {
         /// A barrier not every thread reaches (`--check sync`).
         BARRIER_DIVERGENCE = "E0614", "barrier not reached by every thread",
         "Reported by `--check sync` (exit status 2; the launch runs to its end). Threads of one \
-        block passed a barrier (`bar.sync`, `barrier.sync`, `bar.red`, `__syncthreads()`) at \
-        different places: either some threads waited at this barrier while others of the block \
+        block passed an aligned barrier of the whole block (`bar.sync`, `barrier.sync.aligned`, \
+        `bar.red`, `__syncthreads()`) at different places: either some threads waited at this barrier while others of the block \
         jumped over it (`if (tid < 16) __syncthreads();` followed by more code), or one \
         generation of a barrier was reached at two different instructions (two \
         `__syncthreads()` in the two arms of an `if`). The CUDA programming guide allows \

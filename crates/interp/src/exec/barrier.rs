@@ -147,6 +147,7 @@ impl<'s, 'a> Cta<'s, 'a> {
         };
         // (sync check: barriers of the whole block that threads wait at)
         if self.san.is_some()
+            && bar.aligned
             && bar.kind != BarKind::Arrive
             && bar.count.is_none()
             && bar.count_slot.is_none()

@@ -159,6 +159,9 @@ pub struct MemProbe {
     pub store: bool,
     /// Read-modify-writes (`atom`, `red`).
     pub atomic: bool,
+    /// `.volatile`, `.relaxed`, `.acquire` or `.release` loads and stores: like atomics, they
+    /// race with nothing (flags polled across warps).
+    pub ordered: bool,
 }
 
 /// An instruction replaced by [`Op::Probe`].
@@ -209,6 +212,7 @@ pub fn instrument(p: &mut Program, m: &ptx_ir::Module, checks: Checks) -> bool {
                 (b.kind != BarKind::Warp
                     && b.kind != BarKind::Arrive
                     && b.id_slot.is_none()
+                    && b.aligned
                     && whole)
                     .then_some((pc as u32, b.id))
             }
@@ -235,6 +239,10 @@ pub fn instrument(p: &mut Program, m: &ptx_ir::Module, checks: Checks) -> bool {
                 let space = crate::ops_move::space_of(insn.aux);
                 let size = (insn.aux >> 8 & 0xFF) as u32;
                 let vec = (insn.aux >> 16 & 0xFF) as u32;
+                use ptx_ir::Modifier as M;
+                let ordered = [M::Volatile, M::Relaxed, M::Acquire, M::Release, M::Mmio]
+                    .iter()
+                    .any(|&m| inst.has(m));
                 watched(space).then_some(Probe {
                     orig: insn.op,
                     mem: Some(MemProbe {
@@ -243,6 +251,7 @@ pub fn instrument(p: &mut Program, m: &ptx_ir::Module, checks: Checks) -> bool {
                         vec,
                         store: inst.op == O::St,
                         atomic: false,
+                        ordered,
                     }),
                     skips: None,
                 })
@@ -259,10 +268,19 @@ pub fn instrument(p: &mut Program, m: &ptx_ir::Module, checks: Checks) -> bool {
                         vec,
                         store: false,
                         atomic: true,
+                        ordered: true,
                     }),
                     skips: None,
                 })
             }
+            // mbarriers, asynchronous copies and fences order memory in ways the shadow does
+            // not model: each one starts a new epoch, so that nothing before it races with
+            // anything after it (no false reports; races across them are not found)
+            (Op::Async, _) | (Op::Nop, O::Membar | O::Fence) if checks.race => Some(Probe {
+                orig: insn.op,
+                mem: None,
+                skips: None,
+            }),
             (Op::Bra(t), _) if checks.sync && t > pc as u32 + 1 => {
                 let over = bars.iter().find(|&&(b, _)| {
                     b > pc as u32 && b < t && p.code[b as usize].func == insn.func
@@ -323,7 +341,10 @@ pub(super) struct LaneAccess {
     pub(super) bytes: u32,
     /// The bytes it writes (stores).
     pub(super) value: Option<[u8; 32]>,
+    /// An atomic, or a volatile/relaxed/acquire/release access: it races with nothing.
     pub(super) atomic: bool,
+    /// A read-modify-write (`atom`, `red`).
+    pub(super) rmw: bool,
 }
 
 /// A hazard found in the shadow, before it is turned into a [`Hazard`] (which needs thread
@@ -385,7 +406,8 @@ impl SanCta {
         }
         let epoch = self.epoch;
         let warp = a.thread / 32;
-        let write = a.value.is_some() || a.atomic;
+        // (an atomic-like load has no value: it reads; an atomic writes)
+        let write = a.value.is_some() || (a.atomic && a.rmw);
         let mut race: Option<Found> = None;
         let mut uninit: Option<u64> = None;
         for (k, off) in (a.off..end).enumerate() {
@@ -409,19 +431,16 @@ impl SanCta {
                     None
                 };
                 let old = old_byte(cur, off);
-                let kind = if !write {
-                    (w_other && !(a.atomic && w_atomic)).then_some(HazardKind::ReadAfterWrite)
-                } else if a.atomic {
-                    if w_other && !w_atomic {
-                        Some(HazardKind::WriteAfterWrite)
-                    } else if r_other.is_some() {
-                        Some(HazardKind::WriteAfterRead)
-                    } else {
-                        None
-                    }
+                // a race needs two plain accesses: an atomic (or a volatile, relaxed,
+                // acquire or release access) races with nothing, as CAS loops read the value
+                // plainly before they swap it
+                let kind = if a.atomic {
+                    None
+                } else if !write {
+                    (w_other && !w_atomic).then_some(HazardKind::ReadAfterWrite)
                 } else {
                     let new = a.value.map_or(0, |v| v[k]);
-                    if w_other && (w_atomic || new != old) {
+                    if w_other && !w_atomic && new != old {
                         Some(HazardKind::WriteAfterWrite)
                     } else if r_other.is_some() {
                         Some(HazardKind::WriteAfterRead)
@@ -455,7 +474,7 @@ impl SanCta {
                     c.flags & !W_ATOMIC
                 };
             }
-            if !write {
+            if !write && !a.atomic {
                 if c.r_epoch != epoch {
                     c.r_epoch = epoch;
                     c.r_thread = a.thread;
@@ -490,9 +509,14 @@ impl SanCta {
         }
     }
 
+    /// Everything before is ordered with everything after (a barrier release, a fence).
+    pub(super) fn new_epoch(&mut self) {
+        self.epoch = self.epoch.wrapping_add(1).max(1);
+    }
+
     /// A barrier was released: a new epoch; the generation's arrivals and skips are done.
     pub(super) fn released(&mut self, id: usize) {
-        self.epoch = self.epoch.wrapping_add(1).max(1);
+        self.new_epoch();
         if let Some(a) = self.arrivals.get_mut(id) {
             a.clear();
         }
@@ -615,8 +639,18 @@ impl<'s, 'a> super::cta::Cta<'s, 'a> {
                 self.branch(wi, pc, mask, m, t);
                 Ok(())
             }
+            Op::Async => {
+                if let Some(san) = self.san.as_mut() {
+                    san.new_epoch();
+                }
+                self.async_op(wi, pc, mask, m)
+            }
             _ => {
-                // (instrument makes probes of memory accesses and branches only)
+                // fences (and nothing else: instrument makes probes of memory accesses,
+                // branches, asynchronous operations and fences)
+                if let Some(san) = self.san.as_mut() {
+                    san.new_epoch();
+                }
                 self.warps[wi].cur = Some((pc + 1, mask));
                 Ok(())
             }
@@ -657,7 +691,8 @@ impl<'s, 'a> super::cta::Cta<'s, 'a> {
                 off,
                 bytes: bytes.min(32),
                 value,
-                atomic: mp.atomic,
+                atomic: mp.atomic || mp.ordered,
+                rmw: mp.atomic,
             };
             let before = found.len();
             san.access(&a, &self.shared, &mut found);
