@@ -320,7 +320,6 @@ pub fn launch_with_sink(
             worker();
         });
     }
-    drop(sh);
     let hazards = san
         .map(|s| s.hazards.into_inner().unwrap_or_else(|e| e.into_inner()))
         .unwrap_or_default();
