@@ -17,14 +17,20 @@
 //!   *different warps* are unordered (the threads of one warp run in lockstep in this
 //!   interpreter, and `__syncwarp` orders them anyway). A read after such a write is a RAW
 //!   hazard, a write after such a read a WAR hazard, a write after such a write a WAW hazard
-//!   when it changes the byte (the same value written twice is benign). Atomics do not race
-//!   with atomics. The cost is linear in the bytes accessed.
+//!   when it changes the byte (the same value written twice is benign). Both accesses must be
+//!   plain: an atomic, or a `.volatile`/`.relaxed`/`.acquire`/`.release` access, races with
+//!   nothing (CAS loops read the value plainly first; flags are polled with volatile loads).
+//!   Fences, mbarrier and asynchronous-copy instructions start a new epoch (they order memory
+//!   in ways the shadow does not model; races across them are not found). The cost is linear
+//!   in the bytes accessed.
 //! - **init**: the same cells carry a "written" bit; a read (or atomic) of a byte no thread of
 //!   the CTA wrote is reported once per instruction. A kernel holding an instruction that
 //!   writes shared memory without a probe (`cp.async`, `stmatrix`, `wmma.store`, mbarriers,
 //!   cluster accesses) is not checked for uninitialised shared memory (its writes would be
 //!   invisible; the launch says so once).
-//! - **sync**: a generation of a barrier (the arrivals between two releases) that threads reach
+//! - **sync** (aligned barriers of the whole block: `bar.sync`, `barrier.sync.aligned`,
+//!   `bar.red`; the non-aligned `barrier.sync` may be reached at different instructions): a
+//!   generation of a barrier (the arrivals between two releases) that threads reach
 //!   at different instructions, or one that some threads reach while others of the block jump
 //!   over it (a branch over a barrier instruction to code that does not just exit: `if (tid <
 //!   16) __syncthreads();` followed by more work). An early `return` before a barrier is not
