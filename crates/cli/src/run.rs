@@ -97,6 +97,23 @@ pub struct RunOptions {
     /// may hand out (it returns NULL when the heap is full).
     #[arg(long, value_name = "BYTES", default_value_t = ptxvm::DEFAULT_HEAP_SIZE)]
     pub heap_size: u64,
+    /// Sanitizer checks, comma-separated: `mem` (bounds and alignment, always on), `race`
+    /// (shared-memory data races between warps not ordered by a barrier), `init` (reads of
+    /// shared memory nobody wrote), `sync` (barriers not every thread of the block reaches),
+    /// `all`. Each problem is reported once per instruction with an explain code, then an
+    /// `ERROR SUMMARY: N errors` line; exit status 2 when any is found. Checked runs are
+    /// several times slower.
+    #[arg(long, value_name = "LIST")]
+    pub check: Option<String>,
+    /// With --check: print at most N reports (all are counted in the summary) [default: 100;
+    /// 0: no limit].
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 100,
+        hide_default_value = true
+    )]
+    pub print_limit: usize,
 }
 
 /// Standard output, remembering its first write error.
@@ -762,7 +779,12 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
             }
         }
     }
+    let checks = match o.check.as_deref().map(ptxvm::Checks::parse).transpose() {
+        Ok(c) => c,
+        Err(e) => return bad(format!("--check: {e}")),
+    };
     let opts = LaunchOptions {
+        checks: checks.unwrap_or_default(),
         threads: o.threads,
         max_instructions: o.max_instructions,
         timeout: Some(Duration::from_secs_f64(o.timeout.min(1e9))),
@@ -818,6 +840,32 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
         .filter(|e| e.kind() != std::io::ErrorKind::BrokenPipe)
     {
         eprintln!("warning: the kernel's printf output could not all be written: {e}");
+    }
+    // sanitizer reports, whether the launch completed or faulted
+    let hazards: &[ptxvm::Hazard] = match &result {
+        Ok(r) => &r.hazards,
+        Err(ptxvm::Error::Kernel { stats, .. }) => &stats.hazards,
+        Err(_) => &[],
+    };
+    let hazard_count = hazards.len();
+    if hazard_count > 0 {
+        let shown = if o.print_limit == 0 {
+            hazard_count
+        } else {
+            o.print_limit.min(hazard_count)
+        };
+        let diags: Vec<_> = hazards[..shown]
+            .iter()
+            .map(|h| kernel.hazard_diagnostic(h))
+            .collect();
+        ptx_diag::render_to_stderr(source, &diags, color);
+        if shown < hazard_count {
+            eprintln!(
+                "note: {} more reports not shown (--print-limit {})",
+                hazard_count - shown,
+                o.print_limit
+            );
+        }
     }
     let mut stdout = std::io::stdout().lock();
     // a kernel fault still writes every output requested, as the fault left the memory
@@ -943,6 +991,9 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
             j["thread_instructions"] = t.into();
             j["warp_instructions"] = w.into();
         }
+        if checks.is_some() {
+            j["errors"] = (hazard_count + at_fault as usize).into();
+        }
         if let Some(ptxvm::Error::Kernel { diagnostic, .. }) = &fault {
             j["fault"] = serde_json::json!({
                 "code": diagnostic.code.0,
@@ -952,7 +1003,14 @@ pub fn run(o: RunOptions, color: ColorMode) -> ExitCode {
         let _ = writeln!(stdout, "{j}");
     }
     let _ = stdout.flush();
-    if at_fault {
+    if checks.is_some() {
+        let n = hazard_count + at_fault as usize;
+        eprintln!(
+            "========= ERROR SUMMARY: {n} error{}",
+            if n == 1 { "" } else { "s" }
+        );
+    }
+    if at_fault || hazard_count > 0 {
         ExitCode::from(2)
     } else if failed {
         ExitCode::from(1)

@@ -456,6 +456,45 @@ pub mod runtime {
         (cudaErrorLaunchOutOfResources); ptxvm refuses it before allocating anything, pointing at \
         the variable and naming the limit (exit status 1). Raise `--stack-size` or \
         `--shared-limit` (`LaunchOptions::stack_size`, `shared_limit`) to run it anyway.";
+        /// A data race on shared memory (`--check race`).
+        DATA_RACE = "E0612", "data race on shared memory",
+        "Reported by `--check race` (exit status 2; the launch runs to its end). Two threads of a \
+        block in different warps accessed the same byte of shared memory, at least one of them \
+        writing, with no barrier (`bar.sync`, `__syncthreads()`) between them: on a GPU the result \
+        depends on the order the warps happen to run in. Read after write: a thread read what \
+        another may or may not have written yet; write after read: a thread overwrote what \
+        another may not have read yet; write after write: two threads wrote different values. \
+        The message names both accesses (thread, block, PTX line, CUDA line when the PTX has \
+        `.loc`, the value written), the shared variable and offset. Atomics (and `.volatile`, \
+        `.relaxed`, `.acquire`, `.release` accesses) race with nothing, fences, mbarriers and \
+        asynchronous copies order everything before them with everything after, writing the \
+        value already there is not reported, and threads of one warp are ordered (ptxvm runs a warp's lanes in lockstep; use `__syncwarp()` for code that \
+        relies on it). Add the missing `__syncthreads()` between the write and the read, or \
+        use atomics. A tree reduction missing the barrier of one step is the classic case.";
+        /// A read of memory nobody wrote (`--check init`).
+        UNINITIALIZED = "E0613", "read of uninitialised shared memory",
+        "Reported by `--check init` (exit status 2; the launch runs to its end). A thread read (or \
+        ran an atomic on) bytes of shared memory that no thread of its block had written in \
+        this launch. ptxvm zeroes shared memory, so the kernel may seem to work, but on a GPU \
+        shared memory holds whatever the previous block left: the result is garbage. Reported \
+        once per instruction, with the thread, block, PTX line, the shared variable and the \
+        offset. Typical causes: a tile loaded by fewer threads than it has elements, a \
+        reduction reading past the values written, or a missing initialisation of an \
+        accumulator. Kernels that fill shared memory with `cp.async`, `stmatrix`, `wmma` or \
+        tensor copies are not checked (those writes are not tracked yet).";
+        /// A barrier not every thread reaches (`--check sync`).
+        BARRIER_DIVERGENCE = "E0614", "barrier not reached by every thread",
+        "Reported by `--check sync` (exit status 2; the launch runs to its end). Threads of one \
+        block passed an aligned barrier of the whole block (`bar.sync`, `barrier.sync.aligned`, \
+        `bar.red`, `__syncthreads()`) at different places: either some threads waited at this barrier while others of the block \
+        jumped over it (`if (tid < 16) __syncthreads();` followed by more code), or one \
+        generation of a barrier was reached at two different instructions (two \
+        `__syncthreads()` in the two arms of an `if`). The CUDA programming guide allows \
+        `__syncthreads()` in conditional code only when the condition is the same for the \
+        whole block; on a GPU such code may hang or release the barrier early. The message \
+        names a thread that arrived and one that skipped (with the branch it took). An early \
+        `return` before a barrier is not reported: since Volta, exited threads are not waited \
+        for.";
         /// Bad launch arguments.
         BAD_ARGUMENT = "E0620", "bad launch argument",
         "A kernel argument does not fit its parameter: a buffer given for a scalar parameter, a \

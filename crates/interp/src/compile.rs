@@ -168,6 +168,7 @@ pub fn compile_with(
     // shared memory layout: module shared variables, then function-local ones, then dynamic
     let mut off = 0u64;
     let mut dynamic = Vec::new();
+    let mut shared_vars = Vec::new();
     for (gi, g) in m.globals.iter().enumerate() {
         if matches!(g.space, StateSpace::Shared | StateSpace::SharedCta) {
             if g.size == 0 || g.external {
@@ -177,6 +178,7 @@ pub fn compile_with(
             // (saturating: a size near 2^64 is refused at launch, not wrapped here)
             off = off.div_ceil(g.align.max(1)).saturating_mul(g.align.max(1));
             b.shared_off.insert(gi as u32, off);
+            shared_vars.push((off, g.size, g.name.to_string()));
             off = off.saturating_add(g.size);
         }
     }
@@ -185,6 +187,7 @@ pub fn compile_with(
             if l.space == StateSpace::Shared {
                 off = off.div_ceil(l.align.max(1)).saturating_mul(l.align.max(1));
                 b.local_shared_off.insert((f, li as u32), off);
+                shared_vars.push((off, l.size, l.name.to_string()));
                 off = off.saturating_add(l.size);
             }
         }
@@ -192,6 +195,7 @@ pub fn compile_with(
     let dyn_off = off.div_ceil(16).saturating_mul(16);
     for g in dynamic {
         b.shared_off.insert(g, dyn_off);
+        shared_vars.push((dyn_off, 0, m.globals[g as usize].name.to_string()));
     }
     b.shared_static = dyn_off;
     // recursion: f is recursive if it can reach itself
@@ -385,6 +389,8 @@ pub fn compile_with(
         messages: b.messages,
         cluster_mem: b.cluster_mem,
         shared_static: b.shared_static,
+        shared_vars,
+        probes: Vec::new(),
         params: kf.params.iter().map(|p| (p.offset, p.size)).collect(),
         param_size: kf.param_size,
         // (conservatively, any function of the module)

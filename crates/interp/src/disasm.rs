@@ -46,7 +46,8 @@ fn same_op(a: Op, b: Op) -> bool {
         | (Op::Brx(x), Op::Brx(y))
         | (Op::Call(x), Op::Call(y))
         | (Op::Bar(x), Op::Bar(y))
-        | (Op::Unsupported(x), Op::Unsupported(y)) => x == y,
+        | (Op::Unsupported(x), Op::Unsupported(y))
+        | (Op::Probe(x), Op::Probe(y)) => x == y,
         _ => false,
     }
 }
@@ -337,6 +338,7 @@ fn control(p: &Program, insn: &Insn) -> String {
             None => "bar ?".into(),
         },
         Op::Nop => "nop".into(),
+        Op::Probe(k) => format!("probe {k}"),
         Op::Unsupported(k) => format!(
             "unsupported: {}",
             p.messages.get(k as usize).map_or("?", |s| s.as_str())

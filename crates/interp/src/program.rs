@@ -122,6 +122,10 @@ pub enum Op {
     Nop,
     /// Valid PTX that this version cannot execute: index into [`Program::messages`].
     Unsupported(u32),
+    /// An instruction watched by a sanitizer check: index into [`Program::probes`], which
+    /// keeps the operation it runs (only in programs that `crate::exec::instrument` rewrote
+    /// for a checked launch; the dispatch loop hands it to the warp's control path).
+    Probe(u32),
 }
 
 /// One pre-decoded instruction.
@@ -398,6 +402,11 @@ pub struct Program {
     pub cluster_mem: Vec<(Insn, [u32; 5])>,
     /// Static shared memory bytes.
     pub shared_static: u64,
+    /// The shared variables: (offset, size, name); dynamic shared memory (`extern .shared`)
+    /// with size 0 (it runs to the end), for sanitizer reports.
+    pub shared_vars: Vec<(u64, u64, String)>,
+    /// The probes of a checked launch's program (see [`Op::Probe`]); empty otherwise.
+    pub probes: Vec<crate::exec::Probe>,
     /// Kernel parameter layout: (offset, size) per parameter.
     pub params: Vec<(u64, u64)>,
     /// Size of the parameter buffer.

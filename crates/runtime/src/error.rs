@@ -24,8 +24,9 @@ pub enum Error {
         failure: Failure,
         /// The rendered diagnostic (code, message, span, notes).
         diagnostic: Box<Diagnostic>,
-        /// What ran before it stopped.
-        stats: LaunchStats,
+        /// What ran before it stopped (boxed: with the sanitizer reports it holds, it would make
+        /// every `Result<_, Error>` large).
+        stats: Box<LaunchStats>,
     },
     /// Device memory could not be allocated.
     Memory(String),

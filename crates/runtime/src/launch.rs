@@ -46,6 +46,13 @@ pub struct LaunchOptions {
     /// Allows clusters of up to 16 blocks instead of the portable 8
     /// (`cudaFuncAttributeNonPortableClusterSizeAllowed`).
     pub non_portable_cluster: bool,
+    /// Sanitizer checks (`ptxvm run --check`): data races and uninitialised reads of shared
+    /// memory, barriers not every thread reaches. Their reports come back in
+    /// [`LaunchReport::hazards`] (and in the stats of a launch that faults); the launch itself
+    /// goes on. With none on (the default) the launch runs the usual program and pays nothing;
+    /// with any on, the kernel runs without the bytecode rewrites and every shared-memory access
+    /// is checked, several times slower. Bounds and alignment checks always run.
+    pub checks: ptx_interp::exec::Checks,
 }
 
 /// The most blocks a cluster may have (portable size; 16 with
@@ -63,6 +70,7 @@ impl Default for LaunchOptions {
             printf_fifo: ptx_interp::fifo::DEFAULT_PRINTF_FIFO,
             cluster: None,
             non_portable_cluster: false,
+            checks: ptx_interp::exec::Checks::NONE,
         }
     }
 }
@@ -85,6 +93,9 @@ pub struct LaunchReport {
     /// The kernel's printf output, in CTA order ([`Kernel::launch_streaming`] writes it to its
     /// sink instead and leaves this empty).
     pub stdout: Vec<u8>,
+    /// The sanitizer reports of a checked launch ([`LaunchOptions::checks`]), one per site
+    /// (kind and instructions), in block order; [`Kernel::hazard_diagnostic`] renders one.
+    pub hazards: Vec<crate::Hazard>,
 }
 
 /// A launch's parameters: typed arguments to check and lay out, or the laid-out buffer.
@@ -453,7 +464,11 @@ impl Kernel<'_> {
             )));
         }
         // (the launch's time limit covers compiling the kernel, on its first launch)
-        let prog = self.program_within(opts.timeout)?;
+        let (prog, init_shared) = if opts.checks.instrumented() {
+            self.checked_program(opts.checks, opts.timeout)?
+        } else {
+            (self.program_within(opts.timeout)?, false)
+        };
         self.refuse_unsupported(&prog)?;
         let (cluster, explicit_cluster) = self.cluster_shape(grid, opts, &prog, shared_bytes)?;
         let local_limit = limits::check_launch(
@@ -521,6 +536,8 @@ impl Kernel<'_> {
             printf_fifo: opts.printf_fifo,
             cluster,
             explicit_cluster,
+            checks: opts.checks,
+            init_shared,
         };
         match launch_with_sink(&prog, &snapshot, &words, &cfg, progress, sink) {
             Ok(s) => Ok(LaunchReport {
@@ -531,9 +548,11 @@ impl Kernel<'_> {
                 warp_instructions: s.warp_instructions,
                 seconds: s.seconds,
                 stdout: s.stdout,
+                hazards: s.hazards,
             }),
             Err(b) => {
                 let (e, stats) = *b;
+                let stats = Box::new(stats);
                 Err(Error::Kernel {
                     file: self.module.file.clone(),
                     failure: failure_of(&e),

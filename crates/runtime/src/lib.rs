@@ -133,6 +133,7 @@ mod launch;
 mod limits;
 pub mod link;
 mod module;
+mod sanitize;
 mod tensormap;
 
 pub use device::{BufferView, Device, DeviceBuffer, Element};
@@ -144,7 +145,7 @@ pub use limits::{REGISTER_FILE_MAX, SHARED_LIMIT, SHARED_LIMIT_MAX};
 pub use module::{Kernel, Module, ParamInfo, MAX_SOURCE_BYTES};
 pub use ptx_interp::compile::CompileOptions;
 pub use ptx_interp::coverage;
-pub use ptx_interp::exec::{DEFAULT_STACK_SIZE, LOCAL_MAX};
+pub use ptx_interp::exec::{Checks, Hazard, HazardKind, SanAccess, DEFAULT_STACK_SIZE, LOCAL_MAX};
 pub use ptx_interp::launch::{LaunchStats, Progress, LOCAL_TOTAL};
 pub use ptx_interp::mem::DEFAULT_HEAP_SIZE;
 pub use ptx_interp::set_simd;

@@ -25,9 +25,15 @@ pub struct Module {
     pub(crate) globals: GlobalAddrs,
     _allocs: Vec<Arc<Allocation>>,
     pub(crate) programs: Mutex<HashMap<u32, Arc<Program>>>,
+    /// Kernels compiled for checked launches (`LaunchOptions::checks`): without rewrites and
+    /// instrumented, with whether the init check covers shared memory.
+    pub(crate) checked: Mutex<HashMap<(u32, ptx_interp::exec::Checks), CheckedProgram>>,
     /// How its kernels are compiled ([`Module::set_compile_options`]).
     compile_opts: CompileOptions,
 }
+
+/// A kernel compiled for a checked launch, and whether the init check covers its shared memory.
+pub(crate) type CheckedProgram = (Arc<Program>, bool);
 
 /// A kernel parameter as declared.
 #[derive(Clone, Debug)]
@@ -146,6 +152,7 @@ impl Module {
             globals: GlobalAddrs { addr },
             _allocs: allocs,
             programs: Mutex::new(HashMap::new()),
+            checked: Mutex::new(HashMap::new()),
             compile_opts: CompileOptions::default(),
         })
     }
@@ -157,6 +164,10 @@ impl Module {
     pub fn set_compile_options(&mut self, opts: CompileOptions) {
         self.compile_opts = opts;
         self.programs
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+        self.checked
             .get_mut()
             .unwrap_or_else(|e| e.into_inner())
             .clear();
@@ -317,6 +328,42 @@ impl Kernel<'_> {
         let p = Arc::new(p);
         cache.insert(self.index, p.clone());
         Ok(p)
+    }
+
+    /// The kernel compiled for a launch with sanitizer `checks`: every instruction as decoded
+    /// (no rewrites), then instrumented ([`ptx_interp::exec::instrument`]); with whether the
+    /// init check covers shared memory. Compiled once per set of checks.
+    pub(crate) fn checked_program(
+        &self,
+        checks: ptx_interp::exec::Checks,
+        limit: Option<std::time::Duration>,
+    ) -> Result<CheckedProgram, Error> {
+        let key = (self.index, checks);
+        if let Some(p) = self
+            .module
+            .checked
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
+            return Ok(p.clone());
+        }
+        // the plain program first: its compile reports a timeout with the usual message
+        self.program_within(limit)?;
+        let opts = CompileOptions {
+            rewrites: false,
+            deadline: None,
+        };
+        let mut p = compile_with(&self.module.ir, self.index, &self.module.globals, opts)
+            .map_err(|_| Error::Usage("compiling the checked kernel timed out".into()))?;
+        let unwatched = ptx_interp::exec::instrument(&mut p, &self.module.ir, checks);
+        let r = (Arc::new(p), !unwatched);
+        self.module
+            .checked
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, r.clone());
+        Ok(r)
     }
 
     /// The cluster shape the kernel's `.reqnctapercluster` directive requires, if it has one

@@ -145,6 +145,16 @@ impl<'s, 'a> Cta<'s, 'a> {
             }
             (id, expected)
         };
+        // (sync check: barriers of the whole block that threads wait at)
+        if self.san.is_some()
+            && bar.aligned
+            && bar.kind != BarKind::Arrive
+            && bar.count.is_none()
+            && bar.count_slot.is_none()
+        {
+            self.san_arrive(wi, pc, m, id);
+        }
+        let w = &mut self.warps[wi];
         let b = &mut self.bars[id as usize];
         if b.arrived == 0 {
             b.expected = expected;
@@ -227,6 +237,9 @@ impl<'s, 'a> Cta<'s, 'a> {
         let (popc, and, or) = (b.red_popc, b.red_and, b.red_or);
         let red_op = b.red_op;
         b.arrived = 0;
+        if let Some(san) = self.san.as_mut() {
+            san.released(id);
+        }
         self.armed &= !(1 << id);
         for &(wj, lanes) in &waiting {
             let w = &mut self.warps[wj];

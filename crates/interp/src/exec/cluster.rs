@@ -407,6 +407,7 @@ pub(crate) fn run_cluster(
     let mut out = CtaOutput::default();
     let mut left = 0;
     for (c, s) in run.iter_mut().zip(scratch.iter_mut()) {
+        c.flush_san();
         s.warps = std::mem::take(&mut c.warps);
         s.shared = std::mem::take(&mut c.shared);
         s.bars = std::mem::take(&mut c.bars);

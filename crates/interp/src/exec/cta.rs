@@ -76,6 +76,9 @@ pub struct LaunchShared<'a> {
     /// Called with the launch's progress when a block finishes and at each check of the
     /// budget (so that it shows life while no block finishes).
     pub progress: Option<&'a (dyn Fn(&crate::launch::Progress) + Sync)>,
+    /// The sanitizer state of a checked launch (`None` otherwise: one word here, so that an
+    /// unchecked launch's shared state keeps its layout).
+    pub san: Option<&'a super::sanit::SanLaunch>,
 }
 
 impl LaunchShared<'_> {
@@ -185,6 +188,7 @@ pub fn run_cta(
     let mut cta = Cta::new(sh, ctaid, linear, scratch)?;
     cta.pending_insts = std::mem::take(&mut scratch.pending);
     let r = cta.run();
+    cta.flush_san();
     scratch.warps = std::mem::take(&mut cta.warps);
     scratch.shared = std::mem::take(&mut cta.shared);
     scratch.bars = std::mem::take(&mut cta.bars);
@@ -215,6 +219,8 @@ pub(super) struct Cta<'s, 'a> {
     pub(super) clu: Option<Box<super::cluster::ClusterPart>>,
     /// Warpgroup arrivals at `wgmma.mma_async` and the results pending per warp.
     pub(super) wg: super::wgmma::WgState,
+    /// Sanitizer state (checked launches only).
+    pub(super) san: Option<Box<super::sanit::SanCta>>,
 }
 
 impl<'s, 'a> Cta<'s, 'a> {
@@ -470,6 +476,14 @@ impl<'s, 'a> Cta<'s, 'a> {
             asy: Default::default(),
             clu: None,
             wg: Default::default(),
+            san: sh.san.map(|s| {
+                Box::new(super::sanit::SanCta::new(
+                    s.checks,
+                    s.init_shared,
+                    shared_size,
+                    linear,
+                ))
+            }),
         })
     }
 

@@ -39,6 +39,11 @@ pub struct LaunchConfig {
     pub cluster: [u32; 3],
     /// Whether the launch names its cluster shape (`%is_explicit_cluster`).
     pub explicit_cluster: bool,
+    /// Sanitizer checks: the program must have been [`crate::exec::instrument`]ed for them
+    /// (a program without probes runs no memory or branch check whatever this says).
+    pub checks: crate::exec::Checks,
+    /// Whether the init check covers shared memory (what `instrument` returned, negated).
+    pub init_shared: bool,
 }
 
 /// Local memory the CTAs running at once may hold together (bytes): a launch whose blocks each
@@ -60,6 +65,8 @@ pub struct LaunchStats {
 
     /// Seconds.
     pub seconds: f64,
+    /// Sanitizer reports (checked launches), one per site, in block order.
+    pub hazards: Vec<crate::exec::Hazard>,
 }
 
 /// How far a launch has got, for a progress display.
@@ -151,6 +158,11 @@ pub fn launch_with_sink(
         .iter()
         .any(|c| matches!(c.target, crate::program::CallTarget::Vprintf));
     let fifo = prints.then(|| PrintfFifo::new(cfg.printf_fifo, sink));
+    let san = cfg.checks.instrumented().then(|| crate::exec::SanLaunch {
+        checks: cfg.checks,
+        init_shared: cfg.init_shared,
+        hazards: Default::default(),
+    });
     let sh = LaunchShared {
         prog,
         env: Env {
@@ -178,6 +190,7 @@ pub fn launch_with_sink(
         blocks_total: total,
         progress,
         printf: fifo.as_ref().map(|f| f as &dyn crate::fifo::Records),
+        san: san.as_ref(),
     };
     let next = AtomicU64::new(0);
     // blocks stopped because another failed
@@ -307,8 +320,12 @@ pub fn launch_with_sink(
             worker();
         });
     }
+    let hazards = san
+        .map(|s| s.hazards.into_inner().unwrap_or_else(|e| e.into_inner()))
+        .unwrap_or_default();
     let end = fifo.map(PrintfFifo::end).unwrap_or_default();
     let stats = LaunchStats {
+        hazards: hazards.into_sorted(),
         thread_instructions: thread_insts.into_inner(),
         warp_instructions: warp_insts.into_inner(),
         stdout: end.collected,
@@ -355,6 +372,8 @@ mod tests {
             printf_fifo: crate::fifo::DEFAULT_PRINTF_FIFO,
             cluster: [1; 3],
             explicit_cluster: false,
+            checks: Default::default(),
+            init_shared: false,
         }
     }
 

@@ -35,6 +35,11 @@
 //!   stack bound), `vprintf` and `__assertfail`;
 //! - [`fault`]: why a launch stops ([`ExecError`]) and where its threads were ([`Stuck`],
 //!   deadlock reports);
+//! - `sanit`: the sanitizer checks of `--check race,init,sync` ([`Checks`]): [`instrument`]
+//!   turns the instructions to watch into [`crate::program::Op::Probe`]s, which the dispatch
+//!   loop hands to `control` like any instruction that is not lane-wise (an unchecked program
+//!   has none, so its hot loop is unchanged); shadow state per byte of shared memory with
+//!   barrier epochs, and per barrier generation; reports as [`Hazard`]s;
 //! - [`launch`]: the grid, its CTAs spread over OS threads, and [`fifo`], the printf FIFO that
 //!   keeps their output in CTA order.
 
@@ -46,6 +51,7 @@ mod cta;
 mod fault;
 pub mod fifo;
 pub mod launch;
+mod sanit;
 mod tmap;
 mod warp;
 pub(crate) mod wgmma;
@@ -56,5 +62,9 @@ pub use cluster::RANK_SHIFT;
 pub use cta::{run_cta, CtaOutput, CtaScratch, LaunchShared};
 pub use fault::{
     ExecError, Stuck, StuckGroup, StuckState, ThreadPos, Wait, WaitKind, STUCK_GROUPS,
+};
+pub use sanit::{
+    instrument, shared_var, Checks, Hazard, HazardKind, HazardLog, MemProbe, Probe, SanAccess,
+    SanLaunch,
 };
 pub use warp::STARVE_LIMIT;

@@ -400,7 +400,9 @@ impl<'s, 'a> Cta<'s, 'a> {
 
     /// Executes the instruction at `pc` for the group `mask` of warp `wi` (`m`: the lanes whose
     /// guard holds) where the run of [`Self::run_warp`] stopped: an instruction that may change
-    /// the group. Sets the warp's next group (`cur`, or `None` to pick one).
+    /// the group. Sets the warp's next group (`cur`, or `None` to pick one). (Inlined into the
+    /// dispatch loop, its one caller, as the compiler chose before it grew a probe arm.)
+    #[inline(always)]
     pub(super) fn control(
         &mut self,
         wi: usize,
@@ -461,31 +463,9 @@ impl<'s, 'a> Cta<'s, 'a> {
                 w.cur = Some((pc + 1, group));
                 Self::pick_keep(w);
             }
-            Op::Bra(t) => {
-                if m == mask {
-                    w.cur = Some((t, mask));
-                } else if m == 0 {
-                    w.cur = Some((pc + 1, mask));
-                } else {
-                    Self::save(w, t, m);
-                    Self::save(w, pc + 1, mask & !m);
-                    // the two halves and the groups already waiting (whose lowest pc is
-                    // `others_min`, exact unless a preempting group runs): the lower half
-                    // runs next when no waiting group is at or below it
-                    let (lo, lo_mask, hi) = if t < pc + 1 {
-                        (t, m, pc + 1)
-                    } else {
-                        (pc + 1, mask & !m, t)
-                    };
-                    let exact = w.others_min != u32::MAX || w.ready & !mask == 0;
-                    w.cur = if exact && lo < w.others_min {
-                        w.others_min = w.others_min.min(hi);
-                        w.run_len = 0;
-                        Some((lo, lo_mask))
-                    } else {
-                        None
-                    };
-                }
+            Op::Bra(t) => self.branch(wi, pc, mask, m, t),
+            Op::Probe(k) => {
+                self.probe(wi, pc, mask, m, k)?;
             }
             Op::Brx(tab) => {
                 let table = &prog.tables[tab as usize];
@@ -557,6 +537,36 @@ impl<'s, 'a> Cta<'s, 'a> {
             }
         }
         Ok(())
+    }
+
+    /// `bra` to `t` at `pc` for the group `mask` of warp `wi`, taken by the lanes of `m`.
+    #[inline(always)]
+    pub(super) fn branch(&mut self, wi: usize, pc: u32, mask: u32, m: u32, t: u32) {
+        let w = &mut self.warps[wi];
+        if m == mask {
+            w.cur = Some((t, mask));
+        } else if m == 0 {
+            w.cur = Some((pc + 1, mask));
+        } else {
+            Self::save(w, t, m);
+            Self::save(w, pc + 1, mask & !m);
+            // the two halves and the groups already waiting (whose lowest pc is
+            // `others_min`, exact unless a preempting group runs): the lower half
+            // runs next when no waiting group is at or below it
+            let (lo, lo_mask, hi) = if t < pc + 1 {
+                (t, m, pc + 1)
+            } else {
+                (pc + 1, mask & !m, t)
+            };
+            let exact = w.others_min != u32::MAX || w.ready & !mask == 0;
+            w.cur = if exact && lo < w.others_min {
+                w.others_min = w.others_min.min(hi);
+                w.run_len = 0;
+                Some((lo, lo_mask))
+            } else {
+                None
+            };
+        }
     }
 
     /// After a warp-sync instruction: keep the group unless lower lanes are ready.
