@@ -255,8 +255,8 @@ pycuda() { # PyCUDA's test suite: a figure (pytest's summary), not a pass/fail o
     "$v/bin/python" - "$version" "$scratch" <<'PY' || return 1
 import json, sys, tarfile, urllib.request, io
 version, dest = sys.argv[1], sys.argv[2]
-meta = json.load(urllib.request.urlopen(f"https://pypi.org/pypi/pycuda/{version}/json"))
-url = next(u["url"] for u in meta["urls"] if u["packagetype"] == "sdist")
+meta = json.load(urllib.request.urlopen("https://pypi.org/pypi/pycuda/json"))
+url = next(u["url"] for u in meta["releases"][version] if u["packagetype"] == "sdist")
 tarfile.open(fileobj=io.BytesIO(urllib.request.urlopen(url).read())).extractall(dest)
 PY
   fi
