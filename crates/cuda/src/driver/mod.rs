@@ -1,5 +1,6 @@
 //! The implemented exports of the driver API: one submodule per API area as cuda.h groups them
-//! (`device`, `context`, `mem`, `stream_event`, `module`, `launch`; `export_table` holds the
+//! (`device`, `context`, `mem`, `pool` (stream-ordered allocation), `stream_event`, `module`,
+//! `launch`, `legacy` (the deprecated launch and context calls); `export_table` holds the
 //! private tables cudart asks for), and here the helpers they share. 2D/3D, peer, registered
 //! and IPC memory are in `crate::memory`, graphs in `crate::graph`, tensor maps in
 //! `crate::tensormap`.
