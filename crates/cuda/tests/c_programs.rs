@@ -158,6 +158,20 @@ fn fatbins_plain_compressed_embedded_and_hostile_and_the_linkers_logs() {
 }
 
 #[test]
+fn the_trace_names_the_symbols_cu_get_proc_address_is_asked_for() {
+    if let Some((stdout, stderr)) = run_with("trace", &[("PTXVM_TRACE", "1")]) {
+        assert!(stdout.contains("trace: ok"), "{stdout}");
+        for want in [
+            "[ptxvm] cuGetProcAddress: symbol \"cuMemAlloc\", version 3020, flags 0",
+            "[ptxvm] cuGetProcAddress: symbol \"cuNoSuchFunction\", version 13000, flags 0",
+            ") = CUDA_ERROR_NOT_FOUND",
+        ] {
+            assert!(stderr.contains(want), "`{want}` not in:\n{stderr}");
+        }
+    }
+}
+
+#[test]
 fn memory_2d_3d_registered_and_interprocess() {
     if let Some((stdout, _)) = run("mem") {
         assert!(stdout.contains("mem child: ok"), "{stdout}");

@@ -1296,6 +1296,14 @@ unsafe fn proc_address(
     status: *mut c_int,
 ) -> Result<(), CUresult> {
     let name = string(symbol)?;
+    if state::settings().trace {
+        // the call's own trace line shows the symbol as an address: name it first
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "[ptxvm] cuGetProcAddress: symbol \"{name}\", version {version}, flags {flags}"
+        );
+    }
     if pfn.is_null() {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
