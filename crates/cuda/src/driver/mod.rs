@@ -1308,6 +1308,11 @@ unsafe fn proc_address(
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
     put(pfn, std::ptr::null_mut())?;
+    // cuda.h: "If the specified CUDA version is greater than the driver version, the API will
+    // return CUDA_ERROR_INVALID_VALUE."
+    if version > DRIVER_VERSION {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
     let entries = crate::memory::proc_entries(&name, flags);
     let set_status = |v: c_int| {
         if !status.is_null() {

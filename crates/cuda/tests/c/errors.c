@@ -213,6 +213,12 @@ int main(void) {
     EXPECT(cuGetProcAddress("cuLibraryLoadData", &fn, 11000, 0, &q), CUDA_ERROR_NOT_FOUND);
     ASSERT(fn == NULL && q == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
     EXPECT(cuGetProcAddress(NULL, &fn, 13000, 0, &q), CUDA_ERROR_INVALID_VALUE);
+    /* a CUDA version above the driver's (13.5: 13050) is invalid, as cuda.h documents */
+    int driver = 0;
+    OK(cuDriverGetVersion(&driver));
+    OK(cuGetProcAddress("cuMemAlloc", &fn, driver, 0, &q));
+    EXPECT(cuGetProcAddress("cuMemAlloc", &fn, driver + 10, 0, &q), CUDA_ERROR_INVALID_VALUE);
+    ASSERT(fn == NULL);
     OK(cuGetProcAddress("cuMemAlloc", &fn, 13000, 0, &q));
     ASSERT(fn == (void *)cuMemAlloc_v2 && q == CU_GET_PROC_ADDRESS_SUCCESS);
     OK(cuGetProcAddress("cuMemAlloc", &fn, 3000, 0, &q));
