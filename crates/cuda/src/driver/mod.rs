@@ -630,7 +630,7 @@ unsafe fn get_managed(
 
 fn func_attribute(f: &Func, attrib: i64) -> Result<i32, CUresult> {
     let name = enum_name(CUFUNCTION_ATTRIBUTE, attrib).ok_or(CUDA_ERROR_INVALID_VALUE)?;
-    let (version, target) = f.module.module.ptx_version_and_target();
+    let (_, target) = f.module.module.ptx_version_and_target();
     let r = &f.resources;
     Ok(match name.trim_start_matches("CU_FUNC_ATTRIBUTE_") {
         "MAX_THREADS_PER_BLOCK" => r.max_threads.unwrap_or(1024).min(1024) as i32,
@@ -642,10 +642,17 @@ fn func_attribute(f: &Func, attrib: i64) -> Result<i32, CUresult> {
             let cap = g.as_ref().and_then(|m| m.get(&f.module_handle)).copied();
             r.registers.min(cap.unwrap_or(255)).min(255) as i32
         }
-        "PTX_VERSION" => version.map(|(a, b)| (a * 10 + b) as i32).unwrap_or(80),
-        "BINARY_VERSION" => {
+        // cuda.h: "the PTX virtual architecture version for which the function was compiled"
+        // (a kernel of `.target sm_80` PTX: 80, as a GPU reports it and CUB reads it to pick
+        // its tuning), not the PTX ISA version of `.version`
+        "PTX_VERSION" => {
             let (a, b) = state::settings().cc;
             target.map(|t| t as i32).unwrap_or(a * 10 + b)
+        }
+        // the PTX is compiled for the device, as the driver's JIT compiles it
+        "BINARY_VERSION" => {
+            let (a, b) = state::settings().cc;
+            a * 10 + b
         }
         "CACHE_MODE_CA" => 0,
         "MAX_DYNAMIC_SHARED_SIZE_BYTES" => f.max_dynamic_shared,

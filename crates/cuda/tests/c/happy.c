@@ -171,8 +171,12 @@ int main(void) {
     /* attributes, occupancy, limits */
     OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, vadd));
     ASSERT(v == 1024);
+    /* the PTX's virtual architecture (.target sm_80), not its ISA version (.version 7.5);
+       the binary is what the JIT made for the device (compute capability 8.0) */
     OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_PTX_VERSION, vadd));
-    ASSERT(v == 75);
+    ASSERT(v == 80);
+    OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_BINARY_VERSION, vadd));
+    ASSERT(v == 80);
     OK(cuFuncSetAttribute(vadd, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 65536));
     OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, vadd));
     ASSERT(v == 65536);
