@@ -20,6 +20,8 @@
 #   tools/clients/run.sh pycuda          # PyCUDA built from its sdist (without cuRAND) against
 #                                        # ptxvm's libcuda, then its test_driver, test_gpuarray
 #                                        # and test_cumath; nvcc --cubin goes through `ptxvm nvcc`
+#   tools/clients/run.sh cupy            # CuPy (cupy-cuda13x): tools/clients/cupy-smoke.py at
+#                                        # cc 12.0 with CUPY_COMPILE_WITH_PTX=1
 #   tools/clients/run.sh smoke           # the CI subset (.ci/run): tinygrad smoke, 3 cudarc
 #                                        # examples, numba smoke + 4 cudapy modules, Triton
 #                                        # tutorials 01 and 03 at cc 9.0; all must pass
@@ -238,6 +240,16 @@ cudart() { # cargo test --test cudart with pip's nvcc 13, cudart 13 and cudart 1
     step "cudart programs" cargo test --release -q -p ptxvm-cuda --test cudart)
 }
 
+cupy() { # CuPy's elementwise, reductions (CUB's too), indexing and kernels vs numpy
+  local v; v=$(step "cupy install" venv cupy "cupy-cuda13x==${CUPY_VERSION:-14.2.0}" \
+    nvidia-cuda-nvrtc nvidia-cuda-runtime numpy) || return 1
+  # NVRTC must write PTX (CuPy's default is SASS for the device's sm); CuPy's CUB module
+  # holds PTX for compute_120 only, so the device says 12.0; a fresh kernel cache, as one
+  # written without the variable holds SASS
+  CUPY_COMPILE_WITH_PTX=1 CUPY_CACHE_DIR="$scratch/cupy-cache" step "cupy smoke" "$ptxvm" exec \
+    --cc 12.0 -- "$v/bin/python" "$here/cupy-smoke.py"
+}
+
 pycuda() { # PyCUDA's test suite: a figure (pytest's summary), not a pass/fail of the script
   local version="${PYCUDA_VERSION:-2026.1}"
   local v; v=$(step "pycuda build deps" venv pycuda numpy pytools mako platformdirs setuptools \
@@ -304,9 +316,10 @@ case "${1:-all}" in
   numba-suite) shift; numba_suite "$@" ;;
   triton) shift; triton "$@" ;;
   pycuda) pycuda ;;
+  cupy) cupy ;;
   triton-interpret) triton_interpret ;;
   smoke) step "client smoke" smoke ;;
   all) step "clients" all ;;
-  *) echo "usage: $0 tinygrad|tinygrad-suite|tinygrad-cpu|cudarc [EXAMPLE…]|numba|numba-suite [MODULE…]|cudart|triton [CC…]|triton-interpret|pycuda|smoke|all" >&2
+  *) echo "usage: $0 tinygrad|tinygrad-suite|tinygrad-cpu|cudarc [EXAMPLE…]|numba|numba-suite [MODULE…]|cudart|triton [CC…]|triton-interpret|pycuda|cupy|smoke|all" >&2
      exit 2 ;;
 esac
