@@ -146,14 +146,23 @@ enum Command {
 pub(crate) static REWRITES: std::sync::atomic::AtomicBool =
     std::sync::atomic::AtomicBool::new(true);
 
+/// The file name this process was started under (`ptxas`, `nvcc` for the links `ptxvm exec`
+/// makes).
+fn started_as() -> Option<std::ffi::OsString> {
+    let argv0 = std::path::PathBuf::from(std::env::args_os().next()?);
+    argv0.file_name().map(|n| n.to_os_string())
+}
+
 fn main() -> ExitCode {
-    if ptxas::called_as_ptxas() {
+    // started as `ptxas` or `nvcc`: that stand-in, with the whole command line
+    let stand_in: Option<fn(&[String]) -> ExitCode> = match started_as() {
+        Some(n) if n == "ptxas" => Some(ptxas::main),
+        Some(n) if n == "nvcc" => Some(nvcc::main),
+        _ => None,
+    };
+    if let Some(run) = stand_in {
         let args: Vec<String> = std::env::args().skip(1).collect();
-        return ptxas::main(&args);
-    }
-    if nvcc::called_as_nvcc() {
-        let args: Vec<String> = std::env::args().skip(1).collect();
-        return nvcc::main(&args);
+        return run(&args);
     }
     if std::env::var_os("PTXVM_REWRITES").is_some_and(|v| v == "0") {
         REWRITES.store(false, std::sync::atomic::Ordering::Relaxed);

@@ -12,15 +12,6 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
-/// Whether this process was started under the name `nvcc` (the link `ptxvm exec` makes).
-pub fn called_as_nvcc() -> bool {
-    std::env::args_os()
-        .next()
-        .map(PathBuf::from)
-        .and_then(|p| p.file_name().map(|n| n == "nvcc"))
-        .unwrap_or(false)
-}
-
 /// The real nvcc: `PTXVM_NVCC`, else the first `nvcc` on `PATH` that is not this binary.
 pub fn real_nvcc() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("PTXVM_NVCC").filter(|p| !p.is_empty()) {

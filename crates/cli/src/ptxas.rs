@@ -14,7 +14,7 @@
 //!
 //! `ptxvm exec` puts a `ptxas` link to this binary first on the program's `PATH` and points
 //! Triton's `TRITON_PTXAS_PATH`/`TRITON_PTXAS_BLACKWELL_PATH` at it; a binary started under
-//! the name `ptxas` behaves as `ptxvm ptxas` ([`called_as_ptxas`]).
+//! the name `ptxas` behaves as `ptxvm ptxas` (`main.rs` looks at the name it was started as).
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -26,6 +26,9 @@ pub const RELEASE: &str = "13.5";
 
 /// ptxas's exit status for every failure.
 const FAILED: u8 = 255;
+
+/// ptxas's last line after errors.
+const ABORTED: &str = "Ptx assembly aborted due to errors";
 
 /// The targets `--gpu-name` takes (ptxas 13.5's list): `sm_*` assemble, `compute_*` and `lto_*`
 /// only check.
@@ -167,15 +170,6 @@ const OPTIONS: &[(&str, &str, Takes)] = {
         ("regAllocOptLevel", "regAllocOptLevel", Value),
     ]
 };
-
-/// Whether this process was started under the name `ptxas` (the link `ptxvm exec` makes).
-pub fn called_as_ptxas() -> bool {
-    std::env::args_os()
-        .next()
-        .map(std::path::PathBuf::from)
-        .and_then(|p| p.file_name().map(|n| n == "ptxas"))
-        .unwrap_or(false)
-}
 
 /// One PTX input: its name as ptxas shows it, and its text.
 struct Input {
@@ -331,7 +325,7 @@ pub fn main(argv: &[String]) -> ExitCode {
             Ok(b) => String::from_utf8_lossy(&b).into_owned(),
             Err(_) => {
                 eprintln!("ptxas fatal   : Input file '{f}' could not be opened");
-                return fatal("Ptx assembly aborted due to errors");
+                return fatal(ABORTED);
             }
         };
         inputs.push(Input {
@@ -396,16 +390,6 @@ fn assembles_for(ptx: &str, gpu: &str) -> bool {
     }
 }
 
-/// The module's `.target` GPU (`sm_90a`), from the directive's first `sm_` entry.
-fn ptx_target(text: &str) -> Option<&str> {
-    text.lines().take(400).find_map(|line| {
-        let rest = line.trim_start().strip_prefix(".target")?;
-        rest.split([',', ' ', '\t'])
-            .map(str::trim)
-            .find(|t| t.starts_with("sm_"))
-    })
-}
-
 /// One diagnostic as ptxas prints it: `ptxas NAME, line N; error   : MESSAGE`.
 fn print_diagnostic(file: &ptx_diag::SourceFile, name: &str, d: &ptx_diag::Diagnostic) {
     let line = d
@@ -422,7 +406,6 @@ fn print_diagnostic(file: &ptx_diag::SourceFile, name: &str, d: &ptx_diag::Diagn
 
 /// Checks and loads the input, printing its diagnostics and (`-v`) each entry's resources.
 fn assemble(input: &Input, gpu: &str, sm: String, args: &Args) -> Result<(), ExitCode> {
-    let aborted = || Err(fatal("Ptx assembly aborted due to errors"));
     let file = ptx_diag::SourceFile::new(input.name.as_str(), input.text.as_str());
     let diags = ptx_check::check_source(&input.text, &ptx_check::CheckOptions::default());
     let quiet = args.has("disable-warnings");
@@ -431,9 +414,9 @@ fn assemble(input: &Input, gpu: &str, sm: String, args: &Args) -> Result<(), Exi
         print_diagnostic(&file, &input.name, d);
     }
     if ptx_diag::has_errors(&diags) || (werror && !diags.is_empty()) {
-        return aborted();
+        return Err(fatal(ABORTED));
     }
-    let target = ptx_target(&input.text).unwrap_or("sm_75");
+    let target = ptxvm::image::ptx_target(&input.text).unwrap_or("sm_75");
     if !assembles_for(target, &sm) {
         return Err(fatal(&format!(
             "SM version specified by .target is higher than default SM version assumed (.target {target}, --gpu-name {gpu})"
@@ -442,7 +425,7 @@ fn assemble(input: &Input, gpu: &str, sm: String, args: &Args) -> Result<(), Exi
     let device = ptxvm::Device::new();
     let module = match ptxvm::Module::from_ptx(&device, &input.name, &input.text) {
         Ok(m) => m,
-        Err(e) => return Err(report(&input.name, e).unwrap_or_else(|| aborted().unwrap_err())),
+        Err(e) => return Err(report(&input.name, e)),
     };
     let entries: Vec<&str> = args.all("entry").flat_map(|e| e.split(',')).collect();
     let verbose = args.has("verbose") || args.has("verbose2");
@@ -469,7 +452,7 @@ fn assemble(input: &Input, gpu: &str, sm: String, args: &Args) -> Result<(), Exi
             .and_then(|k| k.check_runnable().and_then(|()| k.resources()));
         let r = match resources {
             Ok(r) => r,
-            Err(e) => return Err(report(&input.name, e).unwrap_or_else(|| aborted().unwrap_err())),
+            Err(e) => return Err(report(&input.name, e)),
         };
         if verbose {
             let barriers = ir
@@ -499,17 +482,17 @@ fn assemble(input: &Input, gpu: &str, sm: String, args: &Args) -> Result<(), Exi
     Ok(())
 }
 
-/// Prints a load or compile error in ptxas's format; `None` when it printed diagnostics (the
-/// caller then aborts as ptxas does), `Some(status)` when it printed the one fatal line.
-fn report(name: &str, e: ptxvm::Error) -> Option<ExitCode> {
+/// Prints a load or compile error in ptxas's format: its diagnostics then the abort line, or
+/// its one fatal line; the exit status.
+fn report(name: &str, e: ptxvm::Error) -> ExitCode {
     match e {
         ptxvm::Error::Invalid { file, diagnostics } => {
             for d in &diagnostics {
                 print_diagnostic(&file, name, d);
             }
-            None
+            fatal(ABORTED)
         }
-        other => Some(fatal(&other.to_string())),
+        other => fatal(&other.to_string()),
     }
 }
 
@@ -611,7 +594,7 @@ mod tests {
         assert_eq!(gpu_of("sm_100f"), Some(("sm_100f".to_string(), true)));
         assert_eq!(gpu_of("sm_60"), None);
         assert_eq!(
-            ptx_target(".version 8.0\n.target sm_90a, debug\n"),
+            ptxvm::image::ptx_target(".version 8.0\n.target sm_90a, debug\n"),
             Some("sm_90a")
         );
     }
