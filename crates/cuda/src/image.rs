@@ -5,8 +5,8 @@
 
 use crate::abi::*;
 pub use ptxvm::image::{
-    classify, container, container_len, cubin_runs_on, elf_len, is_device_runtime, pick, read_elf,
-    ElfImage, Kind, PtxEntry, MAX_PTX_BYTES,
+    classify, container, container_len, cubin_runs_on, elf_len, is_device_runtime, pick,
+    ptx_target, read_elf, sm_number, ElfImage, Kind, PtxEntry, MAX_PTX_BYTES,
 };
 
 /// The hint printed when an image holds no PTX.

@@ -129,37 +129,6 @@ impl Module {
                 _ => None,
             })
     }
-
-    /// The PTX `.version` (major, minor) and the `.target` `sm_XX` number, when declared.
-    pub fn ptx_version_and_target(&self) -> (Option<(u32, u32)>, Option<u32>) {
-        let text = self.file.text();
-        let mut version = None;
-        let mut target = None;
-        for line in text.lines().take(400) {
-            let mut w = line.split_whitespace();
-            match w.next() {
-                Some(".version") => {
-                    version = w.next().and_then(|v| {
-                        let (a, b) = v.split_once('.')?;
-                        Some((a.parse().ok()?, b.parse().ok()?))
-                    })
-                }
-                Some(".target") => {
-                    target = w.next().and_then(|t| {
-                        let t = t.trim_end_matches(',').trim_start_matches("sm_");
-                        t.trim_end_matches(|c: char| c.is_ascii_alphabetic())
-                            .parse()
-                            .ok()
-                    })
-                }
-                _ => {}
-            }
-            if version.is_some() && target.is_some() {
-                break;
-            }
-        }
-        (version, target)
-    }
 }
 
 impl Kernel<'_> {

@@ -431,6 +431,17 @@ pub fn read_elf(data: &[u8]) -> Result<ElfImage, InvalidImage> {
     }
 }
 
+/// The GPU a PTX text's `.target` directive names (`sm_90a`): its first `sm_` entry, read from
+/// the text's first 400 lines (where the header is).
+pub fn ptx_target(text: &str) -> Option<&str> {
+    text.lines().take(400).find_map(|line| {
+        let rest = line.trim_start().strip_prefix(".target")?;
+        rest.split([',', ' ', '\t'])
+            .map(str::trim)
+            .find(|t| t.starts_with("sm_"))
+    })
+}
+
 /// The SM number of a GPU name: `sm_90a` is 90, `sm_100f` 100 (`None` for anything else).
 pub fn sm_number(target: &str) -> Option<u32> {
     let digits = target.strip_prefix("sm_")?.trim_end_matches(['a', 'f']);

@@ -630,7 +630,7 @@ unsafe fn get_managed(
 
 fn func_attribute(f: &Func, attrib: i64) -> Result<i32, CUresult> {
     let name = enum_name(CUFUNCTION_ATTRIBUTE, attrib).ok_or(CUDA_ERROR_INVALID_VALUE)?;
-    let (_, target) = f.module.module.ptx_version_and_target();
+    let target = image::ptx_target(f.module.module.source().text()).and_then(image::sm_number);
     let r = &f.resources;
     Ok(match name.trim_start_matches("CU_FUNC_ATTRIBUTE_") {
         "MAX_THREADS_PER_BLOCK" => r.max_threads.unwrap_or(1024).min(1024) as i32,
@@ -647,7 +647,7 @@ fn func_attribute(f: &Func, attrib: i64) -> Result<i32, CUresult> {
         // its tuning), not the PTX ISA version of `.version`
         "PTX_VERSION" => {
             let (a, b) = state::settings().cc;
-            target.map(|t| t as i32).unwrap_or(a * 10 + b)
+            target.map_or(a * 10 + b, |t| t as i32)
         }
         // the PTX is compiled for the device, as the driver's JIT compiles it
         "BINARY_VERSION" => {
