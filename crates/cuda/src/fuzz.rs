@@ -123,6 +123,32 @@ impl Model {
         )))
     }
 
+    /// Checks an allocation's result (0 bytes is INVALID_VALUE, anything else succeeds) and
+    /// adds the allocation it made to the model, zeroed.
+    fn allocated(
+        &mut self,
+        what: &str,
+        got: CUresult,
+        addr: u64,
+        size: usize,
+        host: bool,
+    ) -> Result<(), Violation> {
+        let want = if size == 0 {
+            CUDA_ERROR_INVALID_VALUE
+        } else {
+            CUDA_SUCCESS
+        };
+        if self.expect(what, got, want)? {
+            self.bufs.push(Buf {
+                addr,
+                shadow: vec![0; size],
+                host,
+                pending: None,
+            });
+        }
+        Ok(())
+    }
+
     fn sticky(&self) -> bool {
         self.sticky.load(Ordering::SeqCst)
     }
@@ -259,19 +285,7 @@ impl Model {
                 } else {
                     unsafe { cuMemAlloc_v2(&mut addr, size) }
                 };
-                let want = if size == 0 {
-                    CUDA_ERROR_INVALID_VALUE
-                } else {
-                    CUDA_SUCCESS
-                };
-                if self.expect(&format!("alloc {size} host={host}"), got, want)? {
-                    self.bufs.push(Buf {
-                        addr,
-                        shadow: vec![0; size],
-                        host,
-                        pending: None,
-                    });
-                }
+                self.allocated(&format!("alloc {size} host={host}"), got, addr, size, host)?;
             }
             // free a live allocation
             1 => {
@@ -566,19 +580,13 @@ impl Model {
                 let s = self.stream(b);
                 let mut addr = 0u64;
                 let got = unsafe { cuMemAllocAsync(&mut addr, size, handle(s)) };
-                let want = if size == 0 {
-                    CUDA_ERROR_INVALID_VALUE
-                } else {
-                    CUDA_SUCCESS
-                };
-                if self.expect(&format!("cuMemAllocAsync {size} on {s:#x}"), got, want)? {
-                    self.bufs.push(Buf {
-                        addr,
-                        shadow: vec![0; size],
-                        host: false,
-                        pending: None,
-                    });
-                }
+                self.allocated(
+                    &format!("cuMemAllocAsync {size} on {s:#x}"),
+                    got,
+                    addr,
+                    size,
+                    false,
+                )?;
             }
             // stream-ordered free of a device allocation, after the writes pending on it
             20 => {

@@ -26,15 +26,20 @@ struct Legacy {
 
 static LEGACY: Mutex<Option<HashMap<u64, Legacy>>> = Mutex::new(None);
 
+/// Runs `f` on function `fh` (checked to be live) and its launch state.
+fn with_func<R>(fh: u64, f: impl FnOnce(&Func, &mut Legacy) -> R) -> Result<R, CUresult> {
+    let func = state::init_lock()?.func(fh)?;
+    let mut map = LEGACY.lock().unwrap_or_else(|e| e.into_inner());
+    Ok(f(
+        &func,
+        map.get_or_insert_with(HashMap::new).entry(fh).or_default(),
+    ))
+}
+
 /// Runs `f` on the launch state of function `fh`, after checking that the handle is a live
 /// function.
 fn with<R>(fh: u64, f: impl FnOnce(&mut Legacy) -> R) -> Result<R, CUresult> {
-    state::init_lock()?.func(fh)?;
-    let mut map = LEGACY.lock().unwrap_or_else(|e| e.into_inner());
-    Ok(f(map
-        .get_or_insert_with(HashMap::new)
-        .entry(fh)
-        .or_default()))
+    with_func(fh, |_, l| f(l))
 }
 
 /// Writes `bytes` at `offset` of the function's parameter bytes (growing them as needed).
@@ -54,11 +59,10 @@ fn set_param(fh: u64, offset: c_int, bytes: &[u8]) -> Result<(), CUresult> {
 
 /// `cuLaunchGrid[Async]`: the grid `w`×`h`, the rest from the deprecated calls.
 fn launch_grid(fh: u64, w: c_int, h_: c_int, stream: u64) -> Result<(), CUresult> {
-    let need = state::init_lock()?.func(fh)?.param_size as usize;
-    let (block, shared, mut buf) = with(fh, |l| {
+    let (need, block, shared, mut buf) = with_func(fh, |f, l| {
         let mut buf = l.params.clone();
         buf.resize(l.size, 0);
-        (l.block, l.shared, buf)
+        (f.param_size as usize, l.block, l.shared, buf)
     })?;
     // a block shape is required (a GPU's driver refuses the launch without one)
     let block = block.ok_or(CUDA_ERROR_INVALID_VALUE)?;

@@ -86,6 +86,13 @@ pub(super) fn pool_of(addr: u64) -> Option<u64> {
     with(|p| p.allocs.get(&addr).map(|&(pool, _)| pool))
 }
 
+/// `CUDA_ERROR_INVALID_VALUE` unless `pool` is a live pool.
+fn live_pool(pool: u64) -> Result<(), CUresult> {
+    with(|p| p.pools.contains_key(&pool))
+        .then_some(())
+        .ok_or(CUDA_ERROR_INVALID_VALUE)
+}
+
 fn device_zero(dev: CUdevice) -> Result<(), CUresult> {
     drop(state::init_lock()?);
     if dev != 0 {
@@ -264,12 +271,12 @@ api! {
         let _ = min_bytes_to_keep;
         drop(state::init_lock()?);
         // nothing is held beyond the outstanding allocations, which cannot be released
-        with(|p| p.pools.contains_key(&h(pool)).then_some(()).ok_or(CUDA_ERROR_INVALID_VALUE))
+        live_pool(h(pool))
     }
 
     fn cuMemPoolSetAccess(pool: Handle, map: *const AccessDesc, count: usize) {
         drop(state::init_lock()?);
-        with(|p| p.pools.contains_key(&h(pool)).then_some(()).ok_or(CUDA_ERROR_INVALID_VALUE))?;
+        live_pool(h(pool))?;
         if count > 0 && map.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
@@ -291,7 +298,7 @@ api! {
 
     fn cuMemPoolGetAccess(flags: *mut c_int, pool: Handle, location: *const Location) {
         drop(state::init_lock()?);
-        with(|p| p.pools.contains_key(&h(pool)).then_some(()).ok_or(CUDA_ERROR_INVALID_VALUE))?;
+        live_pool(h(pool))?;
         let l = get(location)?;
         if l.location_type != LOCATION_DEVICE {
             return Err(CUDA_ERROR_INVALID_VALUE);
